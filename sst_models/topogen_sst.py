@@ -1,0 +1,1 @@
+../topogen/templates/sst/topogen_sst.py

@@ -1,0 +1,178 @@
+"""SST/merlin bundle export."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import topogen
+from topogen.errors import ParameterError, RoutingError, TopologyError
+from topogen.export import sst as sx
+
+
+class BFSRouting:
+    """A stand-in routing: shortest-hop paths, ties to the lowest id (src..dst inclusive)."""
+
+    algorithm = "bfs-test"
+
+    def __init__(self, topology):
+        self.topology = topology
+
+    def path(self, src, dst):
+        prev = {src: None}
+        frontier = [src]
+        while dst not in prev:
+            nxt = []
+            for v in frontier:
+                for w in self.topology.neighbors(v).tolist():
+                    if w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+            frontier = nxt
+        p = [dst]
+        while p[-1] != src:
+            p.append(prev[p[-1]])
+        p.reverse()
+        return np.asarray(p), np.arange(len(p) - 1)
+
+
+def routing_for(t, layout):
+    try:
+        from topogen.routing.paths import nearest
+
+        return nearest(t, layout)
+    except ImportError:
+        return BFSRouting(t)
+
+
+def small():
+    from topogen.generators.classic import torus
+
+    t = torus((3, 4), hosts_per_switch=2)
+    return t, topogen.place(t, topogen.Floor.skywalk(3, 4))
+
+
+def parse_map(text):
+    assert text.startswith("{") and text.endswith("}")
+    body = text[1:-1].strip()
+    if not body:
+        return {}
+    return {int(a): int(b) for a, b in (kv.split(":") for kv in body.split(", "))}
+
+
+def parse_entries(text):
+    out = {}
+    for part in text.split("|"):
+        dst, rest = part.split(":", 1)
+        weight, *hops = rest.split(",")
+        assert re.fullmatch(r"\d\.\d{5}", weight)
+        out[int(dst)] = [int(h) for h in hops]
+    return out
+
+
+def test_bundle_consistent_with_topology(tmp_path):
+    t, layout = small()
+    routing = routing_for(t, layout)
+    path = sx.write_bundle(tmp_path / "b.json", t, layout, routing)
+    b = sx.read_bundle(path)
+    assert b["num_routers"] == t.num_switches and b["num_endpoints"] == t.num_hosts
+    assert len(b["links"]) == t.num_links
+    max_deg = t.degree
+    for r in b["routers"]:
+        v = r["id"]
+        conn = dict(tuple(map(int, e.split(","))) for e in r["connectivity"].split(";"))
+        assert sorted(conn) == t.neighbors(v).tolist()
+        assert sorted(conn.values()) == list(range(len(conn)))  # ports = link rank
+        assert r["num_R2R_ports"] == max_deg and r["num_ports"] == max_deg + t.hosts[v]
+        e2p = parse_map(r["endpoint_to_port_map"])
+        assert parse_map(r["port_to_endpoint_map"]) == {p: e for e, p in e2p.items()}
+        assert all(p >= max_deg for p in e2p.values())
+        routes = parse_entries(r["routing_entry_string"])
+        assert sorted(routes) == [d for d in range(t.num_switches) if d != v]
+        for d, hops in routes.items():
+            assert hops[-1] == d
+            seq = [v, *hops]
+            assert all(t.has_link(a, c) for a, c in zip(seq, seq[1:]))
+    # every cable once, its ports match both routers' connectivity, its own latency
+    for link, (u, v), delay in zip(b["links"], t.edges.tolist(), layout.link_delay):
+        assert (link["u"], link["v"]) == (u, v)
+        assert link["latency"] == f"{round(delay * 1000)}ps"
+        cu = b["routers"][u]["connectivity"]
+        assert f"{v},{link['port_u']}" in cu.split(";")
+    hops = max(len(h) for r in b["routers"] for h in parse_entries(r["routing_entry_string"]).values())
+    assert b["max_hops"] == hops and b["vcs_per_vn"] >= hops + 1
+    eps = parse_map(b["endpoint_router_mapping"])
+    assert eps == {e["id"]: e["router"] for e in b["endpoints"]}
+    assert b["metadata"]["topogen_version"] == topogen.__version__
+
+
+def test_bundle_is_byte_identical(tmp_path):
+    t, layout = small()
+    r = routing_for(t, layout)
+    a = sx.write_bundle(tmp_path / "a.json", t, layout, r).read_bytes()
+    b = sx.write_bundle(tmp_path / "b.json", t, layout, r).read_bytes()
+    assert a == b
+    assert [p.name for p in sorted(tmp_path.iterdir())] == ["a.json", "b.json"]
+
+
+def test_entry_strings_match_routing_module():
+    export = pytest.importorskip("topogen.routing.export")
+    if not hasattr(export, "sst_entry_string"):
+        pytest.skip("topogen.routing.export.sst_entry_string not available yet")
+    t, layout = small()
+    r = routing_for(t, layout)
+    b = sx.bundle_dict(t, layout, r)
+    for router in b["routers"]:
+        assert router["routing_entry_string"] == export.sst_entry_string(r, router["id"])
+
+
+def test_vcs_per_vn_guard_and_errors():
+    t, layout = small()
+    r = BFSRouting(t)
+    b = sx.bundle_dict(t, layout, r)
+    with pytest.raises(ParameterError, match="vcs_per_vn"):
+        sx.bundle_dict(t, layout, r, vcs_per_vn=b["max_hops"])
+    assert sx.bundle_dict(t, layout, r, vcs_per_vn=16)["vcs_per_vn"] == 16
+    with pytest.raises(TopologyError):
+        two = topogen.Topology(4, [(0, 1), (2, 3)])
+        sx.bundle_dict(two, None, BFSRouting(two))
+
+    class Broken(BFSRouting):
+        def path(self, src, dst):
+            return np.asarray([src, dst]), np.zeros(1)
+
+    with pytest.raises(RoutingError):
+        sx.bundle_dict(t, layout, Broken(t))
+
+
+def test_uniform_latency_without_layout_and_model_path():
+    t = topogen.Topology(3, [(0, 1), (1, 2)], hosts_per_switch=[1, 0, 1])
+    b = sx.bundle_dict(t, None, BFSRouting(t), link_latency_ns=12.5)
+    assert {lk["latency"] for lk in b["links"]} == {"12500ps"}
+    assert b["routers"][1]["endpoint_to_port_map"] == "{}"
+    assert sx.model_path().is_file()
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "sst_models" / "topogen_sst.py").resolve() == sx.model_path().resolve()
+    assert json.loads(json.dumps(b)) == b
+
+
+def test_valiant_routing_gives_weighted_multipath_entries():
+    valiant_mod = pytest.importorskip("topogen.routing.valiant")
+    from topogen.routing.paths import nearest
+
+    t = topogen.Topology(5, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)], hosts_per_switch=1)
+    r = valiant_mod.valiant(nearest(t), seed=1)
+    b = sx.bundle_dict(t, None, r)
+    entry = b["routers"][0]["routing_entry_string"]
+    to1 = entry.split("|")[0]
+    alts = to1.split(":", 1)[1].split(";")
+    assert len(alts) == 3  # one path per intermediate switch (not 0, not 1)
+    weights = [float(a.split(",")[0]) for a in alts]
+    assert sum(weights) == pytest.approx(1.0)
+    longest = max(a.count(",") for rr in b["routers"] for part in rr["routing_entry_string"].split("|")
+                  for a in part.split(":", 1)[1].split(";"))
+    assert b["max_hops"] == longest and b["vcs_per_vn"] == longest + 1

@@ -1,0 +1,667 @@
+"""BookSim2 driver: find the binary, run a configuration, parse and classify its output,
+and sweep the injection rate to find zero-load latency and the saturation point.
+
+The outcome is judged from the output alone: BookSim exits 255 after a *successful*
+run, 0 after "Simulation unstable", 255 on configuration errors, 134 on assertions and
+139 on segfaults.  Classification (:func:`classify`):
+
+``completed``  the ``Overall Traffic Statistics`` block was printed (this wins; warnings
+               go to the message);
+``rejected``   a parse/configuration/netlist error was printed (``Parse error ...``,
+               ``Error ...``, ``Anynet:...``, ``Unknown topology ...``);
+``hang``       topogen's timeout expired (after the ``Routing table`` header with no
+               sample printed this almost always means a disconnected netlist);
+``deadlock``   "Simulation unstable" after ``WARNING: Possible network deadlock.``;
+``saturated``  "Simulation unstable" without deadlock warnings (latency above
+               ``latency_thres`` or no convergence within ``max_samples``);
+``crash``      killed by a signal / assertion without any of the above;
+``incomplete`` the output just stops.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import FormatError, ParameterError
+from ..export.booksim import format_option
+from ..results import atomic_write_text, make_row, write_results
+from .base import FAILURE_STATUSES, ProcessResult, find_binary, run_process, signal_name, simulator_failed
+
+__all__ = [
+    "BookSimOutput",
+    "find_booksim",
+    "parse_output",
+    "classify",
+    "output_to_row",
+    "run_booksim",
+    "SweepResult",
+    "sweep_booksim",
+    "ENV_VAR",
+]
+
+ENV_VAR = "TOPOGEN_BOOKSIM"
+
+_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z \-]*?)\s*=\s*(?P<val>\S+)(?:\s+\((?P<n>\d+) samples\))?")
+_MINMAX = re.compile(r"^\s+(?P<key>minimum|maximum)\s*=\s*(?P<val>\S+)(?:\s+\((?:(?P<n>\d+) samples|at node \d+)\))?")
+_REJECT = re.compile(
+    r"^(Parse error|Error in |Error:|No network file name provided|Anynet:|Unknown topology|"
+    r"Unknown simulation type|Unknown traffic|Invalid )"
+)
+_CRASH_TEXT = re.compile(r"(Assertion .* failed|Segmentation fault|terminate called|Aborted)")
+_OVERALL_CLASS = re.compile(r"^====== Traffic class (\d+) ======")
+_SAMPLE_CLASS = re.compile(r"^Class (\d+):\s*$")
+
+
+def _number(text: str, path, lineno: int) -> float:
+    t = text.strip().rstrip(",;")
+    try:
+        return float(t)  # accepts nan, -nan, inf, exponents
+    except ValueError:
+        raise FormatError(f"malformed number {text!r} in BookSim output", path=path, line=lineno) from None
+
+
+@dataclass
+class BookSimOutput:
+    """What :func:`parse_output` read from one BookSim log.
+
+    Attributes
+    ----------
+    overall : dict
+        Class -> metrics of the ``Overall Traffic Statistics`` block (keys such as
+        ``packet_latency_average``, ``packet_latency_minimum``, ``hops_average``,
+        ``accepted_packet_rate_average``; ``samples`` is the "(N samples)" count).
+    last_sample : dict
+        Class -> metrics of the last per-sample-period block.
+    sample_blocks : int
+        Number of per-sample-period blocks.
+    config : dict
+        Options echoed from the configuration file, updated by ``OVERRIDE`` lines (raw text).
+    metadata : dict
+        The topogen ``// metadata: {...}`` header of the configuration, if present.
+    cycles : int or None
+        Sum of ``Time taken is N cycles``.
+    run_time_s : float or None
+        ``Total run time`` (seconds spent in the simulation loop).
+    deadlock_warnings : int
+    unstable : bool
+        "Simulation unstable" was printed.
+    errors : list of str
+        Rejection messages (parse/config/netlist errors).
+    crash_text : list of str
+        Assertion/abort lines.
+    routing_table_seen : bool
+        The ``Routing table`` header was printed (routing built or being built).
+    csv_results : list of list of str
+        ``results:`` lines of ``print_csv_results = 1``.
+    """
+
+    overall: dict[int, dict[str, float]] = field(default_factory=dict)
+    last_sample: dict[int, dict[str, float]] = field(default_factory=dict)
+    sample_blocks: int = 0
+    config: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    cycles: int | None = None
+    run_time_s: float | None = None
+    deadlock_warnings: int = 0
+    unstable: bool = False
+    errors: list[str] = field(default_factory=list)
+    crash_text: list[str] = field(default_factory=list)
+    routing_table_seen: bool = False
+    csv_results: list[list[str]] = field(default_factory=list)
+    unstable_reason: str | None = None
+
+
+def _lines_of(source):
+    """(path, iterable of lines) of a path, a text, or an iterable of lines."""
+    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
+        path = Path(source)
+        return path, None
+    if isinstance(source, str):
+        return None, source.splitlines()
+    return None, source
+
+
+def parse_output(source) -> BookSimOutput:
+    """Parse BookSim's stdout, streaming line by line.
+
+    Parameters
+    ----------
+    source : path-like, str or iterable of str
+        A log file, the text itself (must contain a newline), or lines.
+
+    Returns
+    -------
+    BookSimOutput
+
+    Raises
+    ------
+    FormatError
+        A statistics line whose value is not a number (with the line number).
+    """
+    path, lines = _lines_of(source)
+    if lines is None:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return _parse_lines(fh, path)
+    return _parse_lines(lines, None)
+
+
+def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
+    out = BookSimOutput()
+    in_config = False
+    block: dict[str, float] | None = None  # current stats block
+    block_kind = None
+    last_key = None
+    cycles = 0
+    saw_cycles = False
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r\n")
+        if in_config:
+            if line.startswith("END Configuration File:"):
+                in_config = False
+                continue
+            s = line.strip()
+            if s.startswith("// metadata:"):
+                try:
+                    out.metadata = json.loads(s[len("// metadata:"):])
+                except json.JSONDecodeError:
+                    pass
+                continue
+            s = s.split("//", 1)[0].strip()
+            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*;", s)
+            if m:
+                out.config[m.group(1)] = m.group(2)
+            continue
+        if line.startswith("BEGIN Configuration File:"):
+            in_config = True
+            continue
+        if line.startswith("OVERRIDE Parameter:"):
+            kv = line[len("OVERRIDE Parameter:"):].strip()
+            if "=" in kv:
+                k, v = kv.split("=", 1)
+                out.config[k.strip()] = v.strip().rstrip(";")
+            continue
+        if line.startswith("WARNING: Possible network deadlock"):
+            out.deadlock_warnings += 1
+            continue
+        if line.startswith("========================== Routing table"):
+            out.routing_table_seen = True
+            continue
+        m = _SAMPLE_CLASS.match(line)
+        if m:
+            block = {}
+            block_kind = "sample"
+            out.last_sample[int(m.group(1))] = block
+            out.sample_blocks += 1
+            last_key = None
+            continue
+        m = _OVERALL_CLASS.match(line)
+        if m:
+            block = {}
+            block_kind = "overall"
+            out.overall[int(m.group(1))] = block
+            last_key = None
+            continue
+        if line.startswith("====== Overall Traffic Statistics"):
+            block = None
+            continue
+        if line.startswith("Time taken is"):
+            m = re.match(r"Time taken is (\S+) cycles", line)
+            if m:
+                cycles += int(_number(m.group(1), path, lineno))
+                saw_cycles = True
+            block = None
+            continue
+        if line.startswith("Total run time"):
+            out.run_time_s = _number(line.split()[-1], path, lineno)
+            block = None
+            continue
+        if line.startswith("Simulation unstable"):
+            out.unstable = True
+            block = None
+            continue
+        if line.startswith("Average latency for class") or line.startswith("Too many sample periods"):
+            out.unstable_reason = (out.unstable_reason + "; " if out.unstable_reason else "") + line.strip()
+            block = None
+            continue
+        if line.startswith("results:"):
+            out.csv_results.append(line[len("results:"):].split(","))
+            continue
+        if _REJECT.match(line):
+            out.errors.append(line.strip())
+            block = None
+            continue
+        if _CRASH_TEXT.search(line):
+            out.crash_text.append(line.strip())
+            continue
+        if block is None:
+            continue
+        m = _MINMAX.match(line)
+        if m and last_key is not None:
+            block[f"{last_key}_{m.group('key')}"] = _number(m.group("val"), path, lineno)
+            continue
+        m = _KV.match(line)
+        if m:
+            key = re.sub(r"[ \-]+", "_", m.group("key").strip().lower())
+            value = _number(m.group("val"), path, lineno)
+            if key.endswith("_average"):
+                last_key = key[: -len("_average")]
+            else:
+                last_key = None
+            block[key] = value
+            if m.group("n") and block_kind == "overall":
+                block["samples"] = float(m.group("n"))
+            if key == "throughput_change" and block_kind == "sample":
+                block = None
+            continue
+        if line.strip() == "":
+            continue
+        # any other text inside a statistics block is unexpected
+        if block_kind == "overall" and block is not None and "=" in line:
+            raise FormatError(f"unexpected line in BookSim statistics: {line.strip()!r}", path=path, line=lineno)
+    out.cycles = cycles if saw_cycles else None
+    return out
+
+
+def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tuple[str, str | None]:
+    """Judge a BookSim run from its parsed output (and how the process ended).
+
+    Parameters
+    ----------
+    parsed : BookSimOutput
+    process : ProcessResult, optional
+        Gives the timeout and signal; without it only the text is used.
+
+    Returns
+    -------
+    (status, message)
+        ``status`` is one of ``completed``, ``saturated``, ``deadlock``, ``rejected``,
+        ``crash``, ``hang``, ``incomplete``; ``message`` explains it.
+    """
+    if parsed.overall:
+        notes = []
+        if parsed.deadlock_warnings:
+            notes.append(f"completed with {parsed.deadlock_warnings} 'Possible network deadlock' warning(s)")
+        notes.extend(parsed.errors[:2])  # non-fatal messages such as "Anynet:Incomplete parse"
+        return "completed", "; ".join(notes) or None
+    if parsed.errors:
+        return "rejected", "; ".join(parsed.errors[:3])
+    if process is not None and process.timed_out:
+        if parsed.routing_table_seen and parsed.sample_blocks == 0:
+            msg = ("no progress after the 'Routing table' header: BookSim hangs like this on a "
+                   "disconnected netlist (or a very large one still building routes)")
+        else:
+            msg = f"killed after the {process.wall_time_s:.0f} s timeout"
+        return "hang", msg
+    if parsed.unstable:
+        if parsed.deadlock_warnings:
+            return "deadlock", (f"{parsed.deadlock_warnings} 'Possible network deadlock' warning(s), "
+                                "then Simulation unstable")
+        return "saturated", parsed.unstable_reason or "Simulation unstable"
+    sig = process.signal if process is not None else None
+    if sig is not None or parsed.crash_text:
+        parts = []
+        if sig is not None:
+            parts.append(f"killed by {signal_name(sig)}")
+        parts.extend(parsed.crash_text[:2])
+        return "crash", "; ".join(parts)
+    rc = process.returncode if process is not None else None
+    return "incomplete", f"output ended without statistics (exit status {rc})"
+
+
+def _metric(block: Mapping[str, float] | None, key: str):
+    if not block:
+        return None
+    v = block.get(key)
+    return v
+
+
+def output_to_row(parsed: BookSimOutput, *, status: str, message: str | None = None,
+                  raw_output=None, wall_time_s: float | None = None, **fields) -> dict:
+    """A results row (see :mod:`topogen.results`) from a parsed BookSim log.
+
+    Latencies come from class 0 of the Overall block (cycles).  For unstable runs
+    (``saturated``/``deadlock``) latencies are left empty and the rates come from the
+    last sample period.  Topology, parameters, seed, traffic and offered load are taken
+    from the config echo (including topogen's ``// metadata:`` header) unless given in
+    ``fields``.
+
+    Parameters
+    ----------
+    parsed : BookSimOutput
+    status, message : str
+    raw_output : path-like, optional
+    wall_time_s : float, optional
+    **fields
+        Any other schema column, overriding what the log says.
+
+    Returns
+    -------
+    dict
+    """
+    cfg = parsed.config
+    meta = parsed.metadata
+    overall = parsed.overall.get(0)
+    sample = parsed.last_sample.get(0)
+    uses_flits = cfg.get("injection_rate_uses_flits", "0").strip() == "1"
+    rate = cfg.get("injection_rate")
+    try:
+        rate = float(rate) if rate is not None else None
+    except ValueError:
+        rate = None
+    sim_params = {k: v for k, v in sorted(cfg.items())
+                  if k not in ("network_file", "injection_rate", "topology", "routing_function", "traffic")}
+    row = dict(
+        simulator="booksim",
+        topology=meta.get("generator"),
+        topology_params=meta.get("params"),
+        num_switches=meta.get("num_routers"),
+        num_hosts=meta.get("num_nodes"),
+        seed=meta.get("seed"),
+        sim_seed=_int_or_none(cfg.get("seed")),
+        routing="min_anynet",
+        traffic=cfg.get("traffic", "uniform"),
+        offered_load=rate,
+        load_unit="flits/node/cycle" if uses_flits else "packets/node/cycle",
+        params=sim_params,
+        status=status,
+        message=message,
+        latency_unit="cycles",
+        deadlock_warnings=parsed.deadlock_warnings,
+        sim_cycles=parsed.cycles,
+        wall_time_s=wall_time_s if wall_time_s is not None else parsed.run_time_s,
+        raw_output=None if raw_output is None else os.fspath(raw_output),
+    )
+    if overall is not None and status == "completed":
+        row.update(
+            latency_avg=_metric(overall, "packet_latency_average"),
+            latency_min=_metric(overall, "packet_latency_minimum"),
+            latency_max=_metric(overall, "packet_latency_maximum"),
+            network_latency_avg=_metric(overall, "network_latency_average"),
+            network_latency_min=_metric(overall, "network_latency_minimum"),
+            network_latency_max=_metric(overall, "network_latency_maximum"),
+            flit_latency_avg=_metric(overall, "flit_latency_average"),
+            accepted_load=_metric(overall, "accepted_packet_rate_average"),
+            accepted_flit_rate=_metric(overall, "accepted_flit_rate_average"),
+            injected_load=_metric(overall, "injected_packet_rate_average"),
+            injected_flit_rate=_metric(overall, "injected_flit_rate_average"),
+            hops_avg=_metric(overall, "hops_average"),
+            samples=_int_or_none(overall.get("samples")),
+        )
+    elif sample is not None:
+        row.update(
+            accepted_load=_metric(sample, "accepted_packet_rate_average"),
+            accepted_flit_rate=_metric(sample, "accepted_flit_rate_average"),
+            injected_load=_metric(sample, "injected_packet_rate_average"),
+            injected_flit_rate=_metric(sample, "injected_flit_rate_average"),
+        )
+    row.update({k: v for k, v in fields.items()})
+    return make_row(**row)
+
+
+def _int_or_none(v):
+    if v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if math.isfinite(f) and f.is_integer() else None
+
+
+def find_booksim(binary=None) -> str:
+    """Path of the BookSim2 executable: ``binary``, else ``$TOPOGEN_BOOKSIM``, else ``booksim`` on PATH.
+
+    Raises
+    ------
+    SimulatorNotFound
+    """
+    return find_binary("booksim", ENV_VAR, binary)
+
+
+def _override_args(overrides: Mapping[str, Any] | None) -> list[str]:
+    args = []
+    for k in sorted(overrides or {}):
+        if k in ("topology", "routing_function", "network_file"):
+            raise ParameterError(f"option {k} is fixed by the exported configuration")
+        args.append(f"{k}={format_option(k, overrides[k])}")
+    return args
+
+
+def run_booksim(
+    config,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    log_path=None,
+    timeout: float | None = 3600.0,
+    binary=None,
+    raise_on_failure: bool = True,
+    **fields,
+) -> dict:
+    """Run BookSim on a configuration and return one results row.
+
+    Parameters
+    ----------
+    config : path-like
+        Configuration file (e.g. from :func:`topogen.export.booksim.export_booksim`).
+        BookSim runs in its folder.
+    overrides : mapping, optional
+        Options passed on the command line as ``key=value`` (typed like the config, e.g.
+        ``{"injection_rate": 0.05}``); BookSim echoes them as ``OVERRIDE Parameter``.
+    log_path : path-like, optional
+        Raw output file; default ``<config stem>.log`` beside the config.
+    timeout : float or None
+        Seconds before the run is declared hung.
+    binary : path-like, optional
+        BookSim executable (default: ``$TOPOGEN_BOOKSIM``, else ``booksim`` on PATH).
+    raise_on_failure : bool
+        Raise :class:`~topogen.errors.SimulatorFailed` for ``rejected``, ``crash``,
+        ``hang`` and ``incomplete`` runs (the row is attached as ``err.row``).
+        ``saturated`` and ``deadlock`` are results, never errors.
+    **fields
+        Extra results columns (``topology``, ``routing`` ...) overriding the log's.
+
+    Returns
+    -------
+    dict
+        A row of :data:`topogen.results.COLUMNS`.
+
+    Raises
+    ------
+    SimulatorNotFound, SimulatorFailed
+    """
+    exe = find_booksim(binary)
+    config = Path(config).resolve()
+    if not config.is_file():
+        raise ParameterError(f"BookSim configuration {config} does not exist")
+    if log_path is None:
+        log_path = config.with_suffix(".log")
+    argv = [exe, str(config), *_override_args(overrides)]
+    proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent)
+    parsed = parse_output(proc.log_path)
+    status, message = classify(parsed, proc)
+    row = output_to_row(parsed, status=status, message=message, raw_output=proc.log_path,
+                        wall_time_s=proc.wall_time_s, **fields)
+    if raise_on_failure and status in FAILURE_STATUSES:
+        raise simulator_failed("booksim", status, message, proc.log_path, row)
+    return row
+
+
+# --------------------------------------------------------------------------- sweep
+@dataclass
+class SweepResult:
+    """Outcome of :func:`sweep_booksim`.
+
+    Attributes
+    ----------
+    rows : list of dict
+        One results row per simulated load, sorted by load.
+    zero_load_latency : float
+        Packet latency (cycles) at the lowest load.
+    saturation_load : float
+        Highest load that completed (the bisection's lower bound); ``nan`` if even the
+        lowest load was unstable.
+    saturation_upper : float
+        Lowest load found unstable (``nan`` if none was: saturation is above ``high``).
+    results_path : pathlib.Path
+        The CSV of all rows (rewritten atomically after every point).
+    summary_path : pathlib.Path
+        JSON summary.
+    """
+
+    rows: list[dict]
+    zero_load_latency: float
+    saturation_load: float
+    saturation_upper: float
+    results_path: Path
+    summary_path: Path
+
+
+def _rate_key(rate: float) -> str:
+    return f"{rate:.6g}"
+
+
+def sweep_booksim(
+    config,
+    out_dir,
+    *,
+    low: float = 0.005,
+    high: float = 1.0,
+    tolerance: float = 0.01,
+    max_points: int = 30,
+    timeout: float | None = 3600.0,
+    binary=None,
+    resume: bool = True,
+    progress=None,
+    **fields,
+) -> SweepResult:
+    """Find zero-load latency and the saturation load of a configuration by bisection.
+
+    Runs ``low`` (zero-load latency), then ``high``; if ``high`` is unstable it bisects
+    between the highest stable and lowest unstable load until they are within
+    ``tolerance``.  A load is *stable* if the run completed; ``saturated``, ``deadlock``
+    and ``hang`` count as unstable; ``rejected``/``crash``/``incomplete`` stop the sweep
+    with :class:`~topogen.errors.SimulatorFailed`.
+
+    Every point's row is stored as ``out_dir/points/rate_<load>.json`` (atomically) and its
+    raw log as ``rate_<load>.log`` beside it; with ``resume=True`` a point whose JSON exists
+    is not simulated again, so an interrupted batch job can simply be re-run.
+
+    Parameters
+    ----------
+    config : path-like
+        Base configuration; the load is passed as the ``injection_rate`` override (its unit
+        follows the config's ``injection_rate_uses_flits``).
+    out_dir : path-like
+    low, high : float
+        Lowest and highest load (0 < low < high).
+    tolerance : float
+        Stop when the stable/unstable bracket is narrower than this.
+    max_points : int
+        Upper bound on simulations (including resumed ones).
+    timeout : float or None
+        Per-run timeout in seconds.
+    binary : path-like, optional
+    resume : bool
+    progress : callable, optional
+        Called as ``progress(load, row)`` after each point.
+    **fields
+        Extra results columns for every row.
+
+    Returns
+    -------
+    SweepResult
+    """
+    if not (0 < low < high):
+        raise ParameterError(f"need 0 < low < high for a load sweep, got low={low}, high={high}")
+    if tolerance <= 0:
+        raise ParameterError(f"tolerance must be > 0, got {tolerance}")
+    out_dir = Path(out_dir).resolve()
+    points_dir = out_dir / "points"
+    points_dir.mkdir(parents=True, exist_ok=True)
+    rows: dict[str, dict] = {}
+    results_path = out_dir / "sweep.csv"
+    summary_path = out_dir / "sweep.json"
+    count = 0
+
+    def point(rate: float) -> dict:
+        nonlocal count
+        key = _rate_key(rate)
+        jpath = points_dir / f"rate_{key}.json"
+        if resume and jpath.is_file():
+            row = json.loads(jpath.read_text(encoding="utf-8"))
+            row = make_row(**{k: v for k, v in row.items()})
+        else:
+            if count >= max_points:
+                raise ParameterError(f"load sweep needs more than max_points={max_points} simulations")
+            count += 1
+            row = run_booksim(config, overrides={"injection_rate": float(key)},
+                              log_path=points_dir / f"rate_{key}.log", timeout=timeout,
+                              binary=binary, raise_on_failure=False, **fields)
+            if row["status"] in ("rejected", "crash", "incomplete"):
+                raise simulator_failed("booksim", row["status"], row["message"], row["raw_output"], row)
+            atomic_write_text(jpath, json.dumps(_jsonable_row(row), sort_keys=True, indent=1) + "\n")
+        rows[key] = row
+        write_results(results_path, sorted(rows.values(), key=lambda r: r["offered_load"]))
+        if progress is not None:
+            progress(float(key), row)
+        return row
+
+    def stable(row) -> bool:
+        return row["status"] == "completed"
+
+    first = point(low)
+    zero = first["latency_avg"] if stable(first) else math.nan
+    lo, hi = (low, math.nan) if stable(first) else (math.nan, low)
+    if stable(first):
+        top = point(high)
+        if stable(top):
+            lo = high
+        else:
+            hi = high
+            while hi - lo > tolerance:
+                mid = float(_rate_key((lo + hi) / 2))
+                if mid <= lo or mid >= hi:
+                    break
+                if stable(point(mid)):
+                    lo = mid
+                else:
+                    hi = mid
+    result = SweepResult(
+        rows=sorted(rows.values(), key=lambda r: r["offered_load"]),
+        zero_load_latency=zero,
+        saturation_load=lo,
+        saturation_upper=hi,
+        results_path=results_path,
+        summary_path=summary_path,
+    )
+    summary = {
+        "config": str(Path(config).resolve()),
+        "low": low, "high": high, "tolerance": tolerance,
+        "zero_load_latency": _json_float(zero),
+        "saturation_load": _json_float(lo),
+        "saturation_upper": _json_float(hi),
+        "load_unit": first["load_unit"],
+        "latency_unit": "cycles",
+        "points": [r["offered_load"] for r in result.rows],
+        "topology": first["topology"],
+        "topology_params": json.loads(first["topology_params"]) if first["topology_params"] else None,
+        "seed": first["seed"],
+        "topogen_version": first["topogen_version"],
+    }
+    atomic_write_text(summary_path, json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return result
+
+
+def _json_float(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+
+def _jsonable_row(row: Mapping[str, Any]) -> dict:
+    return {k: _json_float(v) for k, v in row.items()}

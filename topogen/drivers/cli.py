@@ -1,0 +1,324 @@
+"""Command-line pieces for the simulator drivers, wired into ``topogen`` by ``topogen.cli``.
+
+``add_run_parser(subparsers)`` adds ``topogen run booksim|sst ...`` and
+``add_results_parser(subparsers)`` adds ``topogen results FILE --format table|csv|parquet``.
+Both set ``handler`` on the parsed namespace: ``topogen.cli`` calls ``args.handler(args)``,
+which returns the exit code and raises :class:`~topogen.errors.TopogenError` on failure
+(the main CLI turns it into a one-line message).
+
+Examples::
+
+    topogen run booksim net.json --out-dir runs/net --traffic uniform --rate 0.05
+    topogen run booksim runs/net/torus.cfg --sweep --high 1.0 --tolerance 0.01
+    topogen run sst net.json --out-dir runs/sst --load 0.3 --routing fr
+    topogen results runs/net/results.csv --format table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import ParameterError
+
+__all__ = ["add_run_parser", "add_results_parser", "run_command", "results_command"]
+
+
+def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
+    """Add ``run`` (with sub-commands ``booksim`` and ``sst``) to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+    parents : sequence of argparse.ArgumentParser
+        Parent parsers with shared options (``--quiet``, ``--debug``), given to every
+        new parser.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``run`` parser.
+    """
+    parents = list(parents)
+    run = subparsers.add_parser(
+        "run", parents=parents, help="run BookSim2 or SST/merlin on a topology and collect results",
+        description="Export a topology (or take an exported config/bundle), run the simulator "
+                    "with a timeout, keep its raw output and write the parsed results table.")
+    sims = run.add_subparsers(dest="simulator", metavar="SIMULATOR")
+    sims.required = True
+
+    b = sims.add_parser(
+        "booksim", parents=parents, help="run BookSim2 (anynet)",
+        description="INPUT is a topology file (.json/.edges/.graphml, exported first) or a BookSim "
+                    ".cfg. The binary is --binary, else $TOPOGEN_BOOKSIM, else booksim on PATH.")
+    b.add_argument("input", metavar="INPUT", help="topology file or BookSim .cfg")
+    b.add_argument("--out-dir", default=None, metavar="DIR",
+                   help="where exports, raw logs and results go (default: beside INPUT)")
+    b.add_argument("--setup", default="vct33", help="base config template: vct33 or default (default: vct33)")
+    b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
+                   help="router clock period in ns for link latencies (default: 1.0)")
+    b.add_argument("--traffic", default=None, help="traffic pattern (uniform, bitrev, transpose ...)")
+    b.add_argument("--rate", type=float, default=None, metavar="R",
+                   help="injection rate (unit follows the setup: flits/node/cycle for vct33)")
+    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra BookSim option, typed as BookSim demands (repeatable)")
+    b.add_argument("--sweep", action="store_true",
+                   help="bisect the injection rate: zero-load latency and saturation load")
+    b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
+    b.add_argument("--high", type=float, default=1.0, help="sweep: highest rate (default 1.0)")
+    b.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
+    b.add_argument("--no-resume", action="store_true", help="sweep: re-run points that have results")
+    b.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="per-run timeout (default 3600)")
+    b.add_argument("--binary", default=None, metavar="PATH", help="BookSim executable")
+    b.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="results file (.csv/.json/.parquet; default OUT_DIR/results.csv)")
+    b.set_defaults(handler=run_command)
+
+    s = sims.add_parser(
+        "sst", parents=parents, help="run SST/merlin (anytopo, source routing)",
+        description="INPUT is a topology file (a bundle is exported first) or a topogen SST bundle. "
+                    "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
+    s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
+    s.add_argument("--out-dir", default=None, metavar="DIR")
+    s.add_argument("--routing", choices=("nr", "fr"), default="nr",
+                   help="source routes: nr (nearest) or fr (fastest, latency-aware) (default nr)")
+    s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
+    s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
+    s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
+    s.add_argument("--message-size", default="64B")
+    s.add_argument("--warmup", default="2us")
+    s.add_argument("--collect", default="10us")
+    s.add_argument("--drain", default="20us")
+    s.add_argument("--histogram", default=None, metavar="WIDTH_NS,BINS",
+                   help="record latency histograms (gives percentiles)")
+    s.add_argument("--ranks", type=int, default=1, help="MPI ranks (runs under mpirun -np K)")
+    s.add_argument("--threads", type=int, default=1, help="SST threads per rank")
+    s.add_argument("--timeout", type=float, default=3600.0, metavar="S")
+    s.add_argument("--binary", default=None, metavar="PATH", help="sst executable")
+    s.add_argument("--mpirun", default=None, metavar="PATH", help="mpirun executable")
+    s.add_argument("-o", "--output", default=None, metavar="FILE")
+    s.set_defaults(handler=run_command)
+    return run
+
+
+def add_results_parser(subparsers, parents=()) -> argparse.ArgumentParser:
+    """Add ``results FILE --format table|csv|parquet`` to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+    parents : sequence of argparse.ArgumentParser
+        Parent parsers with shared options.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    r = subparsers.add_parser(
+        "results", parents=list(parents), help="show or convert a results table",
+        description="Read a results file (.csv/.json/.parquet) and print it as a table or CSV, "
+                    "or convert it (-o FILE; parquet needs -o).")
+    r.add_argument("file", metavar="FILE")
+    r.add_argument("--format", choices=("table", "csv", "parquet", "json"), default="table")
+    r.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
+    r.add_argument("--all-columns", action="store_true", help="table: show every column")
+    r.set_defaults(handler=results_command)
+    return r
+
+
+def _parse_set(pairs) -> dict:
+    out = {}
+    for item in pairs:
+        if "=" not in item:
+            raise ParameterError(f"--set needs KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        k, v = k.strip(), v.strip()
+        from ..export.booksim import BOOKSIM_FIELDS
+
+        kind = BOOKSIM_FIELDS.get(k)
+        if kind is int:
+            try:
+                out[k] = int(v)
+            except ValueError:
+                raise ParameterError(f"--set {k}: BookSim wants an integer, got {v!r}") from None
+        elif kind is float:
+            try:
+                out[k] = float(v)
+            except ValueError:
+                raise ParameterError(f"--set {k}: BookSim wants a number, got {v!r}") from None
+        else:
+            out[k] = v
+    return out
+
+
+def _load_topology(path):
+    from ..export import formats
+    from ..layout import default_layout
+
+    topology, layout = formats.load(path)
+    if layout is None:
+        layout = default_layout(topology)
+    return topology, layout
+
+
+def _routing(kind, topology, layout, switch_delay):
+    try:
+        from .. import routing as r
+
+        nearest, fastest = r.nearest, r.fastest
+    except (ImportError, AttributeError):
+        from ..routing.paths import fastest, nearest
+    if kind == "fr":
+        return fastest(layout, switch_delay)
+    return nearest(topology, layout)
+
+
+def _is_sst_bundle(path: Path) -> bool:
+    if path.suffix.lower() != ".json":
+        return False
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return '"format": "topogen-sst-bundle"' in head or '"format":"topogen-sst-bundle"' in head
+
+
+def run_command(args) -> int:
+    """Handler of ``topogen run booksim|sst``; returns the exit code.
+
+    Writes the results table to ``--output`` (default ``OUT_DIR/results.csv``, appending
+    to an existing one) and prints a one-line summary per row on stdout.
+    """
+    from ..results import read_results, write_results
+
+    src = Path(args.input)
+    if not src.exists():
+        raise ParameterError(f"{src} does not exist")
+    out_dir = Path(args.out_dir) if args.out_dir else src.resolve().parent
+    out_dir.mkdir(parents=True, exist_ok=True)
+    output = Path(args.output) if args.output else out_dir / "results.csv"
+    if args.simulator == "booksim":
+        rows, summary = _run_booksim(args, src, out_dir)
+    else:
+        rows, summary = _run_sst(args, src, out_dir)
+    old = []
+    if output.exists() and not getattr(args, "sweep", False):
+        old = read_results(output).to_dict("records")
+    write_results(output, old + rows)
+    for row in rows:
+        lat = row["latency_avg"]
+        print(f"{row['simulator']} {row['traffic']} load={row['offered_load']:g}: {row['status']}"
+              + ("" if lat != lat else f", latency {lat:.4g} {row['latency_unit']}")
+              + f"  (raw: {row['raw_output']})")
+    if summary:
+        print(summary)
+    print(f"results: {output}")
+    return 0
+
+
+def _run_booksim(args, src: Path, out_dir: Path):
+    from ..export.booksim import export_booksim
+    from .booksim import run_booksim, sweep_booksim
+
+    options = _parse_set(args.set)
+    if args.traffic:
+        options["traffic"] = args.traffic
+    if src.suffix.lower() == ".cfg":
+        config = src.resolve()
+        overrides = dict(options)
+        if args.rate is not None:
+            overrides["injection_rate"] = args.rate
+    else:
+        topology, layout = _load_topology(src)
+        if args.rate is not None:
+            options["injection_rate"] = args.rate
+        exp = export_booksim(out_dir, topology, layout, setup=args.setup,
+                             clock_period_ns=args.clock_period, options=options)
+        config = exp.config_file
+        overrides = {}
+    if args.sweep:
+        from .. import _progress
+
+        with _progress.Progress(desc="booksim sweep") as bar:
+            def report(load, row):
+                bar.update()
+                bar.status(f"load {load:g}: {row['status']}")
+
+            res = sweep_booksim(config, out_dir / f"{config.stem}_sweep", low=args.low, high=args.high,
+                                tolerance=args.tolerance, timeout=args.timeout, binary=args.binary,
+                                resume=not args.no_resume, progress=report)
+        summary = (f"zero-load latency {res.zero_load_latency:.4g} cycles; saturation between "
+                   f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})")
+        return res.rows, summary
+    tag = "" if args.rate is None else f".rate_{args.rate:g}"
+    row = run_booksim(config, overrides=overrides, timeout=args.timeout, binary=args.binary,
+                      log_path=out_dir / f"{config.stem}{tag}.log")
+    return [row], None
+
+
+def _run_sst(args, src: Path, out_dir: Path):
+    from ..export.sst import write_bundle
+    from .sst import run_sst
+
+    if _is_sst_bundle(src):
+        bundle = src.resolve()
+    else:
+        topology, layout = _load_topology(src)
+        routing = _routing(args.routing, topology, layout, args.switch_delay)
+        bundle = write_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
+    try:
+        loads = [float(x) for x in str(args.load).split(",") if x.strip()]
+    except ValueError:
+        raise ParameterError(f"--load needs numbers such as 0.3 or 0.1,0.5; got {args.load!r}") from None
+    histogram = None
+    if args.histogram:
+        try:
+            w, n = args.histogram.split(",")
+            histogram = (float(w), int(n))
+        except ValueError:
+            raise ParameterError(f"--histogram needs WIDTH_NS,BINS such as 50,40; got {args.histogram!r}") from None
+    rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
+                   warmup=args.warmup, collect=args.collect, drain=args.drain, out_dir=out_dir,
+                   histogram=histogram, ranks=args.ranks, threads=args.threads, timeout=args.timeout,
+                   binary=args.binary, mpirun=args.mpirun)
+    return rows, None
+
+
+_TABLE_COLUMNS = ["simulator", "topology", "routing", "traffic", "offered_load", "load_unit", "status",
+                  "latency_avg", "latency_p99", "latency_unit", "accepted_load", "hops_avg"]
+
+
+def results_command(args) -> int:
+    """Handler of ``topogen results``; returns the exit code."""
+    from ..results import read_results, write_results
+
+    frame = read_results(args.file)
+    if args.format == "parquet" and not args.output:
+        raise ParameterError("--format parquet needs -o FILE.parquet (binary output)")
+    if args.output:
+        fmt = "json" if args.format == "table" else args.format
+        if args.format == "table":
+            text = _table(frame, args.all_columns)
+            Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            write_results(args.output, frame, format=fmt)
+        return 0
+    if args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(json.loads(frame.to_json(orient="records")), indent=1) + "\n")
+    else:
+        sys.stdout.write(_table(frame, args.all_columns))
+    return 0
+
+
+def _table(frame, all_columns: bool) -> str:
+    cols = list(frame.columns) if all_columns else [c for c in _TABLE_COLUMNS if c in frame.columns]
+    shown = frame[cols]
+    if not all_columns:
+        shown = shown.dropna(axis=1, how="all")
+    return shown.to_string(index=False, na_rep="-") + "\n"

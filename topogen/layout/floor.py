@@ -1,0 +1,171 @@
+"""The machine-room floor: a grid of cabinets and the cable model.
+
+Defaults follow Skywalk (Fujiwara et al.) Section III-A, which the layout-conscious
+random topologies paper (Koibuchi et al., Section III-D) shares:
+
+* cabinets are 0.6 m wide and 2.1 m deep (aisle included);
+* ``c`` cabinets stand in ``x = ceil(sqrt(c))`` rows by ``y = ceil(c / x)`` columns;
+  cabinet ``k`` stands in row ``k // y``, column ``k % y`` (row-major, cabinets of a
+  row side by side, so neighbours in a row are 0.6 m apart and rows are 2.1 m apart);
+* a cable inside a cabinet is 2 m long;
+* a cable between cabinets is the Manhattan distance between them plus 4 m
+  (2 m of overhead at each end);
+* signals travel at 5 ns/m.
+
+With these constants the total cable lengths of Skywalk Fig. 5 (Torus 31 km,
+Hypercube 80 km, Dragonfly 615 km, HyperX 372 km at 2,048 switches in 256 cabinets)
+come out exactly; ``tests/layout/test_floor.py`` checks them.
+
+Every constant is a field, so other papers' floors are one constructor away
+(:meth:`Floor.skywalk`, :meth:`Floor.dsn` for 16 switches per cabinet; the Slim Fly
+rack floor is :meth:`Floor.slimfly`, defined in :mod:`topogen.layout.slimfly`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, asdict
+
+import numpy as np
+
+from ..errors import ParameterError
+
+
+def _positive_int(name, value, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _nonneg_float(name, value):
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a non-negative number, got {value!r}") from None
+    if not math.isfinite(f) or f < 0:
+        raise ParameterError(f"{name} must be a non-negative finite number, got {value!r}")
+    return f
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A grid of cabinets on a machine-room floor and its cable model.
+
+    Parameters
+    ----------
+    cabinets : int
+        Number of cabinets c.
+    switches_per_cabinet : int
+        Capacity z of a cabinet, in switches.
+    rows, columns : int, optional
+        Grid shape; by default ``rows = ceil(sqrt(c))`` and ``columns = ceil(c / rows)``
+        (Skywalk III-A).
+    cabinet_width : float
+        Spacing of neighbouring cabinets within a row, in metres (0.6).
+    cabinet_depth : float
+        Spacing of neighbouring rows, in metres, aisle included (2.1).
+    intra_cable : float
+        Length of a cable between two switches of one cabinet, in metres (2).
+    inter_overhead : float
+        Length added to the Manhattan distance of a cable between cabinets, both ends
+        together, in metres (4 = 2 m at each end).
+    ns_per_meter : float
+        Propagation delay of a cable (5 ns/m).
+    name : str
+        Label recorded in exports.
+    """
+
+    cabinets: int
+    switches_per_cabinet: int
+    rows: int | None = None
+    columns: int | None = None
+    cabinet_width: float = 0.6
+    cabinet_depth: float = 2.1
+    intra_cable: float = 2.0
+    inter_overhead: float = 4.0
+    ns_per_meter: float = 5.0
+    name: str = "grid"
+
+    def __post_init__(self):
+        c = _positive_int("cabinets", self.cabinets)
+        _positive_int("switches_per_cabinet", self.switches_per_cabinet)
+        rows = self.rows if self.rows is not None else math.isqrt(c - 1) + 1 if c > 1 else 1
+        rows = _positive_int("rows", rows)
+        cols = self.columns if self.columns is not None else -(-c // rows)
+        cols = _positive_int("columns", cols)
+        if rows * cols < c:
+            raise ParameterError(
+                f"a {rows} x {cols} grid holds {rows * cols} cabinets, fewer than cabinets={c}; "
+                "enlarge rows or columns"
+            )
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "columns", cols)
+        for name in ("cabinet_width", "cabinet_depth", "intra_cable", "inter_overhead", "ns_per_meter"):
+            object.__setattr__(self, name, _nonneg_float(name, getattr(self, name)))
+
+    # -------------------------------------------------------------- constructors
+    @classmethod
+    def skywalk(cls, cabinets: int, switches_per_cabinet: int, **kw) -> "Floor":
+        """The floor of Skywalk III-A (and of the layout-conscious paper III-D)."""
+        return cls(cabinets, switches_per_cabinet, name=kw.pop("name", "skywalk"), **kw)
+
+    @classmethod
+    def for_switches(cls, num_switches: int, switches_per_cabinet: int, **kw) -> "Floor":
+        """The smallest Skywalk-style floor that holds ``num_switches`` switches."""
+        n = _positive_int("num_switches", num_switches)
+        z = _positive_int("switches_per_cabinet", switches_per_cabinet)
+        return cls(-(-n // z), z, **kw)
+
+    @classmethod
+    def dsn(cls, num_switches: int, switches_per_cabinet: int = 16, **kw) -> "Floor":
+        """DSN-F's floor (Truong et al. IV-C): 16 switches per cabinet, Skywalk cable model."""
+        return cls.for_switches(num_switches, switches_per_cabinet, name=kw.pop("name", "dsn"), **kw)
+
+    @classmethod
+    def slimfly(cls, q: int, **kw) -> "Floor":
+        """The Slim Fly rack floor (Besta & Hoefler VI-A/VI-B); see
+        :func:`topogen.layout.slimfly.slimfly_floor`."""
+        from .slimfly import slimfly_floor
+
+        return slimfly_floor(q, **kw)
+
+    # -------------------------------------------------------------- geometry
+    @property
+    def capacity(self) -> int:
+        """Switches the floor holds."""
+        return self.cabinets * self.switches_per_cabinet
+
+    def position(self, cabinet) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of each cabinet index (row-major numbering)."""
+        k = np.asarray(cabinet, dtype=np.int64)
+        return k // self.columns, k % self.columns
+
+    def distance(self, cab_a, cab_b) -> np.ndarray:
+        """Manhattan distance in metres between cabinets (0 for the same cabinet)."""
+        ra, ca = self.position(cab_a)
+        rb, cb = self.position(cab_b)
+        return np.abs(ra - rb) * self.cabinet_depth + np.abs(ca - cb) * self.cabinet_width
+
+    def cable_length(self, cab_a, cab_b) -> np.ndarray:
+        """Cable length in metres between switches in cabinets ``cab_a`` and ``cab_b``."""
+        same = np.asarray(cab_a) == np.asarray(cab_b)
+        return np.where(same, self.intra_cable, self.distance(cab_a, cab_b) + self.inter_overhead)
+
+    @property
+    def max_distance(self) -> float:
+        """``l_max`` of Skywalk III-G: the Manhattan diagonal of the floor, corner cabinet
+        to corner cabinet, overhead excluded."""
+        return (self.rows - 1) * self.cabinet_depth + (self.columns - 1) * self.cabinet_width
+
+    def distance_matrix(self) -> np.ndarray:
+        """c x c matrix of inter-cabinet cable lengths (intra cable on the diagonal)."""
+        k = np.arange(self.cabinets)
+        return self.cable_length(k[:, None], k[None, :])
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Floor":
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in d.items() if k in known})

@@ -1,0 +1,25 @@
+"""Metrics of topologies and layouts: hop distances, Skywalk latency, summaries.
+
+* :func:`distance_stats` -- diameter, average shortest path length (both denominators),
+  distance histogram; exact by bit-parallel BFS or sampled with a stated error.
+* :func:`latency_stats` -- maximum and average end-to-end latency under Fastest or
+  Nearest Routing (Skywalk II-E, III-A).
+* :func:`analyze` -- one flat dictionary of everything, for tables and the CLI.
+"""
+
+from .hops import HopStats, distance_stats, hop_matrix
+from .latency import LatencyStats, latency_matrix, latency_stats, path_latency
+from .summary import analyze, cable_stats, degree_stats
+
+__all__ = [
+    "analyze",
+    "distance_stats",
+    "latency_stats",
+    "HopStats",
+    "LatencyStats",
+    "hop_matrix",
+    "latency_matrix",
+    "path_latency",
+    "degree_stats",
+    "cable_stats",
+]

@@ -1,0 +1,146 @@
+"""One flat dictionary of a topology's (or layout's) figures, for tables and the CLI."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..topology import Topology
+from .hops import distance_stats
+from .latency import ROUTINGS, latency_stats
+
+__all__ = ["analyze", "degree_stats", "cable_stats"]
+
+
+def degree_stats(topology) -> dict[str, Any]:
+    """Switch degrees (links per switch, hosts excluded).
+
+    Returns
+    -------
+    dict
+        ``degree_max``, ``degree_min`` (int) and ``degree_avg`` (float, ``2E / N``).
+    """
+    topology = _as_topology(topology)
+    deg = topology.degrees
+    return {
+        "degree_max": int(deg.max()),
+        "degree_min": int(deg.min()),
+        "degree_avg": float(2 * topology.num_links / topology.num_switches),
+    }
+
+
+def cable_stats(layout) -> dict[str, Any]:
+    """Cable lengths of a layout (Skywalk III-A cable model of its floor).
+
+    Returns
+    -------
+    dict
+        ``cable_total_m``, ``cable_avg_m``, ``cable_max_m`` (metres; 0 without links),
+        ``intra_links`` and ``inter_links`` (links inside one cabinet / between cabinets).
+    """
+    if isinstance(layout, Topology) or not hasattr(layout, "cable_length"):
+        raise ParameterError("cable_stats needs a Layout; place the topology on a floor first")
+    length = np.asarray(layout.cable_length, dtype=np.float64)
+    intra = np.asarray(layout.is_intra, dtype=bool)
+    return {
+        "cable_total_m": float(length.sum()),
+        "cable_avg_m": float(length.mean()) if len(length) else 0.0,
+        "cable_max_m": float(length.max()) if len(length) else 0.0,
+        "intra_links": int(intra.sum()),
+        "inter_links": int(len(intra) - intra.sum()),
+    }
+
+
+def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr", "nr"),
+            sample: int | None = None, seed=None, hops: bool = True) -> dict[str, Any]:
+    """Everything about a topology or layout in one flat dictionary.
+
+    Parameters
+    ----------
+    obj : Topology or Layout
+        With a Topology only graph figures are given; a Layout adds cables and latency.
+    switch_delay : float
+        Switch delay in ns for the latency figures (Skywalk: 60).
+    routings : sequence of {"fr", "nr"}
+        Routings whose latency to report (Layout only); empty for none.
+    sample : int, optional
+        Measure hops and latency from this many random sources (seeded) instead of all;
+        ``sampled`` is then True and maxima are lower bounds.
+    seed : int, optional
+        Seed of the sample; the same sources are used for hops and every routing.
+    hops : bool
+        Compute ``diameter`` and ``aspl``.
+
+    Returns
+    -------
+    dict
+        Keys, in this order, when applicable: ``name``, ``switches``, ``hosts``,
+        ``links``, ``degree_max``, ``degree_min``, ``degree_avg``, ``links_<kind>`` for
+        each link kind (labelled topologies only), ``cable_total_m``, ``cable_avg_m``,
+        ``cable_max_m``, ``intra_links``, ``inter_links`` (Layout), ``diameter``,
+        ``aspl`` (``hops``), ``fr_max_ns``, ``fr_avg_ns``, ``fr_max_hops``,
+        ``fr_avg_hops``, ``nr_max_ns``, ``nr_avg_ns``, ``nr_max_hops``, ``nr_avg_hops``
+        (Layout, per routing), ``sampled``.
+
+    Raises
+    ------
+    ParameterError
+        For an object that is neither, or an unknown routing.
+    TopologyError
+        If hops or latency are asked of a disconnected topology.
+
+    Notes
+    -----
+    ``aspl`` is over ordered pairs of distinct switches (denominator ``N(N-1)``);
+    latencies follow Skywalk (Fujiwara et al.) II-E and III-A, NR ties broken towards
+    the lowest latency (see :mod:`topogen.metrics.latency`).
+    """
+    topology = _as_topology(obj)
+    layout = None if isinstance(obj, Topology) else obj
+    routings = [str(r).lower() for r in (routings or ())]
+    for r in routings:
+        if r not in ROUTINGS:
+            raise ParameterError(f"routings must be drawn from {', '.join(ROUTINGS)}, got {r!r}")
+    if sample is not None:
+        from .._rng import resolve_seed
+
+        seed = resolve_seed(seed)
+    out: dict[str, Any] = {
+        "name": topology.name,
+        "switches": topology.num_switches,
+        "hosts": topology.num_hosts,
+        "links": topology.num_links,
+    }
+    out.update(degree_stats(topology))
+    if topology.link_kind is not None:
+        for kind, count in topology.link_counts().items():
+            out[f"links_{kind}"] = int(count)
+    if layout is not None:
+        out.update(cable_stats(layout))
+    sampled = False
+    if hops:
+        h = distance_stats(topology, sample=sample, seed=seed)
+        out["diameter"] = h.diameter
+        out["aspl"] = h.aspl
+        sampled = sampled or not h.exact
+    if layout is not None:
+        for r in dict.fromkeys(routings):
+            s = latency_stats(layout, switch_delay=switch_delay, routing=r, sample=sample, seed=seed)
+            out[f"{r}_max_ns"] = s.max
+            out[f"{r}_avg_ns"] = s.avg
+            out[f"{r}_max_hops"] = s.max_hops
+            out[f"{r}_avg_hops"] = s.avg_hops
+            sampled = sampled or not s.exact
+    out["sampled"] = bool(sampled)
+    return out
+
+
+def _as_topology(obj) -> Topology:
+    if isinstance(obj, Topology):
+        return obj
+    topo = getattr(obj, "topology", None)
+    if isinstance(topo, Topology):
+        return topo
+    raise ParameterError(f"expected a Topology or a Layout, got {type(obj).__name__}")

@@ -1,0 +1,328 @@
+"""The registry: CLI names of generators and paper reproductions.
+
+Generators register themselves with :func:`register`::
+
+    @register("torus", family="classic")
+    def torus(dims: tuple[int, ...], *, hosts_per_switch: int = 1) -> Topology:
+        ...
+
+The typed parameters are read from the function's signature (annotations and
+defaults) and their help text from the numpydoc ``Parameters`` section, so the CLI
+(``topogen generate torus --dims 8,16,16``), sweeps and experiments all go through
+:func:`generate` and need no string dispatch of their own.
+
+Reproductions register with :func:`register_experiment`; ``topogen reproduce NAME``
+runs them.
+
+Modules under :mod:`topogen.generators` and :mod:`topogen.experiments` are imported
+on first use (:func:`load_all`), so adding a module is all it takes to add a name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import ParameterError
+
+_GENERATORS: dict[str, "GeneratorSpec"] = {}
+_EXPERIMENTS: dict[str, "ExperimentSpec"] = {}
+_LOADED = False
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter of a generator or experiment."""
+
+    name: str
+    type: Any
+    default: Any = inspect.Parameter.empty
+    help: str = ""
+    keyword_only: bool = False
+
+    @property
+    def required(self) -> bool:
+        return self.default is inspect.Parameter.empty
+
+    @property
+    def type_name(self) -> str:
+        return _type_name(self.type)
+
+    def parse(self, text: str):
+        """Convert a command-line string to this parameter's type."""
+        return parse_value(text, self.type, self.name)
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    name: str
+    func: Callable
+    params: tuple[Param, ...]
+    summary: str
+    family: str = ""
+    random: bool = False
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise ParameterError(
+            f"{self.name} has no parameter {name!r}; its parameters are "
+            + ", ".join(p.name for p in self.params)
+        )
+
+    def __call__(self, **kwargs):
+        return self.func(**kwargs)
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    name: str
+    func: Callable
+    params: tuple[Param, ...]
+    summary: str
+    paper: str = ""
+
+
+def _type_name(t) -> str:
+    if t is inspect.Parameter.empty or t is Any:
+        return "value"
+    origin = typing.get_origin(t)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(t) if a is not type(None)]
+        return "|".join(_type_name(a) for a in args)
+    if origin is tuple:
+        args = typing.get_args(t)
+        inner = _type_name(args[0]) if args else "value"
+        return f"{inner},{inner},..."
+    if origin is typing.Literal:
+        return "{" + ",".join(str(a) for a in typing.get_args(t)) + "}"
+    return getattr(t, "__name__", str(t))
+
+
+def parse_value(text, t, name="value"):
+    """Parse ``text`` (a CLI string) as type ``t``; ParameterError on failure."""
+    if not isinstance(text, str):
+        return text
+    if t is inspect.Parameter.empty or t is Any:
+        for conv in (int, float):
+            try:
+                return conv(text)
+            except ValueError:
+                pass
+        return text
+    origin = typing.get_origin(t)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(t) if a is not type(None)]
+        if text.lower() in ("none", "") and type(None) in typing.get_args(t):
+            return None
+        errors = []
+        for a in args:
+            try:
+                return parse_value(text, a, name)
+            except ParameterError as exc:
+                errors.append(str(exc))
+        raise ParameterError(f"{name}: cannot read {text!r} as {_type_name(t)}")
+    if origin is tuple:
+        args = typing.get_args(t)
+        inner = args[0] if args else int
+        parts = [p for p in re.split(r"[,x×\s]+", text.strip()) if p]
+        return tuple(parse_value(p, inner, name) for p in parts)
+    if origin is typing.Literal:
+        choices = typing.get_args(t)
+        for c in choices:
+            if str(c) == text:
+                return c
+        raise ParameterError(f"{name} must be one of {', '.join(map(str, choices))}, got {text!r}")
+    if t is bool:
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ParameterError(f"{name} must be true or false, got {text!r}")
+    if t is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ParameterError(f"{name} must be an integer, got {text!r}") from None
+    if t is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ParameterError(f"{name} must be a number, got {text!r}") from None
+    if t is str:
+        return text
+    return text
+
+
+def _numpydoc_params(doc: str | None) -> dict[str, str]:
+    """Map parameter name -> first sentence of its numpydoc description."""
+    if not doc:
+        return {}
+    doc = inspect.cleandoc(doc)
+    m = re.search(r"^Parameters\n-+\n(.*?)(?:^\w[\w ]*\n-+\n|\Z)", doc, re.S | re.M)
+    if not m:
+        return {}
+    out: dict[str, str] = {}
+    current = None
+    for line in m.group(1).splitlines():
+        if line and not line[0].isspace():
+            names = line.split(":")[0]
+            current = [n.strip() for n in names.split(",")]
+            for n in current:
+                out[n] = ""
+        elif current and line.strip():
+            for n in current:
+                if out[n]:
+                    if not out[n].endswith("."):
+                        out[n] += " " + line.strip()
+                else:
+                    out[n] = line.strip()
+    return out
+
+
+def _params_of(func) -> tuple[Param, ...]:
+    sig = inspect.signature(func)
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # pragma: no cover - forward refs we cannot resolve
+        hints = {}
+    helps = _numpydoc_params(func.__doc__)
+    params = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        params.append(
+            Param(
+                name=p.name,
+                type=hints.get(p.name, p.annotation),
+                default=p.default,
+                help=helps.get(p.name, ""),
+                keyword_only=p.kind == p.KEYWORD_ONLY,
+            )
+        )
+    return tuple(params)
+
+
+def _summary(func) -> str:
+    doc = inspect.getdoc(func) or ""
+    return doc.strip().split("\n\n")[0].replace("\n", " ")
+
+
+def register(name: str, *, family: str = "", summary: str | None = None):
+    """Decorator: register a generator under the CLI name ``name``."""
+
+    def deco(func):
+        if name in _GENERATORS and _GENERATORS[name].func is not func:
+            raise RuntimeError(f"generator name {name!r} registered twice")
+        params = _params_of(func)
+        _GENERATORS[name] = GeneratorSpec(
+            name=name,
+            func=func,
+            params=params,
+            summary=summary or _summary(func),
+            family=family or func.__module__.rsplit(".", 1)[-1],
+            random=any(p.name == "seed" for p in params),
+        )
+        return func
+
+    return deco
+
+
+def register_experiment(name: str, *, paper: str = "", summary: str | None = None):
+    """Decorator: register a paper reproduction run by ``topogen reproduce NAME``.
+
+    The function takes keyword parameters (typed like a generator's) and returns an
+    :class:`topogen.experiments.base.ExperimentResult`.
+    """
+
+    def deco(func):
+        _EXPERIMENTS[name] = ExperimentSpec(
+            name=name, func=func, params=_params_of(func), summary=summary or _summary(func), paper=paper
+        )
+        return func
+
+    return deco
+
+
+def load_all() -> None:
+    """Import every generator and experiment module (idempotent)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for pkg_name in ("topogen.generators", "topogen.experiments"):
+        pkg = importlib.import_module(pkg_name)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{pkg_name}.{info.name}")
+
+
+def _close(name: str, names) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(name, list(names), n=3)
+    return f" (did you mean {', '.join(near)}?)" if near else ""
+
+
+def get(name: str) -> GeneratorSpec:
+    """The generator registered as ``name``."""
+    load_all()
+    try:
+        return _GENERATORS[name]
+    except KeyError:
+        raise ParameterError(
+            f"unknown topology {name!r}{_close(name, _GENERATORS)}; `topogen list` shows all"
+        ) from None
+
+
+def names() -> list[str]:
+    load_all()
+    return sorted(_GENERATORS)
+
+
+def generators() -> dict[str, GeneratorSpec]:
+    load_all()
+    return dict(sorted(_GENERATORS.items()))
+
+
+def generate(name: str, **kwargs):
+    """Build topology ``name`` with keyword parameters (strings are parsed to their types)."""
+    spec = get(name)
+    known = {p.name: p for p in spec.params}
+    parsed = {}
+    for key, value in kwargs.items():
+        if key not in known:
+            raise ParameterError(
+                f"{name} has no parameter {key!r}; its parameters are {', '.join(known)}"
+            )
+        parsed[key] = known[key].parse(value) if isinstance(value, str) else value
+    missing = [p.name for p in spec.params if p.required and p.name not in parsed]
+    if missing:
+        raise ParameterError(
+            f"{name} needs parameter(s) {', '.join(missing)}; `topogen list {name}` shows them"
+        )
+    return spec.func(**parsed)
+
+
+def experiment(name: str) -> ExperimentSpec:
+    load_all()
+    try:
+        return _EXPERIMENTS[name]
+    except KeyError:
+        raise ParameterError(
+            f"unknown reproduction {name!r}{_close(name, _EXPERIMENTS)}; "
+            f"available: {', '.join(sorted(_EXPERIMENTS)) or 'none'}"
+        ) from None
+
+
+def experiments() -> dict[str, ExperimentSpec]:
+    load_all()
+    return dict(sorted(_EXPERIMENTS.items()))

@@ -1,0 +1,427 @@
+"""The shared results schema: one tidy table for every simulator.
+
+Every runner (BookSim2, SST/merlin, the reference simulator) returns rows of this schema,
+so tables and plots never care which simulator produced them.  One row describes one
+simulation point: a (topology, parameters, seed, routing, traffic, offered load,
+simulator) combination, its outcome (``status``) and where its raw output lives.
+
+Columns
+-------
+The column list, in order, with its pandas dtype, is :data:`COLUMNS`.  Strings use the
+``object`` dtype (``None`` when missing), integers the nullable ``Int64`` dtype (``<NA>``
+when missing) and measurements ``float64`` (``NaN`` when missing or not measured).
+
+============================  ========  ===============================================
+column                        dtype     meaning
+============================  ========  ===============================================
+simulator                     object    ``booksim``, ``sst`` or ``reference``
+topology                      object    generator name (``Topology.name``)
+topology_params               object    generator parameters, canonical JSON (sorted keys)
+num_switches                  Int64     routers in the simulated network
+num_hosts                     Int64     endpoints in the simulated network
+seed                          Int64     topology seed (``Topology.seed``), if any
+sim_seed                      Int64     simulator RNG seed, if known
+routing                       object    routing name (``min_anynet``, ``source:nearest`` ...)
+traffic                       object    traffic pattern (``uniform``, ``bitrev`` ...)
+offered_load                  float64   offered load, in ``load_unit``
+load_unit                     object    ``flits/node/cycle``, ``packets/node/cycle`` or
+                                        ``fraction of link bandwidth``
+params                        object    other simulator parameters, canonical JSON
+status                        object    one of :data:`STATUSES`
+message                       object    detail of the status (error text, warning ...)
+latency_avg                   float64   mean packet latency (creation to ejection)
+latency_min                   float64   minimum packet latency
+latency_max                   float64   maximum packet latency
+latency_p50                   float64   median packet latency (histograms only)
+latency_p90                   float64   90th percentile (histograms only)
+latency_p99                   float64   99th percentile (histograms only)
+network_latency_avg           float64   mean network latency (injection to ejection)
+network_latency_min           float64
+network_latency_max           float64
+flit_latency_avg              float64   mean flit latency
+latency_unit                  object    ``cycles`` (BookSim) or ``ns`` (SST)
+accepted_load                 float64   accepted (delivered) packet rate per node per cycle,
+                                        or fraction of link bandwidth for SST
+accepted_flit_rate            float64   accepted flits per node per cycle
+injected_load                 float64   injected packet rate per node per cycle
+injected_flit_rate            float64   injected flits per node per cycle
+hops_avg                      float64   mean routers traversed (BookSim: hops + 1)
+packets                       Int64     latency samples (packets measured), if known
+samples                       Int64     simulator sample count (BookSim ``(N samples)``)
+sim_cycles                    Int64     simulated cycles (BookSim ``Time taken``)
+sim_time_ns                   float64   simulated time (SST)
+wall_time_s                   float64   wall-clock seconds of the simulator process
+deadlock_warnings             Int64     BookSim ``Possible network deadlock`` warnings
+raw_output                    object    path of the raw simulator output kept on disk
+topogen_version               object    version of topogen that made the row
+============================  ========  ===============================================
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._version import __version__
+from .errors import FormatError, ParameterError
+
+__all__ = [
+    "COLUMNS",
+    "STATUSES",
+    "SIMULATORS",
+    "make_row",
+    "to_frame",
+    "write_results",
+    "read_results",
+    "canonical_json",
+    "atomic_write_text",
+    "atomic_write_bytes",
+]
+
+#: Column name -> pandas dtype, in table order.
+COLUMNS: dict[str, str] = {
+    "simulator": "object",
+    "topology": "object",
+    "topology_params": "object",
+    "num_switches": "Int64",
+    "num_hosts": "Int64",
+    "seed": "Int64",
+    "sim_seed": "Int64",
+    "routing": "object",
+    "traffic": "object",
+    "offered_load": "float64",
+    "load_unit": "object",
+    "params": "object",
+    "status": "object",
+    "message": "object",
+    "latency_avg": "float64",
+    "latency_min": "float64",
+    "latency_max": "float64",
+    "latency_p50": "float64",
+    "latency_p90": "float64",
+    "latency_p99": "float64",
+    "network_latency_avg": "float64",
+    "network_latency_min": "float64",
+    "network_latency_max": "float64",
+    "flit_latency_avg": "float64",
+    "latency_unit": "object",
+    "accepted_load": "float64",
+    "accepted_flit_rate": "float64",
+    "injected_load": "float64",
+    "injected_flit_rate": "float64",
+    "hops_avg": "float64",
+    "packets": "Int64",
+    "samples": "Int64",
+    "sim_cycles": "Int64",
+    "sim_time_ns": "float64",
+    "wall_time_s": "float64",
+    "deadlock_warnings": "Int64",
+    "raw_output": "object",
+    "topogen_version": "object",
+}
+
+#: Outcomes a row can have.
+#:
+#: ``completed``  the simulator finished and reported statistics;
+#: ``saturated``  the network could not sustain the load (BookSim "Simulation unstable",
+#: SST offered_load's ``*`` marker);
+#: ``deadlock``   the run stalled with deadlock warnings;
+#: ``rejected``   the simulator refused its input (parse/config error);
+#: ``crash``      the simulator died (signal, assertion, fatal error);
+#: ``hang``       the run hit topogen's timeout;
+#: ``incomplete`` the output ended without any of the above.
+STATUSES = ("completed", "saturated", "deadlock", "rejected", "crash", "hang", "incomplete")
+
+SIMULATORS = ("booksim", "sst", "reference")
+
+_STR_COLUMNS = [c for c, t in COLUMNS.items() if t == "object"]
+_INT_COLUMNS = [c for c, t in COLUMNS.items() if t == "Int64"]
+_FLOAT_COLUMNS = [c for c, t in COLUMNS.items() if t == "float64"]
+
+
+def canonical_json(value: Any) -> str:
+    """JSON text with sorted keys and no spaces, used for parameter columns.
+
+    Parameters
+    ----------
+    value : object
+        A JSON-compatible value (tuples and numpy scalars are converted).
+
+    Returns
+    -------
+    str
+    """
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"))
+
+
+def _plain(obj):
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_plain(v) for v in obj.tolist()]
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def make_row(**values: Any) -> dict[str, Any]:
+    """One results row with every column present.
+
+    Parameters
+    ----------
+    **values
+        Column values; see :data:`COLUMNS`.  Missing columns become ``None``/``NaN``.
+        ``topology_params`` and ``params`` may be given as mappings (stored as canonical
+        JSON).  ``topogen_version`` defaults to the running version.
+
+    Returns
+    -------
+    dict
+        Column name -> value, in :data:`COLUMNS` order.
+
+    Raises
+    ------
+    ParameterError
+        An unknown column, an unknown ``status`` or ``simulator``, or a value of the wrong
+        type.
+    """
+    unknown = sorted(set(values) - set(COLUMNS))
+    if unknown:
+        raise ParameterError(
+            f"unknown results column(s) {', '.join(unknown)}; valid columns: {', '.join(COLUMNS)}"
+        )
+    row: dict[str, Any] = {}
+    for col, dtype in COLUMNS.items():
+        v = values.get(col)
+        if col in ("topology_params", "params") and v is not None and not isinstance(v, str):
+            v = canonical_json(v)
+        if dtype == "object":
+            row[col] = None if v is None else str(v)
+        elif dtype == "Int64":
+            row[col] = _to_int(col, v)
+        else:
+            row[col] = _to_float(col, v)
+    if row["topogen_version"] is None:
+        row["topogen_version"] = __version__
+    if row["status"] is not None and row["status"] not in STATUSES:
+        raise ParameterError(f"status must be one of {', '.join(STATUSES)}, got {row['status']!r}")
+    if row["simulator"] is not None and row["simulator"] not in SIMULATORS:
+        raise ParameterError(
+            f"simulator must be one of {', '.join(SIMULATORS)}, got {row['simulator']!r}"
+        )
+    return row
+
+
+def _to_int(col, v):
+    if v is None or v is pd.NA:
+        return None
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (
+        isinstance(v, (float, np.floating)) and float(v).is_integer()
+    ):
+        raise ParameterError(f"results column {col} needs an integer, got {v!r}")
+    return int(v)
+
+
+def _to_float(col, v):
+    if v is None or v is pd.NA:
+        return math.nan
+    if isinstance(v, bool):
+        raise ParameterError(f"results column {col} needs a number, got {v!r}")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise ParameterError(f"results column {col} needs a number, got {v!r}") from None
+
+
+def to_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+    """A DataFrame with exactly the schema's columns, order and dtypes.
+
+    Parameters
+    ----------
+    rows : iterable of mapping, or DataFrame
+        Rows from :func:`make_row` (or any mapping with schema columns).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    if isinstance(rows, pd.DataFrame):
+        records = rows.to_dict("records")
+    else:
+        records = list(rows)
+    clean = [make_row(**{k: _none_if_na(v) for k, v in r.items()}) for r in records]
+    data = {}
+    for col, dtype in COLUMNS.items():
+        values = [r[col] for r in clean]
+        if dtype == "object":
+            data[col] = pd.Series(values, dtype="object")
+        elif dtype == "Int64":
+            data[col] = pd.Series(values, dtype="Int64")
+        else:
+            data[col] = pd.Series(values, dtype="float64")
+    return pd.DataFrame(data, columns=list(COLUMNS))
+
+
+def _none_if_na(v):
+    if v is pd.NA or v is None:
+        return None
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _format_of(path: Path, fmt: str | None) -> str:
+    if fmt is not None:
+        fmt = fmt.lower()
+    else:
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt == "pq":
+            fmt = "parquet"
+    if fmt not in ("csv", "parquet", "json"):
+        raise ParameterError(
+            f"results format must be csv, parquet or json (from the file extension), got {fmt!r} for {path}"
+        )
+    return fmt
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
+
+    Parameters
+    ----------
+    path : path-like
+    data : bytes
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write UTF-8 ``text`` to ``path`` atomically, with ``\\n`` line endings kept as given."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_results(path: str | os.PathLike, rows, *, format: str | None = None) -> Path:
+    """Write results atomically as CSV, Parquet or JSON.
+
+    Parameters
+    ----------
+    path : path-like
+        Output file; the format comes from its extension (``.csv``, ``.parquet``/``.pq``,
+        ``.json``) unless ``format`` is given.
+    rows : iterable of mapping, or DataFrame
+        Rows of the schema.
+    format : {"csv", "parquet", "json"}, optional
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ParameterError
+        Unknown format, or Parquet without ``pyarrow`` installed.
+    """
+    path = Path(path)
+    fmt = _format_of(path, format)
+    frame = to_frame(rows)
+    if fmt == "csv":
+        data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    elif fmt == "json":
+        records = [{k: _none_if_na(v) for k, v in r.items()} for r in frame.to_dict("records")]
+        records = [{k: (int(v) if isinstance(v, np.integer) else v) for k, v in r.items()} for r in records]
+        data = (json.dumps({"schema": COLUMNS, "rows": records}, indent=1, allow_nan=True) + "\n").encode()
+    else:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ParameterError(
+                "writing Parquet needs pyarrow: pip install 'topogen[parquet]' (or use .csv/.json)"
+            ) from None
+        import io
+
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        data = buf.getvalue()
+    return atomic_write_bytes(path, data)
+
+
+def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.DataFrame:
+    """Read a results file written by :func:`write_results` back into the schema.
+
+    Parameters
+    ----------
+    path : path-like
+    format : {"csv", "parquet", "json"}, optional
+        Default: from the extension.
+
+    Returns
+    -------
+    pandas.DataFrame
+        With the schema's columns and dtypes (unknown extra columns are dropped).
+
+    Raises
+    ------
+    FormatError
+        The file is not a results table (missing columns, bad JSON).
+    """
+    path = Path(path)
+    fmt = _format_of(path, format)
+    if fmt == "csv":
+        frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)
+    elif fmt == "json":
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+            raise FormatError('a results JSON file is an object with a "rows" list', path=path)
+        frame = pd.DataFrame(doc["rows"], columns=list(COLUMNS))
+    else:
+        frame = pd.read_parquet(path)
+    missing = [c for c in ("simulator", "status", "offered_load") if c not in frame.columns]
+    if missing:
+        raise FormatError(f"not a topogen results table: missing column(s) {', '.join(missing)}", path=path)
+    for c in COLUMNS:
+        if c not in frame.columns:
+            frame[c] = None
+    frame = frame[list(COLUMNS)]
+    return to_frame(frame)

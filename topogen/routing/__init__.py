@@ -1,0 +1,87 @@
+"""topogen.routing: next-hop tables, virtual channels, deadlock checks and exports.
+
+Compute functions (each returns a :class:`Routing`):
+
+* :func:`nearest` (NR) and :func:`fastest` (FR) — Skywalk Sec. II-E;
+* :func:`dor` — dimension order on torus / mesh / hypercube / HyperX (dateline VCs);
+* :func:`updown` — up*/down* with shortest legal paths;
+* :func:`escape` — Silla–Duato adaptive routing with an up*/down* escape VC (Skywalk IV-A);
+* :func:`hop_indexed`, :func:`layered` — VC assignments (Slim Fly IV-D, DFSSSP);
+* :func:`valiant`, :func:`ugal_candidates`, :func:`ugal_select` — Slim Fly IV-B/IV-C.
+
+:func:`topogen.routing.deadlock.check` builds the channel dependency graph;
+:mod:`topogen.routing.export` writes tables and SST source routes.  See ``docs/routing.md``.
+"""
+
+from .base import Routing, TableRouting, load_routing, save_routing
+from .paths import nearest, fastest
+from .dor import dor
+from .updown import updown
+from .escape import escape, EscapeRouting
+from .vc import hop_indexed, layered
+from .valiant import valiant, ValiantRouting, ugal_candidates, ugal_select, UgalCandidates
+from .deadlock import check, DeadlockReport
+
+__all__ = [
+    "Routing", "TableRouting", "EscapeRouting", "ValiantRouting", "UgalCandidates",
+    "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
+    "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing",
+    "save_routing", "route",
+]
+
+ALGORITHMS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered")
+
+
+def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
+          switch_delay: float = 60.0, base: str | None = None, root=None):
+    """Compute a routing by name (the CLI's ``--algorithm``).
+
+    ``hop``, ``layered`` and ``valiant`` are built on ``base`` (default ``"fr"`` when a
+    layout is given, else ``"nr"``); ``vcs`` is the VC count (``escape``: total, default
+    4; ``dor``/``hop``: declared count, default the minimum; ``layered``: the maximum).
+    """
+    from ..errors import ParameterError
+
+    if algorithm not in ALGORITHMS:
+        raise ParameterError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if base is None:
+        base = "fr" if layout is not None else "nr"
+
+    def _base():
+        if base == "fr":
+            from ..layout import default_layout
+
+            return fastest(layout if layout is not None else default_layout(topology), switch_delay)
+        if base == "nr":
+            return nearest(topology, layout)
+        if base == "updown":
+            return updown(topology, root, layout=layout)
+        raise ParameterError(f"base must be fr, nr or updown, got {base!r}")
+
+    if algorithm == "nr":
+        return nearest(topology, layout)
+    if algorithm == "fr":
+        if layout is None:
+            from ..layout import default_layout
+
+            layout = default_layout(topology)
+        return fastest(layout, switch_delay)
+    if algorithm == "updown":
+        return updown(topology, root, layout=layout)
+    if algorithm == "dor":
+        return dor(topology, num_vcs=vcs, layout=layout)
+    if algorithm == "escape":
+        return escape(topology, layout, num_vcs=4 if vcs is None else vcs,
+                      base=base if base in ("fr", "nr") else "fr", switch_delay=switch_delay,
+                      root=root)
+    if algorithm == "hop":
+        return hop_indexed(_base(), vcs)
+    if algorithm == "layered":
+        return layered(_base(), vcs)
+    v = valiant(_base(), seed=seed)
+    if vcs is not None and vcs < v.num_vcs:
+        from ..errors import RoutingError
+
+        raise RoutingError(f"Valiant routing with hop-indexed VCs needs at least {v.num_vcs} VCs "
+                           f"(two segments of up to {v.num_vcs // 2} hops), got {vcs}")
+    return v

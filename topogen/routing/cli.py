@@ -1,0 +1,106 @@
+"""The ``route`` and ``check-deadlock`` sub-commands (wired into ``topogen`` by
+:mod:`topogen.cli`).
+
+``topogen route FILE --algorithm nr|fr|updown|dor|valiant|escape|hop|layered --vcs K -o DIR``
+    Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
+    ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
+    loadable with :func:`topogen.routing.load_routing`) and, unless ``--table none``, the
+    per-switch table ``table.csv`` (or ``table.json``).  The folder is first written
+    under a temporary name next to DIR and renamed when complete.
+
+``topogen check-deadlock DIR``
+    Loads the routing, builds its channel dependency graph and prints the verdict, the
+    VCs used and a cycle if there is one; exit status 0 when acyclic, 1 when cyclic.
+
+The handlers return exit codes and raise :class:`topogen.errors.TopogenError` on bad
+input; the main CLI turns those into messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["add_route_parser", "add_check_parser", "run_route", "run_check"]
+
+_ALGS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered")
+
+
+def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
+    """Add ``route`` to an argparse sub-parsers object; handler in ``func``."""
+    p = subparsers.add_parser(
+        "route", parents=list(parents), help="compute a routing and write its tables",
+        description="Compute a routing of the topology in FILE and write it to DIR "
+                    "(routing.json + arrays + table).")
+    p.add_argument("file", metavar="FILE", help="topology file (.json bundle, edge list, .graphml)")
+    p.add_argument("--algorithm", "-a", choices=_ALGS, default="nr")
+    p.add_argument("--vcs", type=int, metavar="K",
+                   help="VCs (escape: total, default 4; dor/hop: at least the minimum; "
+                        "layered: maximum layers)")
+    p.add_argument("--base", choices=("nr", "fr", "updown"),
+                   help="base routing of hop/layered/valiant/escape (default fr with a layout, else nr)")
+    p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
+    p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
+    p.add_argument("--seed", type=int, help="seed of valiant routing")
+    p.add_argument("--table", choices=("csv", "json", "none"), default="csv",
+                   help="per-switch table format written into DIR (default csv)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.set_defaults(func=run_route)
+    return p
+
+
+def add_check_parser(subparsers, parents=()) -> argparse.ArgumentParser:
+    """Add ``check-deadlock`` to an argparse sub-parsers object; handler in ``func``."""
+    p = subparsers.add_parser(
+        "check-deadlock", parents=list(parents),
+        help="check a saved routing for channel-dependency cycles",
+        description="Build the channel dependency graph of the routing in DIR; exit 1 if cyclic.")
+    p.add_argument("directory", metavar="DIR")
+    p.set_defaults(func=run_check)
+    return p
+
+
+def run_route(args) -> int:
+    from ..export.formats import load
+    from . import route
+    from .export import write_table
+
+    topology, layout = load(args.file)
+    routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
+                    switch_delay=args.switch_delay, base=args.base, root=args.root)
+    out = Path(args.output)
+    parent = out.parent if str(out.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    try:
+        if args.table != "none" and args.algorithm != "valiant":
+            write_table(routing, tmp / f"table.{args.table}")
+        routing.save(tmp)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
+            os.replace(out, old / "x")
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    if not getattr(args, "quiet", False):
+        print(f"{routing.algorithm} routing of {topology.num_switches} switches, "
+              f"{routing.num_vcs} VC(s) -> {out}", file=sys.stdout)
+    return 0
+
+
+def run_check(args) -> int:
+    from .base import load_routing
+    from .deadlock import check
+
+    routing = load_routing(args.directory)
+    report = check(routing)
+    print(report.summary())
+    return 0 if report.acyclic else 1

@@ -1,0 +1,163 @@
+"""Dimension-order routing (DOR) on tori, meshes, hypercubes and HyperX.
+
+Switch ``v`` has coordinates ``i_k = (v // stride_k) % dims_k`` (dimension 0 varies
+fastest, the numbering of :mod:`topogen.generators.classic`).  A packet corrects the
+dimensions in increasing order (0 first):
+
+* mesh / hypercube: one step toward the destination coordinate;
+* torus: one step in the shorter direction around the ring; when both directions are
+  equally long (``delta == side / 2``) it goes in the **+** direction;
+* HyperX: directly to the destination coordinate (the dimension is fully connected).
+
+VCs: on meshes, hypercubes and HyperX the routing is deadlock-free with one VC (the
+channel dependencies only go from lower to higher dimensions and, within a dimension,
+away from the source).  On a torus with a ring of side >= 3 DOR uses the **dateline**
+rule of Dally and Seitz: VC 0 until the packet crosses the ring's wrap link (between
+coordinates ``side-1`` and ``0``), VC 1 on that hop and on the rest of that dimension;
+each new dimension starts on VC 0.  This needs 2 VCs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validate import check_int
+from ..errors import ParameterError, RoutingError
+from ..topology import Topology
+from .base import TableRouting, csr_view
+from .paths import _require
+
+__all__ = ["dor", "DOR_KINDS"]
+
+DOR_KINDS = ("torus", "mesh", "hypercube", "hyperx")
+
+
+def _shape(topology: Topology, kind, dims):
+    p = topology.params
+    if kind is None:
+        kind = topology.name if topology.name in DOR_KINDS else None
+    if kind is None:
+        raise RoutingError(
+            f"dimension-order routing needs a torus, mesh, hypercube or hyperx, but "
+            f"{topology.name!r} has no dimensions; pass kind= and dims=, or use nr/fr/updown")
+    if kind not in DOR_KINDS:
+        raise ParameterError(f"kind must be one of {', '.join(DOR_KINDS)}, got {kind!r}")
+    if dims is None:
+        if kind == "hypercube" and "dimension" in p:
+            dims = (2,) * int(p["dimension"])
+        else:
+            dims = p.get("dims")
+    if dims is None:
+        raise RoutingError(f"dimension-order routing needs the dimensions of the {kind}: "
+                           f"{topology.name} records no params['dims']; pass dims=")
+    dims = tuple(int(x) for x in dims)
+    if kind == "hypercube" and any(x != 2 for x in dims):
+        raise ParameterError(f"a hypercube has sides of 2, got dims={dims}")
+    if math.prod(dims) != topology.num_switches:
+        raise RoutingError(f"dims {dims} give {math.prod(dims)} switches but the topology has "
+                           f"{topology.num_switches}")
+    return kind, dims
+
+
+def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int | None = None,
+        layout=None, block: int = 512) -> TableRouting:
+    """Dimension-order routing tables (see the module docs for the rules).
+
+    Parameters
+    ----------
+    topology : Topology
+        A torus, mesh, hypercube or HyperX in the canonical numbering.
+    kind : {"torus", "mesh", "hypercube", "hyperx"}, optional
+        Default: ``topology.name``.
+    dims : tuple of int, optional
+        Default: ``topology.params["dims"]`` (``(2,) * dimension`` for a hypercube).
+    num_vcs : int, optional
+        VCs to declare; default: the minimum (2 for a torus with a side >= 3, else 1).
+    layout : Layout, optional
+        Recorded on the routing.
+    block : int
+        Destinations per vectorised block.
+
+    Returns
+    -------
+    TableRouting
+        ``algorithm="dor"``; VC rule ``"dateline"`` (torus) or ``"const"``.
+
+    Raises
+    ------
+    RoutingError
+        If the topology has no dimensions, its links do not match ``dims``, or
+        ``num_vcs`` is below the minimum ("dateline DOR on a torus needs at least 2 VCs,
+        got 1").
+    TopologyError
+        If the topology is disconnected.
+
+    References
+    ----------
+    .. [1] W. J. Dally, C. L. Seitz, "Deadlock-Free Message Routing in Multiprocessor
+       Interconnection Networks", IEEE Trans. Computers C-36(5), 1987.
+    .. [2] Skywalk Sec. III-A (Torus, Hypercube, HyperX baselines).
+    """
+    kind, dims = _shape(topology, kind, dims)
+    _require(topology, "dimension-order routing")
+    check_int("block", block, 1)
+    n = topology.num_switches
+    view = csr_view(topology)
+    dims_a = np.asarray(dims, dtype=np.int64)
+    strides = np.concatenate([[1], np.cumprod(dims_a[:-1])]).astype(np.int64)
+    coords = (np.arange(n)[:, None] // strides[None, :]) % dims_a[None, :]
+    dateline = kind == "torus" and any(x >= 3 for x in dims)
+    need = 2 if dateline else 1
+    if num_vcs is None:
+        num_vcs = need
+    num_vcs = check_int("num_vcs", num_vcs, 1)
+    if num_vcs < need:
+        raise RoutingError(f"dateline DOR on a torus needs at least {need} VCs, got {num_vcs}")
+    ranks = np.empty((1, n, n), dtype=view.rank_dtype)
+    for v0 in range(0, n, block):
+        vs = np.arange(v0, min(n, v0 + block), dtype=np.int64)
+        diff = coords[None, :, :] - coords[vs][:, None, :]  # (Bv, N dst, k): dst - cur
+        nz = diff != 0
+        first = np.where(nz.any(axis=2), nz.argmax(axis=2), -1)  # (Bv, N)
+        k = np.maximum(first, 0)
+        delta = np.take_along_axis(diff, k[:, :, None], axis=2)[:, :, 0]
+        side = dims_a[k]
+        stride = strides[k]
+        c = coords[vs][:, None, :].repeat(n, axis=1)
+        c = np.take_along_axis(c, k[:, :, None], axis=2)[:, :, 0]
+        if kind == "torus":
+            fwd = np.mod(delta, side)
+            step = np.where(fwd * 2 <= side, 1, -1)
+            newc = np.mod(c + step, side)
+        elif kind == "hyperx":
+            newc = c + delta
+        else:
+            newc = c + np.sign(delta)
+        vv = np.broadcast_to(vs[:, None], newc.shape)
+        w = vv + (newc - c) * stride
+        e = view.entry(vv, w)
+        active = first >= 0
+        if np.any(active & (e < 0)):
+            i, j = np.argwhere(active & (e < 0))[0]
+            raise RoutingError(
+                f"the topology does not match a {kind} of dims {dims}: no link from switch "
+                f"{int(vs[i])} to {int(w[i, j])}")
+        r = np.where(active, e - view.indptr[vv], view.sentinel)
+        ranks[0, v0:v0 + len(vs)] = r.astype(view.rank_dtype)
+    cu, cv = coords[view.row], coords[view.indices]
+    dd = cu != cv
+    entry_dim = dd.argmax(axis=1).astype(np.int8)
+    side_e = dims_a[entry_dim]
+    gap = np.abs(cu - cv)[np.arange(len(cu)), entry_dim]
+    entry_wrap = (side_e >= 3) & (gap == side_e - 1) if kind == "torus" else np.zeros(len(cu), bool)
+    params = {"kind": kind, "dims": list(dims), "tie_rule": "+ direction on equal ring distance",
+              "dimension_order": "0 first"}
+    if dateline:
+        return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
+                            num_vcs=num_vcs, vc_rule="dateline", entry_dim=entry_dim,
+                            entry_wrap=entry_wrap)
+    return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
+                        num_vcs=num_vcs, vc_rule="const", vc_const=0, entry_dim=entry_dim,
+                        entry_wrap=entry_wrap)

@@ -1,0 +1,271 @@
+"""Valiant routing and UGAL candidate sets (Slim Fly Sec. IV-B, IV-C, IV-D).
+
+Valiant (VAL, Slim Fly IV-B): "randomly selects a router R_r different from R_s and
+R_d.  The packet is then routed along two minimal paths: from R_s to R_r, and from R_r
+to R_d."  The minimal segments are the routes of a base table routing (NR, FR...).
+
+VCs (Slim Fly IV-D, generalising Gopal): on an ``n``-hop path hop ``k`` uses VC ``k``.
+For a Valiant path this is the first segment's hop-indexed VCs followed by the second
+segment's hop-indexed VCs **offset by the first segment's length**.  Every dependency goes
+from VC ``k`` to ``k+1``, so the CDG is acyclic; it needs ``2 * D`` VCs where ``D`` is the
+longest base route (4 on a Slim Fly).  A Valiant path may visit a switch twice (the
+segments may cross); the VCs still increase strictly.
+
+UGAL (Slim Fly IV-C) chooses per packet between the MIN path and ``k`` random VAL paths
+(the paper finds ``k = 4`` best).  :func:`ugal_candidates` returns the candidates as data,
+:func:`ugal_select` applies the choice rule:
+
+* UGAL-L (local): needs only the source switch's output queue lengths: cost of a
+  candidate = its hop count x the queue of its first output link;
+* UGAL-G (global): needs the queues of all routers: cost = the sum of the output queues
+  along the path.
+
+The lowest cost wins; ties go to the lowest candidate index (MIN first).  MIN candidates
+use hop-indexed VCs 0.. and VAL candidates the Valiant VCs, so mixing them stays within
+the same acyclic VC order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._rng import make_rng, resolve_seed
+from .._validate import check_int
+from ..errors import ParameterError, RoutingError
+from .base import Routing, TableRouting, _check_switch
+
+__all__ = ["ValiantRouting", "valiant", "UgalCandidates", "ugal_candidates", "ugal_select"]
+
+
+class ValiantRouting(Routing):
+    """Valiant routing over a base table routing (see the module docs).
+
+    ``path(src, dst, rng=None)`` draws the intermediate switch with ``rng`` (a
+    :class:`numpy.random.Generator`), or with the routing's own generator (seeded from
+    ``seed``) when ``rng`` is None.
+    """
+
+    deterministic = False
+
+    def __init__(self, base: TableRouting, seed=None):
+        if not isinstance(base, TableRouting):
+            raise ParameterError(f"valiant needs a deterministic table routing as base, got "
+                                 f"{type(base).__name__}")
+        if base.num_switches < 3:
+            raise ParameterError("valiant routing needs at least 3 switches (an intermediate "
+                                 f"other than source and destination), got {base.num_switches}")
+        seed = resolve_seed(seed)
+        self.base = base
+        self.longest = max(1, base.max_route_length())
+        super().__init__(base.topology, layout=base.layout, algorithm="valiant",
+                         params={"seed": seed, "base_algorithm": base.algorithm,
+                                 "vc_rule": "hop (overall hop index)",
+                                 "longest_base_route": self.longest},
+                         num_vcs=2 * self.longest)
+        self.seed = seed
+        self._rng = make_rng(seed)
+
+    def draw_intermediate(self, src: int, dst: int, rng=None) -> int:
+        """A uniformly random switch other than ``src`` and ``dst``."""
+        return _draw_mid(self.num_switches, src, dst, self._rng if rng is None else rng)
+
+    def path_via(self, src: int, mid: int, dst: int):
+        """The Valiant path through ``mid`` with its VCs."""
+        return _path_via(self.base, src, mid, dst)
+
+    def path(self, src: int, dst: int, rng=None):
+        n = self.num_switches
+        src = _check_switch("src", src, n)
+        dst = _check_switch("dst", dst, n)
+        if src == dst:
+            return np.asarray([src], dtype=np.int32), np.zeros(0, dtype=np.int16)
+        return self.path_via(src, self.draw_intermediate(src, dst, rng), dst)
+
+    def dependency_chunks(self, pairs=None):
+        """A superset of the dependencies (module docs of :mod:`.deadlock`)."""
+        base, v = self.base, self.num_vcs
+        d_max = self.longest
+        firsts, lasts = [], []
+        for s, d in base._pair_blocks(pairs):
+            ent, _ = base.route_matrix(s, d)
+            if ent.size == 0:
+                continue
+            length = (ent >= 0).sum(axis=0)
+            h = np.arange(ent.shape[0])[:, None]
+            for off in range(0, d_max + 1):
+                ch = np.where(ent >= 0, ent * v + (h + off), -1)
+                a, b = ch[:-1], ch[1:]
+                ok = (a >= 0) & (b >= 0)
+                yield np.unique(ch[ch >= 0]), a[ok], b[ok]
+            cols = np.arange(ent.shape[1])
+            lasts.append(np.stack([d, ent[length - 1, cols], length], axis=1))
+            firsts.append(np.stack([s, ent[0]], axis=1))
+        if not lasts:
+            return
+        last = np.unique(np.concatenate(lasts), axis=0)    # (mid, entry into mid, length)
+        first = np.unique(np.concatenate(firsts), axis=0)  # (mid, entry out of mid)
+        order = np.argsort(first[:, 0], kind="stable")
+        first = first[order]
+        starts = np.searchsorted(first[:, 0], last[:, 0], side="left")
+        ends = np.searchsorted(first[:, 0], last[:, 0], side="right")
+        cnt = ends - starts
+        rep = np.repeat(np.arange(len(last)), cnt)
+        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        fidx = np.repeat(starts, cnt) + offs
+        a = last[rep, 1] * v + (last[rep, 2] - 1)
+        b = first[fidx, 1] * v + last[rep, 2]
+        yield np.unique(np.concatenate([a, b])), a, b
+
+    def describe_check(self) -> str:
+        return ("superset of the Valiant dependencies: base routes with hop-indexed VCs at "
+                "every offset 0..D, plus every junction at the intermediate switch")
+
+    def metadata(self) -> dict:
+        md = super().metadata()
+        md["kind"] = "valiant"
+        return md
+
+    def _subroutings(self):
+        return {"base": self.base}
+
+
+def _draw_mid(n: int, src: int, dst: int, rng) -> int:
+    excl = sorted({src, dst})
+    r = int(rng.integers(n - len(excl)))
+    for x in excl:
+        if r >= x:
+            r += 1
+    return r
+
+
+def _path_via(base: TableRouting, src: int, mid: int, dst: int):
+    s1, _ = base.path(src, mid)
+    s2, _ = base.path(mid, dst)
+    sw = np.concatenate([s1, s2[1:]]).astype(np.int32)
+    return sw, np.arange(len(sw) - 1, dtype=np.int16)
+
+
+def valiant(base_routing: TableRouting, seed=None) -> ValiantRouting:
+    """Valiant routing over ``base_routing``'s minimal routes (Slim Fly IV-B).
+
+    Parameters
+    ----------
+    base_routing : TableRouting
+        The minimal routing of each segment (NR, FR, DOR...).  Its VCs are replaced.
+    seed : int, optional
+        Seed of the routing's own generator (recorded in ``params["seed"]``).
+
+    Returns
+    -------
+    ValiantRouting
+        ``num_vcs = 2 * D`` (``D`` = longest base route).
+
+    References
+    ----------
+    .. [1] L. G. Valiant, "A Scheme for Fast Parallel Communication", SIAM J. Computing
+       11(2), 1982.
+    .. [2] Slim Fly, Sec. IV-B and IV-D.
+    """
+    return ValiantRouting(base_routing, seed=seed)
+
+
+@dataclass
+class UgalCandidates:
+    """MIN + ``k`` Valiant candidates for one packet (index 0 is MIN).
+
+    Attributes
+    ----------
+    paths : list of (switches, vcs)
+    intermediates : ndarray of int64
+        ``-1`` for MIN, the intermediate switch for each VAL candidate.
+    hops : ndarray of int64
+    first_entries : ndarray of int64
+        CSR entry (directed link) of each candidate's first hop (``-1`` if src == dst).
+    """
+
+    src: int
+    dst: int
+    paths: list
+    intermediates: np.ndarray
+    hops: np.ndarray
+    first_entries: np.ndarray
+
+
+def ugal_candidates(base_routing: TableRouting, src: int, dst: int, k: int = 4, seed=None,
+                    *, rng=None) -> UgalCandidates:
+    """The MIN path and ``k`` random Valiant paths from ``src`` to ``dst`` (Slim Fly IV-C).
+
+    Parameters
+    ----------
+    base_routing : TableRouting
+    src, dst : int
+    k : int
+        Number of VAL candidates (the paper uses 4).
+    seed : int, optional
+        Seed of the draws (ignored when ``rng`` is given).
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    UgalCandidates
+        MIN on hop-indexed VCs 0..; VAL with the Valiant VCs (module docs).
+    """
+    k = check_int("k", k, 0)
+    base = base_routing.base if isinstance(base_routing, ValiantRouting) else base_routing
+    if not isinstance(base, TableRouting):
+        raise ParameterError(f"ugal_candidates needs a table routing, got {type(base).__name__}")
+    n = base.num_switches
+    src = _check_switch("src", src, n)
+    dst = _check_switch("dst", dst, n)
+    if n < 3 and k > 0 and src != dst:
+        raise ParameterError(f"Valiant candidates need at least 3 switches, got {n}")
+    gen = make_rng(seed) if rng is None else rng
+    sw, _ = base.path(src, dst)
+    paths = [(sw, np.arange(len(sw) - 1, dtype=np.int16))]
+    mids = [-1]
+    for _ in range(k):
+        if src == dst:
+            break
+        m = _draw_mid(n, src, dst, gen)
+        paths.append(_path_via(base, src, m, dst))
+        mids.append(m)
+    hops = np.asarray([len(p[0]) - 1 for p in paths], dtype=np.int64)
+    firsts = np.asarray([int(base.view.entry(p[0][0], p[0][1])) if len(p[0]) > 1 else -1
+                         for p in paths], dtype=np.int64)
+    return UgalCandidates(int(src), int(dst), paths, np.asarray(mids, dtype=np.int64), hops, firsts)
+
+
+def ugal_select(candidates: UgalCandidates, queue_length, variant: str = "local",
+                routing=None) -> int:
+    """Index of the candidate UGAL picks.
+
+    Parameters
+    ----------
+    candidates : UgalCandidates
+    queue_length : array_like
+        Output queue length of each directed link, indexed by CSR entry (the link rank
+        ``r`` at switch ``v`` is entry ``topology.csr().indptr[v] + r``).
+    variant : {"local", "global"}
+        UGAL-L: hops x queue of the first output link; UGAL-G: sum of the queues on the
+        path.
+    routing : Routing, optional
+        Needed for ``"global"`` (to map hops to CSR entries); any routing on the topology.
+
+    Returns
+    -------
+    int
+        Lowest cost; ties to the lowest index (MIN first).
+    """
+    q = np.asarray(queue_length, dtype=float)
+    if variant == "local":
+        first = candidates.first_entries
+        cost = candidates.hops * np.where(first >= 0, q[np.maximum(first, 0)], 0.0)
+    elif variant == "global":
+        if routing is None:
+            raise ParameterError("UGAL-G needs routing= to map paths to links")
+        cost = np.asarray([q[routing.view.entry(p[0][:-1], p[0][1:])].sum() for p in candidates.paths])
+    else:
+        raise ParameterError(f"variant must be 'local' or 'global', got {variant!r}")
+    return int(np.argmin(cost))

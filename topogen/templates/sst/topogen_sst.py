@@ -1,0 +1,177 @@
+"""topogen's SST model: build a merlin network from a topogen SST bundle.
+
+Run by SST, never imported by topogen itself::
+
+    sst topogen_sst.py -- --bundle net.json --load 0.5 --traffic uniform \\
+        --message-size 64B --warmup 2us --collect 10us --drain 20us --stats stats.csv
+
+It needs only the Python standard library and the ``sst`` module (SST-Core with a
+merlin that has ``merlin.anytopo``, i.e. sst-elements newer than v16.0.0).  What it builds:
+
+* one ``merlin.hr_router`` per router, with a ``merlin.anytopo`` topology subcomponent in
+  ``source_routing`` mode (``connectivity``, endpoint/port maps, ``vcs_per_vn`` and the
+  router's own source-routing table for untimed traffic, all copied from the bundle);
+* one ``sst.Link`` per cable, with that cable's latency at both ends;
+* one ``merlin.offered_load`` per endpoint, with a ``merlin.endpointNIC`` (plugin
+  ``sourceRoutingPlugin`` = ``merlin.sourceRoutingPlugin`` holding the source router's
+  table) wrapping a ``merlin.linkcontrol``, linked to its router port with the host
+  latency;
+* NIC statistics (``packet_latency`` ...) written to a CSV file by ``sst.statOutputCSV``.
+
+Traffic patterns: ``uniform`` (``merlin.targetgen.uniform``), ``bit_complement``
+(``merlin.targetgen.bit_complement``), ``shift:K`` (``merlin.targetgen.shift`` with
+``shift = K``).  Loads are fractions of the endpoint link bandwidth; several loads
+(``--load 0.1,0.5``) run one after another, as ``merlin.offered_load`` supports.
+"""
+
+import argparse
+import json
+import sys
+
+TRAFFIC = {
+    "uniform": "merlin.targetgen.uniform",
+    "bit_complement": "merlin.targetgen.bit_complement",
+    "bitcomp": "merlin.targetgen.bit_complement",
+    "shift": "merlin.targetgen.shift",
+}
+
+
+def parse_args(argv):
+    """Command-line options of the model (after SST's ``--``)."""
+    p = argparse.ArgumentParser(prog="topogen_sst.py", description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True, help="topogen SST bundle (JSON)")
+    p.add_argument("--load", default="0.5",
+                   help="offered load(s), fraction of link bandwidth; comma-separated for several")
+    p.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
+    p.add_argument("--message-size", default="64B", help="packet size (SST units, e.g. 64B)")
+    p.add_argument("--warmup", default="2us", help="warm-up time per load")
+    p.add_argument("--collect", default="10us", help="measurement time per load")
+    p.add_argument("--drain", default="20us", help="drain time between loads")
+    p.add_argument("--stats", default="topogen_sst_stats.csv", help="statistics CSV file")
+    p.add_argument("--histogram", default=None,
+                   help="record packet_latency as a histogram: BINWIDTH_NS,NUMBINS (else an accumulator)")
+    p.add_argument("--link-bw", default=None, help="override the endpoint link bandwidth")
+    return p.parse_args(argv)
+
+
+def load_bundle(path):
+    """The bundle as a dict (checked for the topogen format marker)."""
+    with open(path) as fh:
+        bundle = json.load(fh)
+    if bundle.get("format") != "topogen-sst-bundle":
+        raise SystemExit("topogen_sst.py: %s is not a topogen SST bundle" % path)
+    return bundle
+
+
+def _traffic(spec):
+    name, _, arg = spec.partition(":")
+    if name not in TRAFFIC:
+        raise SystemExit("topogen_sst.py: unknown traffic %r (use uniform, bit_complement or shift:K)" % spec)
+    params = {}
+    if TRAFFIC[name] == "merlin.targetgen.shift":
+        if not arg:
+            raise SystemExit("topogen_sst.py: traffic shift needs a distance, e.g. shift:1")
+        params["pattern.shift"] = int(arg)
+    return TRAFFIC[name], params
+
+
+def build(sst, bundle, args):
+    """Create every component and link.  Returns the routers and endpoints it made."""
+    loads = [float(x) for x in str(args.load).split(",") if x.strip()]
+    if not loads:
+        raise SystemExit("topogen_sst.py: --load needs at least one value")
+    num_routers = bundle["num_routers"]
+    num_endpoints = bundle["num_endpoints"]
+    vcs = bundle["vcs_per_vn"]
+    router_params = dict(bundle["router_params"])
+    nic_params = dict(bundle["nic_params"])
+    if args.link_bw:
+        nic_params["link_bw"] = args.link_bw
+    ep_map = bundle["endpoint_router_mapping"]
+    tables = [r["routing_entry_string"] for r in bundle["routers"]]
+
+    routers = []
+    for r in bundle["routers"]:
+        rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
+        params = dict(router_params)
+        params.update({"id": r["id"], "num_ports": r["num_ports"]})
+        rtr.addParams(params)
+        topo = rtr.setSubComponent("topology", "merlin.anytopo")
+        topo.addParams({
+            "num_routers": num_routers,
+            "num_R2R_ports": r["num_R2R_ports"],
+            "num_R2N_ports": r["num_R2N_ports"],
+            "connectivity": r["connectivity"],
+            "endpoint_to_port_map": r["endpoint_to_port_map"],
+            "port_to_endpoint_map": r["port_to_endpoint_map"],
+            "routing_mode": "source_routing",
+            "source_routing_algo": "weighted",
+            "vcs_per_vn": vcs,
+            "simple_routing_entry_string": r["routing_entry_string"],
+        })
+        routers.append(rtr)
+
+    for link in bundle["links"]:
+        lk = sst.Link(link["name"])
+        lk.connect((routers[link["u"]], "port%d" % link["port_u"], link["latency"]),
+                   (routers[link["v"]], "port%d" % link["port_v"], link["latency"]))
+
+    pattern, pattern_params = _traffic(args.traffic)
+    if args.histogram:
+        width, bins = (x.strip() for x in args.histogram.split(","))
+        stat = {"type": "sst.HistogramStatistic", "minvalue": "0", "binwidth": width,
+                "numbins": bins, "rate": "0ns"}
+    else:
+        stat = {"type": "sst.AccumulatorStatistic", "rate": "0ns"}
+
+    endpoints = []
+    host_lat = bundle["host_link_latency"]
+    for ep in bundle["endpoints"]:
+        e, r, port = ep["id"], ep["router"], ep["port"]
+        ol = sst.Component("ol_%d" % e, "merlin.offered_load")
+        params = {
+            "num_peers": num_endpoints,
+            "offered_load": loads if len(loads) > 1 else loads[0],
+            "link_bw": nic_params["link_bw"],
+            "message_size": args.message_size,
+            "warmup_time": args.warmup,
+            "collect_time": args.collect,
+            "drain_time": args.drain,
+            "pattern": pattern,
+        }
+        params.update(pattern_params)
+        ol.addParams(params)
+        nic = ol.setSubComponent("networkIF", "merlin.endpointNIC")
+        nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol",
+                       "plugin_names": ["sourceRoutingPlugin"]})
+        plugin = nic.setSubComponent("sourceRoutingPlugin", "merlin.sourceRoutingPlugin", 0)
+        plugin.addParams({"EP_id": e, "num_routers": num_routers,
+                          "endpoint_router_mapping": ep_map,
+                          "routing_entry_string": tables[r]})
+        lc = nic.setSubComponent("networkIF", "merlin.linkcontrol", 0)
+        lc_params = dict(nic_params)
+        lc_params.update({"job_id": 0, "job_size": num_endpoints, "logical_nid": e,
+                          "use_nid_remap": False})
+        lc.addParams(lc_params)
+        lc.enableStatistics(["packet_latency"], dict(stat))
+        lc.enableStatistics(["send_bit_count"], {"type": "sst.AccumulatorStatistic", "rate": "0ns"})
+        hl = sst.Link("host_%d" % e)
+        hl.connect((lc, "rtr_port", host_lat), (routers[r], "port%d" % port, host_lat))
+        endpoints.append(ol)
+
+    sst.setStatisticLoadLevel(9)
+    sst.setStatisticOutput("sst.statOutputCSV", {"filepath": args.stats, "separator": ","})
+    return routers, endpoints
+
+
+def main(argv=None):
+    """Entry point: parse the model options and build the network."""
+    import sst  # provided by SST when it runs this file
+
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    bundle = load_bundle(args.bundle)
+    return build(sst, bundle, args)
+
+
+if __name__ == "__main__" or not __name__.endswith("topogen_sst"):
+    main()
