@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import io
 import json
 import math
@@ -609,7 +610,17 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Read IN and write OUT; the formats follow the extensions.")
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
+
+    # Sub-commands that live beside the code they drive: each module offers
+    # add_parsers(subparsers, parents) and sets a handler(args) -> int default.
+    for module in _PLUGINS:
+        importlib.import_module(module, __package__).add_parsers(sub, [common])
     return parser
+
+
+#: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
+#: ``simulate``, ``plot`` ...) through their ``add_parsers(subparsers, parents)``.
+_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli")
 
 
 _WITH_PARAMS = {"generate", "analyze", "analyse", "reproduce"}
@@ -627,7 +638,7 @@ def _parse(argv: list[str]):
         argv = argv[: idx + 1] + rest
     args = parser.parse_args(argv)
     if args.command is None:
-        raise _UsageError("choose a command: list, generate, analyze, reproduce or convert", "topogen")
+        raise _UsageError("choose a command (`topogen --help` lists them)", "topogen")
     return args, pairs
 
 
@@ -666,7 +677,9 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_analyze(args, pairs)
         if cmd == "reproduce":
             return _cmd_reproduce(args, pairs)
-        return _cmd_convert(args)
+        if cmd == "convert":
+            return _cmd_convert(args)
+        return int(args.handler(args) or 0)
     except _UsageError as exc:
         _err(f"{exc} (see `{exc.prog} --help`)")
         return EXIT_USAGE

@@ -23,7 +23,13 @@ from pathlib import Path
 
 from ..errors import ParameterError
 
-__all__ = ["add_run_parser", "add_results_parser", "run_command", "results_command"]
+__all__ = ["add_parsers", "add_run_parser", "add_results_parser", "run_command", "results_command"]
+
+
+def add_parsers(subparsers, parents=()) -> None:
+    """Add ``run`` and ``results`` to the ``topogen`` sub-commands."""
+    add_run_parser(subparsers, parents)
+    add_results_parser(subparsers, parents)
 
 
 def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:

@@ -25,9 +25,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["add_route_parser", "add_check_parser", "run_route", "run_check"]
+__all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
 
 _ALGS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered")
+
+
+def add_parsers(subparsers, parents=()) -> None:
+    """Add ``route`` and ``check-deadlock`` to the ``topogen`` sub-commands."""
+    add_route_parser(subparsers, parents)
+    add_check_parser(subparsers, parents)
 
 
 def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
@@ -49,7 +55,7 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--table", choices=("csv", "json", "none"), default="csv",
                    help="per-switch table format written into DIR (default csv)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
-    p.set_defaults(func=run_route)
+    p.set_defaults(func=run_route, handler=run_route)
     return p
 
 
@@ -60,7 +66,7 @@ def add_check_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         help="check a saved routing for channel-dependency cycles",
         description="Build the channel dependency graph of the routing in DIR; exit 1 if cyclic.")
     p.add_argument("directory", metavar="DIR")
-    p.set_defaults(func=run_check)
+    p.set_defaults(func=run_check, handler=run_check)
     return p
 
 
