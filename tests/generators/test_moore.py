@@ -37,7 +37,7 @@ def test_hoffman_singleton_is_the_hoffman_singleton_graph():
 
 
 def test_hoffman_singleton_contains_five_disjoint_petersen_boards():
-    # MEMSYS '16 Section 2: "contains within it five disjoint copies of the Petersen graph"
+    # MEMSYS '16 Section 1.1 (Moore Graphs): "contains within it five disjoint copies of the Petersen graph"
     g = hoffman_singleton().to_networkx()
     for h in range(5):
         assert nx.is_isomorphic(g.subgraph(range(10 * h, 10 * h + 10)), nx.petersen_graph())

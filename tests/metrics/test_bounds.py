@@ -37,7 +37,7 @@ def test_moore_bound_formula(d, D):
 def test_moore_bound_paper_facts():
     assert moore_bound(96, 2) == 9217  # Slim Fly II-B3
     assert moore_bound(7, 2) == 50 and moore_bound(3, 2) == 10
-    assert moore_bound(3, 3) == 22 and moore_bound(3, 4) == 46  # MEMSYS '16 Section 2 text
+    assert moore_bound(3, 3) == 22 and moore_bound(3, 4) == 46  # MEMSYS '16 Section 1.1 text (Moore Graphs)
     assert moore_bound(2, 2) == 5  # the pentagon
     assert moore_bound(10**3, 3) == 1 + 10**3 * (1 + 999 + 999**2)  # exact, no overflow
 
@@ -96,3 +96,39 @@ def test_moore_table_reproduction():
     res = registry.experiment("moore-table").func()
     assert len(res.table) == 42 and (~res.table.agrees).sum() == 1
     assert any("44326" in n for n in res.notes)
+
+
+def test_diameter_three_constructions_of_slimfly_II_C():
+    """Slim Fly II-C: BDF k' = 3(u+1)/2, N_r = 8/27 k'^3 - 4/9 k'^2 + 2/3 k'; Delorme
+    k' = (v+1)^2, N_r = (v+1)^2 (v^2+1)^2; Fig. 5b text: "Delorme and BDF graphs achieve,
+    respectively, 68% and 30% of the Moore Bound"."""
+    from topogen.generators.polarfly import polarfly
+    from topogen.metrics.bounds import bdf_size, delorme_size
+
+    for u in (3, 5, 7, 9, 25, 27):
+        k, n = bdf_size(u)
+        assert k == 3 * (u + 1) // 2
+        # independent: the paper's cubic in floating point
+        assert n == round(8 / 27 * k**3 - 4 / 9 * k**2 + 2 / 3 * k)
+        if u <= 9:  # P_u (the polarity graph) times a second factor of u + 1 vertices
+            assert n == polarfly(u).num_switches * (u + 1)
+        assert 0.27 < n / moore_bound(k, 3) < 8 / 27
+    k, n = bdf_size(61)  # k' = 93, the BDF degree nearest the paper's k' = 96
+    assert abs(n / moore_bound(k, 3) - 0.30) < 0.006  # 29.5%; the limit 8/27 = 29.6% -> "30%"
+    k, n = delorme_size(9)  # k' = 100
+    assert (k, n) == (100, 100 * 82**2)
+    assert round(100 * n / moore_bound(k, 3)) == 68
+    assert delorme_size(2) == (9, 225)
+    with pytest.raises(ParameterError, match=r"u=4 .*odd prime power.*nearest valid: 3, 5"):
+        bdf_size(4)
+    with pytest.raises(ParameterError, match=r"u=15 is not a prime power.*nearest valid: 13, 17"):
+        bdf_size(15)
+    with pytest.raises(ParameterError, match=r"v=6 is not a prime power.*nearest valid: 5, 7"):
+        delorme_size(6)
+
+
+def test_memsys_text_quotes_consistent_with_table1():
+    # MEMSYS '16 Sec. 1.1 (Moore Graphs): "16 ports per router are required for a network of
+    # 198 nodes"; "the largest known diameter-3 graph has 20 nodes, ... diameter-4 ... 38"
+    assert MEMSYS16_TABLE1[16][0][1] == 198
+    assert MEMSYS16_TABLE1[3][1][1] == 20 and MEMSYS16_TABLE1[3][2][1] == 38

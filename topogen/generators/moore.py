@@ -4,7 +4,7 @@ A *Moore graph* of degree ``d`` and diameter ``D`` has exactly as many vertices 
 Moore bound allows, ``1 + d * sum_{i<D} (d-1)^i`` (:func:`topogen.metrics.bounds.moore_bound`).
 For diameter 2 the Hoffman–Singleton theorem leaves degrees 2, 3, 7 and (perhaps) 57; the
 pentagon (d = 2), the Petersen graph (d = 3, 10 vertices) and the Hoffman–Singleton graph
-(d = 7, 50 vertices) are the known ones (MEMSYS '16, Section 2 "Moore Graphs", Fig. 4).
+(d = 7, 50 vertices) are the known ones (MEMSYS '16, Section 1.1 "Moore Graphs", Fig. 4).
 
 Both graphs are built from their classical constructions, not from a table:
 
@@ -52,13 +52,13 @@ def petersen(*, hosts_per_switch: int = 1) -> Topology:
     Built as the Kneser graph K(5, 2): the switches are the 2-element subsets of
     {0, ..., 4} in lexicographic order ({0,1} -> 0, {0,2} -> 1, ..., {3,4} -> 9), and
     two switches are linked iff their subsets are disjoint.  It attains the Moore bound
-    1 + 3 + 3*2 = 10 (MEMSYS '16, Section 2, Fig. 4 left and Table 1, ports 3,
+    1 + 3 + 3*2 = 10 (MEMSYS '16, Section 1.1, Fig. 4 left and Table 1, ports 3,
     diameter 2).
 
     References
     ----------
     .. [1] S. Li et al., "Low Latency, High Bisection-Bandwidth Networks for Exascale
-       Memory Systems", MEMSYS '16, Section 2 (Moore Graphs), Table 1.
+       Memory Systems", MEMSYS '16, Section 1.1 (Moore Graphs), Table 1.
     .. [2] A. J. Hoffman, R. R. Singleton, "On Moore graphs with diameters 2 and 3",
        IBM J. Res. Dev. 4(5), 1960.
     """
@@ -103,7 +103,7 @@ def hoffman_singleton(*, hosts_per_switch: int = 1) -> Topology:
 
     Numbering: P_h[j] -> 10*h + j and Q_h[j] -> 10*h + 5 + j.  With this numbering the
     block of switches ``10*h .. 10*h + 9`` (P_h with Q_h) induces a Petersen graph, so
-    the five blocks are the five disjoint Petersen copies that MEMSYS '16 (Section 2,
+    the five blocks are the five disjoint Petersen copies that MEMSYS '16 (Section 1.1,
     Fig. 4 middle) points out: "only one circuit board design would be needed for the
     subnetworks".  Each switch has 2 pentagon or pentagram links and 5 join links, one
     to each pentagram (or pentagon).
@@ -113,7 +113,7 @@ def hoffman_singleton(*, hosts_per_switch: int = 1) -> Topology:
 
     References
     ----------
-    .. [1] S. Li et al., MEMSYS '16, Section 2 (Moore Graphs), Fig. 4, Table 1.
+    .. [1] S. Li et al., MEMSYS '16, Section 1.1 (Moore Graphs), Fig. 4, Table 1.
     .. [2] A. J. Hoffman, R. R. Singleton, IBM J. Res. Dev. 4(5), 1960.
     .. [3] K. D. Robertson, "Graphs minimal under girth, valency and connectivity
        constraints", PhD thesis, University of Waterloo, 1969.

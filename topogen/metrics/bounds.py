@@ -2,7 +2,7 @@
 distance a size/degree allows.
 
 * :func:`moore_bound` -- ``1 + d * sum_{i<D} (d-1)^i`` vertices for degree d and
-  diameter D (Slim Fly II-A; MEMSYS '16 Section 2 and Table 1).
+  diameter D (Slim Fly II-A; MEMSYS '16 Section 1.1 "Moore Graphs" and Table 1).
 * :func:`moore_diameter_bound` -- the smallest diameter any graph with N vertices and
   maximum degree d can have.
 * :func:`aspl_lower_bound` -- the Cerf et al. lower bound on the average shortest path
@@ -11,6 +11,9 @@ distance a size/degree allows.
   distance i, until all ``N - 1`` other vertices are placed.
 * :func:`moore_bound_table` -- MEMSYS '16 Table 1 (bounds vs largest known graphs),
   recomputed beside the printed values.
+* :func:`bdf_size`, :func:`delorme_size` -- degree and order of the diameter-3
+  Bermond-Delorme-Farhi and Delorme graphs of Slim Fly Section II-C (sizes only: the
+  graphs themselves are not built, see ``docs/topologies/moore.md``).
 
 All counts are exact Python integers (they overflow int64 quickly).
 """
@@ -30,6 +33,8 @@ __all__ = [
     "aspl_lower_bound",
     "moore_bound_table",
     "MEMSYS16_TABLE1",
+    "bdf_size",
+    "delorme_size",
 ]
 
 
@@ -57,12 +62,12 @@ def moore_bound(degree: int, diameter: int) -> int:
     Notes
     -----
     Slim Fly (Besta & Hoefler) Section II-A: ``N_r = 1 + k' sum_{i=0}^{D-1} (k'-1)^i``;
-    for D = 2 this is ``1 + k'^2``.  MEMSYS '16 Section 2 and Table 1 ("Max").
+    for D = 2 this is ``1 + k'^2``.  MEMSYS '16 Section 1.1 and Table 1 ("Max").
 
     References
     ----------
     .. [1] M. Besta, T. Hoefler, "Slim Fly", SC'14, Section II-A.
-    .. [2] S. Li et al., MEMSYS '16, Section 2, Table 1.
+    .. [2] S. Li et al., MEMSYS '16, Section 1.1, Table 1.
     .. [3] M. Miller, J. Širáň, "Moore graphs and beyond: A survey of the
        degree/diameter problem", Electron. J. Combin. DS14 (2013).
     """
@@ -221,3 +226,83 @@ def moore_bound_table() -> pd.DataFrame:
                 )
             )
     return pd.DataFrame(rows)
+
+
+def bdf_size(u: int) -> tuple[int, int]:
+    """Degree and order of the Bermond–Delorme–Farhi diameter-3 graph ``P_u * G``.
+
+    Parameters
+    ----------
+    u : int
+        An odd prime power.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(k', N_r)`` with ``k' = 3(u + 1)/2`` and
+        ``N_r = (8/27) k'^3 - (4/9) k'^2 + (2/3) k' = (u + 1)(u^2 + u + 1)``.
+
+    Raises
+    ------
+    ParameterError
+        If u is not an odd prime power (the message names the nearest ones).
+
+    Notes
+    -----
+    Slim Fly (Besta & Hoefler) Section II-C.  The closed form ``(u+1)(u^2+u+1)`` is
+    the paper's cubic with ``k' = 3(u+1)/2`` substituted: the polarity graph P_u has
+    ``u^2 + u + 1`` vertices, so the second factor has ``u + 1``.  The paper's "BDF
+    graphs achieve 30% of the Moore bound" is the ratio ``N_r / moore_bound(k', 3)``,
+    0.28 (u = 3) rising to 0.295 (u = 61, k' = 93) towards 8/27.
+
+    References
+    ----------
+    .. [1] M. Besta, T. Hoefler, "Slim Fly", SC'14, Section II-C, Fig. 5b.
+    .. [2] J. Bermond, C. Delorme, G. Farhi, "Large graphs with given degree and
+       diameter III", Annals of Discrete Mathematics 13 (1982).
+    """
+    from ..gf import check_prime_power
+
+    check_prime_power("u", u, predicate=lambda n: n % 2 == 1, minimum=3, what="an odd prime power")
+    u = int(u)
+    k = 3 * (u + 1) // 2
+    n = Fraction(8, 27) * k**3 - Fraction(4, 9) * k**2 + Fraction(2, 3) * k
+    assert n == (u + 1) * (u * u + u + 1)
+    return k, int(n)
+
+
+def delorme_size(v: int) -> tuple[int, int]:
+    """Degree and order of Delorme's diameter-3 graph for the prime power v.
+
+    Parameters
+    ----------
+    v : int
+        A prime power.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(k', N_r) = ((v + 1)^2, (v + 1)^2 (v^2 + 1)^2)``.
+
+    Raises
+    ------
+    ParameterError
+        If v is not a prime power (the message names the nearest ones).
+
+    Notes
+    -----
+    Slim Fly Section II-C ("Delorme (DEL) graphs [24] characterized by
+    N_r = (v+1)^2 (v^2+1)^2 and k' = (v+1)^2").  The paper's "68% of the Moore bound"
+    is v = 9 (k' = 100): 672,400 / 990,101 = 0.679; the ratio grows with v towards 1.
+
+    References
+    ----------
+    .. [1] M. Besta, T. Hoefler, "Slim Fly", SC'14, Section II-C, Fig. 5b.
+    .. [2] C. Delorme, "Grands graphes de degré et diamètre donnés", European J.
+       Combin. 6 (1985).
+    """
+    from ..gf import check_prime_power
+
+    check_prime_power("v", v)
+    v = int(v)
+    return (v + 1) ** 2, (v + 1) ** 2 * (v * v + 1) ** 2
