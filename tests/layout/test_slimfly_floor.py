@@ -84,3 +84,18 @@ def test_floor_classmethod_and_roundtrip():
     assert f == slimfly_floor(7) and Floor.from_dict(f.to_dict()) == f
     assert (f.rows, f.columns) == (3, 3)  # 2 x 3 racks + 1 on one side
     assert slimfly_floor(7, rows=1, columns=7).max_distance == 6.0
+
+
+def test_default_layout_of_a_slimfly_is_its_rack_floor():
+    """`topogen generate slimfly` and `analyze` lay a Slim Fly out on the VI-A racks
+    (same cabinets and cable total as slimfly_layout), unless cabinet sizes are given."""
+    from topogen.layout import default_layout
+    from topogen.layout.slimfly import slimfly_layout
+
+    t = slimfly(7)
+    ours, paper = default_layout(t), slimfly_layout(t)
+    assert ours.floor == paper.floor
+    assert np.array_equal(ours.cabinet, paper.cabinet)
+    assert ours.total_cable_length == paper.total_cable_length
+    generic = default_layout(t, switches_per_cabinet=14)
+    assert generic.floor.name != paper.floor.name

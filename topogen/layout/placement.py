@@ -151,15 +151,30 @@ def place(topology: Topology, floor: Floor, method: str = "auto", *, seed=None) 
     return Layout(topology, floor, slots // floor.switches_per_cabinet, "random", seed)
 
 
+def _slimfly_floor(topology: Topology) -> Floor:
+    return Floor.slimfly(int(topology.params["q"]))
+
+
+#: Families whose paper defines their own machine room: generator name -> floor of a
+#: topology.  Used by :func:`default_floor` when no cabinet sizes are given.
+NATIVE_FLOORS = {"slimfly": _slimfly_floor}
+
+
 def default_floor(topology: Topology, *, switches_per_cabinet: int | None = None,
                   cabinets: int | None = None) -> Floor:
-    """The Skywalk-style floor a topology is laid out on when none is given.
+    """The floor a topology is laid out on when none is given.
 
-    Uses, in order: explicit ``switches_per_cabinet``/``cabinets``; the generator's own
+    A family whose paper defines its own machine room (:data:`NATIVE_FLOORS`: Slim Fly's
+    racks, Besta & Hoefler VI-A) gets that floor unless ``switches_per_cabinet`` or
+    ``cabinets`` is given.  Otherwise the Skywalk floor (III-A) with, in order:
+    explicit ``switches_per_cabinet``/``cabinets``; the generator's own
     ``switches_per_cabinet``/``cabinets`` parameters (Skywalk, Dragonfly, HyperX and
     Torus on cabinets record them); the largest native cabinet index; otherwise
     ``switches_per_cabinet = 8`` (the Skywalk paper's z) and as many cabinets as needed.
     """
+    native = NATIVE_FLOORS.get(topology.name)
+    if native is not None and switches_per_cabinet is None and cabinets is None:
+        return native(topology)
     p = topology.params
     z = switches_per_cabinet or p.get("switches_per_cabinet")
     c = cabinets or p.get("cabinets")
