@@ -6,6 +6,8 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+
+import topogen
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
@@ -242,3 +244,33 @@ def test_result_type():
     assert s.switch_delay == 60.0 and s.injection_delay == 300.0
     assert 0 < s.resolution_ns <= 2**-10
     assert s.to_dict()["max"] == s.max
+
+
+@pytest.mark.parametrize("routing,tie", [("fr", "best"), ("nr", "best"), ("nr", "worst")])
+def test_compiled_and_scipy_engines_agree_exactly(routing, tie):
+    """The compiled Dijkstra (topogen._sssp) and scipy's give the same exact figures,
+    with any number of threads and any block size."""
+    from topogen import _sssp
+    from topogen.layout import default_layout
+
+    if not _sssp.AVAILABLE:
+        pytest.skip("numba not installed")
+    for t in (topogen.generate("skywalk", switches_per_cabinet=8, cabinets=36, intra_degree=4,
+                               inter_degree=3, seed=5),
+              topogen.generate("random", num_switches=150, degree=4, seed=2)):
+        lay = default_layout(t)
+        a = latency_stats(lay, routing=routing, nr_tie=tie, engine="scipy")
+        b = latency_stats(lay, routing=routing, nr_tie=tie, engine="compiled")
+        c = latency_stats(lay, routing=routing, nr_tie=tie, engine="compiled", workers=2, block=7)
+        assert a.max == b.max == c.max
+        assert a.max_hops == b.max_hops == c.max_hops
+        assert a.avg_hops == b.avg_hops == c.avg_hops
+        assert b.avg == c.avg and b.avg == pytest.approx(a.avg, rel=1e-12)
+
+
+def test_unknown_engine_is_a_parameter_error():
+    from topogen.layout import default_layout
+
+    lay = default_layout(topogen.generate("torus", dims=(3, 3)))
+    with pytest.raises(ParameterError, match="engine must be"):
+        latency_stats(lay, engine="gpu")
