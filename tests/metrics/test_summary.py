@@ -107,3 +107,23 @@ def test_errors():
     # graph figures alone do not need connectivity
     r = analyze(Topology(4, [(0, 1), (2, 3)]), hops=False)
     assert r["links"] == 2
+
+
+def test_sampled_analysis_states_its_error():
+    """A sampled row carries the standard errors, the sample size and its seed; with
+    every switch as a source the errors are 0 and the figures exact."""
+    import topogen
+    from topogen.layout import default_layout
+    from topogen.metrics import analyze as _analyze
+
+    lay = default_layout(topogen.generate("random", num_switches=120, degree=4, seed=3))
+    row = _analyze(lay, sample=20, seed=7)
+    assert row["sampled"] and row["sample_sources"] == 20 and row["sample_seed"] == 7
+    assert row["aspl_stderr"] > 0 and row["fr_avg_ns_stderr"] > 0 and row["nr_avg_ns_stderr"] > 0
+    full = _analyze(lay)
+    assert "aspl_stderr" not in full
+    # the estimate lies within 5 standard errors of the exact value
+    assert abs(row["aspl"] - full["aspl"]) <= 5 * row["aspl_stderr"]
+    assert abs(row["fr_avg_ns"] - full["fr_avg_ns"]) <= 5 * row["fr_avg_ns_stderr"]
+    every = _analyze(lay, sample=120, seed=1)
+    assert every["aspl_stderr"] == 0 and every["aspl"] == full["aspl"]

@@ -82,7 +82,10 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         ``cable_max_m``, ``intra_links``, ``inter_links`` (Layout), ``diameter``,
         ``aspl`` (``hops``), ``fr_max_ns``, ``fr_avg_ns``, ``fr_max_hops``,
         ``fr_avg_hops``, ``nr_max_ns``, ``nr_avg_ns``, ``nr_max_hops``, ``nr_avg_hops``
-        (Layout, per routing), ``sampled``.
+        (Layout, per routing), ``sampled``.  With ``sample``, also ``aspl_stderr``
+        and ``<routing>_avg_ns_stderr`` (standard errors of the estimates, 0 when every
+        switch was a source) after their figures, and ``sample_sources``,
+        ``sample_seed`` at the end.
 
     Raises
     ------
@@ -124,16 +127,23 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         h = distance_stats(topology, sample=sample, seed=seed)
         out["diameter"] = h.diameter
         out["aspl"] = h.aspl
+        if sample is not None:
+            out["aspl_stderr"] = h.stderr
         sampled = sampled or not h.exact
     if layout is not None:
         for r in dict.fromkeys(routings):
             s = latency_stats(layout, switch_delay=switch_delay, routing=r, sample=sample, seed=seed)
             out[f"{r}_max_ns"] = s.max
             out[f"{r}_avg_ns"] = s.avg
+            if sample is not None:
+                out[f"{r}_avg_ns_stderr"] = s.stderr
             out[f"{r}_max_hops"] = s.max_hops
             out[f"{r}_avg_hops"] = s.avg_hops
             sampled = sampled or not s.exact
     out["sampled"] = bool(sampled)
+    if sample is not None:
+        out["sample_sources"] = int(min(sample, topology.num_switches))
+        out["sample_seed"] = seed
     return out
 
 
