@@ -94,3 +94,16 @@ def test_bad_files(tmp_path):
     doc = tmp_path / "d.json"
     doc.write_text(json.dumps({"rows": [{"simulator": "sst", "status": "completed", "offered_load": 0.5}]}))
     assert R.read_results(doc)["offered_load"].tolist() == [0.5]
+
+
+def test_reading_parquet_without_pyarrow_is_a_clear_error(tmp_path):
+    try:
+        import pyarrow  # noqa: F401
+        pytest.skip("pyarrow is installed")
+    except ImportError:
+        pass
+    path = tmp_path / "r.parquet"
+    path.write_bytes(b"PAR1")
+    with pytest.raises(ParameterError, match=r"reading Parquet needs pyarrow: pip install 'topogen\[parquet\]'"):
+        R.read_results(path)
+

@@ -43,7 +43,8 @@ latency_unit                  object    ``cycles`` (BookSim) or ``ns`` (SST)
 accepted_load                 float64   accepted (delivered) packet rate per node per cycle,
                                         or fraction of link bandwidth for SST
 accepted_flit_rate            float64   accepted flits per node per cycle
-injected_load                 float64   injected packet rate per node per cycle
+injected_load                 float64   injected packet rate per node per cycle (SST: fraction
+                                        of link bandwidth)
 injected_flit_rate            float64   injected flits per node per cycle
 hops_avg                      float64   mean routers traversed (BookSim: hops + 1)
 packets                       Int64     latency samples (packets measured), if known
@@ -370,18 +371,22 @@ def write_results(path: str | os.PathLike, rows, *, format: str | None = None) -
         records = [{k: (int(v) if isinstance(v, np.integer) else v) for k, v in r.items()} for r in records]
         data = (json.dumps({"schema": COLUMNS, "rows": records}, indent=1, allow_nan=True) + "\n").encode()
     else:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ParameterError(
-                "writing Parquet needs pyarrow: pip install 'topogen[parquet]' (or use .csv/.json)"
-            ) from None
+        _require_pyarrow("writing")
         import io
 
         buf = io.BytesIO()
         frame.to_parquet(buf, index=False)
         data = buf.getvalue()
     return atomic_write_bytes(path, data)
+
+
+def _require_pyarrow(what: str) -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ParameterError(
+            f"{what} Parquet needs pyarrow: pip install 'topogen[parquet]' (or use .csv/.json)"
+        ) from None
 
 
 def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.DataFrame:
@@ -402,6 +407,8 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
     ------
     FormatError
         The file is not a results table (missing columns, bad JSON).
+    ParameterError
+        Parquet without ``pyarrow`` installed.
     """
     path = Path(path)
     fmt = _format_of(path, format)
@@ -416,6 +423,7 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
             raise FormatError('a results JSON file is an object with a "rows" list', path=path)
         frame = pd.DataFrame(doc["rows"], columns=list(COLUMNS))
     else:
+        _require_pyarrow("reading")
         frame = pd.read_parquet(path)
     missing = [c for c in ("simulator", "status", "offered_load") if c not in frame.columns]
     if missing:

@@ -260,3 +260,127 @@ def test_real_booksim_on_exported_torus(tmp_path):
     row = bd.run_booksim(exp.config_file, timeout=300)
     assert row["status"] == "completed" and row["topology"] == "torus"
     assert 1.0 < row["hops_avg"] < 5.0
+
+
+# ---------------------------------------------------------------- audit additions (issue 6)
+@needs_fixtures
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("exit_code", [255, 0])
+def test_driver_classifies_every_fixture_whatever_the_exit_status(tmp_path, config, monkeypatch, name, exit_code):
+    """The outcome comes from the text alone: BookSim's exit status (255 on success, 0 after
+    "Simulation unstable") must not change it."""
+    exe = sh_printing(tmp_path, name, f"exit {exit_code}")
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    row = bd.run_booksim(config, timeout=20)
+    assert row["status"] == EXPECTED[name]
+    assert Path(row["raw_output"]).is_absolute()
+    assert Path(row["raw_output"]).read_bytes() == (FIXTURES / name).read_bytes()
+
+
+@needs_fixtures
+def test_driver_keeps_every_raw_log(tmp_path, config, monkeypatch):
+    exe = sh_printing(tmp_path, "torus4x4_c2_low.out", "exit 255")
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    first = bd.run_booksim(config, timeout=20)["raw_output"]
+    second = bd.run_booksim(config, timeout=20)["raw_output"]
+    assert first != second and Path(first).is_file() and Path(second).is_file()
+    assert Path(second).name == "net.1.log"
+
+
+@needs_fixtures
+def test_row_metadata_falls_back_to_the_config_file(tmp_path, monkeypatch):
+    """A log without topogen's metadata echo (here: a fake that prints a fixture) still
+    gives rows naming the exported topology, from the config file itself."""
+    import topogen
+    from topogen.export.booksim import export_booksim
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4), hosts_per_switch=2)
+    exp = export_booksim(tmp_path / "exp", t, topogen.place(t, topogen.Floor.skywalk(4, 4)), setup="vct33")
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(sh_printing(tmp_path, "torus4x4_c2_low.out", "exit 255")))
+    row = bd.run_booksim(exp.config_file, timeout=20)
+    assert row["topology"] == "torus" and row["num_switches"] == 16 and row["num_hosts"] == 32
+    assert row["topology_params"] == '{"dims":[4,4],"hosts_per_switch":2}'
+    # what the log echoed wins over the file (the fixture ran 0.05 packets/node/cycle)
+    assert row["offered_load"] == 0.05
+
+
+def test_rates_keep_the_schema_units_whatever_the_load_unit():
+    """accepted/injected_load are packets/node/cycle (as for every simulator), the flit
+    rates flits/node/cycle, even when the offered load is in flits (vct33)."""
+    text = ("BEGIN Configuration File: x.cfg\n"
+            "injection_rate_uses_flits = 1;\npacket_size = 33;\ninjection_rate = 0.3;\n"
+            "END Configuration File: x.cfg\n"
+            "====== Overall Traffic Statistics ======\n"
+            "====== Traffic class 0 ======\n"
+            "Packet latency average = 100.5 (1 samples)\n"
+            "Injected packet rate average = 0.00909 (1 samples)\n"
+            "Accepted packet rate average = 0.00900 (1 samples)\n"
+            "Injected flit rate average = 0.3 (1 samples)\n"
+            "Accepted flit rate average = 0.297 (1 samples)\n"
+            "Hops average = 3.5 (1 samples)\n")
+    row = bd.output_to_row(bd.parse_output(text), status="completed")
+    assert row["load_unit"] == "flits/node/cycle" and row["offered_load"] == 0.3
+    assert row["accepted_load"] == 0.009 and row["injected_load"] == 0.00909
+    assert row["accepted_flit_rate"] == 0.297 and row["injected_flit_rate"] == 0.3
+    packets = bd.output_to_row(bd.parse_output(text.replace("uses_flits = 1", "uses_flits = 0")),
+                               status="completed")
+    assert packets["load_unit"] == "packets/node/cycle" and packets["accepted_load"] == 0.009
+
+
+def test_incomplete_parse_line_is_a_warning_not_a_rejection(tmp_path):
+    text = ("Anynet:Incomplete parse of the line: \n"
+            "========================== Routing table  =====================\n")
+    parsed = bd.parse_output(text)
+    assert parsed.errors == [] and parsed.warnings
+    proc = ProcessResult(("booksim",), None, True, 5.0, tmp_path / "x.log")
+    assert bd.classify(parsed, proc)[0] == "hang"
+
+
+CRASHING_FAKE = """#!{python}
+import os, signal, sys
+rate = float([a for a in sys.argv if a.startswith("injection_rate=")][0].split("=")[1])
+with open({counter!r}, "a") as fh:
+    fh.write(f"{{rate}}\\n")
+if {crash_above} is not None and rate > {crash_above}:
+    sys.stdout.write("Class 0:\\n")
+    sys.stdout.flush()
+    os.kill(os.getpid(), signal.SIGKILL)   # the machine went away mid-point
+src = {low!r} if rate <= {knee} else {high!r}
+sys.stdout.write(open(src).read())
+sys.exit(255 if rate <= {knee} else 0)
+"""
+
+
+@needs_fixtures
+def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, config, monkeypatch):
+    counter = tmp_path / "calls.txt"
+    low, high = str(FIXTURES / "torus4x4_c2_low.out"), str(FIXTURES / "torus4x4_c2_high.out")
+
+    def install(crash_above):
+        exe = fake(tmp_path, CRASHING_FAKE.format(python=sys.executable, counter=str(counter), knee=0.37,
+                                                  crash_above=crash_above, low=low, high=high))
+        monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+
+    out = tmp_path / "sweep"
+    install(crash_above=0.5)  # 0.01 completes, then the process dies on the high point 1.0
+    with pytest.raises(SimulatorFailed, match="crash.*SIGKILL"):
+        bd.sweep_booksim(config, out / "b", low=0.01, high=1.0, tolerance=0.02, timeout=20)
+    done = counter.read_text().split()
+    assert done == ["0.01", "1.0"]
+    points = out / "b" / "points"
+    # the finished point is stored with its raw log; the crashed one kept its log only
+    assert (points / "rate_0.01.json").is_file() and (points / "rate_0.01.log").is_file()
+    assert not (points / "rate_1.json").exists() and (points / "rate_1.log").is_file()
+    assert not [p for p in (out / "b").rglob("*.tmp")]
+    from topogen.results import read_results
+
+    assert read_results(out / "b" / "sweep.csv")["offered_load"].tolist() == [0.01]
+    # the re-run (the machine is fine again) redoes only the unfinished point
+    install(crash_above=None)
+    counter.write_text("")
+    res = bd.sweep_booksim(config, out / "b", low=0.01, high=1.0, tolerance=0.02, timeout=20)
+    redone = counter.read_text().split()
+    assert "0.01" not in redone and redone[0] == "1.0"
+    assert res.saturation_load <= 0.37 < res.saturation_upper
+    assert len(read_results(res.results_path)) == len(redone) + 1

@@ -81,8 +81,9 @@ def test_run_without_simulator_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(SimulatorNotFound) as info:
         call(["run", "sst", str(src), "--out-dir", str(tmp_path / "s")])
     assert "\n" not in str(info.value) and "TOPOGEN_SST" in str(info.value)
-    # the bundle was exported before looking for sst
-    assert (tmp_path / "s" / "net.sst.json").is_file()
+    # the simulator is looked for first: no export work is wasted
+    assert not (tmp_path / "s" / "net.sst.json").exists()
+    assert not (tmp_path / "o" / "torus.anynet").exists()
 
 
 def test_results_command(tmp_path, capsys):
@@ -118,3 +119,102 @@ def test_run_booksim_sweep(tmp_path, capsys):
     assert "zero-load latency 17.18 cycles" in out and "saturation between" in out
     table = read_results(tmp_path / "results.csv")
     assert (table["status"] == "completed").sum() >= 2 and (table["status"] == "saturated").sum() >= 1
+
+
+# ---------------------------------------------------------------- through the main `topogen` CLI
+def _topogen(argv, env=None, cwd=None):
+    """Run the installed command the way a shell does (``python -m topogen``)."""
+    import subprocess
+    import sys
+
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "topogen", *argv], capture_output=True, text=True,
+                          env=full, cwd=cwd, timeout=120)
+
+
+def _bare_path(tmp_path):
+    """A PATH with the Python interpreter's folder and the basic tools, but no simulators."""
+    import shutil
+    import sys
+
+    empty = tmp_path / "nosim"
+    empty.mkdir(exist_ok=True)
+    dirs = [str(empty), os.path.dirname(sys.executable)]
+    for tool in ("sh", "cat", "stdbuf"):
+        found = shutil.which(tool)
+        if found:
+            dirs.append(os.path.dirname(found))
+    return os.pathsep.join(dict.fromkeys(dirs))
+
+
+def test_shell_simulator_not_found_is_one_line(tmp_path):
+    src = topology_file(tmp_path)
+    env = {"PATH": _bare_path(tmp_path), "TOPOGEN_BOOKSIM": "", "TOPOGEN_SST": ""}
+    for sim, var in (("booksim", "TOPOGEN_BOOKSIM"), ("sst", "TOPOGEN_SST")):
+        res = _topogen(["run", sim, str(src), "--out-dir", str(tmp_path / sim)], env=env)
+        assert res.returncode == SimulatorNotFound.exit_code, res.stderr
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1, res.stderr
+        assert f"{sim} not found" in lines[0] and var in lines[0] and "PATH" in lines[0]
+    res = _topogen(["run", "booksim", str(src), "--out-dir", str(tmp_path / "b")],
+                   env={"TOPOGEN_BOOKSIM": str(tmp_path / "no-such-booksim")})
+    assert res.returncode == SimulatorNotFound.exit_code
+    assert len(res.stderr.strip().splitlines()) == 1 and "TOPOGEN_BOOKSIM=" in res.stderr
+
+
+@needs_fixtures
+def test_shell_run_booksim_from_path_then_results(tmp_path):
+    src = topology_file(tmp_path)
+    fake_booksim(tmp_path)  # tmp_path/bin/booksim
+    env = {"PATH": str(tmp_path / "bin") + os.pathsep + _bare_path(tmp_path), "TOPOGEN_BOOKSIM": ""}
+    res = _topogen(["run", "booksim", str(src), "--out-dir", "out", "--rate", "0.05", "--setup", "default"],
+                   env=env, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "completed, latency 17.18 cycles" in res.stdout
+    table = read_results(tmp_path / "out" / "results.csv")
+    log = Path(table["raw_output"][0])
+    assert log.is_absolute() and log.parent == tmp_path / "out" and log.is_file()
+    assert table["topology"][0] == "torus" and table["num_hosts"][0] == 32
+    res = _topogen(["results", str(tmp_path / "out" / "results.csv")])
+    assert res.returncode == 0 and "min_anynet" in res.stdout and "17.18" in res.stdout
+    res = _topogen(["results", str(tmp_path / "out" / "results.csv"), "--format", "csv"])
+    assert res.returncode == 0 and res.stdout.startswith("simulator,topology,")
+
+
+@needs_fixtures
+def test_shell_failed_run_exits_non_zero_and_keeps_its_row(tmp_path):
+    cfg = tmp_path / "net.cfg"
+    cfg.write_text("topology = anynet;\n")
+    crash = tmp_path / "bin" / "booksim"
+    crash.parent.mkdir()
+    crash.write_text(f"#!/bin/sh\nhead -n 40 '{FIXTURES / 'booksim' / 'ring8_deadlock.out'}'\nkill -ABRT $$\n")
+    crash.chmod(0o755)
+    ok = tmp_path / "bin" / "booksim-ok"
+    ok.write_text(f"#!/bin/sh\ncat '{FIXTURES / 'booksim' / 'torus4x4_c2_low.out'}'\nexit 255\n")
+    ok.chmod(0o755)
+    assert _topogen(["run", "booksim", str(cfg)], env={"TOPOGEN_BOOKSIM": str(ok)}).returncode == 0
+    res = _topogen(["run", "booksim", str(cfg)], env={"TOPOGEN_BOOKSIM": str(crash)})
+    assert res.returncode == 7
+    line = res.stderr.strip()
+    assert "\n" not in line and "booksim crash: killed by SIGABRT" in line and "raw output:" in line
+    table = read_results(tmp_path / "results.csv")
+    assert table["status"].tolist() == ["completed", "crash"]
+    logs = [Path(p) for p in table["raw_output"]]
+    assert logs[0] != logs[1] and all(p.is_file() for p in logs)  # the first log was not overwritten
+
+
+def test_shell_parquet_without_pyarrow_is_one_line(tmp_path):
+    try:
+        import pyarrow  # noqa: F401
+        pytest.skip("pyarrow is installed; the error cannot happen")
+    except ImportError:
+        pass
+    path = write_results(tmp_path / "r.csv", [make_row(simulator="sst", offered_load=0.1, status="completed")])
+    res = _topogen(["results", str(path), "--format", "parquet", "-o", str(tmp_path / "r.parquet")])
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "pyarrow" in res.stderr and "topogen[parquet]" in res.stderr
+    assert not (tmp_path / "r.parquet").exists()
+    (tmp_path / "x.parquet").write_bytes(b"PAR1")
+    res = _topogen(["results", str(tmp_path / "x.parquet")])
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1 and "pyarrow" in res.stderr

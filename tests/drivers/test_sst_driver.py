@@ -191,3 +191,38 @@ def test_real_sst_on_small_torus(tmp_path):
     b = bundle(tmp_path)
     rows = sd.run_sst(b, load=0.3, timeout=600)
     assert rows[0]["status"] in ("completed", "saturated") and rows[0]["latency_avg"] > 0
+
+
+# ---------------------------------------------------------------- audit additions (issue 6)
+def test_bits_parses_sst_sizes_and_bandwidths():
+    assert sd.bits("64B") == 512 and sd.bits("512b") == 512 and sd.bits("1KiB") == 8192
+    assert sd.bits("4GB/s", rate=True) == 32e9 and sd.bits("25Gb/s", rate=True) == 25e9
+    for bad, rate in (("64", False), ("4GB/s", False), ("64B", True), ("fast", True)):
+        with pytest.raises(Exception, match="expected an SST"):
+            sd.bits(bad, rate=rate)
+
+
+@needs_fixtures
+def test_run_sst_estimates_accepted_load_and_keeps_every_log(tmp_path, monkeypatch):
+    b = bundle(tmp_path)
+    monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path, "ok")))
+    first = sd.run_sst(b, load=0.3, timeout=20)[0]
+    # 2670 packets of 64 B delivered by 12 endpoints with 4 GB/s links in 12 us
+    assert first["accepted_load"] == pytest.approx(2670 * 512 / (12 * 32e9 * 12e-6))
+    assert first["injected_load"] == pytest.approx(12 * 115200 / (12 * 32e9 * 12e-6))
+    assert first["load_unit"] == "fraction of link bandwidth"
+    second = sd.run_sst(b, load=0.3, timeout=20)[0]
+    assert first["raw_output"] != second["raw_output"]
+    for row in (first, second):
+        log = Path(row["raw_output"])
+        assert log.is_file() and log.with_suffix(".stats.csv").is_file()
+    # several loads in one run: the CSV mixes them, so only the stdout averages are used
+    out = sd.parse_stdout("  Offered   Average\n    Load    Latency\n     0.10      100 ns\n"
+                          "     0.50      2 us*\n\nSimulation is complete, simulated time: 90 us\n")
+    rows = sd.rows_from_output(sx.read_bundle(b), out, sd.parse_statistics(
+        FIXTURES / "raw_anytopo_graph" / "anytopo_stats.csv"), status="saturated", message="fell behind",
+        message_size="64B")
+    assert [r["status"] for r in rows] == ["completed", "saturated"]
+    assert rows[0]["message"] is None and rows[1]["message"] == "fell behind"
+    assert [r["latency_avg"] for r in rows] == [100.0, 2000.0]
+    assert all(math.isnan(r["accepted_load"]) for r in rows)

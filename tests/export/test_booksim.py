@@ -308,3 +308,53 @@ def test_templates_are_the_single_source():
     assert mirror.resolve() == bx.template_dir().resolve()
     for setup, (fname, _) in bx.SETUPS.items():
         assert (bx.template_dir() / fname).is_file()
+
+
+def test_seeded_random_topology_exports_are_byte_identical_and_record_provenance(tmp_path):
+    """Same seed and version -> byte-identical files, each recording generator, parameters,
+    seed and topogen version (two independent generations, not one object exported twice)."""
+    from topogen.generators.random import random_topology
+    from topogen.layout import default_layout
+
+    outs = []
+    for k in range(2):
+        t = random_topology(24, 4, hosts_per_switch=2, instances=2, seed=1234)
+        exp = bx.export_booksim(tmp_path / f"e{k}", t, default_layout(t, switches_per_cabinet=4),
+                                stem="rand", clock_period_ns=2.5)
+        outs.append(exp)
+    a, b = outs
+    assert a.network_file.read_bytes() == b.network_file.read_bytes()
+    assert a.meta_file.read_bytes() == b.meta_file.read_bytes()
+    assert _config_for_golden(a.config_file).replace("/e0", "/eX") == \
+        _config_for_golden(b.config_file).replace("/e1", "/eX")
+    meta = json.loads(a.meta_file.read_text())
+    assert (meta["generator"], meta["seed"], meta["topogen_version"]) == ("random", 1234, topogen.__version__)
+    assert meta["params"]["num_switches"] == 24 and meta["clock_period_ns"] == 2.5
+    header = json.loads(next(ln for ln in a.config_file.read_text().splitlines()
+                             if ln.startswith("// metadata: "))[len("// metadata: "):])
+    assert (header["generator"], header["seed"], header["params"]) == ("random", 1234, meta["params"])
+    assert header["topogen_version"] == topogen.__version__
+    # a different seed gives a different netlist
+    other = random_topology(24, 4, hosts_per_switch=2, instances=2, seed=99)
+    assert bx.anynet_text(other) != bx.anynet_text(random_topology(24, 4, hosts_per_switch=2, instances=2,
+                                                                   seed=1234))
+
+
+@pytest.mark.parametrize("setup", sorted(bx.SETUPS))
+def test_every_setup_renders_typed_with_its_papers_traffic(setup, tmp_path):
+    assert set(bx.PAPER_TRAFFIC) == set(bx.SETUPS)
+    for traffic in bx.PAPER_TRAFFIC[setup]:
+        text = bx.render_config(tmp_path / "n.anynet", setup=setup, options={"traffic": traffic},
+                                num_hosts=64)
+        cfg = parse_config(text)  # every value typed as BookSim's lexer demands
+        assert cfg["traffic"] == traffic and cfg["topology"] == "anynet"
+        assert any("NO deadlock avoidance" in ln for ln in text.splitlines() if ln.startswith("//"))
+        if int(cfg["num_vcs"]) < 16:
+            assert "read_request_begin_vc" in cfg
+
+
+def test_slimfly_setup_matches_the_paper():
+    cfg = parse_config(bx.render_config("/tmp/n.anynet", setup="slimfly1"))
+    assert (cfg["packet_size"], cfg["num_vcs"], cfg["credit_delay"]) == ("1", "3", "2")
+    assert int(cfg["num_vcs"]) * int(cfg["vc_buf_size"]) <= 64
+    assert cfg["internal_speedup"] == "2.0" and cfg["injection_process"] == "bernoulli"

@@ -176,3 +176,42 @@ def test_valiant_routing_gives_weighted_multipath_entries():
     longest = max(a.count(",") for rr in b["routers"] for part in rr["routing_entry_string"].split("|")
                   for a in part.split(":", 1)[1].split(";"))
     assert b["max_hops"] == longest and b["vcs_per_vn"] == longest + 1
+
+
+def test_seeded_random_bundle_is_byte_identical_and_records_provenance(tmp_path):
+    from topogen.generators.random import random_topology
+    from topogen.layout import default_layout
+
+    paths = []
+    for k in range(2):
+        t = random_topology(20, 4, hosts_per_switch=1, instances=2, seed=77)
+        layout = default_layout(t, switches_per_cabinet=4)
+        paths.append(sx.write_bundle(tmp_path / f"b{k}.json", t, layout, routing_for(t, layout)))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    meta = json.loads(paths[0].read_text())["metadata"]
+    assert (meta["generator"], meta["seed"], meta["topogen_version"]) == ("random", 77, topogen.__version__)
+    assert meta["params"]["degree"] == 4 and meta["routing"]
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("name", ["torus3x3", "slimfly_q3"])
+def test_golden_bundles(name, tmp_path):
+    """Golden SST bundles of the same small torus and Slim Fly as the BookSim goldens.
+    The stand-in BFS routing keeps them independent of the routing module's tie-breaking."""
+    import os
+
+    from .test_booksim import CASES
+
+    t, layout = CASES[name]()
+    path = sx.write_bundle(tmp_path / f"{name}.sst.json", t, layout, BFSRouting(t), host_latency_ns=10.0)
+    golden = GOLDEN / f"{name}.sst.json"
+    if os.environ.get("TOPOGEN_REGENERATE_GOLDEN") == "1":
+        golden.write_bytes(path.read_bytes())
+    assert path.read_bytes() == golden.read_bytes(), f"{golden.name} differs from the golden file"
+    b = json.loads(golden.read_text())
+    assert b["num_routers"] == t.num_switches and b["num_endpoints"] == t.num_hosts
+    assert [[lk["u"], lk["v"]] for lk in b["links"]] == t.edges.tolist()
+    assert [lk["latency"] for lk in b["links"]] == [f"{round(d * 1000)}ps" for d in layout.link_delay]
+    assert b["metadata"]["generator"] == t.name and b["metadata"]["seed"] == t.seed

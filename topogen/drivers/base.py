@@ -27,6 +27,7 @@ __all__ = [
     "simulator_failed",
     "FAILURE_STATUSES",
     "signal_name",
+    "fresh_path",
 ]
 
 #: Statuses that mean the simulator did not produce a usable result.
@@ -143,6 +144,31 @@ def _executable(path) -> str | None:
     return None
 
 
+def fresh_path(path: str | os.PathLike) -> Path:
+    """``path`` made absolute, or ``<stem>.1<suffix>``, ``<stem>.2<suffix>`` ... if it exists.
+
+    Raw simulator output is never overwritten: a results row written earlier may name it.
+
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    pathlib.Path
+        An absolute path that does not exist yet (at the time of the call).
+    """
+    path = Path(path).resolve()
+    if not path.exists():
+        return path
+    k = 1
+    while True:
+        candidate = path.with_name(f"{path.stem}.{k}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+        k += 1
+
+
 def run_process(
     argv: Sequence[str],
     log_path: str | os.PathLike,
@@ -177,7 +203,7 @@ def run_process(
     -------
     ProcessResult
     """
-    log_path = Path(log_path)
+    log_path = Path(log_path).resolve()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     cmd = [os.fspath(a) for a in argv]
     if line_buffered:

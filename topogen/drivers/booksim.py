@@ -32,7 +32,15 @@ from typing import Any
 from ..errors import FormatError, ParameterError
 from ..export.booksim import format_option
 from ..results import atomic_write_text, make_row, write_results
-from .base import FAILURE_STATUSES, ProcessResult, find_binary, run_process, signal_name, simulator_failed
+from .base import (
+    FAILURE_STATUSES,
+    ProcessResult,
+    find_binary,
+    fresh_path,
+    run_process,
+    signal_name,
+    simulator_failed,
+)
 
 __all__ = [
     "BookSimOutput",
@@ -54,6 +62,8 @@ _REJECT = re.compile(
     r"^(Parse error|Error in |Error:|No network file name provided|Anynet:|Unknown topology|"
     r"Unknown simulation type|Unknown traffic|Invalid )"
 )
+# printed for a whitespace-only netlist line; BookSim ignores the line and carries on
+_WARNING_TEXT = re.compile(r"^Anynet:Incomplete parse of the line")
 _CRASH_TEXT = re.compile(r"(Assertion .* failed|Segmentation fault|terminate called|Aborted)")
 _OVERALL_CLASS = re.compile(r"^====== Traffic class (\d+) ======")
 _SAMPLE_CLASS = re.compile(r"^Class (\d+):\s*$")
@@ -96,6 +106,8 @@ class BookSimOutput:
         Rejection messages (parse/config/netlist errors).
     crash_text : list of str
         Assertion/abort lines.
+    warnings : list of str
+        Non-fatal messages (``Anynet:Incomplete parse of the line``).
     routing_table_seen : bool
         The ``Routing table`` header was printed (routing built or being built).
     csv_results : list of list of str
@@ -113,6 +125,7 @@ class BookSimOutput:
     unstable: bool = False
     errors: list[str] = field(default_factory=list)
     crash_text: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     routing_table_seen: bool = False
     csv_results: list[list[str]] = field(default_factory=list)
     unstable_reason: str | None = None
@@ -233,6 +246,9 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
         if line.startswith("results:"):
             out.csv_results.append(line[len("results:"):].split(","))
             continue
+        if _WARNING_TEXT.match(line):
+            out.warnings.append(line.strip())
+            continue
         if _REJECT.match(line):
             out.errors.append(line.strip())
             block = None
@@ -288,7 +304,8 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
         notes = []
         if parsed.deadlock_warnings:
             notes.append(f"completed with {parsed.deadlock_warnings} 'Possible network deadlock' warning(s)")
-        notes.extend(parsed.errors[:2])  # non-fatal messages such as "Anynet:Incomplete parse"
+        notes.extend(parsed.errors[:2])  # whatever BookSim complained about but survived
+        notes.extend(parsed.warnings[:1])
         return "completed", "; ".join(notes) or None
     if parsed.errors:
         return "rejected", "; ".join(parsed.errors[:3])
@@ -328,7 +345,11 @@ def output_to_row(parsed: BookSimOutput, *, status: str, message: str | None = N
 
     Latencies come from class 0 of the Overall block (cycles).  For unstable runs
     (``saturated``/``deadlock``) latencies are left empty and the rates come from the
-    last sample period.  Topology, parameters, seed, traffic and offered load are taken
+    last sample period.  As in every simulator's rows, ``accepted_load`` and
+    ``injected_load`` are packets/node/cycle and ``accepted_flit_rate``/
+    ``injected_flit_rate`` flits/node/cycle, whatever the ``load_unit`` of
+    ``offered_load`` (flits/node/cycle when the configuration sets
+    ``injection_rate_uses_flits = 1``, as the ``vct33`` setup does).  Topology, parameters, seed, traffic and offered load are taken
     from the config echo (including topogen's ``// metadata:`` header) unless given in
     ``fields``.
 
@@ -415,6 +436,51 @@ def _int_or_none(v):
     return int(f) if math.isfinite(f) and f.is_integer() else None
 
 
+def read_config_file(path) -> tuple[dict[str, str], dict[str, Any]]:
+    """Options (raw text) and topogen ``// metadata:`` header of a BookSim configuration.
+
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    (options, metadata)
+    """
+    options: dict[str, str] = {}
+    metadata: dict[str, Any] = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for raw in fh:
+            s = raw.strip()
+            if s.startswith("// metadata:"):
+                try:
+                    metadata = json.loads(s[len("// metadata:"):])
+                except json.JSONDecodeError:
+                    pass
+                continue
+            s = s.split("//", 1)[0].strip()
+            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*;", s)
+            if m:
+                options[m.group(1)] = m.group(2)
+    return options, metadata
+
+
+def _fill_from_config(parsed: BookSimOutput, config: Path, overrides) -> None:
+    """Complete what the log did not echo (a crash before the echo, a binary that prints
+    no echo) from the configuration file; the command-line overrides always apply."""
+    try:
+        options, metadata = read_config_file(config)
+    except OSError:
+        options, metadata = {}, {}
+    for k, v in options.items():
+        parsed.config.setdefault(k, v)
+    # the command line is applied after the file, as BookSim's OVERRIDE lines say
+    for k, v in (overrides or {}).items():
+        parsed.config[k] = format_option(k, v)
+    if not parsed.metadata:
+        parsed.metadata = metadata
+
+
 def find_booksim(binary=None) -> str:
     """Path of the BookSim2 executable: ``binary``, else ``$TOPOGEN_BOOKSIM``, else ``booksim`` on PATH.
 
@@ -455,7 +521,8 @@ def run_booksim(
         Options passed on the command line as ``key=value`` (typed like the config, e.g.
         ``{"injection_rate": 0.05}``); BookSim echoes them as ``OVERRIDE Parameter``.
     log_path : path-like, optional
-        Raw output file; default ``<config stem>.log`` beside the config.
+        Raw output file; default ``<config stem>.log`` beside the config, or
+        ``<config stem>.1.log``, ``.2.log`` ... so that an earlier log is never overwritten.
     timeout : float or None
         Seconds before the run is declared hung.
     binary : path-like, optional
@@ -481,10 +548,11 @@ def run_booksim(
     if not config.is_file():
         raise ParameterError(f"BookSim configuration {config} does not exist")
     if log_path is None:
-        log_path = config.with_suffix(".log")
+        log_path = fresh_path(config.with_suffix(".log"))
     argv = [exe, str(config), *_override_args(overrides)]
     proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent)
     parsed = parse_output(proc.log_path)
+    _fill_from_config(parsed, config, overrides)
     status, message = classify(parsed, proc)
     row = output_to_row(parsed, status=status, message=message, raw_output=proc.log_path,
                         wall_time_s=proc.wall_time_s, **fields)

@@ -63,12 +63,13 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("input", metavar="INPUT", help="topology file or BookSim .cfg")
     b.add_argument("--out-dir", default=None, metavar="DIR",
                    help="where exports, raw logs and results go (default: beside INPUT)")
-    b.add_argument("--setup", default="vct33", help="base config template: vct33 or default (default: vct33)")
+    b.add_argument("--setup", default="vct33", help="base config template: vct33, slimfly1 or default (default: vct33)")
     b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
                    help="router clock period in ns for link latencies (default: 1.0)")
     b.add_argument("--traffic", default=None, help="traffic pattern (uniform, bitrev, transpose ...)")
     b.add_argument("--rate", type=float, default=None, metavar="R",
-                   help="injection rate (unit follows the setup: flits/node/cycle for vct33)")
+                   help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
+                        "packets/node/cycle for slimfly1 and default)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="extra BookSim option, typed as BookSim demands (repeatable)")
     b.add_argument("--sweep", action="store_true",
@@ -197,29 +198,42 @@ def run_command(args) -> int:
     """Handler of ``topogen run booksim|sst``; returns the exit code.
 
     Writes the results table to ``--output`` (default ``OUT_DIR/results.csv``, appending
-    to an existing one) and prints a one-line summary per row on stdout.
+    to an existing one) and prints a one-line summary per row on stdout.  A run that
+    crashed, hung, was rejected or ended early still gets its row (status and raw-output
+    path) in the table; then :class:`~topogen.errors.SimulatorFailed` is raised, which the
+    main CLI prints as one line and turns into a non-zero exit status.
     """
     from ..results import read_results, write_results
+    from .base import FAILURE_STATUSES, simulator_failed
 
     src = Path(args.input)
     if not src.exists():
         raise ParameterError(f"{src} does not exist")
-    out_dir = Path(args.out_dir) if args.out_dir else src.resolve().parent
+    out_dir = Path(args.out_dir).resolve() if args.out_dir else src.resolve().parent
     out_dir.mkdir(parents=True, exist_ok=True)
-    output = Path(args.output) if args.output else out_dir / "results.csv"
+    output = Path(args.output).resolve() if args.output else out_dir / "results.csv"
     if args.simulator == "booksim":
         rows, summary = _run_booksim(args, src, out_dir)
     else:
         rows, summary = _run_sst(args, src, out_dir)
     old = []
-    if output.exists() and not getattr(args, "sweep", False):
-        old = read_results(output).to_dict("records")
+    if output.exists():
+        # keep earlier rows, except those of points simulated again (a resumed sweep
+        # returns all its points; they are recognised by their raw-output path)
+        fresh = {r["raw_output"] for r in rows}
+        old = [r for r in read_results(output).to_dict("records") if r["raw_output"] not in fresh]
     write_results(output, old + rows)
+    failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
     for row in rows:
+        if row["status"] in FAILURE_STATUSES:
+            continue
         lat = row["latency_avg"]
         print(f"{row['simulator']} {row['traffic']} load={row['offered_load']:g}: {row['status']}"
               + ("" if lat != lat else f", latency {lat:.4g} {row['latency_unit']}")
               + f"  (raw: {row['raw_output']})")
+    if failed:
+        r = failed[0]
+        raise simulator_failed(r["simulator"], r["status"], r["message"], r["raw_output"], r)
     if summary:
         print(summary)
     print(f"results: {output}")
@@ -228,8 +242,10 @@ def run_command(args) -> int:
 
 def _run_booksim(args, src: Path, out_dir: Path):
     from ..export.booksim import export_booksim
-    from .booksim import run_booksim, sweep_booksim
+    from .base import fresh_path
+    from .booksim import find_booksim, run_booksim, sweep_booksim
 
+    find_booksim(args.binary)  # fail in one line before any export work
     options = _parse_set(args.set)
     if args.traffic:
         options["traffic"] = args.traffic
@@ -262,14 +278,17 @@ def _run_booksim(args, src: Path, out_dir: Path):
         return res.rows, summary
     tag = "" if args.rate is None else f".rate_{args.rate:g}"
     row = run_booksim(config, overrides=overrides, timeout=args.timeout, binary=args.binary,
-                      log_path=out_dir / f"{config.stem}{tag}.log")
+                      log_path=fresh_path(out_dir / f"{config.stem}{tag}.log"), raise_on_failure=False)
     return [row], None
 
 
 def _run_sst(args, src: Path, out_dir: Path):
     from ..export.sst import write_bundle
-    from .sst import run_sst
+    from .sst import find_mpirun, find_sst, run_sst
 
+    find_sst(args.binary)  # fail in one line before any export work
+    if args.ranks and args.ranks > 1:
+        find_mpirun(args.mpirun)
     if _is_sst_bundle(src):
         bundle = src.resolve()
     else:
@@ -290,7 +309,7 @@ def _run_sst(args, src: Path, out_dir: Path):
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, out_dir=out_dir,
                    histogram=histogram, ranks=args.ranks, threads=args.threads, timeout=args.timeout,
-                   binary=args.binary, mpirun=args.mpirun)
+                   binary=args.binary, mpirun=args.mpirun, raise_on_failure=False)
     return rows, None
 
 

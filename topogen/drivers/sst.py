@@ -31,7 +31,15 @@ from typing import Any
 from ..errors import FormatError, ParameterError
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
-from .base import FAILURE_STATUSES, ProcessResult, find_binary, run_process, signal_name, simulator_failed
+from .base import (
+    FAILURE_STATUSES,
+    ProcessResult,
+    find_binary,
+    fresh_path,
+    run_process,
+    signal_name,
+    simulator_failed,
+)
 
 __all__ = [
     "ENV_VAR",
@@ -435,8 +443,10 @@ def run_sst(
 ) -> list[dict]:
     """Run SST on a bundle and return results rows (one per offered load).
 
-    The raw stdout/stderr is kept as ``<out_dir>/<stem>.log`` and the statistics as
-    ``<out_dir>/<stem>.stats.csv``; each row's ``raw_output`` names the log.
+    The raw stdout/stderr is kept as ``<out_dir>/<bundle stem>.<traffic>.<loads>.log`` and
+    the statistics as ``... .stats.csv`` beside it (``.1.log``, ``.2.log`` ... when an
+    earlier run left files of that name: raw output is never overwritten); each row's
+    ``raw_output`` names the log.
 
     Parameters
     ----------
@@ -464,8 +474,8 @@ def run_sst(
     tag = f"{bundle.stem}.{traffic.replace(':', '_')}"
     loads = [load] if isinstance(load, (int, float)) else list(load)
     tag += "." + "_".join(f"{float(x):g}" for x in loads)
-    stats = out_dir / f"{tag}.stats.csv"
-    log = out_dir / f"{tag}.log"
+    log = fresh_path(out_dir / f"{tag}.log")  # never overwrite an earlier run's raw output
+    stats = log.with_suffix(".stats.csv")
     argv = sst_command(bundle, load=loads, traffic=traffic, message_size=message_size, warmup=warmup,
                        collect=collect, drain=drain, stats=stats, histogram=histogram, ranks=ranks,
                        threads=threads, binary=binary, mpirun=mpirun)
@@ -477,6 +487,7 @@ def run_sst(
     lat = parse_statistics(stats) if stats.is_file() else None
     rows = rows_from_output(doc, out, lat, status=status, message=message, raw_output=proc.log_path,
                             wall_time_s=proc.wall_time_s, loads=loads, traffic=traffic,
+                            message_size=message_size,
                             params={"message_size": message_size, "warmup": warmup, "collect": collect,
                                     "drain": drain, "ranks": ranks, "threads": threads,
                                     "stats": str(stats), "command": shlex.join(argv)},
@@ -486,14 +497,52 @@ def run_sst(
     return rows
 
 
+_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+       "ki": 2.0**10, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_QUANTITY = re.compile(r"^\s*(?P<v>[0-9.]+(?:[eE][-+]?[0-9]+)?)\s*(?P<p>[kKMGT]i?|)(?P<u>B|b)(?P<rate>/s)?\s*$")
+
+
+def bits(text: str, *, rate: bool = False) -> float:
+    """An SST size or bandwidth in bits (per second): ``"64B"`` -> 512, ``"4GB/s"`` -> 3.2e10.
+
+    Raises
+    ------
+    ParameterError
+        Not a size (``rate=False``) or bandwidth (``rate=True``) SST would accept.
+    """
+    m = _QUANTITY.match(str(text))
+    if not m or bool(m.group("rate")) != rate:
+        what = "bandwidth such as 4GB/s" if rate else "size such as 64B"
+        raise ParameterError(f"expected an SST {what}, got {text!r}")
+    value = float(m.group("v")) * _SI[m.group("p")]
+    return value * (8 if m.group("u") == "B" else 1)
+
+
+def _load_fraction(total_bits, endpoints, link_bw, sim_time_ns) -> float:
+    """Bits moved as a fraction of what ``endpoints`` links carry in ``sim_time_ns``."""
+    try:
+        capacity = float(endpoints) * bits(link_bw, rate=True) * float(sim_time_ns) * 1e-9
+    except (ParameterError, TypeError, ValueError):
+        return math.nan
+    return total_bits / capacity if capacity > 0 else math.nan
+
+
 def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: LatencyStats | None, *,
                      status: str, message: str | None, raw_output=None, wall_time_s=None,
-                     loads=None, traffic: str = "uniform", params=None, **fields) -> list[dict]:
+                     loads=None, traffic: str = "uniform", params=None, message_size: str | None = None,
+                     **fields) -> list[dict]:
     """Results rows from a parsed SST run.
 
     With one offered load the row's latencies come from the statistics CSV (avg, min,
     max, percentiles) when available, else from the stdout table.  With several loads the
     CSV mixes them, so each row takes only its stdout average.
+
+    With one load, ``accepted_load`` (and ``injected_load``) are estimated as the bits
+    delivered (``packet_latency`` count x message size; injected: ``send_bit_count``)
+    divided by what the endpoint links could carry over the whole simulated time
+    (``num_endpoints x link_bw x sim_time``), i.e. in the same unit as ``offered_load``
+    (fraction of link bandwidth).  The statistics cover the whole run, warm-up included,
+    so it is an average over the run rather than a steady-state measurement.
 
     Parameters
     ----------
@@ -508,6 +557,8 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: Late
         Offered loads requested (used when the stdout table is missing).
     traffic : str
     params : mapping, optional
+    message_size : str, optional
+        Message size of the run (``"64B"``), for the accepted-load estimate.
     **fields
         Extra/overriding columns.
 
@@ -519,9 +570,10 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: Late
     table = out.loads or [(float(x), math.nan, False) for x in (loads or [math.nan])]
     rows = []
     for load, avg, star in table:
-        row_status = status
-        if status in ("completed", "saturated"):
+        row_status, row_message = status, message
+        if status in ("completed", "saturated"):  # judged per load by its '*' marker
             row_status = "saturated" if star else "completed"
+            row_message = message if star else None
         row = dict(
             simulator="sst",
             topology=meta.get("generator"),
@@ -535,7 +587,7 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: Late
             load_unit="fraction of link bandwidth",
             params=params or {},
             status=row_status,
-            message=message,
+            message=row_message,
             latency_avg=avg,
             latency_unit="ns",
             sim_time_ns=out.sim_time_ns,
@@ -546,6 +598,18 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: Late
             row.update(latency_avg=lat.avg, latency_min=lat.min, latency_max=lat.max,
                        latency_p50=lat.p50, latency_p90=lat.p90, latency_p99=lat.p99,
                        packets=lat.count)
+            link_bw = ((bundle or {}).get("nic_params") or {}).get("link_bw")
+            endpoints = (bundle or {}).get("num_endpoints")
+            if link_bw and endpoints and out.sim_time_ns and message_size:
+                try:
+                    msg_bits = bits(message_size)
+                except ParameterError:
+                    msg_bits = math.nan
+                row.update(
+                    accepted_load=_load_fraction(lat.count * msg_bits, endpoints, link_bw, out.sim_time_ns),
+                    injected_load=_load_fraction(lat.send_bits, endpoints, link_bw, out.sim_time_ns)
+                    if lat.send_bits else math.nan,
+                )
         row.update(fields)
         rows.append(make_row(**row))
     return rows

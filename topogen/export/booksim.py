@@ -37,6 +37,7 @@ from ..results import atomic_write_text, canonical_json
 __all__ = [
     "BOOKSIM_FIELDS",
     "SETUPS",
+    "PAPER_TRAFFIC",
     "TRAFFIC_PATTERNS",
     "BookSimExport",
     "link_latency_cycles",
@@ -102,10 +103,22 @@ SETUPS: dict[str, tuple[str, str]] = {
         "vct33.cfg.j2",
         "the papers' setup: virtual cut-through, 33-flit packets, 4 VCs, load in flits/node/cycle",
     ),
+    "slimfly1": (
+        "slimfly1.cfg.j2",
+        "Slim Fly paper's setup: 1-flit packets, 3 VCs x 21 flits, credit delay 2, internal speedup 2",
+    ),
     "default": (
         "default.cfg.j2",
         "BookSim-like defaults: 1-flit packets, 4 VCs x 8 flits, iq router, load in packets/node/cycle",
     ),
+}
+
+#: Traffic patterns each setup's paper names (BookSim spelling), to be run one by one.
+#: Slim Fly's shift and worst-case patterns have no BookSim built-in.
+PAPER_TRAFFIC: dict[str, tuple[str, ...]] = {
+    "vct33": ("uniform", "bitrev", "transpose"),
+    "slimfly1": ("uniform", "bitcomp", "bitrev", "shuffle"),
+    "default": ("uniform",),
 }
 
 _TOKEN = re.compile(r"[A-Za-z_\-/.][A-Za-z0-9_\-/.+(){},]*\Z")
