@@ -1,1 +1,18 @@
-"""topogen.sim"""
+"""topogen's reference simulator: packet-level, event-driven, input-buffered VC switches
+with credit-based flow control and virtual cut-through (see ``docs/sim.md``).
+
+>>> from topogen.generators.classic import torus
+>>> from topogen.routing import dor
+>>> from topogen.sim import simulate
+>>> row = simulate(dor(torus((4, 4), hosts_per_switch=2)), traffic="uniform", load=0.1, seed=1,
+...                packet_size=1, vc_buf_size=8)
+>>> row["status"]
+'completed'
+"""
+
+from .measure import LOAD_UNITS, TraceResult, describe, packet_rate, run_fixed, run_trace, simulate
+from .model import Engine, Network, SimConfig
+from .traffic import PATTERNS, Traffic
+
+__all__ = ["SimConfig", "Network", "Engine", "simulate", "run_fixed", "describe", "run_trace", "TraceResult", "Traffic",
+           "PATTERNS", "LOAD_UNITS", "packet_rate"]

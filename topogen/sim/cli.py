@@ -1,8 +1,178 @@
 """The reference simulator's sub-commands (``simulate``, ``plot``), wired into
-``topogen`` by :mod:`topogen.cli` through :func:`add_parsers`."""
+``topogen`` by :mod:`topogen.cli` through :func:`add_parsers`.
+
+Examples::
+
+    topogen simulate net.json --traffic uniform --load 0.1 -o results.csv
+    topogen simulate net.json --routing dor --sweep --low 0.01 --high 1 -o sweep.csv
+    topogen plot a.csv b.csv -o latency.png
+"""
 
 from __future__ import annotations
 
+import argparse
+import math
+from pathlib import Path
+
+from ..errors import ParameterError
+
+__all__ = ["add_parsers", "simulate_command", "plot_command"]
+
 
 def add_parsers(subparsers, parents=()) -> None:
-    """Add the simulator's sub-commands to the ``topogen`` sub-commands (none yet)."""
+    """Add ``simulate`` and ``plot`` to the ``topogen`` sub-commands."""
+    parents = list(parents)
+    from .model import SimConfig
+    from .traffic import PATTERNS
+
+    d = SimConfig()
+    s = subparsers.add_parser(
+        "simulate", parents=parents, help="run topogen's reference simulator on a topology",
+        description="Simulate FILE (a topology file, or a routing folder written by `topogen route`) "
+                    "with the packet-level reference simulator (input-buffered VC switches, credits, "
+                    "virtual cut-through) and write rows of the results table. See docs/sim.md.")
+    s.add_argument("input", metavar="FILE", help="topology file (.json/.edges/.graphml) or routing folder")
+    s.add_argument("--routing", default="nr",
+                   help="routing algorithm when FILE is a topology: nr, fr, updown, dor, valiant, "
+                        "escape, hop, layered (default nr)")
+    s.add_argument("--routing-vcs", type=int, default=None, metavar="K",
+                   help="VCs given to the routing algorithm (its --vcs)")
+    s.add_argument("--traffic", default="uniform", help=f"pattern: {', '.join(PATTERNS)} (default uniform)")
+    s.add_argument("--self-packets", action="store_true",
+                   help="uniform: a host may send to itself (BookSim's uniform)")
+    s.add_argument("--load", type=float, default=0.1, help="offered load per host (default 0.1)")
+    s.add_argument("--load-unit", choices=("flits", "packets", "gbps"), default="flits",
+                   help="flits or packets per host per cycle, or Gbit/s per host (default flits)")
+    s.add_argument("--num-vcs", type=int, default=None,
+                   help="VCs per port (default: 4, or the routing's count if larger)")
+    s.add_argument("--buffer", type=int, default=None, metavar="FLITS",
+                   help=f"flits per VC buffer (default {d.vc_buf_size}, at least the packet size)")
+    s.add_argument("--packet-size", type=int, default=d.packet_size, help=f"flits (default {d.packet_size})")
+    s.add_argument("--routing-delay", type=int, default=d.routing_delay)
+    s.add_argument("--vc-alloc-delay", type=int, default=d.vc_alloc_delay)
+    s.add_argument("--sw-alloc-delay", type=int, default=d.sw_alloc_delay)
+    s.add_argument("--st-delay", type=int, default=d.st_delay)
+    s.add_argument("--link-latency", type=int, default=None, metavar="CYCLES",
+                   help="latency of every link (default: the layout's link delays / clock period)")
+    s.add_argument("--clock-ns", type=float, default=None,
+                   help="cycle length in ns (default flit_bits / link_gbps)")
+    s.add_argument("--flit-bits", type=int, default=d.flit_bits)
+    s.add_argument("--link-gbps", type=float, default=d.link_gbps)
+    s.add_argument("--sample-period", type=int, default=d.sample_period)
+    s.add_argument("--warmup-periods", type=int, default=d.warmup_periods)
+    s.add_argument("--max-samples", type=int, default=d.max_samples)
+    s.add_argument("--latency-thres", type=float, default=d.latency_thres)
+    s.add_argument("--deadlock-cycles", type=int, default=d.deadlock_cycles)
+    s.add_argument("--seed", default=None, help="simulation seed (drawn and recorded if omitted)")
+    s.add_argument("--sweep", action="store_true",
+                   help="find the zero-load latency and the saturation load by bisection")
+    s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
+    s.add_argument("--high", type=float, default=1.0, help="sweep: highest load (default 1.0)")
+    s.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
+    s.add_argument("--no-resume", action="store_true", help="sweep: simulate points again")
+    s.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="results file .csv/.json/.parquet (rows are added; default: print only)")
+    s.set_defaults(handler=simulate_command)
+
+    p = subparsers.add_parser(
+        "plot", parents=parents, help="plot latency against offered load from results tables",
+        description="Draw one latency/offered-load curve per topology, routing and traffic of the "
+                    "given results tables (any simulator) on one chart.")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results files (.csv/.json/.parquet)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="chart file .png or .svg")
+    p.add_argument("--title", default=None)
+    p.add_argument("--log-y", action="store_true", help="logarithmic latency axis")
+    p.set_defaults(handler=plot_command)
+
+
+def _load(args):
+    from ..export import formats
+    from ..layout import default_layout
+    from ..routing import load_routing, route
+
+    path = Path(args.input)
+    if not path.exists():
+        raise ParameterError(f"{path} does not exist")
+    if path.is_dir():
+        return load_routing(path)
+    topology, layout = formats.load(path)
+    if layout is None:
+        layout = default_layout(topology)
+    seed = None if args.seed is None else args.seed
+    return route(topology, layout, args.routing, vcs=args.routing_vcs, seed=seed)
+
+
+def _options(args, routing) -> dict:
+    if args.num_vcs is None:
+        k = routing.num_vcs
+        num_vcs = k * max(1, math.ceil(4 / k))
+    else:
+        num_vcs = args.num_vcs
+    buf = args.buffer if args.buffer is not None else max(64, args.packet_size)
+    return dict(traffic=args.traffic, load_unit=args.load_unit, self_packets=args.self_packets,
+                num_vcs=num_vcs, vc_buf_size=buf, packet_size=args.packet_size,
+                routing_delay=args.routing_delay, vc_alloc_delay=args.vc_alloc_delay,
+                sw_alloc_delay=args.sw_alloc_delay, st_delay=args.st_delay,
+                link_latency=args.link_latency, clock_ns=args.clock_ns, flit_bits=args.flit_bits,
+                link_gbps=args.link_gbps, sample_period=args.sample_period,
+                warmup_periods=args.warmup_periods, max_samples=args.max_samples,
+                latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles)
+
+
+def _line(row) -> str:
+    lat = row["latency_avg"]
+    text = f"reference {row['traffic']} load={row['offered_load']:g} {row['load_unit']}: {row['status']}"
+    if lat == lat and lat is not None:
+        text += f", latency {lat:.4g} cycles, accepted {row['accepted_flit_rate']:.4g} flits/host/cycle"
+    elif row.get("message"):
+        text += f" ({row['message']})"
+    return text
+
+
+def simulate_command(args) -> int:
+    """Handler of ``topogen simulate``; returns the exit code."""
+    from .._rng import resolve_seed
+    from ..results import read_results, write_results
+    from .measure import simulate
+    from .sweep import sweep
+
+    seed = resolve_seed(args.seed)
+    args.seed = seed
+    routing = _load(args)
+    opts = _options(args, routing)
+    if args.sweep:
+        if not args.output:
+            raise ParameterError("--sweep needs -o FILE (the sweep writes and resumes from it)")
+        res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
+                    resume=not args.no_resume, seed=seed, **opts)
+        for row in res.rows:
+            print(_line(row))
+        upper = "inf" if math.isinf(res.saturation_upper) else f"{res.saturation_upper:g}"
+        print(f"zero-load latency {res.zero_load_latency:.4g} cycles; saturation between "
+              f"{res.saturation_load:g} and {upper} ({res.rows[0]['load_unit']}); "
+              f"{res.simulated} simulated, {res.reused} reused")
+        print(f"results: {args.output}")
+        return 0
+    row = simulate(routing, load=args.load, seed=seed, **opts)
+    print(_line(row))
+    if args.output:
+        out = Path(args.output)
+        old = read_results(out).to_dict("records") if out.exists() else []
+        write_results(out, old + [row])
+        print(f"results: {out}")
+    return 0
+
+
+def plot_command(args) -> int:
+    """Handler of ``topogen plot``; returns the exit code."""
+    from ..results import read_results
+    from .plot import plot_latency
+
+    frames = []
+    for f in args.results:
+        if not Path(f).is_file():
+            raise ParameterError(f"results file {f} does not exist")
+        frames.append(read_results(f))
+    out = plot_latency(frames, args.output, title=args.title, log_y=args.log_y)
+    print(f"plot: {out}")
+    return 0

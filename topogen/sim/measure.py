@@ -1,0 +1,371 @@
+"""Running the reference simulator: BookSim-style measurement (:func:`simulate`) and
+explicit packet traces (:func:`run_trace`).
+
+:func:`simulate` follows BookSim's ``sim_type = latency``: ``warmup_periods`` sample
+periods of warm-up, then sample periods until the mean latency and the accepted rate
+change by less than ``stopping_thres`` / ``acc_stopping_thres`` for ``converge_samples``
+periods in a row (at most ``max_samples`` periods in all), then injection goes on while
+the measured packets (those created during the measurement periods) drain.  The run is
+``saturated`` when the mean latency (delivered packets of the period and the ages of the
+packets still in flight or queued) exceeds ``latency_thres``, when the source queues hold
+more than ``max_queue_packets`` per host, when it does not converge, or when the drain
+does not finish within ``drain_cycles``; it is ``deadlock`` when no packet moved for
+``deadlock_cycles`` cycles while packets were in the network.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._rng import make_rng, resolve_seed
+from .._version import __version__
+from ..errors import ParameterError
+from ..results import make_row
+from .model import Engine, Network, SimConfig
+from .traffic import Traffic
+
+__all__ = ["simulate", "run_fixed", "describe", "run_trace", "TraceResult", "LOAD_UNITS", "packet_rate"]
+
+#: load unit name -> results ``load_unit`` text
+LOAD_UNITS = {"flits": "flits/node/cycle", "packets": "packets/node/cycle", "gbps": "Gbit/s/node"}
+
+_BLOCK_CYCLES = 256
+
+
+def packet_rate(load: float, unit: str, config: SimConfig) -> float:
+    """Packets per host per cycle of an offered ``load`` in ``unit`` (see :data:`LOAD_UNITS`)."""
+    if unit not in LOAD_UNITS:
+        raise ParameterError(f"load unit must be one of {', '.join(LOAD_UNITS)}, got {unit!r}")
+    if isinstance(load, bool) or not isinstance(load, (int, float, np.number)) or not (
+            math.isfinite(load) and load > 0):
+        raise ParameterError(f"offered load must be a positive number, got {load!r}")
+    if unit == "packets":
+        p = float(load)
+    elif unit == "flits":
+        p = float(load) / config.packet_size
+    else:
+        p = float(load) / config.link_gbps / config.packet_size
+    if p > 1.0:
+        raise ParameterError(
+            f"offered load {load} {LOAD_UNITS[unit]} is more than one packet per host per cycle "
+            f"(packet_size={config.packet_size}); Bernoulli injection needs at most 1")
+    return p
+
+
+def _config(config, overrides) -> SimConfig:
+    if config is None:
+        config = SimConfig(**overrides)
+    elif overrides:
+        from dataclasses import replace
+
+        config = replace(config, **overrides)
+    if not isinstance(config, SimConfig):
+        raise ParameterError("config must be a topogen.sim.SimConfig")
+    return config
+
+
+def simulate(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit: str = "flits",
+             config: SimConfig | None = None, seed=None, layout=None, self_packets: bool = False,
+             **overrides) -> dict:
+    """Simulate ``routing`` under Bernoulli traffic at one offered load.
+
+    Parameters
+    ----------
+    routing : topogen.routing.Routing
+    traffic : str
+        A pattern of :mod:`topogen.sim.traffic`.
+    load : float
+        Offered load per active host, in ``load_unit``.
+    load_unit : {"flits", "packets", "gbps"}
+        Flits or packets per host per cycle, or Gbit/s per host (a link carries
+        ``config.link_gbps``, one flit per cycle).
+    config : SimConfig, optional
+        Model and measurement parameters; keyword ``overrides`` replace fields.
+    seed : int, optional
+        Seed of every random choice (drawn and recorded when None).
+    layout : Layout, optional
+        Link delays (default ``routing.layout``).
+    self_packets : bool
+        ``uniform``: allow a host to send to itself (BookSim's definition).
+
+    Returns
+    -------
+    dict
+        One row of :mod:`topogen.results` with ``simulator = "reference"``.
+    """
+    cfg = _config(config, overrides)
+    p = packet_rate(load, load_unit, cfg)
+    seed = resolve_seed(seed)
+    rng = make_rng(seed)
+    wall0 = time.perf_counter()
+    net = Network(routing, cfg, layout)
+    tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
+    eng = Engine(net, rng)
+    n_active = len(tr.active)
+    P = cfg.sample_period
+    warm_end = cfg.warmup_periods * P
+    eng.measure_from = warm_end
+    S = cfg.packet_size
+    overhead = cfg.injection_overhead
+
+    created = {}  # period -> packets created
+    acc = {}  # period -> packets delivered
+    lat_sum = {}  # period -> latency sum of delivered packets
+    m_lat: list[int] = []
+    m_net: list[int] = []
+    m_hops: list[int] = []
+
+    def on_deliver(pkt, tail):
+        k = tail // P
+        acc[k] = acc.get(k, 0) + 1
+        lat = tail - pkt.ctime
+        lat_sum[k] = lat_sum.get(k, 0) + lat
+        if pkt.measured:
+            m_lat.append(lat)
+            m_net.append(tail - pkt.sent + overhead)
+            m_hops.append(pkt.links)
+
+    eng.on_deliver = on_deliver
+    stop_at = _start_traffic(eng, net, tr, p, rng, created, P)
+    status, message = "completed", None
+    prev = None
+    conv = 0
+    cum_lat = cum_n = 0
+    end_measure = None
+    samples = 0
+    for k in range(1, cfg.max_samples + 1):
+        eng.run(k * P)
+        if eng.deadlocked:
+            status, message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles with "
+                                           f"{eng.in_network} packets in the network (cycle {eng.now})")
+            break
+        dead = eng.deadlocked_buffers()
+        if dead:
+            status, message = "deadlock", (f"{len(dead)} VC buffers hold packets that wait on each "
+                                           f"other in a cycle (cycle {eng.now})")
+            break
+        inflight = eng.in_network + eng.in_source
+        n_del = acc.get(k - 1, 0)
+        lat_now = (lat_sum.get(k - 1, 0) + (eng.now * inflight - eng.ctime_sum)) / max(n_del + inflight, 1)
+        if lat_now > cfg.latency_thres:
+            status, message = "saturated", (f"mean latency {lat_now:.1f} cycles exceeded "
+                                            f"latency_thres={cfg.latency_thres:g} at cycle {k * P}")
+            break
+        if eng.in_source > cfg.max_queue_packets * n_active:
+            status, message = "saturated", (f"source queues hold {eng.in_source} packets "
+                                            f"(> {cfg.max_queue_packets} per host) at cycle {k * P}")
+            break
+        if k <= cfg.warmup_periods:
+            continue
+        samples += 1
+        cum_lat += lat_sum.get(k - 1, 0)
+        cum_n += n_del
+        lat_k = cum_lat / cum_n if cum_n else math.inf
+        acc_k = cum_n / samples
+        if prev is not None and cum_n:
+            dl = abs(lat_k - prev[0]) / lat_k
+            da = abs(acc_k - prev[1]) / acc_k
+            conv = conv + 1 if dl < cfg.stopping_thres and da < cfg.acc_stopping_thres else 0
+        prev = (lat_k, acc_k)
+        if conv >= cfg.converge_samples:
+            end_measure = k * P
+            break
+    else:
+        status, message = "saturated", (f"latency did not converge within max_samples="
+                                        f"{cfg.max_samples} sample periods")
+    if status == "completed":
+        eng.measure_to = end_measure
+        drain = cfg.drain_cycles if cfg.drain_cycles is not None else cfg.max_samples * P
+        t = end_measure
+        step = min(P, 64)
+        while len(m_lat) < eng.measured_created and t < end_measure + drain:
+            t = min(t + step, end_measure + drain)
+            eng.run(t)
+            if eng.deadlocked:
+                status, message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles "
+                                               f"during the drain (cycle {eng.now})")
+                break
+            if t % P == 0 and eng.deadlocked_buffers():
+                status, message = "deadlock", (f"VC buffers hold packets that wait on each other "
+                                               f"in a cycle (cycle {eng.now}, drain)")
+                break
+        if status == "completed" and len(m_lat) < eng.measured_created:
+            status, message = "saturated", (f"{eng.measured_created - len(m_lat)} measured packets "
+                                            f"not delivered within drain_cycles={drain}")
+    stop_at[0] = eng.now
+    wall = time.perf_counter() - wall0
+    row = dict(simulator="reference", status=status, message=message,
+               latency_unit="cycles", sim_cycles=int(eng.now) + 1, wall_time_s=wall,
+               sim_seed=seed, samples=samples)
+    row.update(_provenance(routing, traffic=tr, cfg=cfg, load=load, load_unit=load_unit,
+                           net=net, p=p))
+    if status == "completed":
+        lat = np.asarray(m_lat, dtype=np.float64)
+        netl = np.asarray(m_net, dtype=np.float64)
+        span = end_measure - warm_end
+        acc_n = sum(acc.get(i, 0) for i in range(warm_end // P, end_measure // P))
+        cre_n = sum(created.get(i, 0) for i in range(warm_end // P, end_measure // P))
+        row.update(
+            latency_avg=lat.mean(), latency_min=lat.min(), latency_max=lat.max(),
+            latency_p50=np.percentile(lat, 50), latency_p90=np.percentile(lat, 90),
+            latency_p99=np.percentile(lat, 99),
+            network_latency_avg=netl.mean(), network_latency_min=netl.min(),
+            network_latency_max=netl.max(), flit_latency_avg=lat.mean() - (S - 1) / 2,
+            accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
+            injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span),
+            hops_avg=float(np.mean(m_hops)) + 1.0, packets=len(lat))
+    return make_row(**row)
+
+
+def describe(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit: str = "flits",
+             config: SimConfig | None = None, seed=None, layout=None, self_packets: bool = False,
+             **overrides) -> dict:
+    """The provenance columns :func:`simulate` would write for these arguments (no
+    simulation): topology, routing, traffic, load, parameters and ``sim_seed``."""
+    cfg = _config(config, overrides)
+    p = packet_rate(load, load_unit, cfg)
+    seed = resolve_seed(seed)
+    net = Network(routing, cfg, layout)
+    tr = Traffic(traffic, net.num_hosts, make_rng(seed), routing=routing, self_packets=self_packets)
+    row = _provenance(routing, traffic=tr, cfg=cfg, load=load, load_unit=load_unit, net=net, p=p)
+    row["sim_seed"] = seed
+    row["simulator"] = "reference"
+    return make_row(**row)
+
+
+def _start_traffic(eng, net, tr, p, rng, created, period):
+    """Schedule Bernoulli packet generation (blocks of 256 cycles) on ``eng``.
+
+    Every cycle each active host creates a packet with probability ``p``.  Returns a
+    one-element list: set its item to a cycle to stop generating from there on.
+    """
+    active = tr.active
+    n_active = len(active)
+    host_switch = net.host_switch
+    stop_at = [math.inf]
+
+    def block(t0):
+        if t0 >= stop_at[0]:
+            return
+        hit = rng.random((_BLOCK_CYCLES, n_active)) < p
+        ti, hi = np.nonzero(hit)
+        src = active[hi]
+        dst = tr.destinations(src, rng)
+        keep = dst >= 0
+        ti, src, dst = ti[keep], src[keep], dst[keep]
+        net.prefetch(host_switch[src], host_switch[dst])
+        times = ti + t0
+        for k, c in zip(*np.unique(times // period, return_counts=True)):
+            created[int(k)] = created.get(int(k), 0) + int(c)
+        inject = eng.inject
+        for t, s, d in zip(times.tolist(), src.tolist(), dst.tolist()):
+            inject(t, s, d)
+        eng.schedule(t0 + _BLOCK_CYCLES, block)
+
+    eng.schedule(0, block)
+    return stop_at
+
+
+def run_fixed(routing, cycles: int, *, traffic: str = "uniform", load: float = 0.1,
+              load_unit: str = "flits", config: SimConfig | None = None, seed=None, layout=None,
+              self_packets: bool = False, **overrides) -> dict:
+    """Simulate exactly ``cycles`` cycles of Bernoulli traffic (no warm-up, no drain).
+
+    For benchmarks and quick looks; :func:`simulate` is the measurement.  Returns a dict:
+    ``created``, ``delivered``, ``in_flight`` packets, ``latency_avg`` (delivered packets),
+    ``deadlocked``, ``cycles``, ``wall_time_s``, ``router_cycles_per_s``.
+    """
+    cfg = _config(config, overrides)
+    p = packet_rate(load, load_unit, cfg)
+    rng = make_rng(resolve_seed(seed))
+    wall0 = time.perf_counter()
+    net = Network(routing, cfg, layout)
+    tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
+    eng = Engine(net, rng)
+    lat = [0, 0]
+
+    def on_deliver(pkt, tail):
+        if tail < cycles:
+            lat[0] += tail - pkt.ctime
+            lat[1] += 1
+
+    eng.on_deliver = on_deliver
+    created: dict = {}
+    _start_traffic(eng, net, tr, p, rng, created, cycles)
+    eng.run(cycles)
+    wall = time.perf_counter() - wall0
+    return {"created": created.get(0, 0), "delivered": lat[1],
+            "in_flight": eng.in_network + eng.in_source,
+            "latency_avg": lat[0] / lat[1] if lat[1] else math.nan,
+            "deadlocked": eng.deadlocked, "cycles": int(cycles), "wall_time_s": wall,
+            "router_cycles_per_s": net.num_switches * cycles / wall}
+
+
+def _provenance(routing, *, traffic, cfg, load, load_unit, net, p) -> dict:
+    topo = routing.topology
+    params = {"config": cfg.to_dict(), "traffic": traffic.describe(), "load_unit": load_unit,
+              "packet_rate": p, "link_latency": net.latency_source,
+              "routing_vcs": routing.num_vcs, "vcs_per_class": net.vcs_per_class,
+              "routing_params": routing.params}
+    return dict(topology=topo.name, topology_params=topo.params, num_switches=topo.num_switches,
+                num_hosts=net.num_hosts, seed=topo.seed, routing=routing.algorithm,
+                traffic=traffic.name, offered_load=float(load), load_unit=LOAD_UNITS[load_unit],
+                params=params, topogen_version=__version__)
+
+
+@dataclass
+class TraceResult:
+    """Outcome of :func:`run_trace`: one entry per delivered packet, in delivery order.
+
+    ``latency = delivered - created`` (tail reaches the destination host); ``links`` is the
+    number of switch-to-switch links of the route.  ``engine`` is kept for inspection.
+    """
+
+    pid: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    created: np.ndarray
+    injected: np.ndarray
+    delivered: np.ndarray
+    links: np.ndarray
+    deadlocked: bool
+    cycles: int
+    engine: Engine
+    network: Network
+
+    @property
+    def latency(self) -> np.ndarray:
+        return self.delivered - self.created
+
+
+def run_trace(routing, packets, *, config: SimConfig | None = None, seed=0, layout=None,
+              max_cycles: int | None = None, **overrides) -> TraceResult:
+    """Simulate explicit packets ``(creation cycle, source host, destination host)``.
+
+    Runs until every packet is delivered, a deadlock is detected, or ``max_cycles``.
+    Packet ids are the row indices of ``packets`` sorted by creation time (stable).
+    """
+    cfg = _config(config, overrides)
+    arr = np.asarray(packets, dtype=np.int64).reshape(-1, 3)
+    net = Network(routing, cfg, layout)
+    if len(arr) and (arr[:, 0].min() < 0 or arr[:, 1:].min() < 0 or arr[:, 1:].max() >= net.num_hosts):
+        raise ParameterError(f"packets need times >= 0 and hosts in [0, {net.num_hosts - 1}]")
+    order = np.argsort(arr[:, 0], kind="stable")
+    arr = arr[order]
+    eng = Engine(net, make_rng(seed))
+    eng.record = True
+    net.prefetch(net.host_switch[arr[:, 1]], net.host_switch[arr[:, 2]])
+    for t, s, d in arr.tolist():
+        eng.inject(t, s, d)
+    limit = max_cycles if max_cycles is not None else 1 << 62
+    eng.run(limit, stop_when_idle=True)
+    lg = eng.log
+    a = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
+    return TraceResult(pid=order[a(lg.pid)] if len(lg.pid) else a([]), src=a(lg.src),
+                       dst=a(lg.dst), created=a(lg.ctime), injected=a(lg.injected),
+                       delivered=a(lg.delivered), links=a(lg.hops), deadlocked=eng.deadlocked,
+                       cycles=int(eng.now), engine=eng, network=net)

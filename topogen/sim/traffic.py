@@ -1,0 +1,217 @@
+"""Traffic patterns of the reference simulator, defined on host ids.
+
+A pattern maps a source host to a destination host.  Hosts are numbered as everywhere
+in topogen (the hosts of switch ``v`` are ``host_offset[v] .. host_offset[v] + hosts[v] - 1``).
+
+Patterns
+--------
+``uniform``
+    destination uniform over all other hosts (``self_packets=True``: over all hosts,
+    the source included, as BookSim's ``uniform``).
+``bitrev``, ``bitcomp``, ``shuffle``, ``transpose``
+    bit permutations of a ``b``-bit address (Slim Fly V-B): bit reversal
+    ``d_i = s_(b-i-1)``, bit complement ``d_i = not s_i``, shuffle
+    ``d_i = s_((i-1) mod b)`` (rotate left by one), matrix transpose (swap the high and
+    low halves of the address; ``b`` even).
+``shift``
+    Slim Fly V-B: ``d = (s mod N/2) + N/2`` or ``d = s mod N/2``, each with probability 1/2.
+``tornado``
+    ``d = (s + ceil(N/2) - 1) mod N`` (BookSim's one-dimensional tornado).
+``neighbor``
+    ``d = (s + 1) mod N``.
+``randperm``
+    a random permutation of the hosts, drawn once from the seed.
+``worstcase``
+    Slim Fly V-C, the worst case of minimal deterministic routing: for a link
+    ``(Rx, Ry)``, a router ``R1`` whose route to ``Rx`` goes through ``Ry`` exchanges
+    traffic with ``Rx``, and a router ``R1'`` whose route to ``Ry`` goes through ``Rx``
+    exchanges traffic with ``Ry``, so both flows cross the link ``Rx``-``Ry``.  Links
+    are visited in a seeded random order and pairs are formed greedily from unused
+    routers "until all possibilities are exhausted"; host ``k`` of one router of a pair
+    sends to host ``k`` of the other.  Needs the routing.
+
+Non-power-of-two host counts
+----------------------------
+The bit permutations and ``shift`` need ``N`` to be a power of two (``transpose``: an
+even power of two).  As in the Slim Fly paper (V-B: "we artificially prevent some
+endpoints from sending and receiving packets"), only the first ``M`` hosts take part,
+``M`` the largest (even, for ``transpose``) power of two ``<= N``; hosts ``M..N-1``
+neither send nor receive.  ``worstcase`` leaves the hosts of unpaired routers idle.
+Rates in the results are per *active* (sending) host.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["PATTERNS", "Traffic"]
+
+PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "shift", "tornado",
+            "neighbor", "randperm", "worstcase")
+
+_ALIASES = {"bit_reverse": "bitrev", "bitreverse": "bitrev", "bit_complement": "bitcomp",
+            "bitcomplement": "bitcomp", "neighbour": "neighbor", "random_permutation": "randperm",
+            "worst_case": "worstcase", "worst": "worstcase", "uniform_random": "uniform"}
+
+
+def _bit_reverse(x: np.ndarray, b: int) -> np.ndarray:
+    out = np.zeros_like(x)
+    for i in range(b):
+        out |= ((x >> i) & 1) << (b - 1 - i)
+    return out
+
+
+class Traffic:
+    """A traffic pattern over ``num_hosts`` hosts.
+
+    Parameters
+    ----------
+    pattern : str
+        One of :data:`PATTERNS`.
+    num_hosts : int
+    rng : numpy.random.Generator
+        Draws the fixed parts of a pattern (``randperm``, ``worstcase`` link order); the
+        per-packet draws (``uniform``, ``shift``) use the generator given to
+        :meth:`destinations`.
+    routing : Routing, optional
+        Needed by ``worstcase``.
+    self_packets : bool
+        ``uniform`` only: allow the source as destination (BookSim's definition).
+
+    Attributes
+    ----------
+    active : ndarray of int64
+        Hosts that send (sorted).
+    """
+
+    def __init__(self, pattern: str, num_hosts: int, rng: np.random.Generator, *, routing=None,
+                 self_packets: bool = False):
+        name = _ALIASES.get(str(pattern).lower(), str(pattern).lower())
+        if name not in PATTERNS:
+            raise ParameterError(f"traffic must be one of {', '.join(PATTERNS)}, got {pattern!r}")
+        n = int(num_hosts)
+        if n < 2:
+            raise ParameterError(f"traffic needs at least 2 hosts, got {n}")
+        self.name = name
+        self.num_hosts = n
+        self.self_packets = bool(self_packets)
+        self._perm: np.ndarray | None = None  # fixed destination of each host (-1 idle)
+        hosts = np.arange(n, dtype=np.int64)
+        if name in ("bitrev", "bitcomp", "shuffle", "transpose", "shift"):
+            b = n.bit_length() - 1
+            if name == "transpose" and b % 2:
+                b -= 1
+            if b < 1:
+                raise ParameterError(f"{name} traffic needs at least 2 hosts (4 for transpose)")
+            m = 1 << b
+            self.bits = b
+            self.active_count = m
+            x = hosts[:m]
+            if name == "bitrev":
+                d = _bit_reverse(x, b)
+            elif name == "bitcomp":
+                d = (~x) & (m - 1)
+            elif name == "shuffle":
+                d = ((x << 1) | (x >> (b - 1))) & (m - 1)
+            elif name == "transpose":
+                h = b // 2
+                d = ((x & ((1 << h) - 1)) << h) | (x >> h)
+            else:
+                d = None
+            if d is not None:
+                self._perm = np.full(n, -1, dtype=np.int64)
+                self._perm[:m] = d
+            self.active = x
+        elif name == "tornado":
+            self._perm = (hosts + (n + 1) // 2 - 1) % n
+            self.active = hosts
+        elif name == "neighbor":
+            self._perm = (hosts + 1) % n
+            self.active = hosts
+        elif name == "randperm":
+            self._perm = rng.permutation(n).astype(np.int64)
+            self.active = hosts
+        elif name == "worstcase":
+            if routing is None:
+                raise ParameterError("worstcase traffic needs the routing (its minimal routes)")
+            self._perm = _worst_case(routing, rng)
+            self.active = np.flatnonzero(self._perm >= 0)
+            if not len(self.active):
+                raise ParameterError("worstcase traffic found no router pairs on this topology "
+                                     "(needs routes of two hops)")
+        else:
+            self.active = hosts
+        self.active = np.asarray(self.active, dtype=np.int64)
+
+    def destinations(self, src: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Destination host of each source host in ``src`` (active hosts only)."""
+        src = np.asarray(src, dtype=np.int64)
+        if self._perm is not None:
+            return self._perm[src]
+        if self.name == "uniform":
+            if self.self_packets:
+                return rng.integers(0, self.num_hosts, size=len(src), dtype=np.int64)
+            d = rng.integers(0, self.num_hosts - 1, size=len(src), dtype=np.int64)
+            return d + (d >= src)
+        # shift
+        half = self.active_count // 2
+        up = rng.random(len(src)) < 0.5
+        return (src % half) + np.where(up, half, 0)
+
+    def describe(self) -> dict:
+        out = {"pattern": self.name, "active_hosts": int(len(self.active))}
+        if self.name == "uniform":
+            out["self_packets"] = self.self_packets
+        return out
+
+
+def _worst_case(routing, rng: np.random.Generator) -> np.ndarray:
+    """Host destination array of the Slim Fly V-C worst case (-1 = idle host)."""
+    topo = routing.topology
+    n = topo.num_switches
+    hosts = np.asarray(topo.hosts, dtype=np.int64)
+    offset = np.concatenate([[0], np.cumsum(hosts)[:-1]]).astype(np.int64)
+    edges = np.asarray(topo.edges, dtype=np.int64)
+    order = rng.permutation(len(edges))
+    used = np.zeros(n, dtype=bool)
+    nbrs = [topo.neighbors(v) for v in range(n)]
+    adj = [set(map(int, a)) for a in nbrs]
+
+    def second_hop(a: int, target: int) -> int:
+        sw, _ = routing.path(a, target)
+        return int(sw[1]) if len(sw) == 3 else -1
+
+    pairs = []
+    for k in order:
+        x, y = int(edges[k, 0]), int(edges[k, 1])
+        if rng.random() < 0.5:
+            x, y = y, x
+        if used[x] or used[y]:
+            continue
+        a_found = b_found = -1
+        for a in map(int, nbrs[y]):
+            if a != x and not used[a] and a not in adj[x] and second_hop(a, x) == y:
+                a_found = a
+                break
+        if a_found < 0:
+            continue
+        for b in map(int, nbrs[x]):
+            if b != y and b != a_found and not used[b] and b not in adj[y] and second_hop(b, y) == x:
+                b_found = b
+                break
+        if b_found < 0:
+            continue
+        for u in (x, y, a_found, b_found):
+            used[u] = True
+        pairs.append((a_found, x))
+        pairs.append((b_found, y))
+    perm = np.full(int(hosts.sum()), -1, dtype=np.int64)
+    for u, w in pairs:
+        k = int(min(hosts[u], hosts[w]))
+        hu = offset[u] + np.arange(k)
+        hw = offset[w] + np.arange(k)
+        perm[hu] = hw
+        perm[hw] = hu
+    return perm
