@@ -56,3 +56,78 @@ def test_route_vcs_error(tmp_path):
     with pytest.raises(RoutingError, match="at least 2 VCs"):
         args.func(args)
     assert not (tmp_path / "o").exists()
+
+
+def test_route_exports(tmp_path):
+    import numpy as np
+
+    from topogen.routing import nearest
+    from topogen.routing.export import read_booksim_table, read_sst_routes
+
+    topo = petersen()
+    save(tmp_path / "p.json", topo)
+    p = _parser()
+    out = tmp_path / "o"
+    args = p.parse_args(["route", str(tmp_path / "p.json"), "-a", "nr", "--booksim-table",
+                         "--sst-routes", "-o", str(out)])
+    assert args.func(args) == 0
+    r = nearest(topo)
+    rows = read_booksim_table(out / "booksim_table.txt")
+    assert len(rows) == 10 * 10
+    assert json.loads((out / "booksim_table.txt.json").read_text())["algorithm"] == "nr"
+    md, tables = read_sst_routes(out / "sst_routes.txt")
+    assert md["algorithm"] == "nr" and md["topology"]["num_switches"] == 10
+    assert len(tables) == 10
+    for s, tab in enumerate(tables):
+        for d, alts in tab.items():
+            assert [s] + alts[0][1] == r.path(s, d)[0].tolist()
+    # up*/down* is not destination-based: no BookSim table, nothing written
+    args = p.parse_args(["route", str(tmp_path / "p.json"), "-a", "updown", "--booksim-table",
+                         "-o", str(tmp_path / "u")])
+    from topogen.errors import RoutingError
+
+    with pytest.raises(RoutingError, match="destination-based"):
+        args.func(args)
+    assert not (tmp_path / "u").exists()
+
+
+def _topogen(*argv, cwd):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "topogen", *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_main_cli_end_to_end(tmp_path, capsys, monkeypatch):
+    """`topogen route` / `topogen check-deadlock` through the real entry point."""
+    from topogen.cli import main
+
+    save(tmp_path / "ring.json", ring(6))
+    # the installed command, from a shell-like subprocess
+    res = _topogen("route", "ring.json", "--algorithm", "nr", "-o", "nr", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    res = _topogen("check-deadlock", "nr", cwd=tmp_path)
+    assert res.returncode == 1 and "CYCLIC" in res.stdout and "cycle:" in res.stdout
+    # the same main() in-process (faster) for the other cases
+    monkeypatch.chdir(tmp_path)
+    assert main(["route", "ring.json", "--algorithm", "updown", "-o", "ud"]) == 0
+    capsys.readouterr()
+    assert main(["check-deadlock", "ud"]) == 0
+    out = capsys.readouterr().out
+    assert "deadlock-free" in out and "VCs used: 1" in out
+    # bad input: one line on stderr naming the problem, non-zero exit, nothing written
+    (tmp_path / "disc.edges").write_text("0 1\n2 3\n")
+    for argv, words in [
+        (("route", "ring.json", "-a", "dor", "-o", "x"), "no dimensions"),
+        (("route", "ring.json", "-a", "hop", "--base", "nr", "--vcs", "2", "-o", "x"),
+         "at least 3 VCs"),
+        (("route", "ring.json", "-a", "escape", "--vcs", "1", "-o", "x"), "at least 2 VCs"),
+        (("route", "ring.json", "-a", "valiant", "--vcs", "5", "-o", "x"), "at least 6 VCs"),
+        (("route", "disc.edges", "-a", "updown", "-o", "x"), "connected"),
+        (("check-deadlock", "missing"), "not a routing folder"),
+    ]:
+        assert main(list(argv)) != 0
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0], lines
+    assert not (tmp_path / "x").exists()

@@ -114,3 +114,24 @@ def test_dor_tie_goes_plus():
     assert r.path(0, 2)[0].tolist() == [0, 1, 2]
     assert r.path(2, 0)[0].tolist() == [2, 3, 0]
     assert r.path(2, 0)[1].tolist() == [0, 1]  # the wrap hop 3->0 switches to VC 1
+
+
+@pytest.mark.parametrize("name,kw,kind,dims", [
+    ("cabinet-torus", dict(switches_per_cabinet=4, cabinets=9, degree=6), "torus", [4, 3, 3]),
+    ("cabinet-hypercube", dict(switches_per_cabinet=4, cabinets=8), "hypercube", [2] * 5),
+    ("cabinet-hyperx", dict(switches_per_cabinet=3, cabinets=6), "hyperx", [3, 2, 3]),
+    ("flattened-butterfly", dict(k=3, n=3), "hyperx", [3, 3]),
+])
+def test_dor_on_skywalk_baselines(name, kw, kind, dims):
+    """Skywalk's Torus/Hypercube/HyperX(z, c, d) and the flattened butterfly get DOR too."""
+    import topogen
+
+    topo = topogen.generate(name, **kw)
+    r = dor(topo)
+    assert r.params["kind"] == kind and r.params["dims"] == dims
+    n = topo.num_switches
+    for s, d in itertools.product(range(n), range(n)):
+        sw, vcs = r.path(s, d)
+        p, v = _dor_path(s, d, dims, kind)
+        assert sw.tolist() == p and vcs.tolist() == v
+    assert check(r).acyclic

@@ -38,8 +38,8 @@ def test_escape_nr(make):
                 assert r.next_hops(s, d).tolist() == exp
                 escape_routes.append((esw, evcs))
     rep = check(r)
-    assert rep.acyclic and rep.vcs_used == 1
-    assert "escape" in rep.checked
+    assert rep.acyclic and rep.vcs_used == 1 and rep.vcs_declared == 4
+    assert "escape" in rep.checked and "VCs used: 1 (the routing declares 4)" in rep.summary()
     cdg = python_cdg(escape_routes, 4)
     assert nx.is_directed_acyclic_graph(cdg)
     assert rep.num_dependencies == cdg.number_of_edges()

@@ -16,7 +16,7 @@ from .conftest import petersen, ring, rrg
 
 def _table_matches(routing, tab, vc_label):
     n = routing.num_switches
-    sel = tab["vc_rule"] == vc_label
+    sel = (tab["vc_rule"] == vc_label) & (tab["alt"] == 0)
     sw, dst, ph, nh, rk = (tab[c][sel] for c in ("switch", "destination", "phase", "next_hop", "rank"))
     for p in range(routing.num_phases):
         for d in range(n):
@@ -25,9 +25,12 @@ def _table_matches(routing, tab, vc_label):
             got = np.full(n, -1)
             got[sw[m]] = nh[m]
             assert np.array_equal(got, row), (p, d)
-    # rank is the position of next_hop in neighbors(switch)
-    for s, h, r in zip(sw[:200], nh[:200], rk[:200]):
+    # rank is the position of next_hop in neighbors(switch); ports of both netlists
+    hosts = routing.topology.hosts
+    bp, sp = tab["booksim_port"][sel], tab["sst_port"][sel]
+    for s, h, r, b, q in zip(sw[:200], nh[:200], rk[:200], bp[:200], sp[:200]):
         assert routing.topology.neighbors(int(s))[int(r)] == h
+        assert b == hosts[int(s)] + r and q == r
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -45,11 +48,37 @@ def test_table_roundtrip(tmp_path, fmt, make):
 
 
 def test_escape_table_has_both_subnetworks(tmp_path):
-    r = escape(petersen(), num_vcs=4, base="nr")
+    topo = rrg(24, 4, 5).replace(hosts_per_switch=2)
+    r = escape(topo, num_vcs=4, base="nr")
     write_table(r, tmp_path / "e.csv")
     tab = read_table(tmp_path / "e.csv")
     _table_matches(r.minimal, tab, "adaptive:1-3")
     _table_matches(r.escape_routing, tab, "0")
+    # every adaptive choice (all minimal next hops) is listed, alt 0 first
+    sel = tab["vc_rule"] == "adaptive:1-3"
+    got = {}
+    for s, d, a, h in zip(tab["switch"][sel], tab["destination"][sel], tab["alt"][sel],
+                          tab["next_hop"][sel]):
+        got.setdefault((int(s), int(d)), []).append((int(a), int(h)))
+    multi = 0
+    for s in range(24):
+        for d in range(24):
+            if s == d:
+                continue
+            alts = sorted(got[s, d])
+            assert [a for a, _ in alts] == list(range(len(alts)))
+            assert sorted(h for _, h in alts) == r.next_hops(s, d).tolist()
+            multi += len(alts) > 1
+    assert multi > 0
+    # JSON form, and NR with all_next_hops on request
+    nr = nearest(topo, all_next_hops=True)
+    write_table(nr, tmp_path / "n.json", all_next_hops=True)
+    tab = read_table(tmp_path / "n.json")
+    for s, d in [(0, 5), (3, 17), (20, 1)]:
+        m = (tab["switch"] == s) & (tab["destination"] == d)
+        assert sorted(tab["next_hop"][m].tolist()) == nr.next_hops(s, d).tolist()
+    write_table(nr, tmp_path / "n1.csv")
+    assert (read_table(tmp_path / "n1.csv")["alt"] == 0).all()
 
 
 def test_table_errors(tmp_path):
@@ -58,7 +87,8 @@ def test_table_errors(tmp_path):
     with pytest.raises(ParameterError):
         write_table(nearest(petersen()), tmp_path / "v.txt")
     bad = tmp_path / "bad.csv"
-    bad.write_text("switch,destination,phase,next_hop,rank,vc_rule\n1,2,x,3,0,0\n")
+    bad.write_text("switch,destination,phase,alt,next_hop,rank,booksim_port,sst_port,vc_rule\n"
+                   "1,2,x,0,3,0,1,0,0\n")
     with pytest.raises(FormatError, match="line 2"):
         read_table(bad)
 
@@ -130,3 +160,38 @@ def test_parse_errors():
         parse_sst_entry_string("x:1.0,2")
     assert parse_sst_entry_string("") == {}
     assert parse_sst_entry_string("2:0.50000,1,2;0.50000,3,2") == {2: [(0.5, [1, 2]), (0.5, [3, 2])]}
+
+
+def test_booksim_table_file_format_and_routes(tmp_path):
+    """Strict line format of the fork's loader, side metadata, and the same routes back."""
+    hosts = [1, 2, 0, 1, 3, 1, 1, 2, 1, 1, 1, 1]
+    from topogen.generators.classic import torus as _torus
+
+    topo = _torus((4, 3)).replace(hosts_per_switch=hosts)
+    r = dor(topo)
+    path = tmp_path / "rt.txt"
+    write_booksim_table(r, path)
+    text = path.read_text()
+    assert text.endswith("\n") and "#" not in text
+    for line in text.splitlines():
+        parts = line.split(" ")
+        assert len(parts) == 3 and all(p.isdigit() for p in parts), line
+    md = json.loads((tmp_path / "rt.txt.json").read_text())
+    assert md["algorithm"] == "dor" and md["topology"]["generator"] == "torus"
+    assert md["topology"]["params"]["dims"] == [4, 3] and "topogen_version" in md
+    table = {(int(a), int(b)): int(c) for a, b, c in read_booksim_table(path)}
+    node_router = np.repeat(np.arange(12), hosts)
+    for src in range(12):
+        for node, dst in enumerate(node_router):
+            cur, walk = src, [src]
+            while True:
+                port = table[cur, node]
+                if port < hosts[cur]:
+                    break
+                cur = int(topo.neighbors(cur)[port - hosts[cur]])
+                walk.append(cur)
+                assert len(walk) <= 12
+            assert cur == dst
+            assert walk == r.path(src, int(dst))[0].tolist()
+    write_booksim_table(r, tmp_path / "plain.txt", metadata=False)
+    assert not (tmp_path / "plain.txt.json").exists()

@@ -144,3 +144,47 @@ def test_high_degree_uses_uint16_ranks():
     assert r.ranks.dtype == np.uint16 and r.ranks[0, 3, 3] == 65535
     assert r.path(0, 1)[0].tolist() == [0, 2, 1]  # lowest-id detour
     assert r.path(200, 100)[0].tolist() == [200, 100]
+
+
+@pytest.mark.parametrize("make", [lambda: rrg(90, 5, 4), lambda: rrg(40, 3, 2),
+                                  lambda: torus((6, 5)),
+                                  lambda: Topology.from_networkx(nx.cycle_graph(30))])
+def test_fastest_methods_give_identical_tables(make):
+    """Bellman–Ford blocks, Dijkstra blocks and the auto choice: same ranks, distances."""
+    topo = make()
+    for layout in (place(topo, Floor(cabinets=topo.num_switches, switches_per_cabinet=1),
+                         "random", seed=6),
+                   place(topo, Floor(cabinets=1, switches_per_cabinet=topo.num_switches))):
+        a = fastest(layout, 60.0, method="dijkstra", all_next_hops=True)
+        b = fastest(layout, 60.0, method="bellman-ford", all_next_hops=True, block=16)
+        c = fastest(layout, 60.0, all_next_hops=True, block=32)
+        for r in (b, c):
+            assert np.array_equal(a.ranks, r.ranks)
+            assert np.array_equal(a.distances, r.distances)
+    with pytest.raises(ParameterError):
+        fastest(layout, method="magic")
+
+
+def test_bellman_ford_budget_falls_back():
+    from topogen.routing.base import csr_view
+    from topogen.routing.paths import _bf_block, _bf_budget
+
+    ring = Topology.from_networkx(nx.cycle_graph(40))
+    assert _bf_budget(ring, csr_view(ring)) == 0  # hop diameter 20: Dijkstra
+    topo = rrg(200, 6, 1)
+    assert _bf_budget(topo, csr_view(topo)) == 16
+    view = csr_view(ring)
+    wpad = np.where(view.valid_pad, 1000, -1).astype(np.int64)
+    assert _bf_block(view.nbr_pad, wpad, np.arange(4), 5, np.uint8, 255) is None
+    out, dist = _bf_block(view.nbr_pad, wpad, np.arange(4), 25, np.uint8, 255)
+    assert dist[0, 20] == 20 * 1000 and out[1, 0] == 0 and out[0, 0] == 255
+
+
+def test_fastest_workers_share_memory_and_agree():
+    topo = rrg(120, 4, 8)
+    layout = place(topo, Floor(cabinets=30, switches_per_cabinet=4), "random", seed=2)
+    a = fastest(layout, all_next_hops=True)
+    b = fastest(layout, all_next_hops=True, workers=2, block=16)
+    assert np.array_equal(a.ranks, b.ranks) and np.array_equal(a.distances, b.distances)
+    c = fastest(layout, workers=2, block=16, method="dijkstra")
+    assert np.array_equal(a.ranks, c.ranks) and c.distances is None

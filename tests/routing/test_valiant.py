@@ -106,3 +106,21 @@ def test_ugal_candidates_and_select():
 def test_valiant_needs_three_switches():
     with pytest.raises(ParameterError, match="at least 3"):
         valiant(nearest(Topology(2, [(0, 1)])))
+
+
+def test_valiant_num_vcs_and_candidates_as_data():
+    import json
+
+    from topogen.errors import RoutingError
+
+    base = nearest(_slimfly())
+    with pytest.raises(RoutingError, match="needs at least 4 VCs .*got 3"):
+        valiant(base, seed=1, num_vcs=3)
+    v = valiant(base, seed=1, num_vcs=6)
+    assert v.num_vcs == 6 and check(v).acyclic
+    c = ugal_candidates(base, 3, 40, k=4, seed=2)
+    d = json.loads(json.dumps(c.as_dict()))
+    assert d["paths"][0] == base.path(3, 40)[0].tolist() and d["intermediates"][0] == -1
+    assert [len(p) - 1 for p in d["paths"]] == d["hops"] == [len(x) for x in d["vcs"]]
+    for p, m in zip(d["paths"][1:], d["intermediates"][1:]):
+        assert m in p and p[0] == 3 and p[-1] == 40

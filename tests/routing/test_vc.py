@@ -57,8 +57,9 @@ def test_layered_is_deadlock_free(make):
 def test_layered_ring_needs_two_layers_and_max_vcs():
     r = layered(nearest(ring(8)))
     assert r.num_vcs == 2
-    with pytest.raises(RoutingError, match="max_vcs=1"):
+    with pytest.raises(RoutingError, match="needs at least 2 VCs .* got max_vcs=1"):
         layered(nearest(ring(8)), max_vcs=1)
+    assert layered(nearest(ring(8)), max_vcs=2).num_vcs == 2
     # an acyclic base needs one layer
     assert layered(updown(rrg(20, 3, 1))).num_vcs == 1
 

@@ -78,10 +78,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return hop_indexed(_base(), vcs)
     if algorithm == "layered":
         return layered(_base(), vcs)
-    v = valiant(_base(), seed=seed)
-    if vcs is not None and vcs < v.num_vcs:
-        from ..errors import RoutingError
+    return valiant(_base(), seed=seed, num_vcs=vcs)
 
-        raise RoutingError(f"Valiant routing with hop-indexed VCs needs at least {v.num_vcs} VCs "
-                           f"(two segments of up to {v.num_vcs // 2} hops), got {vcs}")
-    return v
+
+# DSN-F routing (Truong et al., Fig. 2): a table routing built from the node labels.
+from .dsnf import dsnf_routing  # noqa: E402
+
+__all__.append("dsnf_routing")

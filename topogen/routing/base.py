@@ -619,5 +619,5 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
         from .valiant import ValiantRouting
 
         base = load_routing(d / "base", topology=topology, layout=layout)
-        return ValiantRouting(base, seed=params.get("seed"))
+        return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"])
     raise FormatError(f"unknown routing kind {kind!r}", path=meta_path)

@@ -5,7 +5,9 @@
     Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
     loadable with :func:`topogen.routing.load_routing`) and, unless ``--table none``, the
-    per-switch table ``table.csv`` (or ``table.json``).  The folder is first written
+    per-switch table ``table.csv`` (or ``table.json``); with ``--booksim-table`` also
+    ``booksim_table.txt`` (+ ``.json`` provenance), with ``--sst-routes`` also
+    ``sst_routes.txt`` (see :mod:`topogen.routing.export`).  The folder is first written
     under a temporary name next to DIR and renamed when complete.
 
 ``topogen check-deadlock DIR``
@@ -54,6 +56,12 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of valiant routing")
     p.add_argument("--table", choices=("csv", "json", "none"), default="csv",
                    help="per-switch table format written into DIR (default csv)")
+    p.add_argument("--booksim-table", dest="booksim_table", action="store_true",
+                   help="also write booksim_table.txt (routing_table_file of BookSim forks "
+                        "that load tables) and its booksim_table.txt.json provenance")
+    p.add_argument("--sst-routes", dest="sst_routes", action="store_true",
+                   help="also write sst_routes.txt: the SST anytopo routing_entry_string of "
+                        "every router")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=run_route, handler=run_route)
     return p
@@ -73,7 +81,7 @@ def add_check_parser(subparsers, parents=()) -> argparse.ArgumentParser:
 def run_route(args) -> int:
     from ..export.formats import load
     from . import route
-    from .export import write_table
+    from .export import write_booksim_table, write_sst_routes, write_table
 
     topology, layout = load(args.file)
     routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
@@ -85,6 +93,10 @@ def run_route(args) -> int:
     try:
         if args.table != "none" and args.algorithm != "valiant":
             write_table(routing, tmp / f"table.{args.table}")
+        if getattr(args, "booksim_table", False):
+            write_booksim_table(routing, tmp / "booksim_table.txt")
+        if getattr(args, "sst_routes", False):
+            write_sst_routes(routing, tmp / "sst_routes.txt")
         routing.save(tmp)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))

@@ -50,9 +50,11 @@ class DeadlockReport:
     num_dependencies : int
         Distinct dependencies.
     vcs_used : int
-        Number of distinct VCs used by the routes.
+        Number of distinct VCs used by the checked routes.
     checked : str
         What was checked (see the module docs).
+    vcs_declared : int
+        VCs the routing declares per link (``routing.num_vcs``).
     """
 
     acyclic: bool
@@ -61,12 +63,15 @@ class DeadlockReport:
     num_dependencies: int
     vcs_used: int
     checked: str = ""
+    vcs_declared: int = 0
 
     def summary(self) -> str:
         verdict = "deadlock-free (acyclic CDG)" if self.acyclic else "CYCLIC CDG (may deadlock)"
         out = [f"verdict: {verdict}", f"checked: {self.checked}",
                f"channels: {self.num_channels}, dependencies: {self.num_dependencies}, "
-               f"VCs used: {self.vcs_used}"]
+               f"VCs used: {self.vcs_used}"
+               + (f" (the routing declares {self.vcs_declared})"
+                  if self.vcs_declared and self.vcs_declared != self.vcs_used else "")]
         if self.cycle:
             out.append("cycle: " + " -> ".join(f"({u}->{v}, vc {c})" for u, v, c in self.cycle))
         return "\n".join(out)
@@ -148,4 +153,5 @@ def check(routing, pairs=None) -> DeadlockReport:
     if pairs is not None:
         what = f"routes of {len(np.asarray(pairs).reshape(-1, 2))} given pairs; " + what
     return DeadlockReport(acyclic=cyc is None, cycle=cycle, num_channels=int(len(used)),
-                          num_dependencies=int(len(keys)), vcs_used=vcs_used, checked=what)
+                          num_dependencies=int(len(keys)), vcs_used=vcs_used, checked=what,
+                          vcs_declared=int(v))

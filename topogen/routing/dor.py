@@ -34,8 +34,41 @@ __all__ = ["dor", "DOR_KINDS"]
 DOR_KINDS = ("torus", "mesh", "hypercube", "hyperx")
 
 
+def _derived_shape(topology: Topology):
+    """(kind, dims) of the project's generators that build a torus, hypercube or HyperX
+    under another name (Skywalk's cabinet baselines, the flattened butterfly), from their
+    recorded parameters; None otherwise.  The links are checked against it later."""
+    p = topology.params
+    name = topology.name
+    try:
+        if name == "cabinet-torus":
+            m = int(p["degree"]) // 2 - 1
+            c = int(p["cabinets"])
+            side = round(c ** (1.0 / m))
+            side = next((x for x in (side - 1, side, side + 1) if x > 0 and x ** m == c), side)
+            return "torus", (int(p["switches_per_cabinet"]),) + (side,) * m
+        if name == "cabinet-hypercube":
+            total = int(p["switches_per_cabinet"]) * int(p["cabinets"])
+            return "hypercube", (2,) * (total.bit_length() - 1)
+        if name == "cabinet-hyperx":
+            from ..generators.classic import cabinet_grid
+
+            x, y = cabinet_grid(int(p["cabinets"]))
+            return "hyperx", (int(p["switches_per_cabinet"]), y, x)
+        if name == "flattened-butterfly":
+            ndim = int(p["n"]) - 1 if p.get("convention", "n-flat") == "n-flat" else int(p["n"])
+            return "hyperx", (int(p["k"]),) * ndim
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
 def _shape(topology: Topology, kind, dims):
     p = topology.params
+    if kind is None and dims is None:
+        derived = _derived_shape(topology)
+        if derived is not None:
+            return _shape(topology, *derived)
     if kind is None:
         kind = topology.name if topology.name in DOR_KINDS else None
     if kind is None:
@@ -70,7 +103,9 @@ def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int 
     topology : Topology
         A torus, mesh, hypercube or HyperX in the canonical numbering.
     kind : {"torus", "mesh", "hypercube", "hyperx"}, optional
-        Default: ``topology.name``.
+        Default: ``topology.name``; Skywalk's ``cabinet-torus``, ``cabinet-hypercube``,
+        ``cabinet-hyperx`` and the ``flattened-butterfly`` are recognised too (their
+        dimensions follow from their parameters).
     dims : tuple of int, optional
         Default: ``topology.params["dims"]`` (``(2,) * dimension`` for a hypercube).
     num_vcs : int, optional

@@ -1,34 +1,47 @@
 """Routing exports: per-switch tables (CSV/JSON), BookSim tables, SST source routes.
 
 Per-switch tables (:func:`write_table` / :func:`read_table`)
-    One row per (switch, destination, phase) that has an entry; columns
-    ``switch,destination,phase,next_hop,rank,vc_rule``.  ``rank`` is the link rank of
-    ``next_hop`` at ``switch`` (position in ``topology.neighbors(switch)``).  ``vc_rule``
-    says which VC the hop uses: a VC number (``"0"``), ``"hop"`` (VC = hop index),
-    ``"dateline"`` (torus dateline rule), ``"layer"`` (the route's layer, see the
-    ``layers`` entry of the JSON form or ``layer.npy`` of a saved routing) or
-    ``"adaptive:1-3"`` (the minimal next hop of an escape routing, any adaptive VC).
-    Escape routings add their up*/down* escape rows with ``vc_rule="0"`` (phases 0 and
-    1).  CSV files start with ``#`` comment lines holding the JSON metadata; the JSON form
-    is ``{"metadata": ..., "num_switches": N, "rows": {column: [...]}}``.
+    One row per (switch, destination, phase, alternative) that has an entry; columns
+    ``switch,destination,phase,alt,next_hop,rank,booksim_port,sst_port,vc_rule``.
+    ``alt`` is 0 for the routing's own (deterministic) next hop and 1, 2, ... for the
+    other equal-cost next hops (escape routings always, NR/FR computed with
+    ``all_next_hops=True`` on request).  ``rank`` is the link rank of ``next_hop`` at
+    ``switch`` (position in ``topology.neighbors(switch)``); ``booksim_port`` =
+    ``hosts[switch] + rank`` (anynet numbering) and ``sst_port`` = ``rank`` (anytopo
+    numbering) are the output ports of the exported netlists.  ``vc_rule`` says which VC
+    the hop uses: a VC number (``"0"``), ``"hop"`` (VC = hop index), ``"dateline"`` (torus
+    dateline rule), ``"layer"`` (the route's layer, see the ``layers`` entry of the JSON
+    form or ``layer.npy`` of a saved routing) or ``"adaptive:1-3"`` (a minimal next hop of
+    an escape routing, any adaptive VC).  Escape routings add their up*/down* escape rows
+    with ``vc_rule="0"`` (phases 0 and 1).  CSV files start with ``#`` comment lines
+    holding the JSON metadata; the JSON form is ``{"metadata": ..., "num_switches": N,
+    "rows": {column: [...]}}``.
 
 BookSim table (:func:`write_booksim_table` / :func:`read_booksim_table`)
-    The Slim Fly authors' BookSim fork (``anynet`` with ``routing_table_file`` /
-    ``load_routing_file``, whose table is ``routing_table[router][dest_node] = port``)
-    loads precomputed tables; we could not retrieve the exact on-disk syntax of that fork,
-    so the format here is our own plain-text rendering of that same table: one line
-    ``router dest_node output_port`` per router and destination node, single spaces, no
-    comments, routers and nodes numbered as in the anynet file.  Ports follow BookSim's
-    anynet numbering: a router's nodes first (increasing node id), then its neighbours
-    (increasing router id), i.e. ``hosts[router] + rank``.  Only destination-based
-    (single-phase) routings can be written this way.
+    The file named by ``routing_table_file`` in the Slim Fly authors' BookSim fork (its
+    ``anynet`` keeps ``routing_table[router][dest_node] = port``; with
+    ``load_routing_file = yes`` it reads the table instead of computing one).  Checked
+    against that fork's ``AnyNet::saveRoutingTable`` / ``loadRoutingTable``: one line
+    ``router dest_node output_port`` per router and destination node, fields separated by
+    one space, every line ending in a newline, no header or comments (the loader would read
+    them as entries).  Routers and nodes are numbered as in the anynet file; ports follow
+    anynet's numbering, a router's nodes first (increasing node id), then its neighbours
+    (increasing router id), i.e. ``hosts[router] + rank``; a router's own nodes get their
+    local ports.  The provenance (routing and topology metadata) goes to a side file
+    ``<path>.json``.  The table has ports only: VCs are the simulator's business.  Only
+    destination-based (single-phase) routings can be written this way.
 
 SST merlin anytopo (:func:`sst_entry_string` / :func:`parse_sst_entry_string`)
     The ``routing_entry_string`` of the ``merlin.sourceRoutingPlugin`` (pymerlin's
     ``serialize_routing_entry``): ``"dst:w,hop1,...,dst;w,hop1,...|dst2:..."`` with the
     hops excluding the source and including the destination (router ids), weights printed
-    with ``%.5f`` summing to 1 per destination, several paths separated by ``;``.  Note that
-    anytopo assigns VC = hop index itself (``vcs_per_vn`` must exceed the longest route).
+    with ``%.5f`` summing to 1 per destination, several paths separated by ``;``.  Checked
+    against merlin's ``SourceRoutingPlugin::parseRoutingEntryFromString`` (splits on
+    ``|``, then ``:``, ``;`` and ``,``; first field the weight, then router ids) and
+    ``topo_any::route_packet_SR`` (pops the next router id off the front; the path is done
+    when it is empty or ends at the current router).  anytopo sets the VC itself: the
+    packet is injected on the VN's first VC and hop ``k`` (from 0) leaves on VC ``k + 1``,
+    so ``vcs_per_vn`` must be at least the longest route's hops + 1.
 """
 
 from __future__ import annotations
@@ -44,56 +57,98 @@ from .base import Routing, TableRouting, _check_switch
 
 __all__ = ["table_rows", "write_table", "read_table", "write_booksim_table",
            "read_booksim_table", "sst_entry_string", "sst_entry_strings",
-           "parse_sst_entry_string", "paths_from"]
+           "parse_sst_entry_string", "paths_from", "write_sst_routes", "read_sst_routes"]
 
-_COLUMNS = ("switch", "destination", "phase", "next_hop", "rank", "vc_rule")
+_COLUMNS = ("switch", "destination", "phase", "alt", "next_hop", "rank", "booksim_port",
+            "sst_port", "vc_rule")
+_INT_COLUMNS = _COLUMNS[:-1]
 
 
 def _vc_label(t: TableRouting) -> str:
     return str(t.vc_const) if t.vc_rule == "const" else t.vc_rule
 
 
-def _rows_of(t: TableRouting, vc_label: str) -> dict[str, np.ndarray]:
-    n = t.num_switches
+def _alternatives(t: TableRouting, block: int = 512):
+    """(v, dst, rank, alt) of every equal-cost next hop other than the table's own.
+
+    Needs the routing's distances (``all_next_hops=True``); ``alt`` numbers the
+    alternatives of a pair 1, 2, ... in increasing rank (= next-hop id).  Works on blocks
+    of destinations (memory ~ ``block * N`` values).
+    """
     view = t.view
-    cols = {c: [] for c in _COLUMNS}
-    v = np.arange(n, dtype=np.int64)
+    n = t.num_switches
+    w = np.full(view.nbr_pad.shape, np.inf)
+    w[view.row, view.local_rank] = t.entry_weight
+    out = []
+    for d0 in range(0, n, block):
+        d1 = min(n, d0 + block)
+        dist = np.asarray(t.distances[d0:d1], dtype=np.float64)  # (dst, v), symmetric
+        ext = np.concatenate([dist, np.full((d1 - d0, 1), np.inf)], axis=1)
+        own = t.ranks[0, :, d0:d1].T.astype(np.int64)  # (dst, v)
+        count = np.zeros((d1 - d0, n), dtype=np.int64)
+        for r in range(view.nbr_pad.shape[1]):
+            tight = (ext[:, view.nbr_pad[:, r]] + w[:, r][None, :]) == dist
+            tight &= own != r
+            tight[np.arange(d1 - d0), np.arange(d0, d1)] = False
+            d_idx, v_idx = np.nonzero(tight)
+            count[d_idx, v_idx] += 1
+            out.append(np.stack([v_idx, d_idx + d0, np.full(len(v_idx), r),
+                                 count[d_idx, v_idx]], axis=1))
+    return np.concatenate(out) if out else np.zeros((0, 4), dtype=np.int64)
+
+
+def _rows_of(t: TableRouting, vc_label: str, all_next_hops: bool = False) -> dict[str, np.ndarray]:
+    view = t.view
+    hosts = t.topology.hosts.astype(np.int64)
+    parts = []
     for p in range(t.num_phases):
         r = t.ranks[p]  # (v, dst)
         v_idx, d_idx = np.nonzero(r != t.sentinel)
         rk = r[v_idx, d_idx].astype(np.int64)
-        nh = view.indices[view.indptr[v_idx] + rk]
-        order = np.lexsort((d_idx, v_idx))
-        cols["switch"].append(v_idx[order])
-        cols["destination"].append(d_idx[order])
-        cols["phase"].append(np.full(len(order), p, dtype=np.int64))
-        cols["next_hop"].append(nh[order])
-        cols["rank"].append(rk[order])
-        cols["vc_rule"].append(np.full(len(order), vc_label, dtype=object))
-    return {c: np.concatenate(x) for c, x in cols.items()}
+        parts.append(np.stack([v_idx, d_idx, np.full(len(rk), p), np.zeros(len(rk), np.int64),
+                               rk], axis=1))
+    if all_next_hops and t.distances is not None and t.entry_weight is not None \
+            and t.num_phases == 1:
+        alt = _alternatives(t)
+        parts.append(np.stack([alt[:, 0], alt[:, 1], np.zeros(len(alt), np.int64), alt[:, 3],
+                               alt[:, 2]], axis=1))
+    a = np.concatenate(parts).astype(np.int64)
+    a = a[np.lexsort((a[:, 3], a[:, 2], a[:, 1], a[:, 0]))]
+    v_idx, rk = a[:, 0], a[:, 4]
+    return {"switch": v_idx, "destination": a[:, 1], "phase": a[:, 2], "alt": a[:, 3],
+            "next_hop": view.indices[view.indptr[v_idx] + rk], "rank": rk,
+            "booksim_port": hosts[v_idx] + rk, "sst_port": rk,
+            "vc_rule": np.full(len(a), vc_label, dtype=object)}
 
 
-def table_rows(routing: Routing) -> dict[str, np.ndarray]:
-    """The per-switch table rows of ``routing`` as columns (see the module docs)."""
+def table_rows(routing: Routing, all_next_hops: bool | None = None) -> dict[str, np.ndarray]:
+    """The per-switch table rows of ``routing`` as columns (see the module docs).
+
+    ``all_next_hops``: also list every other equal-cost next hop (rows with ``alt`` 1,
+    2, ...), for routings computed with ``all_next_hops=True``.  Default: only for escape
+    routings, whose minimal next hops are the adaptive choices.
+    """
     from .escape import EscapeRouting
 
     if isinstance(routing, EscapeRouting):
         vcs = routing.adaptive_vcs
         label = f"adaptive:{vcs[0]}-{vcs[-1]}"
-        a = _rows_of(routing.minimal, label)
+        a = _rows_of(routing.minimal, label, all_next_hops is not False)
         b = _rows_of(routing.escape_routing, "0")
         return {c: np.concatenate([a[c], b[c]]) for c in _COLUMNS}
     if not isinstance(routing, TableRouting):
         raise RoutingError(f"{routing.algorithm} routing is randomised and has no per-switch "
                            "table; export its base routing, or SST source routes")
-    return _rows_of(routing, _vc_label(routing))
+    return _rows_of(routing, _vc_label(routing), bool(all_next_hops))
 
 
-def write_table(routing: Routing, path, format: str | None = None) -> None:
+def write_table(routing: Routing, path, format: str | None = None, *,
+                all_next_hops: bool | None = None) -> None:
     """Write the per-switch table of ``routing`` as CSV or JSON (by extension or ``format``).
 
     Written atomically; the metadata (algorithm, parameters, VCs, topology provenance)
     goes into ``#`` comment lines (CSV) or the ``metadata`` key (JSON).
+    ``all_next_hops`` as in :func:`table_rows`.
     """
     from ..export.formats import atomic_write
 
@@ -101,7 +156,7 @@ def write_table(routing: Routing, path, format: str | None = None) -> None:
     fmt = format or path.suffix.lstrip(".").lower()
     if fmt not in ("csv", "json"):
         raise ParameterError(f"table format must be csv or json, got {fmt!r}")
-    rows = table_rows(routing)
+    rows = table_rows(routing, all_next_hops)
     md = routing.metadata()
     if getattr(routing, "layer", None) is not None and fmt == "json":
         md["layers"] = routing.layer.tolist()
@@ -116,7 +171,7 @@ def write_table(routing: Routing, path, format: str | None = None) -> None:
     for line in json.dumps(md, sort_keys=True, indent=1).splitlines():
         buf.write("# " + line + "\n")
     buf.write(",".join(_COLUMNS) + "\n")
-    num = np.stack([rows[c] for c in _COLUMNS[:5]], axis=1)
+    num = np.stack([rows[c] for c in _INT_COLUMNS], axis=1)
     labels = rows["vc_rule"]
     lines = (",".join(map(str, r)) + "," + str(l) for r, l in zip(num.tolist(), labels))
     buf.write("\n".join(lines))
@@ -166,14 +221,16 @@ def read_table(path) -> dict:
             header_seen = True
             continue
         parts = line.strip().split(",")
-        if len(parts) != 6:
-            raise FormatError(f"expected 6 fields, got {len(parts)}", path=path, line=i)
+        if len(parts) != len(_COLUMNS):
+            raise FormatError(f"expected {len(_COLUMNS)} fields, got {len(parts)}", path=path,
+                              line=i)
         try:
-            for c, x in zip(_COLUMNS[:5], parts[:5]):
-                cols[c].append(int(x))
+            vals = [int(x) for x in parts[:-1]]
         except ValueError:
             raise FormatError(f"non-integer field in {line!r}", path=path, line=i) from None
-        cols["vc_rule"].append(parts[5])
+        for c, x in zip(_INT_COLUMNS, vals):
+            cols[c].append(x)
+        cols["vc_rule"].append(parts[-1])
     try:
         md = json.loads("\n".join(meta_lines)) if meta_lines else {}
     except json.JSONDecodeError as exc:
@@ -188,8 +245,12 @@ def read_table(path) -> dict:
 # ---------------------------------------------------------------------------- BookSim
 
 
-def write_booksim_table(routing: Routing, path) -> None:
-    """Write ``router dest_node port`` lines (see the module docs)."""
+def write_booksim_table(routing: Routing, path, *, metadata: bool = True) -> None:
+    """Write ``router dest_node port`` lines (see the module docs).
+
+    With ``metadata`` (default) the routing's provenance is written to ``<path>.json``
+    (the table itself cannot hold a header).
+    """
     from ..export.formats import atomic_write
     from .escape import EscapeRouting
 
@@ -211,6 +272,13 @@ def write_booksim_table(routing: Routing, path) -> None:
         port = np.where(node_router == r, node_local, hosts[r] + rk)
         lines.append("\n".join(f"{r} {m} {p}" for m, p in enumerate(port.tolist())))
     atomic_write(path, "\n".join(x for x in lines if x) + "\n")
+    if metadata:
+        md = routing.metadata()
+        md["file"] = {"format": "booksim-routing-table", "table": Path(path).name,
+                      "line": "router dest_node output_port",
+                      "ports": "anynet: the router's nodes first, then neighbours by router id",
+                      "written_from": "minimal tables" if t is not routing else "tables"}
+        atomic_write(str(path) + ".json", json.dumps(md, indent=1, sort_keys=True) + "\n")
 
 
 def read_booksim_table(path) -> np.ndarray:
@@ -310,6 +378,55 @@ def sst_entry_string(routing: Routing, src: int, weights=None) -> str:
 def sst_entry_strings(routing: Routing, weights=None) -> list[str]:
     """:func:`sst_entry_string` of every switch (index = router id)."""
     return [sst_entry_string(routing, s, weights) for s in range(routing.num_switches)]
+
+
+def write_sst_routes(routing: Routing, path, weights=None) -> None:
+    """Write the ``routing_entry_string`` of every router to a text file.
+
+    ``#`` lines hold the routing's JSON metadata (provenance); then line ``i`` is
+    ``router_id<TAB>entry_string`` of router ``i``, ready for
+    ``sourceRoutingPlugin``'s ``routing_entry_string`` or anytopo's
+    ``simple_routing_entry_string``.  Read back with :func:`read_sst_routes`.
+    """
+    from ..export.formats import atomic_write
+
+    buf = io.StringIO()
+    for line in json.dumps(routing.metadata(), sort_keys=True, indent=1).splitlines():
+        buf.write("# " + line + "\n")
+    for i, entry in enumerate(sst_entry_strings(routing, weights)):
+        buf.write(f"{i}\t{entry}\n")
+    atomic_write(path, buf.getvalue())
+
+
+def read_sst_routes(path) -> tuple[dict, list[dict[int, list[tuple[float, list[int]]]]]]:
+    """Read a file of :func:`write_sst_routes`: ``(metadata, [parsed entry of router i])``.
+
+    Raises
+    ------
+    FormatError
+        On a malformed file (names the line).
+    """
+    path = Path(path)
+    meta, tables = [], []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith("#"):
+            meta.append(line[2:] if line.startswith("# ") else line[1:])
+            continue
+        if not line.strip():
+            continue
+        head, _, entry = line.partition("\t")
+        if not head.strip().isdigit() or int(head) != len(tables):
+            raise FormatError(f"expected router {len(tables)} then a tab, got {line[:40]!r}",
+                              path=path, line=i)
+        try:
+            tables.append(parse_sst_entry_string(entry))
+        except FormatError as exc:
+            raise FormatError(str(exc), path=path, line=i) from None
+    try:
+        md = json.loads("\n".join(meta)) if meta else {}
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"bad metadata header: {exc}", path=path) from None
+    return md, tables
 
 
 def parse_sst_entry_string(s: str) -> dict[int, list[tuple[float, list[int]]]]:

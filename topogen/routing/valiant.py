@@ -49,7 +49,7 @@ class ValiantRouting(Routing):
 
     deterministic = False
 
-    def __init__(self, base: TableRouting, seed=None):
+    def __init__(self, base: TableRouting, seed=None, num_vcs: int | None = None):
         if not isinstance(base, TableRouting):
             raise ParameterError(f"valiant needs a deterministic table routing as base, got "
                                  f"{type(base).__name__}")
@@ -59,11 +59,18 @@ class ValiantRouting(Routing):
         seed = resolve_seed(seed)
         self.base = base
         self.longest = max(1, base.max_route_length())
+        need = 2 * self.longest
+        if num_vcs is None:
+            num_vcs = need
+        num_vcs = check_int("num_vcs", num_vcs, 1)
+        if num_vcs < need:
+            raise RoutingError(f"Valiant routing with hop-indexed VCs needs at least {need} VCs "
+                               f"(two segments of up to {self.longest} hops), got {num_vcs}")
         super().__init__(base.topology, layout=base.layout, algorithm="valiant",
                          params={"seed": seed, "base_algorithm": base.algorithm,
                                  "vc_rule": "hop (overall hop index)",
                                  "longest_base_route": self.longest},
-                         num_vcs=2 * self.longest)
+                         num_vcs=num_vcs)
         self.seed = seed
         self._rng = make_rng(seed)
 
@@ -147,7 +154,7 @@ def _path_via(base: TableRouting, src: int, mid: int, dst: int):
     return sw, np.arange(len(sw) - 1, dtype=np.int16)
 
 
-def valiant(base_routing: TableRouting, seed=None) -> ValiantRouting:
+def valiant(base_routing: TableRouting, seed=None, num_vcs: int | None = None) -> ValiantRouting:
     """Valiant routing over ``base_routing``'s minimal routes (Slim Fly IV-B).
 
     Parameters
@@ -156,11 +163,18 @@ def valiant(base_routing: TableRouting, seed=None) -> ValiantRouting:
         The minimal routing of each segment (NR, FR, DOR...).  Its VCs are replaced.
     seed : int, optional
         Seed of the routing's own generator (recorded in ``params["seed"]``).
+    num_vcs : int, optional
+        VCs to declare; default the minimum ``2 * D`` (``D`` = longest base route).
 
     Returns
     -------
     ValiantRouting
-        ``num_vcs = 2 * D`` (``D`` = longest base route).
+
+    Raises
+    ------
+    RoutingError
+        If ``num_vcs`` is below ``2 * D`` ("Valiant routing with hop-indexed VCs needs at
+        least 4 VCs (two segments of up to 2 hops), got 3").
 
     References
     ----------
@@ -168,7 +182,7 @@ def valiant(base_routing: TableRouting, seed=None) -> ValiantRouting:
        11(2), 1982.
     .. [2] Slim Fly, Sec. IV-B and IV-D.
     """
-    return ValiantRouting(base_routing, seed=seed)
+    return ValiantRouting(base_routing, seed=seed, num_vcs=num_vcs)
 
 
 @dataclass
@@ -191,6 +205,15 @@ class UgalCandidates:
     intermediates: np.ndarray
     hops: np.ndarray
     first_entries: np.ndarray
+
+    def as_dict(self) -> dict:
+        """Plain lists (JSON-ready): ``src``, ``dst``, ``paths`` (switch lists), ``vcs``,
+        ``intermediates``, ``hops``, ``first_entries``."""
+        return {"src": self.src, "dst": self.dst,
+                "paths": [p[0].tolist() for p in self.paths],
+                "vcs": [p[1].tolist() for p in self.paths],
+                "intermediates": self.intermediates.tolist(), "hops": self.hops.tolist(),
+                "first_entries": self.first_entries.tolist()}
 
 
 def ugal_candidates(base_routing: TableRouting, src: int, dst: int, k: int = 4, seed=None,

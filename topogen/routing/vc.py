@@ -91,7 +91,9 @@ def layered(base_routing: TableRouting, max_vcs: int | None = None) -> TableRout
     Raises
     ------
     RoutingError
-        If more than ``max_vcs`` layers would be needed.
+        If more than ``max_vcs`` layers are needed; the message names the number needed
+        ("layered routing needs at least 2 VCs (layers) for these routes, got
+        max_vcs=1").
 
     Notes
     -----
@@ -138,11 +140,14 @@ def layered(base_routing: TableRouting, max_vcs: int | None = None) -> TableRout
         rounds += 1
         move = np.isin(keys_l, broke)
         moved_pairs = np.unique(pair_ids[sel][move])
-        if cur + 1 >= max_vcs:
-            raise RoutingError(f"layered routing needs more than max_vcs={max_vcs} layers "
-                               f"(VCs); raise max_vcs or use hop_indexed/updown")
+        if cur + 1 >= 255:
+            raise RoutingError("layered routing needs more than 255 layers (VCs); use "
+                               "hop_indexed or updown")
         layer[moved_pairs] = cur + 1
     layers_needed = int(layer.max()) + 1 if len(layer) else 1
+    if layers_needed > max_vcs:
+        raise RoutingError(f"layered routing needs at least {layers_needed} VCs (layers) for "
+                           f"these routes, got max_vcs={max_vcs}")
     lay = layer.reshape(n, n).astype(np.uint8)
     return base.with_vcs(algorithm="layered", vc_rule="layer", num_vcs=layers_needed,
                          layer=lay, params={"layers_needed": layers_needed,
