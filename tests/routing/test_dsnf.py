@@ -145,3 +145,20 @@ def test_transformed_network_routes():
 def test_rejects_other_topologies():
     with pytest.raises(ParameterError, match="DSN-F"):
         dsnf_routing(dsn(64))
+
+
+def test_route_by_name_and_cli_offer_dsnf(tmp_path):
+    """`route(..., "dsnf")` / `topogen route -a dsnf`: hop-indexed VCs by default
+    (acyclic CDG), `vcs=1` the single-VC routing as Fig. 2 states it (cyclic)."""
+    import topogen
+    from topogen.cli import main
+    from topogen.routing import check, route
+
+    t = topogen.generate("dsnf", num_switches=64)
+    hop = route(t, algorithm="dsnf")
+    assert hop.algorithm == "dsnf" and check(hop).acyclic
+    assert not check(route(t, algorithm="dsnf", vcs=1)).acyclic
+    src = tmp_path / "d.json"
+    assert main(["-q", "generate", "dsnf", "--num_switches", "64", "-o", str(src)]) == 0
+    assert main(["-q", "route", str(src), "-a", "dsnf", "-o", str(tmp_path / "r")]) == 0
+    assert main(["-q", "check-deadlock", str(tmp_path / "r")]) == 0

@@ -29,7 +29,7 @@ __all__ = [
     "save_routing", "route",
 ]
 
-ALGORITHMS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered")
+ALGORITHMS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
 
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
@@ -38,7 +38,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
 
     ``hop``, ``layered`` and ``valiant`` are built on ``base`` (default ``"fr"`` when a
     layout is given, else ``"nr"``); ``vcs`` is the VC count (``escape``: total, default
-    4; ``dor``/``hop``: declared count, default the minimum; ``layered``: the maximum).
+    4; ``dor``/``hop``: declared count, default the minimum; ``layered``: the maximum;
+    ``dsnf``: hop-indexed VCs, default the longest route, ``vcs=1`` for the single-VC
+    routing exactly as DSN-F's Fig. 2 states it, which is not deadlock-free).
     """
     from ..errors import ParameterError
 
@@ -78,6 +80,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return hop_indexed(_base(), vcs)
     if algorithm == "layered":
         return layered(_base(), vcs)
+    if algorithm == "dsnf":
+        if vcs == 1:
+            return dsnf_routing(topology, layout, vcs="const")
+        return dsnf_routing(topology, layout, vcs="hop", num_vcs=vcs)
     return valiant(_base(), seed=seed, num_vcs=vcs)
 
 

@@ -1,7 +1,7 @@
 """The ``route`` and ``check-deadlock`` sub-commands (wired into ``topogen`` by
 :mod:`topogen.cli`).
 
-``topogen route FILE --algorithm nr|fr|updown|dor|valiant|escape|hop|layered --vcs K -o DIR``
+``topogen route FILE --algorithm nr|fr|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
     Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
     loadable with :func:`topogen.routing.load_routing`) and, unless ``--table none``, the
@@ -29,7 +29,7 @@ from pathlib import Path
 
 __all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
 
-_ALGS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered")
+_ALGS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
 
 
 def add_parsers(subparsers, parents=()) -> None:
@@ -48,7 +48,8 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--algorithm", "-a", choices=_ALGS, default="nr")
     p.add_argument("--vcs", type=int, metavar="K",
                    help="VCs (escape: total, default 4; dor/hop: at least the minimum; "
-                        "layered: maximum layers)")
+                        "layered: maximum layers; dsnf: hop-indexed, default the longest route, "
+                        "1 = the single-VC routing of the paper)")
     p.add_argument("--base", choices=("nr", "fr", "updown"),
                    help="base routing of hop/layered/valiant/escape (default fr with a layout, else nr)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")

@@ -5,11 +5,15 @@ explicit packet traces (:func:`run_trace`).
 periods of warm-up, then sample periods until the mean latency and the accepted rate
 change by less than ``stopping_thres`` / ``acc_stopping_thres`` for ``converge_samples``
 periods in a row (at most ``max_samples`` periods in all), then injection goes on while
-the measured packets (those created during the measurement periods) drain.  The run is
-``saturated`` when the mean latency (delivered packets of the period and the ages of the
-packets still in flight or queued) exceeds ``latency_thres``, when the source queues hold
-more than ``max_queue_packets`` per host, when it does not converge, or when the drain
-does not finish within ``drain_cycles``; it is ``deadlock`` when no packet moved for
+the measured packets (those created during the measurement periods) drain.  A sample
+period lasts ``sample_period`` cycles (1000, as BookSim) or longer at low loads: long
+enough for about ``min_period_packets`` packets.  The run is ``saturated`` when the mean
+latency (delivered packets of the period and the ages of the packets still in flight or
+queued) exceeds ``latency_thres``, when the source queues hold more than
+``max_queue_packets`` per host, when it does not converge *and* falls behind (accepts
+under 90 % of the offered packets, or keeps a backlog at the sources), or when the drain
+does not finish within ``drain_cycles``; a run that does not converge but keeps up
+completes with a message saying so; it is ``deadlock`` when no packet moved for
 ``deadlock_cycles`` cycles while packets were in the network.
 """
 
@@ -106,7 +110,11 @@ def simulate(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit:
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
     eng = Engine(net, rng)
     n_active = len(tr.active)
+    # A period long enough to hold about min_period_packets packets at the offered load,
+    # so that low loads converge on means of real samples (BookSim keeps 1000 cycles).
     P = cfg.sample_period
+    if cfg.min_period_packets and p * n_active > 0:
+        P = max(P, math.ceil(cfg.min_period_packets / (p * n_active)))
     warm_end = cfg.warmup_periods * P
     eng.measure_from = warm_end
     S = cfg.packet_size
@@ -175,8 +183,20 @@ def simulate(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit:
             end_measure = k * P
             break
     else:
-        status, message = "saturated", (f"latency did not converge within max_samples="
-                                        f"{cfg.max_samples} sample periods")
+        # Not converged to stopping_thres.  Saturated only if the network falls behind:
+        # fewer packets accepted than offered (by 10 %) or a backlog at the sources;
+        # otherwise the figures stand, and the message says they had not converged.
+        offered = p * n_active * samples * P
+        behind = cum_n < 0.9 * offered or eng.in_source > n_active
+        if behind or not cum_n:
+            status, message = "saturated", (f"latency did not converge within max_samples="
+                                            f"{cfg.max_samples} sample periods (accepted "
+                                            f"{cum_n} of about {offered:.0f} offered packets)")
+        else:
+            end_measure = cfg.max_samples * P
+            message = (f"latency had not converged to stopping_thres={cfg.stopping_thres:g} "
+                       f"after max_samples={cfg.max_samples} periods of {P} cycles; accepted "
+                       f"{cum_n} of about {offered:.0f} offered packets, so not saturated")
     if status == "completed":
         eng.measure_to = end_measure
         drain = cfg.drain_cycles if cfg.drain_cycles is not None else cfg.max_samples * P

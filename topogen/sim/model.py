@@ -71,6 +71,7 @@ class SimConfig:
     deadlock_cycles: int = 2000
     warmup_periods: int = 3
     sample_period: int = 1000
+    min_period_packets: int = 100
     max_samples: int = 10
     converge_samples: int = 3
     latency_thres: float = 500.0
@@ -88,7 +89,7 @@ class SimConfig:
                     deadlock_cycles=(1, 1 << 40), warmup_periods=(0, 1 << 20),
                     sample_period=(1, 1 << 40), max_samples=(1, 1 << 20),
                     converge_samples=(1, 1 << 20), flit_bits=(1, 1 << 30),
-                    max_queue_packets=(1, 1 << 40))
+                    max_queue_packets=(1, 1 << 40), min_period_packets=(0, 1 << 30))
         for name, (lo, hi) in ints.items():
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
