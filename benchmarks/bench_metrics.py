@@ -189,8 +189,11 @@ def main(argv=None) -> int:
     print(f"\n[latency] Skywalk {z} switches/cabinet x {c} cabinets = {lt.num_switches:,} switches "
           f"({how}), degree {lt.degree}, {lt.num_links:,} links, "
           f"{layout.total_cable_length / 1000:.0f} km of cable")
+    from topogen import _sssp
+
+    engine = "compiled Dijkstra, threads" if _sssp.AVAILABLE else "scipy, processes"
     sec, fr = timed(latency_stats, layout, routing="fr")
-    row("ours: FR max/avg latency, all pairs", f"{sec:.1f} s",
+    row(f"ours: FR max/avg latency, all pairs ({engine})", f"{sec:.1f} s",
         f"max {fr.max:.1f} ns, avg {fr.avg:.2f} ns, hops {fr.max_hops}/{fr.avg_hops:.3f}")
     if args.nr:
         sec, nr = timed(latency_stats, layout, routing="nr")
@@ -206,7 +209,9 @@ def main(argv=None) -> int:
     # -- memory ------------------------------------------------------------------------
     print()
     row("peak memory, this process (ru_maxrss)", f"{maxrss_mb(resource.RUSAGE_SELF):.0f} MB")
-    row("peak memory, largest worker process", f"{maxrss_mb(resource.RUSAGE_CHILDREN):.0f} MB")
+    children = maxrss_mb(resource.RUSAGE_CHILDREN)
+    if children > 0:  # the scipy engine's worker processes (the compiled one uses threads)
+        row("peak memory, largest worker process", f"{children:.0f} MB")
 
     print("\n| measurement | value | note |\n|---|---:|---|")
     for what, value, note in ROWS:
