@@ -74,3 +74,65 @@ def test_transformation_and_claims(result):
     claims = result.extra_tables["claims"].set_index("claim")
     assert claims.loc["Theorem 1b: routing diameter <= 2 (p + K - 1)", "holds"]
     assert claims.loc["transformed network is a DSN-F with p + 1", "holds"]
+
+
+def test_dsn_x_table(result):
+    d = result.extra_tables["dsn_x"]
+    for n, g in d.groupby("switches"):
+        g = g.sort_values("x")
+        assert g.x.tolist() == list(range(1, int(g.p.iloc[0])))
+        assert (g.avg_degree < 4).all() and np.all(np.diff(g.aspl.to_numpy()) < 0)
+    # x = p - 1 is the DSN of the main table
+    main = result.table[result.table.topology == "DSN"].set_index("switches")
+    top = d[d.x == d.p - 1].set_index("switches")
+    assert (top.aspl == main.aspl).all() and (top.diameter == main.diameter).all()
+    claims = result.extra_tables["claims"].set_index("claim")
+    assert claims.loc["DSN-F diameter at most x% lower than DSN", "holds"] is not None
+
+
+def _cable_gaps(n, order):
+    out = {}
+    for label in ("DSN", "DSN-F", "2-D torus"):
+        t, lay = build(label, n, cabinet_order=order)
+        out[label] = lay.total_cable_length / t.num_links
+    return 100 * (1 - out["DSN-F"] / out["DSN"]), 100 * (1 - out["DSN-F"] / out["2-D torus"])
+
+
+def test_cable_claims_iv_c():
+    """IV-C prints 17.72% (2^7) and 24.82% (2^12) to two decimals; the paper's placement
+    (ref. [5]: clustering + simulated annealing) is not reproduced.  Against DSN our simple
+    placements come within ~1 point at both sizes (against the torus they do not), and at
+    2^12 row-major and serpentine cabinet orders bracket the paper's figure."""
+    dsn_rm, tor_rm = _cable_gaps(128, "row-major")
+    dsn_sp, _ = _cable_gaps(128, "serpentine")
+    assert dsn_rm == pytest.approx(18.72, abs=0.005) and dsn_sp == pytest.approx(18.13, abs=0.005)
+    assert 0 < dsn_sp - 17.72 < dsn_rm - 17.72 < 1.01      # not reproduced to 0.005
+    big_rm, big_tor = _cable_gaps(4096, "row-major")
+    big_sp, big_tor_sp = _cable_gaps(4096, "serpentine")
+    assert big_rm == pytest.approx(25.98, abs=0.005) and big_sp == pytest.approx(24.01, abs=0.005)
+    assert big_sp < 24.82 < big_rm
+    assert abs(big_tor - 24.82) > 3 and abs(big_tor_sp - 24.82) > 3
+
+
+def test_cable_optimal_mapping_2_7():
+    """At 2^7 (8 cabinets) the cabinet mapping can be solved exactly: the best of all 8!
+    orders of the same cabinets gives DSN-F 17.96% below DSN (paper 17.72%)."""
+    import itertools
+
+    from topogen.layout import Floor
+
+    n = 128
+    floor = Floor.dsn(n)
+    D = floor.distance_matrix()               # cable lengths between cabinets
+    perms = np.array(list(itertools.permutations(range(floor.cabinets))))
+    best = {}
+    for label in ("DSN", "DSN-F"):
+        t, lay = build(label, n)
+        cab = lay.cabinet[t.edges]
+        inter = cab[:, 0] != cab[:, 1]
+        a, b = cab[inter].T
+        cost = np.zeros(len(perms))
+        for u, v in zip(a, b):
+            cost += D[perms[:, u], perms[:, v]]
+        best[label] = (cost.min() + 2.0 * (~inter).sum()) / t.num_links
+    assert 100 * (1 - best["DSN-F"] / best["DSN"]) == pytest.approx(17.96, abs=0.005)

@@ -12,7 +12,27 @@ ours in the ``claims`` table):
   the routing diameter of Fig. 2 and the bound 2 (p + K - 1) of Theorem 1b;
 * ``transformation``: cables added / removed / kept by the p -> p+1 transformation
   (III-D) against the paper's p + 7 per super-node (III-E);
+* ``dsn_x``: DSN-x for every x in [1, p - 1] at each size (average degree, diameter,
+  ASPL with both denominators) and how much lower DSN-F is, the evidence for the
+  IV-B discrepancy discussed below;
 * ``claims``: the statements of III-C, IV-A, IV-B, IV-C and III-E, paper vs ours.
+
+IV-B's "at most 16.7 % and 4.6 % lower" (Fig. 5, 6): the diameter figure is reproduced
+exactly (16.67 %, 2,048 switches, 10 vs 12 hops) with DSN = DSN-x, x = p - 1,
+p = ceil(log2 n) (II-A as written).  The ASPL figure is not reached by any reading
+(measured in docs/topologies/dsn.md): x = p - 1 gives DSN its most shortcuts and its
+lowest ASPL (every smaller x lowers the degree and lengthens paths, so "same degree"
+cannot mean another x; no x reaches degree 4, and III-C itself says DSN-F's average
+degree is "a bit higher" than DSN's); at 4,096 switches DSN-F has two complete layers
+(both fills coincide) and is 6.76 % below DSN; the N(N-1) and N**2 denominators give the
+same relative gap.  Only a smaller p than II-A's ceil(log2 n) brings DSN's ASPL within
+4.6 %, and then the 16.7 % diameter gap disappears.
+
+IV-C's cable reductions (17.72 % at 2**7, 24.82 % at 2**12) are read against DSN (the
+only baseline within ~1 point at both sizes).  They depend on the placement: the paper
+uses the clustering + simulated-annealing method of its ref. [5] (stochastic, schedule
+not given); ``cabinet_order`` offers the deterministic row-major order and [5]'s
+serpentine baseline, which bracket the paper's 2**12 figure (25.98 / 24.01 %).
 """
 
 from __future__ import annotations
@@ -21,15 +41,33 @@ import numpy as np
 import pandas as pd
 
 from .._validate import check_int
+from ..errors import ParameterError
 from ..generators.classic import torus
 from ..generators.dsn import dln, dsn, dsnf, dsnf_size_range, labels_of, transform
-from ..layout import Floor, place
+from ..layout import Floor, Layout, place
 from ..metrics import distance_stats
 from ..registry import register_experiment
 from ..routing.dsnf import dsnf_route_lengths, routing_diameter_bound
 from ._base import ExperimentResult
 
 TOPOLOGIES = ("2-D torus", "DLN-4", "DSN", "DSN-F")
+CABINET_ORDERS = ("row-major", "serpentine")
+
+
+def _cabinet_locations(floor: Floor, order: str) -> np.ndarray:
+    """Floor cabinet of the k-th cabinet of a placement: row-major (``Floor``'s own
+    numbering) or serpentine (left to right along row 0, right to left along row 1, ...,
+    the baseline mapping of the layout-conscious paper, ref. [5] of DSN-F)."""
+    if order == "row-major":
+        return np.arange(floor.cabinets, dtype=np.int64)
+    if order != "serpentine":
+        raise ParameterError(f"cabinet_order must be one of {', '.join(CABINET_ORDERS)}, "
+                             f"got {order!r}")
+    grid = np.arange(floor.rows * floor.columns, dtype=np.int64).reshape(floor.rows,
+                                                                         floor.columns)
+    grid[1::2] = grid[1::2, ::-1]
+    cells = grid.ravel()
+    return cells[cells < floor.cabinets]
 
 
 def _torus_dims(n: int) -> tuple[int, int]:
@@ -38,9 +76,16 @@ def _torus_dims(n: int) -> tuple[int, int]:
     return 2 ** ((m + 1) // 2), 2 ** (m // 2)
 
 
-def build(label: str, n: int, *, seed: int = 1, switches_per_cabinet: int = 16):
-    """Topology and layout of one network of Fig. 5-7 (placement documented in notes)."""
+def build(label: str, n: int, *, seed: int = 1, switches_per_cabinet: int = 16,
+          cabinet_order: str = "row-major"):
+    """Topology and layout of one network of Fig. 5-7 (placement documented in notes).
+
+    Switches are grouped into cabinets of ``switches_per_cabinet`` (DSN-F: its native
+    grouping by super-node, layer, level; the others: consecutive ids) and the k-th
+    group goes to the k-th cabinet of ``cabinet_order`` ("row-major" or "serpentine").
+    """
     floor = Floor.dsn(n, switches_per_cabinet)
+    loc = _cabinet_locations(floor, cabinet_order)
     if label == "2-D torus":
         t = torus(_torus_dims(n))
     elif label == "DLN-4":
@@ -49,10 +94,15 @@ def build(label: str, n: int, *, seed: int = 1, switches_per_cabinet: int = 16):
         t = dsn(n)
     elif label == "DSN-F":
         t = dsnf(n, switches_per_cabinet=switches_per_cabinet)
-        return t, place(t, floor, "native")
+        if cabinet_order == "row-major":
+            return t, place(t, floor, "native")
+        return t, Layout(t, floor, loc[t.cabinet], f"native/{cabinet_order}")
     else:
         raise KeyError(label)
-    return t, place(t, floor, "sequential")
+    if cabinet_order == "row-major":
+        return t, place(t, floor, "sequential")
+    return t, Layout(t, floor, loc[np.arange(n) // switches_per_cabinet],
+                     f"sequential/{cabinet_order}")
 
 
 def _routing_stats(t) -> tuple[int, float]:
@@ -69,7 +119,7 @@ def _pct_lower(a: float, b: float) -> float:
 @register_experiment("dsnf", paper="DSN-F (Truong et al.) III-C, III-D, IV-A..IV-C; Fig. 4-7")
 def reproduce_dsnf(*, min_exponent: int = 7, max_exponent: int = 12, base: int = 1024,
                    step: int = 64, switches_per_cabinet: int = 16,
-                   seed: int = 1) -> ExperimentResult:
+                   seed: int = 1, cabinet_order: str = "row-major") -> ExperimentResult:
     """DSN-F vs 2-D torus, DLN-4 and DSN: diameter, ASPL, cable length, expansion.
 
     Parameters
@@ -85,19 +135,27 @@ def reproduce_dsnf(*, min_exponent: int = 7, max_exponent: int = 12, base: int =
         Cabinet capacity of the floor (16 in IV-C).
     seed : int
         Seed of the DLN-4 shortcuts.
+    cabinet_order : {"row-major", "serpentine"}
+        Order in which the cabinets of each placement fill the floor: the floor's
+        row-major numbering (default) or the serpentine baseline of ref. [5] (the paper
+        uses [5]'s simulated-annealing mapping, not reproduced; see the module notes).
     """
     lo = check_int("min_exponent", min_exponent, 5, 14)
     hi = check_int("max_exponent", max_exponent, lo, 14)
     base = check_int("base", base, 24, 1 << 14)
     step = check_int("step", step, 1, base)
     z = check_int("switches_per_cabinet", switches_per_cabinet, 1)
+    if cabinet_order not in CABINET_ORDERS:
+        raise ParameterError(f"cabinet_order must be one of {', '.join(CABINET_ORDERS)}, "
+                             f"got {cabinet_order!r}")
 
     # ---------------------------------------------------------------- Fig. 5, 6, 7
     rows = []
     for e in range(lo, hi + 1):
         n = 2 ** e
         for label in TOPOLOGIES:
-            t, layout = build(label, n, seed=seed, switches_per_cabinet=z)
+            t, layout = build(label, n, seed=seed, switches_per_cabinet=z,
+                              cabinet_order=cabinet_order)
             st = distance_stats(t)
             row = {"switches": n, "topology": label, "links": t.num_links,
                    "avg_degree": round(float(t.degrees.mean()), 4), "max_degree": t.degree,
@@ -110,6 +168,26 @@ def reproduce_dsnf(*, min_exponent: int = 7, max_exponent: int = 12, base: int =
                            routing_bound=routing_diameter_bound(t))
             rows.append(row)
     table = pd.DataFrame(rows)
+
+    # ---------------------------------------------------------------- IV-B: every DSN-x
+    dsn_x = []
+    for e in range(lo, hi + 1):
+        n = 2 ** e
+        ref = {fill: distance_stats(dsnf(n, fill=fill)) for fill in ("sequential", "balanced")}
+        for x in range(1, dsn(n).params["p"]):
+            t = dsn(n, x)
+            st = distance_stats(t)
+            dsn_x.append({"switches": n, "p": t.params["p"], "x": x,
+                          "avg_degree": round(float(t.degrees.mean()), 4), "max_degree": t.degree,
+                          "diameter": st.diameter, "aspl": round(st.aspl, 4),
+                          "aspl_n2": round(st.aspl_n2, 4),
+                          "dsnf_diameter_lower_pct_seq": _pct_lower(ref["sequential"].diameter,
+                                                                    st.diameter),
+                          "dsnf_diameter_lower_pct_bal": _pct_lower(ref["balanced"].diameter,
+                                                                    st.diameter),
+                          "dsnf_aspl_lower_pct_seq": _pct_lower(ref["sequential"].aspl, st.aspl),
+                          "dsnf_aspl_lower_pct_bal": _pct_lower(ref["balanced"].aspl, st.aspl)})
+    dsn_x = pd.DataFrame(dsn_x)
 
     # ---------------------------------------------------------------- Fig. 4
     p0 = dsnf(base).params["p"]
@@ -155,19 +233,29 @@ def reproduce_dsnf(*, min_exponent: int = 7, max_exponent: int = 12, base: int =
                                                                dsnf(full.num_switches).edges))})
     trans = pd.DataFrame(trans)
 
-    claims = _claims(table, fig4, trans, lo, hi)
+    claims = _claims(table, fig4, trans, lo, hi, dsn_x)
     notes = [
         "Floor (IV-C): Floor.dsn(n, 16): ceil(n/16) cabinets on a ceil(sqrt(c))-row grid, "
         "0.6 m x 2.1 m, Manhattan distance + 2 m per end between cabinets, 2 m inside one.",
         "Placement: DSN-F native (switches sorted by super-node, layer, level, 16 per "
         "cabinet: IV-C's 'one super-node per cabinet' when it holds 16 nodes); torus, "
-        "DLN-4 and DSN sequential by id (ring order; torus rows of 2**ceil(m/2)). The paper "
-        "uses the optimisation method of its ref. [5], not reproduced here, so cable "
-        "figures are for these simple placements.",
+        "DLN-4 and DSN sequential by id (ring order; torus rows of 2**ceil(m/2)); cabinets "
+        f"filled in {cabinet_order} order. The paper uses the clustering + simulated-"
+        "annealing mapping of its ref. [5] (stochastic, schedule not given), not reproduced "
+        "here, so cable figures are for these simple placements: against DSN, row-major "
+        "gives 18.72 / 25.98 % at 2^7 / 2^12 and serpentine 18.13 / 24.01 % (paper 17.72 / "
+        "24.82 %); the exact optimum of the 2^7 cabinet mapping (8! orders) gives 17.96 %.",
         "DSN = DSN-x with x = p - 1, p = ceil(log2 n) (II-A); DSN-F p from "
         "p 2**p <= n < (p+1) 2**(p+1) (III-B-1); DLN-4 = ring + 2 random shortcuts per node "
         f"(seed {seed}).",
-        "ASPL over the n(n-1) ordered pairs of distinct switches; exact BFS.",
+        "ASPL over the n(n-1) ordered pairs of distinct switches; exact BFS (an n^2 "
+        "denominator scales both topologies of a size alike: same % gaps).",
+        "IV-B (table dsn_x): DSN-F's diameter is at most 16.67 % below DSN's (2048: 10 vs "
+        "12), the paper's 16.7 %. Its ASPL is up to 11.8 % below (256 switches), and 6.76 % "
+        "at 4096 where DSN-F is unambiguous (two complete layers): no x in [1, p-1] and no "
+        "fill reaches the paper's 4.6 % (x = p - 1 has the most shortcuts and the lowest "
+        "ASPL; III-C says DSN-F's average degree is 'a bit higher' than DSN's, so DSN is "
+        "not degree 4). See docs/topologies/dsn.md for the readings measured.",
         f"Fig. 4: p = {p0} while nodes are added (stage 'expanded'); at {top} switches every "
         "super-node of the balanced fill holds 2p + 2 nodes and III-D transforms it to "
         f"p = {p0 + 1} (stage 'transformed', = dsnf({top})). Only the transformed network "
@@ -182,7 +270,7 @@ def reproduce_dsnf(*, min_exponent: int = 7, max_exponent: int = 12, base: int =
     return ExperimentResult(
         title=f"DSN-F (Truong et al.) IV: 2^{lo}..2^{hi} switches, {z} switches per cabinet",
         table=table, notes=notes,
-        extra_tables={"fig4": fig4, "transformation": trans, "claims": claims})
+        extra_tables={"fig4": fig4, "transformation": trans, "dsn_x": dsn_x, "claims": claims})
 
 
 def _fig4_row(added: int, n: int, stage: str, nets: dict) -> dict:
@@ -208,7 +296,7 @@ def _short_params(t) -> str:
 
 
 def _claims(table: pd.DataFrame, fig4: pd.DataFrame, trans: pd.DataFrame, lo: int,
-            hi: int) -> pd.DataFrame:
+            hi: int, dsn_x: pd.DataFrame | None = None) -> pd.DataFrame:
     by = table.set_index(["switches", "topology"])
     sizes = sorted(table["switches"].unique())
     out = []
@@ -222,9 +310,16 @@ def _claims(table: pd.DataFrame, fig4: pd.DataFrame, trans: pd.DataFrame, lo: in
     a_red = [float(_pct_lower(by.loc[(n, "DSN-F"), "aspl"], by.loc[(n, "DSN"), "aspl"]))
              for n in sizes]
     add("IV-B", "DSN-F diameter at most x% lower than DSN", "16.7",
-        f"max {max(d_red)} (per size: {d_red})", None)
+        f"max {max(d_red)} (per size: {d_red})", round(max(d_red), 1) == 16.7)
     add("IV-B", "DSN-F ASPL at most x% lower than DSN", "4.6",
-        f"max {max(a_red)} (per size: {a_red})", None)
+        f"max {max(a_red)} (per size: {a_red})", round(max(a_red), 1) == 4.6)
+    if dsn_x is not None and len(dsn_x):
+        # the DSN-x (any x) and DSN-F fill closest to the paper at each size
+        best = [float(min(g.dsnf_aspl_lower_pct_seq.min(), g.dsnf_aspl_lower_pct_bal.min()))
+                for _, g in dsn_x.groupby("switches")]
+        add("IV-B", "DSN-F ASPL at most x% lower than DSN, any x in [1, p-1] and either fill",
+            "4.6", f"smallest gap per size over x and fill: {best}; the largest of these, "
+            f"{max(best)}, is the least 'at most' any reading can give", max(best) <= 4.65)
     for metric in ("diameter", "aspl"):
         lowest = all(by.loc[(n, "DLN-4"), metric] == table[table.switches == n][metric].min()
                      for n in sizes)

@@ -94,7 +94,13 @@ def dsn(num_switches: int, x: int | None = None, *, hosts_per_switch: int = 1) -
       at clockwise distance at least ``floor(n / 2**l)``.
 
     A shortcut that coincides with a ring link (possible only when ``floor(n / 2**l)`` is
-    1, i.e. for tiny ``n``) is kept once: topologies are simple graphs.  A level-(l+1)
+    1, i.e. for tiny ``n``) is kept once: topologies are simple graphs.
+
+    The average degree is about ``2 + 2x/p`` (3.72-3.83 for ``x = p - 1`` and
+    ``n = 2**7 .. 2**12``): no x gives 4, and the DSN-F paper says DSN-F's average degree
+    is "a bit higher" than DSN's (III-C).  ``x = p - 1`` has the lowest ASPL of all x
+    (ASPL falls monotonically with x) and reproduces IV-B's 16.7 % diameter gap to DSN-F;
+    IV-B's 4.6 % ASPL gap is reached by no x (docs/topologies/dsn.md has the measurements).  A level-(l+1)
     node can receive two shortcuts next to the incomplete super-node, so the maximum
     degree is 4 or, rarely, 5.
 
