@@ -131,3 +131,21 @@ def test_main_cli_end_to_end(tmp_path, capsys, monkeypatch):
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and words in lines[0], lines
     assert not (tmp_path / "x").exists()
+
+
+def test_table_auto_skips_the_n_squared_table_of_large_networks(tmp_path, monkeypatch, capsys):
+    """--table auto (default) writes table.csv for small networks only; csv forces it."""
+    from topogen.cli import main
+    from topogen.routing import cli as rcli
+
+    src = tmp_path / "t.json"
+    assert main(["-q", "generate", "torus", "--dims", "4,4", "-o", str(src)]) == 0
+    assert main(["route", str(src), "-o", str(tmp_path / "small")]) == 0
+    assert (tmp_path / "small" / "table.csv").exists()
+    monkeypatch.setattr(rcli, "AUTO_TABLE_MAX_SWITCHES", 8)
+    capsys.readouterr()
+    assert main(["route", str(src), "-o", str(tmp_path / "big")]) == 0
+    assert not (tmp_path / "big" / "table.csv").exists()
+    assert "--table csv" in capsys.readouterr().err
+    assert main(["-q", "route", str(src), "--table", "csv", "-o", str(tmp_path / "forced")]) == 0
+    assert (tmp_path / "forced" / "table.csv").exists()

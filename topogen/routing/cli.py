@@ -4,8 +4,9 @@
 ``topogen route FILE --algorithm nr|fr|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
     Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
-    loadable with :func:`topogen.routing.load_routing`) and, unless ``--table none``, the
-    per-switch table ``table.csv`` (or ``table.json``); with ``--booksim-table`` also
+    loadable with :func:`topogen.routing.load_routing`) and the per-switch table
+    ``table.csv`` (or ``table.json``; ``--table auto``, the default, writes it only up to
+    ``AUTO_TABLE_MAX_SWITCHES`` switches since it has N^2 rows); with ``--booksim-table`` also
     ``booksim_table.txt`` (+ ``.json`` provenance), with ``--sst-routes`` also
     ``sst_routes.txt`` (see :mod:`topogen.routing.export`).  The folder is first written
     under a temporary name next to DIR and renamed when complete.
@@ -55,8 +56,9 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
     p.add_argument("--seed", type=int, help="seed of valiant routing")
-    p.add_argument("--table", choices=("csv", "json", "none"), default="csv",
-                   help="per-switch table format written into DIR (default csv)")
+    p.add_argument("--table", choices=("auto", "csv", "json", "none"), default="auto",
+                   help="per-switch table written into DIR: N^2 rows, so 'auto' (default) "
+                        f"writes csv up to {AUTO_TABLE_MAX_SWITCHES} switches and none above")
     p.add_argument("--booksim-table", dest="booksim_table", action="store_true",
                    help="also write booksim_table.txt (routing_table_file of BookSim forks "
                         "that load tables) and its booksim_table.txt.json provenance")
@@ -79,6 +81,10 @@ def add_check_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     return p
 
 
+#: ``--table auto`` writes the per-switch table (N^2 rows) up to this many switches.
+AUTO_TABLE_MAX_SWITCHES = 1024
+
+
 def run_route(args) -> int:
     from ..export.formats import load
     from . import route
@@ -92,8 +98,15 @@ def run_route(args) -> int:
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     try:
-        if args.table != "none" and args.algorithm != "valiant":
-            write_table(routing, tmp / f"table.{args.table}")
+        table = args.table
+        if table == "auto":
+            table = "csv" if topology.num_switches <= AUTO_TABLE_MAX_SWITCHES else "none"
+            if table == "none" and not getattr(args, "quiet", False):
+                print(f"topogen: no per-switch table for {topology.num_switches} switches "
+                      f"({topology.num_switches ** 2:,} rows); --table csv|json writes one",
+                      file=sys.stderr)
+        if table != "none" and args.algorithm != "valiant":
+            write_table(routing, tmp / f"table.{table}")
         if getattr(args, "booksim_table", False):
             write_booksim_table(routing, tmp / "booksim_table.txt")
         if getattr(args, "sst_routes", False):
