@@ -26,7 +26,7 @@ import pkgutil
 import re
 import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from .errors import ParameterError

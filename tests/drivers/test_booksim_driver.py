@@ -7,7 +7,6 @@ small fake executables that print those outputs and exit the way BookSim does.
 from __future__ import annotations
 
 import math
-import os
 import stat
 import sys
 from pathlib import Path
@@ -18,7 +17,9 @@ from topogen.drivers import booksim as bd
 from topogen.drivers.base import ProcessResult
 from topogen.errors import FormatError, SimulatorFailed, SimulatorNotFound
 
-FIXTURES = Path(os.environ.get("TOPOGEN_FIXTURES", "/work/shared/fixtures")) / "booksim"
+from shared_paths import FIXTURES as _SHARED  # noqa: E402
+
+FIXTURES = _SHARED / "booksim"
 needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"fixtures not found at {FIXTURES}")
 
 EXPECTED = {

@@ -14,7 +14,7 @@ from topogen.drivers.cli import add_results_parser, add_run_parser
 from topogen.errors import ParameterError, SimulatorNotFound
 from topogen.results import read_results, write_results, make_row
 
-FIXTURES = Path(os.environ.get("TOPOGEN_FIXTURES", "/work/shared/fixtures"))
+from shared_paths import FIXTURES  # noqa: E402
 needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared fixtures not found")
 
 

@@ -8,7 +8,6 @@ is configured, BookSim, SST and mpirun are the stand-ins of :mod:`tests.drivers.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from pathlib import Path
@@ -20,7 +19,7 @@ from topogen.cli import main
 from . import fakes
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(os.environ.get("TOPOGEN_FIXTURES", "/work/shared/fixtures"))
+from shared_paths import FIXTURES  # noqa: E402
 PAGES = ["booksim.md", "sst.md", "results.md"]
 
 

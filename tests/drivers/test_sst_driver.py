@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import stat
 import sys
 from pathlib import Path
@@ -17,7 +16,9 @@ from topogen.export import sst as sx
 
 from .routing_stub import BFSRouting
 
-FIXTURES = Path(os.environ.get("TOPOGEN_FIXTURES", "/work/shared/fixtures")) / "sst"
+from shared_paths import FIXTURES as _SHARED  # noqa: E402
+
+FIXTURES = _SHARED / "sst"
 needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"fixtures not found at {FIXTURES}")
 
 

@@ -34,7 +34,7 @@ def test_main_table(result):
 def test_torus_cable_length_by_hand(result):
     """16 x 8 torus, 8 cabinets of 16 on a 3 x 3 grid: dimension-0 rings inside a cabinet,
     dimension-1 links between cabinets r and r +/- 1 (mod 8)."""
-    rows, cols = 3, 3
+    cols = 3  # 3 x 3 grid of cabinets
     total = 128 * 2.0
     for r in range(8):
         a, b = r, (r + 1) % 8

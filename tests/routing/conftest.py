@@ -1,7 +1,6 @@
 """Shared small topologies for the routing tests (built independently of the routing code)."""
 
 import networkx as nx
-import numpy as np
 import pytest
 
 from topogen import Topology

@@ -5,7 +5,6 @@ from topogen.errors import FormatError, ParameterError
 from topogen.generators.classic import torus
 from topogen.routing import (check, dor, escape, hop_indexed, layered, load_routing, nearest,
                              route, updown, valiant)
-from topogen.routing.base import TableRouting
 
 from .conftest import all_paths, petersen, ring, rrg
 

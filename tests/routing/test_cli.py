@@ -59,7 +59,6 @@ def test_route_vcs_error(tmp_path):
 
 
 def test_route_exports(tmp_path):
-    import numpy as np
 
     from topogen.routing import nearest
     from topogen.routing.export import read_booksim_table, read_sst_routes

@@ -2,7 +2,6 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from topogen import Topology
 from topogen.generators.classic import hypercube, torus
 from topogen.routing import check, hop_indexed, nearest, updown
 from topogen.routing.deadlock import find_cycle

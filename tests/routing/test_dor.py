@@ -1,10 +1,9 @@
 import itertools
 
-import numpy as np
 import pytest
 
 from topogen import Topology
-from topogen.errors import ParameterError, RoutingError
+from topogen.errors import RoutingError
 from topogen.generators.classic import hypercube, hyperx, mesh, torus
 from topogen.routing import check, dor
 

@@ -6,7 +6,7 @@ from topogen import Floor, place
 from topogen.errors import ParameterError, RoutingError, TopologyError
 from topogen import Topology
 from topogen.generators.classic import torus
-from topogen.routing import check, escape, fastest, nearest, updown
+from topogen.routing import check, escape, fastest, updown
 
 from .conftest import petersen, python_cdg, rrg
 

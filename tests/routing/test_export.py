@@ -3,15 +3,14 @@ import json
 import numpy as np
 import pytest
 
-from topogen import Topology
 from topogen.errors import FormatError, ParameterError, RoutingError
 from topogen.generators.classic import torus
-from topogen.routing import dor, escape, layered, nearest, updown, valiant
-from topogen.routing.export import (parse_sst_entry_string, paths_from, read_booksim_table,
+from topogen.routing import dor, escape, nearest, updown, valiant
+from topogen.routing.export import (parse_sst_entry_string, read_booksim_table,
                                     read_table, sst_entry_string, write_booksim_table,
                                     write_table)
 
-from .conftest import petersen, ring, rrg
+from .conftest import petersen, rrg
 
 
 def _table_matches(routing, tab, vc_label):

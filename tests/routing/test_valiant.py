@@ -7,7 +7,7 @@ from topogen.generators.classic import torus
 from topogen.routing import check, nearest, ugal_candidates, ugal_select, valiant
 from topogen import Topology
 
-from .conftest import petersen, python_cdg, rrg
+from .conftest import petersen, python_cdg
 
 
 def _slimfly():
@@ -22,7 +22,6 @@ def test_valiant_paths_and_vcs():
     v = valiant(base, seed=7)
     assert v.num_vcs == 4  # Slim Fly IV-D: four VCs for VAL
     rng = np.random.default_rng(1)
-    mids = []
     for _ in range(300):
         s, d = (int(x) for x in rng.integers(0, topo.num_switches, 2))
         sw, vcs = v.path(s, d, rng)

@@ -10,7 +10,9 @@ from topogen.drivers.booksim import parse_output
 from topogen.routing import nearest
 from topogen.sim import SimConfig, simulate
 
-FIX = Path("/work/shared/fixtures/booksim")
+from shared_paths import FIXTURES
+
+FIX = FIXTURES / "booksim"
 pytestmark = pytest.mark.skipif(not (FIX / "torus4x4_c2_low.out").is_file(),
                                 reason="BookSim fixtures not available")
 

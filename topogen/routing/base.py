@@ -38,10 +38,9 @@ Virtual channels follow a **VC rule** (attribute ``vc_rule``):
 from __future__ import annotations
 
 import json
-import os
 import weakref
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Iterator
 
 import numpy as np
 

@@ -25,7 +25,7 @@ cycle is extracted with a breadth-first search inside a non-trivial component.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp

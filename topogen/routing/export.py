@@ -206,7 +206,7 @@ def read_table(path) -> dict:
             return out
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise FormatError(f"not a topogen routing table: {exc}", path=path) from None
-    meta_lines, body = [], []
+    meta_lines = []
     header_seen = False
     cols = {c: [] for c in _COLUMNS}
     for i, line in enumerate(text.splitlines(), start=1):

@@ -214,7 +214,6 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
 def fr_weights(layout, switch_delay: float = 60.0) -> np.ndarray:
     """FR weight of each CSR entry in integer picoseconds: ``switch_delay + link_delay``."""
     topology = layout.topology
-    view = csr_view(topology)
     delay = np.asarray(layout.link_delay, dtype=float)[topology.directed_edge_ids]
     w = np.rint((switch_delay + delay) * 1000.0).astype(np.int64)
     if len(w) and w.min() < 1:

@@ -10,7 +10,6 @@ Examples::
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
