@@ -82,3 +82,32 @@ def test_high_load_saturates_like_booksim():
     out, row = _run("torus4x4_c2_high", seed=1)
     assert out.unstable
     assert row["status"] == "saturated"
+
+
+@pytest.mark.booksim
+def test_cross_check_against_a_real_booksim(tmp_path):
+    """Where BookSim is installed: run it on the fixture's 4x4 torus configuration and
+    the reference simulator on the same setup (read back from BookSim's own config echo);
+    average packet latency within 5 %."""
+    import shutil
+
+    from topogen.drivers import booksim as bd
+    from topogen.errors import SimulatorNotFound
+
+    try:
+        bd.find_booksim()
+    except SimulatorNotFound as exc:
+        pytest.skip(str(exc))
+    shutil.copy(FIX / "torus4x4_c2.anynet", tmp_path / "torus4x4_c2.anynet")
+    cfg = (FIX / "torus4x4_c2_low.cfg").read_text().replace(
+        "network_file = torus4x4_c2.anynet;", f"network_file = {tmp_path / 'torus4x4_c2.anynet'};")
+    (tmp_path / "low.cfg").write_text(cfg)
+    row_bs = bd.run_booksim(tmp_path / "low.cfg", timeout=600)
+    assert row_bs["status"] == "completed"
+    out = parse_output(row_bs["raw_output"])
+    topo = _anynet(tmp_path / "torus4x4_c2.anynet")
+    row = simulate(nearest(topo), traffic="uniform", self_packets=True,
+                   load=float(out.config["injection_rate"]), load_unit="packets",
+                   config=_config(out.config), seed=1)
+    assert row["status"] == "completed"
+    assert abs(row["latency_avg"] - row_bs["latency_avg"]) <= 0.05 * row_bs["latency_avg"]
