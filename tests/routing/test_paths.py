@@ -188,3 +188,44 @@ def test_fastest_workers_share_memory_and_agree():
     assert np.array_equal(a.ranks, b.ranks) and np.array_equal(a.distances, b.distances)
     c = fastest(layout, workers=2, block=16, method="dijkstra")
     assert np.array_equal(a.ranks, c.ranks) and c.distances is None
+
+
+def test_random_ties_keep_shortest_routes_and_spread_the_load():
+    """ties="random": every route still has the shortest length (NR hops, FR latency),
+    the draw is reproducible from its seed, and on a hypercube (all ties) the busiest
+    link carries far less than with the lowest-id rule."""
+    import topogen
+    from topogen.layout import default_layout
+    from topogen.metrics import distance_stats, latency_stats
+    from topogen.routing import fastest, nearest
+
+    cube = topogen.generate("hypercube", dimension=6)
+    low, rnd = nearest(cube), nearest(cube, ties="random", seed=3)
+    again = nearest(cube, ties="random", seed=3)
+    assert np.array_equal(rnd.ranks, again.ranks) and not np.array_equal(rnd.ranks, low.ranks)
+    assert rnd.params["tie_rule"] == "random" and rnd.params["ties_seed"] == 3
+
+    def link_loads(r):
+        n = cube.num_switches
+        load = {}
+        lengths = []
+        for s in range(n):
+            for t in range(n):
+                if s != t:
+                    p = r.path(s, t)[0]
+                    lengths.append(len(p) - 1)
+                    for a, b in zip(p[:-1], p[1:]):
+                        load[(a, b)] = load.get((a, b), 0) + 1
+        return np.array(list(load.values())), np.array(lengths)
+
+    loads_low, len_low = link_loads(low)
+    loads_rnd, len_rnd = link_loads(rnd)
+    assert len_rnd.mean() == len_low.mean() == distance_stats(cube).aspl
+    assert loads_rnd.max() < 0.6 * loads_low.max()
+
+    lay = default_layout(topogen.generate("torus", dims=(6, 6)))
+    fr = fastest(lay, ties="random", seed=1)
+    exact = latency_stats(lay, routing="fr")
+    from topogen.metrics.latency import path_latency
+    lat = [path_latency(lay, fr.path(s, t)[0]) for s in range(36) for t in range(36) if s != t]
+    assert np.mean(lat) == pytest.approx(exact.avg) and max(lat) == pytest.approx(exact.max)

@@ -62,7 +62,8 @@ Where the paper is silent (our choices)
   mean (HyperX 6, Torus 4.6), and the Hypercube saturates at 1.2-1.6 Gbit/s/host.  The
   paper's adaptive routing chooses among all minimal next hops at run time; the default
   ``ties="random"`` stands in for it by choosing among the equal-latency next hops at
-  random (seeded by ``seed``) per switch and destination (:func:`spread_ties`): same
+  random (seeded by ``seed``) per switch and destination
+  (:func:`topogen.routing.spread_ties`): same
   latencies, busiest link 1.7 / 2.6 / 2.2 times the mean.  Random, Skywalk and Dragonfly
   have almost no ties.  ``ties="lowest"`` keeps topogen's rule.
 * **Buffers**: 66 flits per VC (two packets; virtual cut-through needs at least one).
@@ -139,35 +140,6 @@ def build(key: str, seed: int, hosts_per_switch: int = 1):
     return topology, place(topology, Floor.skywalk(C, Z))
 
 
-def spread_ties(fr, seed: int):
-    """FR tables whose equal-latency next hops are chosen at random (seeded) per switch and
-    destination, instead of the lowest next-hop id.
-
-    ``fr`` must be computed with ``all_next_hops=True``.  Every choice is on a
-    latency-shortest path, so the routes are FR routes with FR's latencies; only the ties
-    (frequent on Torus, Hypercube and HyperX, whose cables repeat) are spread, standing in
-    for the paper's adaptive choice among the minimal next hops at run time.
-    """
-    from ..routing.base import TableRouting
-
-    n = fr.topology.num_switches
-    ip, idx = fr.view.indptr, fr.view.indices
-    d = np.asarray(fr.distances, dtype=np.int64)  # d[dst, v]
-    w = np.asarray(fr.entry_weight, dtype=np.int64)
-    rng = np.random.default_rng(seed)
-    ranks = np.array(fr.ranks, copy=True)
-    for v in range(n):
-        lo, hi = ip[v], ip[v + 1]
-        ok = d[:, idx[lo:hi]].T + w[lo:hi, None] == d[:, v][None, :]  # (degree, dst)
-        pick = np.where(ok, rng.random(ok.shape), -1.0).argmax(axis=0)
-        has = ok.any(axis=0)
-        has[v] = False
-        ranks[0, v, has] = pick[has]
-    return TableRouting(fr.topology, ranks, layout=fr.layout, algorithm="fr",
-                        params=dict(fr.params, ties="random", ties_seed=int(seed)), num_vcs=1,
-                        distances=fr.distances, entry_weight=fr.entry_weight)
-
-
 def make_routing(layout, routing: str, ties: str = "random", seed: int = 1):
     """The routing simulated: ``"fr"`` (FR tables, one VC class of 4 VCs; equal-latency
     ties broken at random or by the lowest id) or ``"escape"``."""
@@ -177,7 +149,7 @@ def make_routing(layout, routing: str, ties: str = "random", seed: int = 1):
         if ties == "lowest":
             return fastest(layout, SWITCH_NS)
         if ties == "random":
-            return spread_ties(fastest(layout, SWITCH_NS, all_next_hops=True), seed)
+            return fastest(layout, SWITCH_NS, ties="random", seed=seed)
         raise ParameterError(f"ties must be 'random' or 'lowest', got {ties!r}")
     if routing == "escape":
         return escape(layout.topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS)

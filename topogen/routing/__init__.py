@@ -14,7 +14,7 @@ Compute functions (each returns a :class:`Routing`):
 """
 
 from .base import Routing, TableRouting, load_routing, save_routing
-from .paths import nearest, fastest
+from .paths import nearest, fastest, spread_ties
 from .dor import dor
 from .updown import updown
 from .escape import escape, EscapeRouting
@@ -25,7 +25,7 @@ from .deadlock import check, DeadlockReport
 __all__ = [
     "Routing", "TableRouting", "EscapeRouting", "ValiantRouting", "UgalCandidates",
     "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
-    "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing",
+    "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route",
 ]
 
@@ -33,14 +33,17 @@ ALGORITHMS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered"
 
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
-          switch_delay: float = 60.0, base: str | None = None, root=None):
+          switch_delay: float = 60.0, base: str | None = None, root=None,
+          ties: str = "lowest"):
     """Compute a routing by name (the CLI's ``--algorithm``).
 
     ``hop``, ``layered`` and ``valiant`` are built on ``base`` (default ``"fr"`` when a
     layout is given, else ``"nr"``); ``vcs`` is the VC count (``escape``: total, default
     4; ``dor``/``hop``: declared count, default the minimum; ``layered``: the maximum;
     ``dsnf``: hop-indexed VCs, default the longest route, ``vcs=1`` for the single-VC
-    routing exactly as DSN-F's Fig. 2 states it, which is not deadlock-free).
+    routing exactly as DSN-F's Fig. 2 states it, which is not deadlock-free).  ``ties``
+    (``"lowest"`` or ``"random"``, seeded by ``seed``) is the tie rule of ``nr``/``fr``
+    tables, also when they are the base of another scheme (:func:`spread_ties`).
     """
     from ..errors import ParameterError
 
@@ -53,21 +56,22 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         if base == "fr":
             from ..layout import default_layout
 
-            return fastest(layout if layout is not None else default_layout(topology), switch_delay)
+            return fastest(layout if layout is not None else default_layout(topology), switch_delay,
+                           ties=ties, seed=seed)
         if base == "nr":
-            return nearest(topology, layout)
+            return nearest(topology, layout, ties=ties, seed=seed)
         if base == "updown":
             return updown(topology, root, layout=layout)
         raise ParameterError(f"base must be fr, nr or updown, got {base!r}")
 
     if algorithm == "nr":
-        return nearest(topology, layout)
+        return nearest(topology, layout, ties=ties, seed=seed)
     if algorithm == "fr":
         if layout is None:
             from ..layout import default_layout
 
             layout = default_layout(topology)
-        return fastest(layout, switch_delay)
+        return fastest(layout, switch_delay, ties=ties, seed=seed)
     if algorithm == "updown":
         return updown(topology, root, layout=layout)
     if algorithm == "dor":

@@ -55,7 +55,10 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="base routing of hop/layered/valiant/escape (default fr with a layout, else nr)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
-    p.add_argument("--seed", type=int, help="seed of valiant routing")
+    p.add_argument("--seed", type=int, help="seed of valiant routing and of --ties random")
+    p.add_argument("--ties", choices=("lowest", "random"), default="lowest",
+                   help="nr/fr tie rule among equal-cost next hops: lowest neighbour id "
+                        "(default) or random per switch and destination (spreads the load)")
     p.add_argument("--table", choices=("auto", "csv", "json", "none"), default="auto",
                    help="per-switch table written into DIR: N^2 rows, so 'auto' (default) "
                         f"writes csv up to {AUTO_TABLE_MAX_SWITCHES} switches and none above")
@@ -92,7 +95,8 @@ def run_route(args) -> int:
 
     topology, layout = load(args.file)
     routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
-                    switch_delay=args.switch_delay, base=args.base, root=args.root)
+                    switch_delay=args.switch_delay, base=args.base, root=args.root,
+                    ties=getattr(args, "ties", "lowest"))
     out = Path(args.output)
     parent = out.parent if str(out.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
