@@ -120,9 +120,7 @@ def test_bundle_is_byte_identical(tmp_path):
 
 
 def test_entry_strings_match_routing_module():
-    export = pytest.importorskip("topogen.routing.export")
-    if not hasattr(export, "sst_entry_string"):
-        pytest.skip("topogen.routing.export.sst_entry_string not available yet")
+    from topogen.routing import export
     t, layout = small()
     r = routing_for(t, layout)
     b = sx.bundle_dict(t, layout, r)
