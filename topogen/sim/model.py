@@ -25,6 +25,12 @@ Timing of one packet (``S = packet_size`` cycles of serialisation, one flit per 
   for the whole packet (virtual cut-through); credits for its ``S`` flits come back to the
   upstream port ``S - 1 + lat[in] + credit_delay`` cycles after it started;
 * it is delivered when its tail reaches the host: ``t_ej + lat[ej] + S - 1``.
+
+Routes come from the routing: precomputed per switch pair for deterministic routings
+(:meth:`Network.route`), chosen hop by hop at run time for an escape routing
+(:func:`topogen.routing.escape`): at each switch any minimal next hop on any adaptive VC
+with credits for the whole packet, else the up*/down* escape next hop on the escape VC
+(:meth:`Engine._choose`; ``docs/sim.md`` gives the rule).
 """
 
 from __future__ import annotations
@@ -135,7 +141,11 @@ class Network:
         ``routing.num_vcs`` classes of ``k = num_vcs // routing.num_vcs`` VCs; a hop on
         routing VC ``c`` may use any VC of class ``c`` (``c*k .. c*k+k-1``).  Replicating
         every channel of an acyclic channel dependency graph keeps it acyclic, so a
-        deadlock-free routing stays deadlock-free.
+        deadlock-free routing stays deadlock-free.  An escape routing (one with
+        ``minimal`` and ``escape_routing`` tables) is routed adaptively by the
+        :class:`Engine`: class 0 is its escape channel, classes 1.. its adaptive VCs
+        (:meth:`adaptive_options`, :meth:`escape_option`); :meth:`route` then gives its
+        deterministic minimal path (the empty network's choice).
     config : SimConfig
     layout : Layout, optional
         Link delays (ns) converted to cycles with ``config.cycle_ns`` (rounded up, at
@@ -187,6 +197,78 @@ class Network:
         self.num_ports = m + 2 * num_hosts
         self._table = hasattr(routing, "route_matrix") and routing.deterministic
         self._cache: dict[int, tuple[tuple, tuple]] = {}
+        # Adaptive routing with an escape channel (topogen.routing.escape): routed hop by
+        # hop at run time (Engine), not from route().
+        self.adaptive = (getattr(routing, "escape_routing", None) is not None
+                         and getattr(routing, "minimal", None) is not None)
+        if self.adaptive:
+            self._setup_adaptive(routing)
+
+    # ------------------------------------------------------------ adaptive (escape) routing
+    def _setup_adaptive(self, routing) -> None:
+        """Tables of the escape routing's run-time choices (see :meth:`adaptive_options`)."""
+        k = self.vcs_per_class
+        v = self.config.num_vcs
+        esc = routing.escape_routing
+        self.escape_vcs = (0, k)  # simulator VCs of routing VC 0
+        self.adaptive_vcs = (k, routing.num_vcs * k)  # routing VCs 1 .. num_vcs-1
+        self.escape_return = bool(routing.params.get("escape_return", False))
+        self._esc_ranks = esc.ranks
+        self._esc_sentinel = esc.sentinel
+        self._esc_phase = esc.entry_phase.astype(np.int64).tolist()
+        self._indices_l = self.indices.tolist()
+        mn = routing.minimal
+        self._min_dist = mn.distances
+        self._min_weight = mn.entry_weight
+        self._aopt: dict[int, tuple] = {}
+        self._eopt: dict[int, tuple] = {}
+        self._vstride = v
+
+    def adaptive_options(self, s: int, d: int) -> tuple:
+        """The adaptive choices at switch ``s`` toward switch ``d``: one
+        ``(port, first buffer, end buffer)`` per minimal next hop (increasing neighbour
+        id), the buffers being the adaptive VCs of that port."""
+        n = self.num_switches
+        key = s * n + d
+        r = self._aopt.get(key)
+        if r is not None:
+            return r
+        lo, hi = int(self.indptr[s]), int(self.indptr[s + 1])
+        if self._min_dist is not None and self._min_weight is not None:
+            dist = self._min_dist[d]
+            ok = (dist[self.indices[lo:hi]].astype(np.int64) + self._min_weight[lo:hi]
+                  == int(dist[s]))
+            ents = (np.flatnonzero(ok) + lo).tolist()
+        else:  # tables with one next hop per pair: the deterministic minimal next hop
+            w = int(self.routing.minimal.next_hop(d)[s])
+            ents = [int(self.routing.view.entry(s, w))]
+        if not ents:
+            raise RoutingError(f"{self.routing.algorithm} routing has no minimal next hop at "
+                               f"switch {s} toward {d}")
+        V = self._vstride
+        a0, a1 = self.adaptive_vcs
+        r = tuple((e, e * V + a0, e * V + a1) for e in ents)
+        self._aopt[key] = r
+        return r
+
+    def escape_option(self, phase: int, s: int, d: int) -> tuple:
+        """The escape choice ``(port, first buffer, end buffer)`` at switch ``s`` toward
+        ``d`` in up*/down* ``phase`` (0: no down link taken yet on the escape channel)."""
+        n = self.num_switches
+        key = (phase * n + s) * n + d
+        r = self._eopt.get(key)
+        if r is not None:
+            return r
+        rank = int(self._esc_ranks[phase, s, d])
+        if rank == self._esc_sentinel:
+            raise RoutingError(f"up*/down* escape table has no entry at switch {s} toward {d} "
+                               f"(phase {phase})")
+        e = int(self.indptr[s]) + rank
+        V = self._vstride
+        e0, e1 = self.escape_vcs
+        r = (e, e * V + e0, e * V + e1)
+        self._eopt[key] = r
+        return r
 
     # ------------------------------------------------------------ routes
     def prefetch(self, src_sw: np.ndarray, dst_sw: np.ndarray) -> None:
@@ -239,7 +321,11 @@ class Network:
 
 class _Packet:
     __slots__ = ("pid", "src", "dst", "ctime", "ports", "vlo", "hop", "buf", "arr", "sent",
-                 "measured", "links")
+                 "measured", "links",
+                 # adaptive (escape) routing only: current switch, destination switch,
+                 # escape phase (-1: on adaptive VCs), options at the current switch,
+                 # ports whose waiting lists hold the packet
+                 "at", "dsw", "esc", "opts_a", "opt_e", "wports")
 
     def __init__(self, pid, src, dst, ctime, ports, vlo, links, measured):
         self.pid = pid
@@ -331,6 +417,13 @@ class Engine:
         self.measure_to = math.inf
         self.measured_created = 0
         self.ctime_sum = 0  # sum of creation times of the packets not yet delivered
+        # adaptive routing with an escape channel (see _ready_adaptive)
+        self.adaptive = network.adaptive
+        if self.adaptive:
+            self.num_links = network.num_links
+            self.indices_l = network._indices_l
+            self.esc_phase = network._esc_phase
+            self.escape_return = network.escape_return
 
     # ------------------------------------------------------------ events
     def schedule(self, t: int, callback) -> None:
@@ -389,8 +482,10 @@ class Engine:
         S = self.S
         credits = self.credits
         waiting = self.waiting
-        serve = self._serve
-        create = self._create
+        adaptive = self.adaptive
+        serve = self._serve_adaptive if adaptive else self._serve
+        create = self._create_adaptive if adaptive else self._create
+        ready_a = self._ready_adaptive
         inf = math.inf
         while True:
             ht = heap[0][0] if heap else inf
@@ -408,13 +503,16 @@ class Engine:
             t, _, kind, a = pop(heap)
             self.now = t
             if kind == _READY:
-                o = a.ports[a.hop]
-                wl = waiting.get(o)
-                if wl is None:
-                    waiting[o] = [a]
+                if adaptive and a.hop:
+                    ready_a(a, t)
                 else:
-                    wl.append(a)
-                serve(o, t)
+                    o = a.ports[a.hop]
+                    wl = waiting.get(o)
+                    if wl is None:
+                        waiting[o] = [a]
+                    else:
+                        wl.append(a)
+                    serve(o, t)
             elif kind == _CREDIT:
                 credits[a] += S
                 o = a // V
@@ -544,6 +642,176 @@ class Engine:
             if self.on_deliver is not None:
                 self.on_deliver(pkt, tail)
 
+    # ------------------------------------------------------------ adaptive (escape) routing
+    def _create_adaptive(self, t: int, src: int, dst: int) -> None:
+        """:meth:`_create` for an escape routing: the route is chosen hop by hop."""
+        measured = self.measure_from <= t < self.measure_to
+        if measured:
+            self.measured_created += 1
+        self.ctime_sum += t
+        hs = self.host_switch
+        p = _Packet(self.next_pid, src, dst, t, (self.inj_base + src,), (0,), 0, measured)
+        p.at = hs[src]
+        p.dsw = hs[dst]
+        p.esc = -1
+        p.opts_a = ()
+        p.opt_e = None
+        p.wports = ()
+        self.next_pid += 1
+        q = self.srcq.get(src)
+        if q is None:
+            self.srcq[src] = deque((p,))
+            r = t + self.ovh
+            ff = self.src_free.get(src, 0)
+            self.seq += 1
+            heapq.heappush(self.heap, (r if r > ff else ff, self.seq, _READY, p))
+        else:
+            q.append(p)
+        self.in_source += 1
+
+    def _ready_adaptive(self, pkt: _Packet, now: int) -> None:
+        """The head of ``pkt`` is ready to leave switch ``pkt.at`` (escape routing).
+
+        Options: every minimal next hop on every adaptive VC (unless the packet is on the
+        escape channel and escape_return is off), and the up*/down* escape next hop on the
+        escape VC(s), in the packet's up*/down* phase.  :meth:`_choose` picks one; if none
+        is possible now, the packet waits on every port of its options.
+        """
+        v, d = pkt.at, pkt.dsw
+        waiting = self.waiting
+        if v == d:
+            o = self.ej_base + pkt.dst
+            wl = waiting.get(o)
+            if wl is None:
+                waiting[o] = [pkt]
+            else:
+                wl.append(pkt)
+            self._serve(o, now)
+            return
+        net = self.net
+        esc = pkt.esc
+        if esc < 0:
+            pkt.opts_a = net.adaptive_options(v, d)
+            pkt.opt_e = net.escape_option(0, v, d)
+        else:
+            pkt.opts_a = net.adaptive_options(v, d) if self.escape_return else ()
+            pkt.opt_e = net.escape_option(esc, v, d)
+        ch = self._choose(pkt, now)
+        if ch is not None:
+            self._send_adaptive(pkt, ch[0], ch[1], now)
+            return
+        ports = []
+        for o, _, _ in pkt.opts_a:
+            ports.append(o)
+        o = pkt.opt_e[0]
+        if o not in ports:
+            ports.append(o)
+        busy = self.busy
+        wake = self.wake
+        for o in ports:
+            wl = waiting.get(o)
+            if wl is None:
+                waiting[o] = [pkt]
+            else:
+                wl.append(pkt)
+            if busy[o] > now and o not in wake:
+                wake.add(o)
+                self.seq += 1
+                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+        pkt.wports = ports
+
+    def _choose(self, pkt: _Packet, now: int):
+        """``(port, buffer)`` ``pkt`` takes now, or None (Duato's selection).
+
+        An adaptive VC with credits for the whole packet on a free port comes first (the
+        one with most credits; ties: lowest buffer id, i.e. lowest neighbour id, then
+        lowest VC).  If an adaptive VC has credits but its port is still sending, the
+        packet waits for it.  Only when no adaptive VC has credits does it take the
+        escape VC (most credits, lowest id) if its port is free.
+        """
+        credits = self.credits
+        busy = self.busy
+        S = self.S
+        best, bc, bport = -1, S - 1, -1
+        later = False
+        for o, b0, b1 in pkt.opts_a:
+            free = busy[o] <= now
+            for b in range(b0, b1):
+                cb = credits[b]
+                if cb > bc:
+                    if free:
+                        best, bc, bport = b, cb, o
+                    else:
+                        later = True
+                elif cb >= S and not free:
+                    later = True
+        if best >= 0:
+            return bport, best
+        if later:
+            return None
+        o, b0, b1 = pkt.opt_e
+        if busy[o] > now:
+            return None
+        bc = S - 1
+        for b in range(b0, b1):
+            cb = credits[b]
+            if cb > bc:
+                best, bc = b, cb
+        return (o, best) if best >= 0 else None
+
+    def _send_adaptive(self, pkt: _Packet, o: int, b: int, now: int) -> None:
+        """Send ``pkt`` on network port ``o`` into buffer ``b``; update its state."""
+        for w in pkt.wports:
+            wl = self.waiting[w]
+            wl.remove(pkt)
+            if not wl:
+                del self.waiting[w]
+        pkt.wports = ()
+        e0, e1 = pkt.opt_e[1], pkt.opt_e[2]
+        if e0 <= b < e1:  # escape VC: follow the up*/down* phase
+            ph = self.esc_phase[o]
+            esc = pkt.esc
+            pkt.esc = ph if ph > esc else (esc if esc > 0 else 0)  # max(esc, ph, 0)
+        else:
+            pkt.esc = -1
+        pkt.at = self.indices_l[o]
+        pkt.links += 1
+        self._send(pkt, o, b, now)
+        if o in self.waiting and o not in self.wake:
+            self.wake.add(o)
+            self.seq += 1
+            heapq.heappush(self.heap, (self.busy[o], self.seq, _FREE, o))
+
+    def _serve_adaptive(self, o: int, now: int) -> None:
+        """:meth:`_serve` for an escape routing: waiting packets choose among all their
+        options (the port they are served from may not be the one they take)."""
+        if o >= self.num_links:  # injection and ejection ports: as deterministic routings
+            self._serve(o, now)
+            return
+        busy = self.busy
+        waiting = self.waiting
+        if busy[o] > now:
+            if o not in self.wake:
+                self.wake.add(o)
+                self.seq += 1
+                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            return
+        choose = self._choose
+        wl = waiting[o]
+        while True:
+            for pkt in wl:
+                ch = choose(pkt, now)
+                if ch is not None:
+                    break
+            else:
+                return
+            self._send_adaptive(pkt, ch[0], ch[1], now)
+            if ch[0] == o:
+                return
+            wl = waiting.get(o)
+            if wl is None:
+                return
+
     # ------------------------------------------------------------ deadlock analysis
     def deadlocked_buffers(self) -> list[int]:
         """Input buffers whose packets can never move again (a knot of waiting packets).
@@ -567,12 +835,18 @@ class Engine:
             f = q[0]
             if id(f) not in waiting_ids:
                 continue  # its pipeline is still running: it will request a port
-            o = f.ports[f.hop]
-            if self.ej_base <= o < self.inj_base:
-                continue
-            k = V if o >= self.inj_base else self.kcls
-            lo = o * V + f.vlo[f.hop]
-            targets = list(range(lo, lo + k))
+            if self.adaptive and f.hop:
+                if f.at == f.dsw:
+                    continue  # waits for its ejection port
+                targets = [x for _, b0, b1 in f.opts_a for x in range(b0, b1)]
+                targets.extend(range(f.opt_e[1], f.opt_e[2]))
+            else:
+                o = f.ports[f.hop]
+                if self.ej_base <= o < self.inj_base:
+                    continue
+                k = V if o >= self.inj_base else self.kcls
+                lo = o * V + f.vlo[f.hop]
+                targets = list(range(lo, lo + k))
             if any(credits[x] + pending.get(x, 0) >= S for x in targets):
                 continue
             deps[b] = targets
