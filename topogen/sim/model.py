@@ -456,6 +456,10 @@ class Engine:
         p = _Packet(self.next_pid, src, dst, t, (self.inj_base + src,) + ent + (self.ej_base + dst,),
                     (0,) + vlo, len(ent), measured)
         self.next_pid += 1
+        self._enqueue_at_source(src, p, t)
+
+    def _enqueue_at_source(self, src: int, p: _Packet, t: int) -> None:
+        """Queue a new packet at host ``src``; an idle source schedules its head."""
         q = self.srcq.get(src)
         if q is None:
             self.srcq[src] = deque((p,))
@@ -658,16 +662,7 @@ class Engine:
         p.opt_e = None
         p.wports = ()
         self.next_pid += 1
-        q = self.srcq.get(src)
-        if q is None:
-            self.srcq[src] = deque((p,))
-            r = t + self.ovh
-            ff = self.src_free.get(src, 0)
-            self.seq += 1
-            heapq.heappush(self.heap, (r if r > ff else ff, self.seq, _READY, p))
-        else:
-            q.append(p)
-        self.in_source += 1
+        self._enqueue_at_source(src, p, t)
 
     def _ready_adaptive(self, pkt: _Packet, now: int) -> None:
         """The head of ``pkt`` is ready to leave switch ``pkt.at`` (escape routing).
