@@ -179,17 +179,7 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
             if line.startswith("END Configuration File:"):
                 in_config = False
                 continue
-            s = line.strip()
-            if s.startswith("// metadata:"):
-                try:
-                    out.metadata = json.loads(s[len("// metadata:"):])
-                except json.JSONDecodeError:
-                    pass
-                continue
-            s = s.split("//", 1)[0].strip()
-            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*;", s)
-            if m:
-                out.config[m.group(1)] = m.group(2)
+            _config_line(line, out.config, out.metadata)
             continue
         if line.startswith("BEGIN Configuration File:"):
             in_config = True
@@ -451,18 +441,27 @@ def read_config_file(path) -> tuple[dict[str, str], dict[str, Any]]:
     metadata: dict[str, Any] = {}
     with open(path, encoding="utf-8", errors="replace") as fh:
         for raw in fh:
-            s = raw.strip()
-            if s.startswith("// metadata:"):
-                try:
-                    metadata = json.loads(s[len("// metadata:"):])
-                except json.JSONDecodeError:
-                    pass
-                continue
-            s = s.split("//", 1)[0].strip()
-            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*;", s)
-            if m:
-                options[m.group(1)] = m.group(2)
+            _config_line(raw, options, metadata)
     return options, metadata
+
+
+_OPTION = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*;")
+
+
+def _config_line(line: str, options: dict, metadata: dict) -> None:
+    """One line of a BookSim configuration (a file, or its echo in the output): a
+    ``key = value;`` option into ``options``, topogen's ``// metadata:`` JSON header
+    into ``metadata`` (an unreadable header is ignored); comments are dropped."""
+    s = line.strip()
+    if s.startswith("// metadata:"):
+        try:
+            metadata.update(json.loads(s[len("// metadata:"):]))
+        except (json.JSONDecodeError, TypeError, ValueError):
+            pass
+        return
+    m = _OPTION.match(s.split("//", 1)[0].strip())
+    if m:
+        options[m.group(1)] = m.group(2)
 
 
 def _fill_from_config(parsed: BookSimOutput, config: Path, overrides) -> None:

@@ -178,26 +178,15 @@ def analytic_uniform_latency(routing) -> float:
     return fixed + float((w * lat).sum() / w.sum())
 
 
-def _keys(topologies: str) -> list[str]:
-    if topologies.strip() == "all":
-        return list(NETWORKS)
-    keys = [k.strip() for k in topologies.split(",") if k.strip()]
-    bad = [k for k in keys if k not in NETWORKS]
-    if bad or not keys:
-        raise ParameterError(f"topologies must be 'all' or a comma-separated list of "
-                             f"{', '.join(NETWORKS)}; got {topologies!r}")
-    return keys
-
-
-def _traffics(traffic: str) -> list[str]:
-    if traffic == "all":
-        return list(TRAFFICS)
-    ts = [t.strip() for t in traffic.split(",") if t.strip()]
-    bad = [t for t in ts if t not in TRAFFICS]
-    if bad or not ts:
-        raise ParameterError(f"traffic must be 'all' or a comma-separated list of "
-                             f"{', '.join(TRAFFICS)}; got {traffic!r}")
-    return ts
+def _choose(text: str, allowed, name: str) -> list[str]:
+    """``all`` or a comma-separated list of names from ``allowed`` (in the order given)."""
+    if text.strip() == "all":
+        return list(allowed)
+    picked = [k.strip() for k in text.split(",") if k.strip()]
+    if not picked or any(k not in allowed for k in picked):
+        raise ParameterError(f"{name} must be 'all' or a comma-separated list of "
+                             f"{', '.join(allowed)}; got {text!r}")
+    return picked
 
 
 def _fmt(v: float) -> str:
@@ -345,8 +334,8 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     """
     from ..sim.sweep import sweep
 
-    keys = _keys(topologies)
-    traffics = _traffics(traffic)
+    keys = _choose(topologies, NETWORKS, "topologies")
+    traffics = _choose(traffic, TRAFFICS, "traffic")
     if routing not in ("fr", "escape"):
         raise ParameterError(f"routing must be 'fr' or 'escape', got {routing!r}")
     if not (0 < low < high) or not tolerance > 0:
