@@ -10,9 +10,30 @@ with credit-based flow control and virtual cut-through (see ``docs/sim.md``).
 'completed'
 """
 
-from .measure import LOAD_UNITS, TraceResult, describe, packet_rate, run_fixed, run_trace, simulate
-from .model import Engine, Network, SimConfig
-from .traffic import PATTERNS, Traffic
+import importlib
+
+#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: ``topogen`` sub-commands that only build their parsers do not import the measurement
+#: code and pandas.
+_EXPORTS = {
+    **dict.fromkeys(("LOAD_UNITS", "TraceResult", "describe", "packet_rate", "run_fixed",
+                     "run_trace", "simulate"), ".measure"),
+    **dict.fromkeys(("Engine", "Network", "SimConfig"), ".model"),
+    **dict.fromkeys(("PATTERNS", "Traffic"), ".traffic"),
+}
 
 __all__ = ["SimConfig", "Network", "Engine", "simulate", "run_fixed", "describe", "run_trace", "TraceResult", "Traffic",
            "PATTERNS", "LOAD_UNITS", "packet_rate"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -97,8 +97,7 @@ def _load(args):
     topology, layout = formats.load(path)
     if layout is None:
         layout = default_layout(topology)
-    seed = None if args.seed is None else args.seed
-    return route(topology, layout, args.routing, vcs=args.routing_vcs, seed=seed)
+    return route(topology, layout, args.routing, vcs=args.routing_vcs, seed=args.seed)
 
 
 def _options(args, routing) -> dict:
