@@ -129,8 +129,10 @@ def add_results_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         description="Read a results file (.csv/.json/.parquet) and print it as a table or CSV, "
                     "or convert it (-o FILE; parquet needs -o).")
     r.add_argument("file", metavar="FILE")
-    r.add_argument("--format", choices=("table", "csv", "parquet", "json"), default="table")
-    r.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
+    r.add_argument("--format", choices=("table", "csv", "parquet", "json"), default=None,
+                   help="default: table on stdout; with -o, from FILE's extension")
+    r.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write here (atomically) instead of stdout; never the input FILE")
     r.add_argument("--all-columns", action="store_true", help="table: show every column")
     r.set_defaults(handler=results_command)
     return r
@@ -203,26 +205,26 @@ def run_command(args) -> int:
     path) in the table; then :class:`~topogen.errors.SimulatorFailed` is raised, which the
     main CLI prints as one line and turns into a non-zero exit status.
     """
-    from ..results import read_results, write_results
+    from ..output import check_file_output
+    from ..results import append_rows, read_results
     from .base import FAILURE_STATUSES, simulator_failed
 
     src = Path(args.input)
     if not src.exists():
         raise ParameterError(f"{src} does not exist")
     out_dir = Path(args.out_dir).resolve() if args.out_dir else src.resolve().parent
-    out_dir.mkdir(parents=True, exist_ok=True)
     output = Path(args.output).resolve() if args.output else out_dir / "results.csv"
+    check_file_output(output, inputs=[src], make_parents=True)  # before the work
+    if output.exists():
+        read_results(output)  # a file that is not a results table is refused now, not after the run
+    out_dir.mkdir(parents=True, exist_ok=True)
     if args.simulator == "booksim":
         rows, summary = _run_booksim(args, src, out_dir)
     else:
         rows, summary = _run_sst(args, src, out_dir)
-    old = []
-    if output.exists():
-        # keep earlier rows, except those of points simulated again (a resumed sweep
-        # returns all its points; they are recognised by their raw-output path)
-        fresh = {r["raw_output"] for r in rows}
-        old = [r for r in read_results(output).to_dict("records") if r["raw_output"] not in fresh]
-    write_results(output, old + rows)
+    # rows of points simulated again (a resumed sweep returns all its points, recognised by
+    # their raw-output path) replace the earlier ones; the merge is locked (concurrent runs)
+    append_rows(output, rows, replace_key=("raw_output",))
     failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
     for row in rows:
         if row["status"] in FAILURE_STATUSES:
@@ -317,24 +319,42 @@ _TABLE_COLUMNS = ["simulator", "topology", "routing", "traffic", "offered_load",
                   "latency_avg", "latency_p99", "latency_unit", "accepted_load", "hops_avg"]
 
 
+_EXT_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+
+
 def results_command(args) -> int:
-    """Handler of ``topogen results``; returns the exit code."""
+    """Handler of ``topogen results``; returns the exit code.
+
+    With ``-o FILE`` the format follows FILE's extension (``.csv``, ``.json``,
+    ``.parquet``; any other extension gets the text table) unless ``--format`` names one;
+    a ``--format`` that contradicts a data extension is refused.  FILE is written
+    atomically and may not be the input.
+    """
+    from ..output import atomic_write, check_file_output
     from ..results import read_results, write_results
 
-    frame = read_results(args.file)
-    if args.format == "parquet" and not args.output:
-        raise ParameterError("--format parquet needs -o FILE.parquet (binary output)")
+    fmt = args.format
     if args.output:
-        fmt = "json" if args.format == "table" else args.format
-        if args.format == "table":
-            text = _table(frame, args.all_columns)
-            Path(args.output).write_text(text, encoding="utf-8")
+        check_file_output(args.output, inputs=[args.file])
+        ext_fmt = _EXT_FORMATS.get(Path(args.output).suffix.lower())
+        if fmt is None:
+            fmt = ext_fmt or "table"
+        elif ext_fmt is not None and fmt != ext_fmt:
+            raise ParameterError(f"--format {fmt} does not match {args.output} ({ext_fmt}); "
+                                 f"drop --format or name the file .{'txt' if fmt == 'table' else fmt}")
+    elif fmt == "parquet":
+        raise ParameterError("--format parquet needs -o FILE.parquet (binary output)")
+    fmt = fmt or "table"
+    frame = read_results(args.file)
+    if args.output:
+        if fmt == "table":
+            atomic_write(args.output, _table(frame, args.all_columns))
         else:
             write_results(args.output, frame, format=fmt)
         return 0
-    if args.format == "csv":
+    if fmt == "csv":
         sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
-    elif args.format == "json":
+    elif fmt == "json":
         sys.stdout.write(json.dumps(json.loads(frame.to_json(orient="records")), indent=1) + "\n")
     else:
         sys.stdout.write(_table(frame, args.all_columns))
