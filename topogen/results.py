@@ -326,8 +326,11 @@ def write_results(path: str | os.PathLike, rows, *, format: str | None = None) -
         Unknown format, or Parquet without ``pyarrow`` installed.
     """
     path = Path(path)
-    fmt = _format_of(path, format)
-    frame = to_frame(rows)
+    return _write_frame(path, to_frame(rows), _format_of(path, format))
+
+
+def _write_frame(path: Path, frame: pd.DataFrame, fmt: str) -> Path:
+    """Write a frame already in the schema (see :func:`write_results`)."""
     if fmt == "csv":
         data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
     elif fmt == "json":
@@ -374,14 +377,21 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
         ``path`` exists and is not a results table (it is left untouched).
     """
     path = Path(path)
-    new = to_frame(rows).to_dict("records") if not isinstance(rows, list) else [dict(r) for r in rows]
+    fmt = _format_of(path, format)
+    new = to_frame(rows)
     key = _key_function(replace_key)
     with locked(path):
-        old = read_results(path, format=format).to_dict("records") if path.exists() else []
-        if key is not None:
-            fresh = {k for k in map(key, new) if k is not None}
-            old = [r for r in old if key(r) is None or key(r) not in fresh]
-        return write_results(path, old + new, format=format)
+        if path.exists():
+            old = read_results(path, format=fmt)
+            fresh = set()
+            if key is not None:
+                fresh = {k for k in map(key, new.to_dict("records")) if k is not None}
+            if fresh:
+                keep = [(k is None or k not in fresh) for k in map(key, old.to_dict("records"))]
+                old = old[keep]
+            if len(old):
+                new = pd.concat([old, new], ignore_index=True) if len(new) else old
+        return _write_frame(path, new, fmt)
 
 
 def _key_function(replace_key):
