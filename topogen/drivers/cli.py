@@ -330,12 +330,12 @@ def results_command(args) -> int:
     a ``--format`` that contradicts a data extension is refused.  FILE is written
     atomically and may not be the input.
     """
-    from ..output import atomic_write, check_file_output
+    from ..output import atomic_write_text, check_file_output
     from ..results import read_results, write_results
 
     fmt = args.format
     if args.output:
-        check_file_output(args.output, inputs=[args.file])
+        check_file_output(args.output, inputs=[args.file], make_parents=True)
         ext_fmt = _EXT_FORMATS.get(Path(args.output).suffix.lower())
         if fmt is None:
             fmt = ext_fmt or "table"
@@ -348,7 +348,7 @@ def results_command(args) -> int:
     frame = read_results(args.file)
     if args.output:
         if fmt == "table":
-            atomic_write(args.output, _table(frame, args.all_columns))
+            atomic_write_text(args.output, _table(frame, args.all_columns))
         else:
             write_results(args.output, frame, format=fmt)
         return 0
