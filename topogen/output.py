@@ -270,7 +270,11 @@ def check_dir_output(path, *, inputs: Iterable = (), force: bool = False) -> Pat
             if not force:
                 raise OutputError(f"{shown} is not empty; name a new or empty folder, or pass --force "
                                   "to replace it and everything in it")
-            if _inside(Path.cwd(), out):
+            try:
+                cwd = Path.cwd()
+            except OSError:  # the current folder was deleted: it cannot be inside out
+                cwd = None
+            if cwd is not None and _inside(cwd, out):
                 raise OutputError(f"--force cannot replace {shown}: it holds the current folder; "
                                   "name another folder")
             for src in inputs:
