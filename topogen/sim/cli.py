@@ -62,7 +62,8 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--max-samples", type=int, default=d.max_samples)
     s.add_argument("--latency-thres", type=float, default=d.latency_thres)
     s.add_argument("--deadlock-cycles", type=int, default=d.deadlock_cycles)
-    s.add_argument("--seed", default=None, help="simulation seed (default: derived from the point's content, recorded in the row)")
+    s.add_argument("--seed", default=None,
+                   help="simulation seed (default: derived from the point's content; recorded)")
     s.add_argument("--sweep", action="store_true",
                    help="find the zero-load latency and the saturation load by bisection")
     s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
