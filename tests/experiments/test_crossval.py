@@ -320,3 +320,24 @@ def test_real_sst_torus4x4(tmp_path):
         ratio = ref["latency_cycles"] / row["latency_cycles"]
         assert ref["ratio_sst"] == pytest.approx(ratio)
         assert ref["verdict_sst"] == ("pass" if abs(ratio - 1) <= 0.03 else "FAIL")
+
+
+# ---------------------------------------------------------------- reproduce crossval
+def test_reproduce_crossval_subset_and_skips(tmp_path, monkeypatch):
+    from topogen import registry
+
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(tmp_path / "no-booksim"))
+    monkeypatch.setenv("TOPOGEN_SST", str(tmp_path / "no-sst"))
+    spec = registry.experiment("crossval")
+    res = spec.func(topologies="torus4", traffic="uniform,tornado", packet_sizes="1", loads="0.05",
+                    quick=True, out_dir=str(tmp_path / "m"))
+    t = res.table
+    assert list(t["traffic"]) == ["uniform", "tornado"] and set(t["simulator"]) == {"reference"}
+    assert (t["statuses"] == "completed").all() and (t["zero_load_cycles"] > 0).all()
+    skipped = next(n for n in res.notes if n.startswith("Skipped:"))
+    assert "booksim" in skipped and "sst" in skipped
+    assert (tmp_path / "m" / "torus4_tornado_1" / "results.csv").is_file()
+    for bad in (dict(topologies="torus5"), dict(packet_sizes="2"), dict(loads="x"),
+                dict(out_dir=str(tmp_path / "m"))):
+        with pytest.raises(ParameterError):
+            spec.func(**dict(dict(topologies="torus4", quick=True), **bad))
