@@ -220,16 +220,21 @@ class CrossvalResult:
             not any((self.saturation[c] == "FAIL").any() for c in scols)
 
 
-def check_out_dir(out_dir, force: bool) -> Path:
-    """The output folder, checked before any work: created if missing; a non-empty one is
-    refused without ``force`` (with it, nothing in it is replaced: new files get fresh
-    names and results are added to ``results.csv``)."""
+def check_out_dir(out_dir, force: bool, *, create: bool = True) -> Path:
+    """The output folder, checked before any work (and created if missing when ``create``);
+    a non-empty one is refused without ``force`` (with it, nothing in it is replaced: new
+    files get fresh names and results are added to ``results.csv``)."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"--out-dir {out} is a file, not a folder")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise ParameterError(f"output folder {out} is not empty; choose another --out-dir or add "
                              "--force to add this run beside what is there (nothing is replaced)")
+    if not create:
+        parent = next((q for q in [out, *out.absolute().parents] if q.exists()), None)
+        if parent is None or not os.access(parent, os.W_OK):
+            raise ParameterError(f"output folder {out} cannot be created or written")
+        return out.absolute()
     out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK):
         raise ParameterError(f"output folder {out} is not writable")
@@ -288,9 +293,12 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             raise ParameterError(f"cannot write {plot}: folder {plot.resolve().parent} does not exist")
     seed = resolve_seed(spec.seed)
     spec = replace(spec, seed=seed)
-    out = check_out_dir(out_dir, force)
+    check_out_dir(out_dir, force, create=False)
     topology, layout = build_network(spec, seed)
     routing, routing_note = build_routing(spec, topology, layout, seed)
+    out = check_out_dir(out_dir, force)
+    results_path = out / "results.csv"
+    old = read_results(results_path).to_dict("records") if results_path.exists() else []
     adapters, skipped = build_adapters(spec, seed, topology, layout, routing, out, binaries=binaries)
 
     rows: list[dict] = []
@@ -300,12 +308,13 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     for ad in adapters:
         points: dict[float, str] = {}
 
-        def run_point(load, ad=ad, points=points):
-            row = ad.run(load)
+        def run_point(load, ad=ad, points=points, kind="bisection"):
+            row = _tagged(ad.run(load), extra)
             rows.append(row)
+            write_results(results_path, old + rows)  # after every point: an interruption keeps them
             points[load] = row["status"]
             conv = common_units(row, spec.clock_ns)
-            lines.append({"load": load, "simulator": ad.simulator, "status": row["status"],
+            lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": row["status"],
                           **conv, "routing": row.get("routing"), "message": row.get("message"),
                           "raw_output": row.get("raw_output")})
             if progress is not None:
@@ -315,12 +324,12 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         for load in spec.loads:
             lo, hi = saturation_bracket(points)
             if load > hi:  # above this simulator's saturation: not run
-                lines.append({"load": load, "simulator": ad.simulator, "status": "skipped",
+                lines.append({"load": load, "simulator": ad.simulator, "point": "spec", "status": "skipped",
                               "latency_cycles": math.nan, "latency_ns": math.nan,
                               "accepted_flits": math.nan, "routing": ad.routing,
                               "message": f"above the saturated load {hi:g}", "raw_output": None})
                 continue
-            run_point(load)
+            run_point(load, kind="spec")
         if spec.saturation:
             _bisect(run_point, points, spec.saturation_tolerance / 2)
         lo, hi = saturation_bracket(points)
@@ -347,22 +356,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     notes.extend(a.note for a in adapters if a.note)
     notes.extend(f"{sim} skipped: {why}" for sim, why in skipped.items())
 
-    # outputs: results rows (added to an existing results.csv), tidy tables, plot
-    for r in rows:
-        params = r.get("params")
-        if isinstance(params, str):
-            import json
-
-            try:
-                p = json.loads(params)
-            except json.JSONDecodeError:
-                p = {"text": params}
-            if isinstance(p, dict):
-                p.update(extra)
-                r["params"] = p
-    results_path = out / "results.csv"
-    old = read_results(results_path).to_dict("records") if results_path.exists() else []
-    write_results(results_path, old + rows)
+    # outputs: results rows (written after every point), tidy tables, plot
     files = {"results": results_path}
     for name, frame in (("crossval", table), ("saturation", saturation)):
         from ..drivers.base import fresh_path
@@ -375,6 +369,21 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     if plot is not None:
         files["plot"] = plot_crossval(table, spec, plot)
     return CrossvalResult(spec, seed, table, saturation, rows, skipped, notes, files)
+
+
+def _tagged(row: dict, extra: Mapping) -> dict:
+    """``row`` with the crossval spec's routing and traffic added to its ``params`` JSON."""
+    import json
+
+    params = row.get("params")
+    try:
+        p = json.loads(params) if isinstance(params, str) else {}
+    except json.JSONDecodeError:
+        p = {"text": params}
+    if isinstance(p, dict):
+        p.update(extra)
+        row = dict(row, params=p)
+    return row
 
 
 def plot_crossval(table, spec: CrossvalSpec, output) -> Path:
@@ -499,7 +508,7 @@ def _spec_from_args(args) -> CrossvalSpec:
 def format_table(table) -> str:
     """The tidy table as aligned text (latencies to 0.01 cycle, ratios to 0.001)."""
     show = table.drop(columns=[c for c in ("message", "raw_output") if c in table.columns])
-    fmt = {"latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
+    fmt = {"load": "{:g}", "latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
            "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "sat_low": "{:g}", "sat_high": "{:g}",
            "saturation": "{:.4g}"}
     show = show.copy()
