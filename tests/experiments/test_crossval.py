@@ -92,6 +92,28 @@ def test_routing_booksim_min_or_a_clear_fallback():
         build_routing(cv.CrossvalSpec(**dict(TINY, routing="fastest-ever")), topo, layout, 1)
 
 
+def test_booksim_min_gets_the_link_latencies_of_the_booksim_export(monkeypatch):
+    import numpy as np
+
+    import topogen.routing as rt
+
+    calls = []
+
+    def fake_booksim_min(topology, layout=None, *, clock_period_ns=None, latency=None):
+        calls.append((layout, clock_period_ns, None if latency is None else np.asarray(latency)))
+        return rt.nearest(topology)
+
+    monkeypatch.setattr(rt, "booksim_min", fake_booksim_min, raising=False)
+    spec = cv.CrossvalSpec(**dict(TINY, link_latency=2))
+    topo, layout = build_network(spec, 1)
+    _, note = build_routing(spec, topo, layout, 1)
+    assert note is None and calls[-1][0] is None
+    assert (calls[-1][2] == 2).all() and len(calls[-1][2]) == topo.num_links
+    spec = cv.CrossvalSpec(**dict(TINY, link_latency=None, clock_ns=2.5))
+    build_routing(spec, topo, layout, 1)
+    assert calls[-1][0] is layout and calls[-1][1] == 2.5 and calls[-1][2] is None
+
+
 def test_generator_parameters_are_checked():
     with pytest.raises(ParameterError, match="torus"):
         build_network(cv.CrossvalSpec("torus", {"dimz": "4,4"}), 1)

@@ -240,12 +240,24 @@ def build_network(spec: CrossvalSpec, seed: int):
 
 
 def build_routing(spec: CrossvalSpec, topology, layout, seed: int):
-    """(routing, note): topogen's routing named ``spec.routing``; ``booksim-min`` falls back
-    to ``nr`` (with the reason in ``note``) while topogen does not have it."""
+    """(routing, note): topogen's routing named ``spec.routing``.
+
+    ``booksim-min`` is built with the same link latencies as the BookSim export (``link_latency``
+    cycles per link, or the layout's delays over ``clock_ns``), so that its routes are
+    BookSim's; while topogen has no ``booksim-min`` it falls back to ``nr`` (with the
+    reason in ``note``).
+    """
     from .. import routing as rt
 
     name, note = spec.routing, None
     algorithms = getattr(rt, "ALGORITHMS", ())
+    booksim_min = getattr(rt, "booksim_min", None)
+    if name == "booksim-min" and booksim_min is not None:
+        import numpy as np
+
+        if spec.link_latency is None:
+            return booksim_min(topology, layout, clock_period_ns=spec.clock_ns), None
+        return booksim_min(topology, latency=np.full(topology.num_links, spec.link_latency)), None
     if name not in algorithms:
         if name == "booksim-min":
             note = (f"routing booksim-min (BookSim anynet's exact route choice) is not in this "
