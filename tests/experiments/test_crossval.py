@@ -48,6 +48,24 @@ def test_spec_defaults_and_normalisation():
     assert s.latency_tolerance == 0.03 and s.saturation_tolerance == 0.05 and s.up_to == 0.8
 
 
+def test_unset_fields_take_the_shared_simulator_defaults():
+    import importlib.util
+
+    from topogen.experiments._crossval_sim import shared_defaults
+
+    d = shared_defaults()
+    s = cv.CrossvalSpec("torus", {"dims": (4, 4)})
+    for name in ("packet_size", "num_vcs", "clock_ns", "flit_bits", "warmup_periods", "sample_period",
+                 "max_samples", "latency_thres", "credit_delay"):
+        assert getattr(s, name) == d[name], name
+    assert s.vc_buf_size == max(8, 2 * s.packet_size)
+    if importlib.util.find_spec("topogen.sim_defaults"):
+        from topogen import sim_defaults
+
+        assert (d["packet_size"], d["clock_ns"]) == (sim_defaults.PACKET_SIZE, sim_defaults.CYCLE_NS)
+    assert cv.CrossvalSpec("torus", packet_size=1, latency_thres=900.0).latency_thres == 900.0
+
+
 def test_toml_spec(tmp_path):
     f = tmp_path / "x.toml"
     f.write_text('topology = "torus"\nloads = [0.1, 0.2]\npacket_size = 33\nlink_latency = "layout"\n'

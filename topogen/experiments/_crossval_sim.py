@@ -15,7 +15,8 @@ from typing import Any
 from ..errors import ParameterError, SimulatorNotFound
 
 __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
-           "common_units", "booksim_options", "sst_parameters", "SIMULATOR_ORDER", "TRAFFICS"]
+           "common_units", "booksim_options", "sst_parameters", "shared_defaults", "SIMULATOR_ORDER",
+           "TRAFFICS"]
 
 #: the simulators in table order
 SIMULATOR_ORDER = ("reference", "booksim", "sst")
@@ -44,25 +45,29 @@ class CrossvalSpec:
     traffic : str
         ``uniform`` or ``tornado`` (:data:`TRAFFICS`).
     packet_size : int
-        Flits per packet.
+        Flits per packet.  This and every other field marked *shared* default to the
+        simulator defaults shared by ``simulate``, ``run booksim`` and ``run sst``
+        (:func:`shared_defaults`).
     loads : tuple of float
         Offered loads, flits/node/cycle.
     num_vcs, vc_buf_size : int
-        VCs per port and flits per VC buffer (default ``max(8, 2 * packet_size)``).
+        VCs per port (*shared*) and flits per VC buffer (default ``max(8, 2 * packet_size)``).
     clock_ns : float
-        The shared clock: ns per cycle (one flit per cycle on a link).
+        The shared clock: ns per cycle (one flit per cycle on a link; *shared*).
     flit_bits : int
-        Bits per flit (SST's ``flit_size`` and bandwidths).
+        Bits per flit (SST's ``flit_size`` and bandwidths; *shared*).
     link_latency : int or None
         Cycles of every router-router link; None: the topology's layout cable delays
         over ``clock_ns``, rounded up.
     warmup_periods, sample_period, max_samples : int
-        Measurement (BookSim's ``sim_type = latency`` and the reference simulator's);
+        Measurement (BookSim's ``sim_type = latency`` and the reference simulator's; *shared*);
         SST warms up ``warmup_periods * sample_period`` cycles and collects
         ``(max_samples - warmup_periods) * sample_period``.
     latency_thres : float
         Mean latency (cycles) above which BookSim and the reference simulator call a run
-        saturated.
+        saturated (*shared*).
+    credit_delay : int
+        Cycles before a returned credit is used (BookSim ``credit_delay``; *shared*).
     simulators : tuple of str
         Simulators to run; empty: the reference simulator and every one found.
     saturation : bool
@@ -79,17 +84,18 @@ class CrossvalSpec:
     seed: int | None = 1
     routing: str = "booksim-min"
     traffic: str = "uniform"
-    packet_size: int = 1
+    packet_size: int | None = None
     loads: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4)
-    num_vcs: int = 4
+    num_vcs: int | None = None
     vc_buf_size: int | None = None
-    clock_ns: float = 1.0
-    flit_bits: int = 256
+    clock_ns: float | None = None
+    flit_bits: int | None = None
     link_latency: int | None = 1
-    warmup_periods: int = 3
-    sample_period: int = 1000
-    max_samples: int = 10
-    latency_thres: float = 1000.0
+    warmup_periods: int | None = None
+    sample_period: int | None = None
+    max_samples: int | None = None
+    latency_thres: float | None = None
+    credit_delay: int | None = None
     simulators: tuple[str, ...] = ()
     saturation: bool = False
     latency_tolerance: float = 0.03
@@ -102,6 +108,9 @@ class CrossvalSpec:
             object.__setattr__(self, name, value)
 
         fix("params", dict(self.params or {}))
+        for name, value in shared_defaults().items():
+            if name in _DEFAULTED and getattr(self, name) is None:
+                fix(name, value)
         loads = (self.loads,) if isinstance(self.loads, (int, float)) else tuple(self.loads)
         if not loads or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < x <= 1
                             for x in loads):
@@ -115,9 +124,11 @@ class CrossvalSpec:
         if self.traffic not in TRAFFICS:
             raise ParameterError(f"traffic must be one of {', '.join(TRAFFICS)} (patterns all three "
                                  f"simulators share), got {self.traffic!r}")
-        for name in ("packet_size", "num_vcs", "flit_bits", "warmup_periods", "sample_period", "max_samples"):
+        for name in ("packet_size", "num_vcs", "flit_bits", "warmup_periods", "sample_period", "max_samples",
+                     "credit_delay"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "warmup_periods" else 1):
+            if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name in ("warmup_periods",
+                                                                                    "credit_delay") else 1):
                 raise ParameterError(f"{name} must be a positive integer, got {v!r}")
         if self.vc_buf_size is None:
             fix("vc_buf_size", max(8, 2 * self.packet_size))
@@ -153,6 +164,39 @@ class CrossvalSpec:
 
 
 _SPEC_FIELDS = {f.name for f in fields(CrossvalSpec)}
+
+#: spec fields that default to the shared simulator defaults
+_DEFAULTED = ("packet_size", "num_vcs", "clock_ns", "flit_bits", "warmup_periods", "sample_period",
+              "max_samples", "latency_thres", "credit_delay")
+#: the values of issue 12's shared defaults, used while ``topogen.sim_defaults`` is absent
+_FALLBACK_DEFAULTS = {"packet_size": 33, "num_vcs": 4, "clock_ns": 256 / 96, "flit_bits": 256,
+                      "warmup_periods": 3, "sample_period": 1000, "max_samples": 10,
+                      "latency_thres": 500.0, "credit_delay": 0, "stopping_thres": 0.05,
+                      "acc_stopping_thres": 0.05}
+
+
+def shared_defaults() -> dict:
+    """The simulator defaults a spec starts from: those of ``topogen.sim_defaults`` (the one
+    set shared by ``simulate``, ``run booksim`` and ``run sst``) when this topogen has it,
+    else the same values kept here.
+
+    Returns
+    -------
+    dict
+        ``packet_size``, ``num_vcs``, ``clock_ns``, ``flit_bits``, ``warmup_periods``,
+        ``sample_period``, ``max_samples``, ``latency_thres``, ``credit_delay``,
+        ``stopping_thres``, ``acc_stopping_thres``.
+    """
+    try:
+        from .. import sim_defaults as d
+    except ImportError:
+        return dict(_FALLBACK_DEFAULTS)
+    names = {"packet_size": "PACKET_SIZE", "num_vcs": "NUM_VCS", "clock_ns": "CYCLE_NS",
+             "flit_bits": "FLIT_BITS", "warmup_periods": "WARMUP_PERIODS",
+             "sample_period": "SAMPLE_PERIOD", "max_samples": "MAX_SAMPLES",
+             "latency_thres": "LATENCY_THRES", "credit_delay": "CREDIT_DELAY",
+             "stopping_thres": "STOPPING_THRES", "acc_stopping_thres": "ACC_STOPPING_THRES"}
+    return {k: getattr(d, v, _FALLBACK_DEFAULTS[k]) for k, v in names.items()}
 
 
 def load_spec(path, **overrides) -> CrossvalSpec:
@@ -284,6 +328,9 @@ def _traffic_for(simulator: str, traffic: str, num_hosts: int) -> str:
     return "tornado"
 
 
+_CONVERGENCE = {k: shared_defaults()[k] for k in ("stopping_thres", "acc_stopping_thres")}
+
+
 def _reference_config(spec: CrossvalSpec):
     from ..sim import SimConfig
 
@@ -293,7 +340,9 @@ def _reference_config(spec: CrossvalSpec):
                      link_gbps=spec.flit_bits / spec.clock_ns, injection_latency=1, ejection_latency=1,
                      injection_overhead=1, warmup_periods=spec.warmup_periods,
                      sample_period=spec.sample_period, max_samples=spec.max_samples,
-                     latency_thres=float(spec.latency_thres))
+                     latency_thres=float(spec.latency_thres), credit_delay=spec.credit_delay,
+                     stopping_thres=_CONVERGENCE["stopping_thres"],
+                     acc_stopping_thres=_CONVERGENCE["acc_stopping_thres"])
 
 
 def booksim_options(spec: CrossvalSpec, traffic: str, seed: int) -> dict:
@@ -304,7 +353,13 @@ def booksim_options(spec: CrossvalSpec, traffic: str, seed: int) -> dict:
             "traffic": traffic, "injection_rate_uses_flits": 1, "injection_rate": spec.loads[0],
             "warmup_periods": spec.warmup_periods, "sample_period": spec.sample_period,
             "max_samples": spec.max_samples, "latency_thres": float(spec.latency_thres),
-            "seed": seed % (2 ** 31)}
+            "stopping_thres": float(_CONVERGENCE["stopping_thres"]),
+            "acc_stopping_thres": float(_CONVERGENCE["acc_stopping_thres"]),
+            "credit_delay": spec.credit_delay, "internal_speedup": 1.0, "seed": seed % (2 ** 31)}
+
+
+def _ps(ns: float) -> str:
+    return f"{max(1, round(ns * 1000))}ps"
 
 
 def sst_parameters(spec: CrossvalSpec) -> dict:
@@ -315,15 +370,15 @@ def sst_parameters(spec: CrossvalSpec) -> dict:
     c = spec.clock_ns
     return {
         "router_params": {"link_bw": bw, "xbar_bw": bw, "flit_size": f"{flit_bytes}B",
-                          "input_latency": f"{3 * c:g}ns", "output_latency": f"{c:g}ns",
+                          "input_latency": _ps(2 * c), "output_latency": _ps(2 * c),
                           "input_buf_size": buf, "output_buf_size": buf},
         "nic_params": {"link_bw": bw, "input_buf_size": buf, "output_buf_size": buf},
         "host_latency_ns": c,
         "link_latency_ns": (spec.link_latency or 1) * c,
         "message_size": f"{spec.packet_size * flit_bytes}B",
-        "warmup": f"{spec.warmup_periods * spec.sample_period * c:g}ns",
-        "collect": f"{(spec.max_samples - spec.warmup_periods) * spec.sample_period * c:g}ns",
-        "drain": f"{2 * (spec.max_samples - spec.warmup_periods) * spec.sample_period * c:g}ns",
+        "warmup": _ps(spec.warmup_periods * spec.sample_period * c),
+        "collect": _ps((spec.max_samples - spec.warmup_periods) * spec.sample_period * c),
+        "drain": _ps(2 * (spec.max_samples - spec.warmup_periods) * spec.sample_period * c),
     }
 
 

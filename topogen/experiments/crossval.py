@@ -434,13 +434,14 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="topogen routing of the reference simulator and SST (default booksim-min, "
                         "nr until topogen has it); BookSim always uses anynet min")
     c.add_argument("--traffic", default=None, choices=TRAFFICS, help="default uniform")
-    c.add_argument("--packet-size", type=int, default=None, metavar="FLITS", help="default 1")
+    c.add_argument("--packet-size", type=int, default=None, metavar="FLITS",
+                   help="flits per packet (default: the shared simulator default, 33)")
     c.add_argument("--loads", default=None, metavar="L,L,...",
                    help="offered loads in flits/node/cycle (default 0.05,0.1,0.2,0.3,0.4)")
-    c.add_argument("--num-vcs", type=int, default=None, help="VCs per port (default 4)")
+    c.add_argument("--num-vcs", type=int, default=None, help="VCs per port (default: shared, 4)")
     c.add_argument("--buffer", type=int, default=None, metavar="FLITS",
                    help="flits per VC buffer (default max(8, 2 x packet size))")
-    c.add_argument("--clock-ns", type=float, default=None, metavar="NS", help="the shared clock (default 1 ns)")
+    c.add_argument("--clock-ns", type=float, default=None, metavar="NS", help="the shared clock (default: flit_bits / link rate, 2.667 ns)")
     c.add_argument("--link-latency", default=None, metavar="CYCLES",
                    help="cycles per link (default 1), or 'layout' for the cable delays over the clock")
     c.add_argument("--simulators", default=None, metavar="S,S",
