@@ -218,6 +218,16 @@ def test_bisection_narrows_to_the_tolerance():
     lo, hi = cv.saturation_bracket(points)
     assert lo <= knee < hi and hi - lo <= 0.02 * lo
     assert len(runs) == len(set(runs)) <= 12
+    # unbounded: doubled from the highest sustained load, then bisected
+    runs.clear()
+    points = {0.05: "completed", 0.1: "completed"}
+    cv._bisect(run_point, points, rel_tol=0.02)
+    lo, hi = cv.saturation_bracket(points)
+    assert runs[:3] == [0.2, 0.4, 0.8] and lo <= knee < hi and hi - lo <= 0.02 * lo
+    # a network that sustains the ceiling stays unbounded
+    points = {0.6: "completed"}
+    cv._bisect(lambda load: points.__setitem__(load, "completed"), points, rel_tol=0.02)
+    assert sorted(points) == [0.6, 1.0]
 
 
 # ---------------------------------------------------------------- runs

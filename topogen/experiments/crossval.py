@@ -78,17 +78,17 @@ def saturation_bracket(points: Mapping[float, str]) -> tuple[float, float]:
 
 def _bisect(run_point, points: dict, rel_tol: float, ceiling: float = 1.0, max_steps: int = 12) -> None:
     """Narrow a simulator's saturation bracket by bisection until it is within ``rel_tol``
-    of its lower end, adding the loads it runs to ``points``."""
+    of its lower end, adding the loads it runs to ``points``; an unbounded bracket is first
+    closed by doubling the highest sustained load (up to ``ceiling``)."""
     lo, hi = saturation_bracket(points)
     if math.isnan(lo):
         return
-    if math.isinf(hi):
-        if ceiling in points or ceiling <= lo:
+    while math.isinf(hi):  # no load failed yet: double the load up to the ceiling
+        probe = min(ceiling, float(f"{2 * lo:.6g}"))
+        if probe in points or probe <= lo:
             return
-        run_point(ceiling)
+        run_point(probe)
         lo, hi = saturation_bracket(points)
-        if math.isinf(hi):
-            return
     for _ in range(max_steps):
         if hi - lo <= rel_tol * lo:
             return
