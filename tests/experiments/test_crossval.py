@@ -314,6 +314,12 @@ def test_cli(tmp_path, capsys):
     assert rc == 0
     assert "latency_cycles" in text and "reference" in text and "results:" in text
     assert (out / "results.csv").is_file()
+    rc = main(["crossval", "torus", "--param", "dims=3,3", "--simulators", "reference", "--loads", "0.05",
+               "--packet-size", "1", "--latency-thres", "300", "--max-samples", "4", "--warmup-periods", "1",
+               "--sample-period", "300", "--credit-delay", "1", "--out-dir", str(tmp_path / "o1"), "-q"])
+    assert rc == 0 and "1-flit packets" in capsys.readouterr().out
+    row = read_results(tmp_path / "o1" / "results.csv").iloc[0]
+    assert '"latency_thres":300' in row["params"] and '"credit_delay":1' in row["params"]
     spec = tmp_path / "s.toml"
     spec.write_text('topology = "torus"\nsimulators = ["reference"]\nloads = [0.05]\n[params]\ndims = [3, 3]\n')
     assert main(["crossval", "--spec", str(spec), "--out-dir", str(tmp_path / "o2"), "-q"]) == 0

@@ -444,6 +444,13 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--clock-ns", type=float, default=None, metavar="NS", help="the shared clock (default: flit_bits / link rate, 2.667 ns)")
     c.add_argument("--link-latency", default=None, metavar="CYCLES",
                    help="cycles per link (default 1), or 'layout' for the cable delays over the clock")
+    c.add_argument("--latency-thres", type=float, default=None, metavar="CYCLES",
+                   help="mean latency that makes BookSim and the reference simulator call a run "
+                        "saturated (default: shared, 500)")
+    c.add_argument("--credit-delay", type=int, default=None, metavar="CYCLES", help="default: shared, 0")
+    c.add_argument("--warmup-periods", type=int, default=None, help="default: shared, 3")
+    c.add_argument("--sample-period", type=int, default=None, metavar="CYCLES", help="default: shared, 1000")
+    c.add_argument("--max-samples", type=int, default=None, help="default: shared, 10")
     c.add_argument("--simulators", default=None, metavar="S,S",
                    help="run only these (reference, booksim, sst); default: all found")
     c.add_argument("--saturation", action="store_true", default=None,
@@ -494,6 +501,9 @@ def _spec_from_args(args) -> CrossvalSpec:
     for opt, name in (("seed", "seed"), ("routing", "routing"), ("traffic", "traffic"),
                       ("packet_size", "packet_size"), ("num_vcs", "num_vcs"), ("buffer", "vc_buf_size"),
                       ("clock_ns", "clock_ns"), ("saturation", "saturation"),
+                      ("latency_thres", "latency_thres"), ("credit_delay", "credit_delay"),
+                      ("warmup_periods", "warmup_periods"), ("sample_period", "sample_period"),
+                      ("max_samples", "max_samples"),
                       ("latency_tolerance", "latency_tolerance"),
                       ("saturation_tolerance", "saturation_tolerance"), ("up_to", "up_to"),
                       ("timeout", "timeout")):
