@@ -38,10 +38,16 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
   traversal), one-cycle host channels, links of ``link_latency`` cycles (or the layout's
   cable delays over ``clock_ns``), ``num_vcs`` VCs of ``vc_buf_size`` flits, virtual
   cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
-* SST: ``link_bw`` = one flit (``flit_bits``) per ``clock_ns``, ``input_latency`` the
-  routing + allocation stages and ``output_latency`` the switch traversal, buffers of
-  ``vc_buf_size`` flits; merlin's anytopo uses one VC per hop, so SST's VC count follows
-  the longest route, not ``num_vcs``.
+* SST: ``link_bw`` = one flit (``flit_bits``) per ``clock_ns``, the four pipeline cycles
+  split evenly into ``input_latency`` and ``output_latency``, buffers of ``vc_buf_size``
+  flits; merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
+  route, not ``num_vcs``;
+* fields a spec leaves unset take the shared simulator defaults
+  (:func:`topogen.experiments._crossval_sim.shared_defaults`).
+
+The command line (``topogen crossval``, :func:`add_parsers`) and the issue's matrix
+(``topogen reproduce crossval``, :mod:`topogen.experiments.crossval_matrix`) are built on
+:func:`crossval`; ``docs/reproductions.md`` has measured numbers.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from ._crossval_sim import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, bu
 __all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
            "common_units", "verdicts", "saturation_bracket", "plot_crossval", "SIMULATOR_ORDER",
            "TRAFFICS", "add_parsers"]
+
 
 # --------------------------------------------------------------------------- saturation
 def saturation_bracket(points: Mapping[float, str]) -> tuple[float, float]:
