@@ -616,8 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
-#: ``simulate``, ``plot`` ...) through their ``add_parsers(subparsers, parents)``.
-_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli")
+#: ``simulate``, ``plot``, ``crossval`` ...) through their ``add_parsers(subparsers, parents)``.
+_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.crossval")
 
 
 _WITH_PARAMS = {"generate", "analyze", "analyse", "reproduce"}
