@@ -1,21 +1,26 @@
 """BookSim2 driver: find the binary, run a configuration, parse and classify its output,
 and sweep the injection rate to find zero-load latency and the saturation point.
 
-The outcome is judged from the output alone: BookSim exits 255 after a *successful*
-run, 0 after "Simulation unstable", 255 on configuration errors, 134 on assertions and
-139 on segfaults.  Classification (:func:`classify`):
+The outcome is judged from the output and from how the process ended (a signal, the
+timeout), never from the exit status alone: BookSim exits 255 after a *successful* run,
+0 after "Simulation unstable", 255 on configuration errors, 134 on assertions and 139
+on segfaults.  Classification (:func:`classify`):
 
-``completed``  the ``Overall Traffic Statistics`` block was printed (this wins; warnings
-               go to the message);
+``completed``  the ``Overall Traffic Statistics`` block was printed and the process ended
+               by itself, not by a signal or the timeout (warnings go to the message);
 ``rejected``   a parse/configuration/netlist error was printed (``Parse error ...``,
-               ``Error ...``, ``Anynet:...``, ``Unknown topology ...``);
+               ``Error ...``, ``Anynet:...``, ``Unknown router type ...``), also when a
+               signal followed it (the message says so);
 ``hang``       topogen's timeout expired (after the ``Routing table`` header with no
                sample printed this almost always means a disconnected netlist);
 ``deadlock``   "Simulation unstable" after ``WARNING: Possible network deadlock.``;
 ``saturated``  "Simulation unstable" without deadlock warnings (latency above
                ``latency_thres`` or no convergence within ``max_samples``);
-``crash``      killed by a signal / assertion without any of the above;
+``crash``      killed by a signal / assertion without a rejection message, even after
+               the statistics (a half-written block cannot be told from a whole one);
 ``incomplete`` the output just stops.
+
+Failure messages end with BookSim's last output line when nothing better explains them.
 """
 
 from __future__ import annotations

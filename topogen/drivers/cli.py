@@ -66,12 +66,15 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--setup", default="vct33", help="base config template: vct33, slimfly1 or default (default: vct33)")
     b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
                    help="router clock period in ns for link latencies (default: 1.0)")
-    b.add_argument("--traffic", default=None, help="traffic pattern (uniform, bitrev, transpose ...)")
+    b.add_argument("--traffic", default=None,
+                   help="traffic pattern (uniform, bitrev, transpose ...); with a .cfg INPUT passed "
+                        "on BookSim's command line, also to every sweep point")
     b.add_argument("--rate", type=float, default=None, metavar="R",
                    help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
-                        "packets/node/cycle for slimfly1 and default)")
+                        "packets/node/cycle for slimfly1 and default); not used by --sweep")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra BookSim option, typed as BookSim demands (repeatable)")
+                   help="extra BookSim option, typed as BookSim demands (repeatable; with a .cfg "
+                        "INPUT passed on BookSim's command line, also to every sweep point)")
     b.add_argument("--sweep", action="store_true",
                    help="bisect the injection rate: zero-load latency and saturation load")
     b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
