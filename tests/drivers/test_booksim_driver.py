@@ -715,3 +715,27 @@ def test_real_booksim_config_sweep_with_traffic_override(tmp_path):
     assert uni.rows[0]["latency_avg"] != bit.rows[0]["latency_avg"]
     assert all("traffic=bitrev" in Path(r["raw_output"]).read_text() for r in bit.rows)
     assert real
+
+
+def test_content_named_export_is_checked_before_writing_and_never_replaced(tmp_path):
+    import os
+
+    import topogen
+    from topogen.export.booksim import export_booksim
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4), hosts_per_switch=2)
+    layout = topogen.place(t, topogen.Floor.skywalk(4, 4))
+    a = export_booksim(tmp_path, t, layout, options={"traffic": "uniform"}, content_stem=True)
+    b = export_booksim(tmp_path, t, layout, options={"traffic": "bitrev"}, content_stem=True)
+    assert a.config_file != b.config_file and a.network_file != b.network_file
+    assert "traffic = uniform;" in a.config_file.read_text() and str(a.network_file) in a.config_file.read_text()
+    stamp = {p: os.stat(p).st_mtime_ns for p in tmp_path.iterdir()}
+    again = export_booksim(tmp_path, t, layout, options={"traffic": "uniform"}, content_stem=True)
+    assert again == a and {p: os.stat(p).st_mtime_ns for p in tmp_path.iterdir()} == stamp
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ParameterError):  # transpose needs an even power of two hosts (32 is not)
+        export_booksim(tmp_path / "new", t, layout, options={"traffic": "transpose"}, content_stem=True)
+    with pytest.raises(ParameterError):
+        export_booksim(tmp_path, t, layout, stem="other", options={"num_vcs": "x"})
+    assert sorted(tmp_path.iterdir()) == before  # not even the netlist of the refused export
