@@ -47,20 +47,24 @@ def test_uniform_channel_load_matches_walking_the_routes():
 
 def test_spread_ties_balance_the_6cube():
     """Uniform traffic on a 6-cube: every channel is alike, so a balanced routing loads each
-    with the mean (= total route hops / channels).  The lowest-id rule loads the busiest
-    channel 7.6x the mean (ceiling 0.26 flits/host/cycle); the default spread rule stays
-    within 2x (ceiling > 1: the hosts' injection links, not the network, then limit)."""
+    with the mean (= total route hops / channels = 0.5 flits/cycle at 1 flit/host/cycle).
+    The lowest-id rule loads the busiest channel 7.6x the mean (ceiling 0.26
+    flits/host/cycle); the spread rule, over 8 tie seeds, stays within 2.75x and its
+    ceiling is 0.95 on average (BookSim's own routes: 0.89)."""
     cube = topogen.generate("hypercube", dimension=6)
     lay = default_layout(cube)
     for make in (lambda **k: nearest(cube, **k), lambda **k: fastest(lay, **k)):
         low = uniform_channel_load(make(ties="lowest"))
-        spread = uniform_channel_load(make())
-        assert spread.sum() == pytest.approx(low.sum())  # same route lengths
         balanced = low.sum() / len(low)
         assert balanced == pytest.approx(0.5)  # 3 hops * 64 hosts / 384 channels
         assert low.max() > 7 * balanced
-        assert spread.max() < 2 * balanced
-        assert 1.0 / spread.max() > 0.95  # vs 0.89 with BookSim's own min routes
+        peaks = []
+        for seed in range(8):
+            spread = uniform_channel_load(make(ties_seed=seed))
+            assert spread.sum() == pytest.approx(low.sum())  # same route lengths
+            peaks.append(spread.max())
+        assert max(peaks) < 2.75 * balanced
+        assert np.mean([1.0 / p for p in peaks]) > 0.9
     bs = uniform_channel_load(booksim_min(cube, lay))
     assert 1.0 / bs.max() == pytest.approx(0.889, abs=0.001)  # BookSim's saturation, 0.89
 

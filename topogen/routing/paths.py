@@ -17,7 +17,7 @@ Tie rules (both): among the neighbours ``w`` of ``v`` on a shortest path to ``ds
 * ``ties="lowest"``: the **lowest switch id** (= lowest link rank), topogen's former default;
   it sends every tied route through the same neighbour, which piles uniform traffic
   onto a few links (6-cube: the busiest link is full at 0.26 flits per host per cycle,
-  1.05 with ``"spread"``);
+  0.78-1.16 with ``"spread"`` over tie seeds 0..19);
 * ``ties="random"``: one drawn from ``numpy`` random numbers of ``seed``
   (:func:`spread_ties`, needs the N x N distance table; kept for results recorded with it).
 
@@ -53,18 +53,32 @@ TIES = ("spread", "lowest", "random")
 _U64 = np.uint64
 
 
-def tie_hash(seed: int, v, dst) -> np.ndarray:
-    """32-bit hash (as ``uint64``) of ``(seed, switch, destination)``: the SplitMix64
-    finaliser of ``seed * phi + v * 2**32 + dst``; broadcasts ``v`` against ``dst``."""
-    v = np.asarray(v, dtype=np.uint64)
-    d = np.asarray(dst, dtype=np.uint64)
+def _splitmix(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        x = (np.asarray(seed, dtype=np.uint64) * _U64(0x9E3779B97F4A7C15)
-             + (v << _U64(32)) + d)
+        x = x + _U64(0x9E3779B97F4A7C15)
         x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
-        x = x ^ (x >> _U64(31))
-    return x >> _U64(32)
+        return x ^ (x >> _U64(31))
+
+
+def tie_hash(seed: int, v, dst) -> np.ndarray:
+    """32-bit hash (``uint32``) of ``(seed, switch, destination)``; broadcasts ``v``
+    against ``dst``.
+
+    SplitMix64 of ``(seed, v)`` and of ``(seed, dst)`` (one per switch), combined by XOR
+    and mixed by a 32-bit multiply-xorshift finaliser (``lowbias32``).
+    """
+    sd = _splitmix(np.asarray(seed, dtype=np.uint64))
+    hv = _splitmix(np.asarray(v, dtype=np.uint64) ^ sd).astype(np.uint32)
+    hd = _splitmix(np.asarray(dst, dtype=np.uint64) + (sd << _U64(1))).astype(np.uint32)
+    with np.errstate(over="ignore"):
+        x = hv ^ hd
+        x ^= x >> np.uint32(16)
+        x *= np.uint32(0x7FEB352D)
+        x ^= x >> np.uint32(15)
+        x *= np.uint32(0x846CA68B)
+        x ^= x >> np.uint32(16)
+    return x
 
 
 def _spread_tight_ranks(dt, nbr_pad, wpad, ds, seed, rank_dtype, sentinel, chunk=1024):
@@ -80,31 +94,33 @@ def _spread_tight_ranks(dt, nbr_pad, wpad, ds, seed, rank_dtype, sentinel, chunk
     b = len(ds)
     out = np.empty((n, b), dtype=rank_dtype)
     vs = np.arange(n, dtype=np.uint64)[:, None]
+    cdt = np.uint8 if r_count < 255 else np.uint16
     w = np.where(wpad >= 0, wpad, 0).astype(dt.dtype)
     for c0 in range(0, b, chunk):
         c1 = min(b, c0 + chunk)
         sub = dt[:, c0:c1]
         here = sub[:n]
-        tight = np.empty(here.shape, dtype=bool)
         g = np.empty(here.shape, dtype=dt.dtype)
-
-        def tight_of(r):
+        count = np.zeros(here.shape, dtype=cdt)
+        tights = []
+        for r in range(r_count):
             np.take(sub, nbr_pad[:, r], axis=0, out=g)
             np.add(g, w[:, r:r + 1], out=g)
-            np.equal(g, here, out=tight)
-            np.logical_and(tight, (nbr_pad[:, r] < n)[:, None], out=tight)
-            return tight
-
-        count = np.zeros(here.shape, dtype=np.uint16)
-        for r in range(r_count):
-            count += tight_of(r)
-        target = (tie_hash(seed, vs, ds[None, c0:c1]) * count) >> _U64(32)
-        target = target.astype(np.uint16)
-        seen = np.zeros(here.shape, dtype=np.uint16)
+            t = np.equal(g, here)
+            np.logical_and(t, (nbr_pad[:, r] < n)[:, None], out=t)
+            count += t
+            tights.append(t)
+        target = tie_hash(seed, vs, ds[None, c0:c1]).astype(np.uint64)
+        target *= count
+        target >>= _U64(32)
+        target = target.astype(cdt)
+        seen = np.zeros(here.shape, dtype=cdt)
         o = np.full(here.shape, sentinel, dtype=rank_dtype)
-        for r in range(r_count):
-            t = tight_of(r)
-            o[t & (seen == target)] = r
+        hit = np.empty(here.shape, dtype=bool)
+        for r, t in enumerate(tights):
+            np.equal(seen, target, out=hit)
+            hit &= t
+            np.copyto(o, rank_dtype(r), where=hit)
             seen += t
         cols = np.arange(c0, c1)
         o[ds[cols], cols - c0] = sentinel
@@ -113,6 +129,14 @@ def _spread_tight_ranks(dt, nbr_pad, wpad, ds, seed, rank_dtype, sentinel, chunk
                                "(internal error)")
         out[:, c0:c1] = o
     return out
+
+
+def _dist_dtype(top: int):
+    """Smallest signed dtype holding distances up to ``top`` plus a padding value."""
+    for dt in (np.int16, np.int32):
+        if top < np.iinfo(dt).max // 8:
+            return dt
+    return np.int64
 
 
 def _padded(dist_vb: np.ndarray, dtype=np.int64) -> np.ndarray:
@@ -311,7 +335,8 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
                                 want_levels=all_next_hops or spread, want_ranks=not spread,
                                 rank_dtype=view.rank_dtype, sentinel=view.sentinel)
         if spread:
-            r = _spread_tight_ranks(_padded(lev, np.int32), view.nbr_pad, wpad, ds, tseed,
+            r = _spread_tight_ranks(_padded(lev, _dist_dtype(int(lev.max()))), view.nbr_pad,
+                                    wpad, ds, tseed,
                                     view.rank_dtype, view.sentinel)
         ranks[0, :, d0:d1] = r
         if all_next_hops:
@@ -482,8 +507,9 @@ def _fr_block(args, cache=None):
             out = _lowest_tight_ranks(dist, nbr_pad, wpad, ds, rank_dtype, sentinel)
         dist = dist.astype(np.int64)
     if tseed is not None:
-        out = _spread_tight_ranks(_padded(dist.T), nbr_pad, wpad, ds, tseed, rank_dtype,
-                                  sentinel)
+        top = int(dist.max()) + int(weights.max() if len(weights) else 0)
+        out = _spread_tight_ranks(_padded(dist.T, _dist_dtype(top)), nbr_pad, wpad, ds, tseed,
+                                  rank_dtype, sentinel)
     if cache is not None:
         cdist, done, block = cache
         if dist.max() <= np.iinfo(cdist.dtype).max:
