@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from .._validate import check_int
+from .._validate import check_float, check_int
 from ..errors import FormatError, ParameterError, TopologyError
 from ..topology import Topology
 from .base import TableRouting, csr_view
@@ -331,7 +331,8 @@ def booksim_min(topology: Topology, layout=None, *, clock_period_ns: float | Non
         raise ParameterError(f"booksim-min routing needs a Topology, got {type(topology).__name__}")
     topology.require_connected("booksim-min routing")
     check_int("block", block, 1)
-    clock = DEFAULT_CLOCK_PERIOD_NS if clock_period_ns is None else float(clock_period_ns)
+    clock = (DEFAULT_CLOCK_PERIOD_NS if clock_period_ns is None
+             else check_float("clock_period_ns", clock_period_ns, 0.0, min_open=True))
     w = anynet_entry_latency(topology, layout, clock_period_ns=clock, latency=latency)
     if method not in _METHODS:
         raise ParameterError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
