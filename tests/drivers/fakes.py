@@ -1,7 +1,8 @@
 """Stand-in simulator executables for tests and doc examples.
 
 They imitate the *process behaviour* of BookSim2 and SST (what they print, how they exit);
-the text they print is real output from the shared fixtures.
+BookSim's text is real output from the shared fixtures, SST's follows the formats of real
+runs (``offered_load``'s table, ``sst.statOutputCSV`` rows, FATAL messages).
 
 * :func:`booksim` echoes its configuration the way BookSim does (``BEGIN Configuration
   File`` ... ``END``, ``OVERRIDE Parameter`` lines), then prints the completed torus

@@ -90,8 +90,11 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("nr", "fr"), default="nr",
-                   help="source routes: nr (nearest) or fr (fastest, latency-aware) (default nr)")
+    s.add_argument("--routing", choices=("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf"),
+                   default="nr",
+                   help="source routes from topogen's routing: nr (nearest), fr (fastest, latency-aware), "
+                        "updown, dor, valiant (weighted paths via every intermediate), escape (its minimal "
+                        "routes), hop, layered, dsnf (default nr)")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
     s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
@@ -316,7 +319,12 @@ def _run_sst(args, src: Path, out_dir: Path):
 
             topology, layout = parsed[1]
             layout = layout if layout is not None else default_layout(topology)
-        routing = _routing(args.routing, topology, layout, args.switch_delay)
+        if args.routing in ("nr", "fr"):
+            routing = _routing(args.routing, topology, layout, args.switch_delay)
+        else:
+            from ..routing import route
+
+            routing = route(topology, layout, args.routing, switch_delay=args.switch_delay)
         bundle = write_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
