@@ -24,7 +24,9 @@ rate x twice the largest network latency, plus one per endpoint) lost packets: i
 
 Process outcomes: ``rejected`` (Python/configuration error before simulation), ``crash``
 (``FATAL``, with merlin's explanation printed after it, or a signal), ``hang`` (timeout),
-``incomplete`` (no ``Simulation is complete``); these rows carry no latencies.
+``incomplete`` (no ``Simulation is complete``); these rows carry no latencies.  Saturated
+rows keep the accepted and injected loads but, as BookSim's and the reference simulator's,
+no latency (it only measures how long the run lasted).
 """
 
 from __future__ import annotations
@@ -507,4 +509,6 @@ def _judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known
         reasons.extend(m["saturation"])
     upd["status"] = "saturated" if reasons else "completed"
     upd["message"] = "; ".join(reasons + notes) or None
+    if reasons:  # as BookSim and the reference simulator: an unstable run has rates, no latency
+        upd["latency_avg"] = upd["network_latency_avg"] = math.nan
     return upd
