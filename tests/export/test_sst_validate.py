@@ -53,7 +53,8 @@ def test_port_outside_num_r2r_ports(good):
         r = doc["routers"][5]
         first, rest = r["connectivity"].split(";", 1)
         r["connectivity"] = f"{first.split(',')[0]},{r['num_R2R_ports'] + 3};{rest}"
-    check(broken(good, change), r"router 5 port 7: connectivity to router \d+ uses port 7, outside its router ports 0..3")
+    check(broken(good, change),
+          r"router 5 port 7: connectivity to router \d+ uses port 7, outside its router ports 0..3")
 
 
 def test_connectivity_disagrees_with_links(good):
@@ -82,7 +83,8 @@ def test_endpoints_mapped_once(good):
 
     def wrong_router(doc):
         doc["endpoint_router_mapping"] = doc["endpoint_router_mapping"].replace("7:3", "7:4")
-    check(broken(good, wrong_router), r"endpoint_router_mapping puts endpoint 7 on router 4, the routers put it on router 3")
+    check(broken(good, wrong_router),
+          r"endpoint_router_mapping puts endpoint 7 on router 4, the routers put it on router 3")
 
     def ports(doc):
         doc["routers"][4]["num_ports"] += 1
