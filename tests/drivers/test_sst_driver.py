@@ -211,6 +211,14 @@ def test_fatal_message_layouts():
     assert core.fatal == ["FATAL: ERROR:  Attempting to connect to unknown port: port9, in component rtr_1 of "
                           "type merlin.hr_router."]
     assert sd.classify(core)[0] == "crash"
+    # verbatim from SST-Core master without merlin installed: the cause comes first
+    missing = sd.parse_stdout('Error: unable to find "merlin" element library\n'
+                              "Valid SubComponents: Valid Components: \n"
+                              "FATAL: # SST Core: can't find requested component or subcomponent 'merlin.hr_router'\n"
+                              " SST Fatal Backtrace Information:\n"
+                              "    0 : /opt/sst/bin/sst(_ZNK3SST6Output5fatalEjPKcS2_iS2_z+0x238) [0x55d2ab526558]\n")
+    assert missing.fatal == ['Error: unable to find "merlin" element library FATAL: # SST Core: can\'t find '
+                             "requested component or subcomponent 'merlin.hr_router'"]
 
 
 def test_validation_runs_before_sst(tmp_path, monkeypatch):

@@ -171,12 +171,15 @@ def _parse_stdout_lines(lines, path) -> SSTOutput:
         if "FATAL" in line:
             block = [s[s.index("FATAL"):]]
             while i < len(lines) and len(block) < 12:
-                nxt = lines[i].rstrip("\r\n")
-                if not nxt.strip() or "FATAL" in nxt or _FATAL_END.match(nxt):
+                nxt = lines[i].strip()
+                if not nxt or "FATAL" in nxt or _FATAL_END.match(nxt):
                     break
                 block.append(nxt)
                 i += 1
-            out.fatal.append(fatal_message(block))
+            msg = fatal_message(block)
+            # SST core prints some causes just before its FATAL ("Error: unable to find ...")
+            before = [p.strip() for p in lines[max(0, lineno - 4):lineno - 1] if p.strip().startswith("Error:")]
+            out.fatal.append(" ".join(before + [msg]))
             continue
         if _REJECT.search(line):
             out.errors.append(s)
