@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -24,9 +26,16 @@ SHORT = {"warmup": "2us", "collect": "8us", "drain": "4us"}
 @pytest.fixture(scope="module", autouse=True)
 def real_sst():
     try:
-        return sd.find_sst()
+        exe = sd.find_sst()
     except SimulatorNotFound as exc:
         pytest.skip(str(exc))
+    info = Path(exe).with_name("sst-info")
+    if info.is_file():  # a stand-in has no sst-info; a real SST must have merlin.anytopo
+        text = subprocess.run([str(info), "merlin"], capture_output=True, text=True, timeout=300).stdout
+        if "anytopo" not in text:
+            pytest.skip(f"{exe} has no merlin.anytopo (`{info} merlin` does not list it): sst-elements "
+                        "newer than v16.0.0 must be installed")
+    return exe
 
 
 def make(tmp_path, name, routing="nr", **params):
