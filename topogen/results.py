@@ -29,13 +29,16 @@ load_unit                     object    ``flits/node/cycle``, ``packets/node/cyc
 params                        object    other simulator parameters, canonical JSON
 status                        object    one of :data:`STATUSES`
 message                       object    detail of the status (error text, warning ...)
-latency_avg                   float64   mean packet latency (creation to ejection)
+latency_avg                   float64   mean packet latency: creation (generation, so source
+                                        queueing counts) to delivery, of packets measured after
+                                        warm-up, on every simulator (SST: ``offered_load``'s own)
 latency_min                   float64   minimum packet latency
 latency_max                   float64   maximum packet latency
 latency_p50                   float64   median packet latency (histograms only)
 latency_p90                   float64   90th percentile (histograms only)
 latency_p99                   float64   99th percentile (histograms only)
-network_latency_avg           float64   mean network latency (injection to ejection)
+network_latency_avg           float64   mean network latency (injection to ejection; SST:
+                                        linkcontrol ``packet_latency`` after warm-up)
 network_latency_min           float64
 network_latency_max           float64
 flit_latency_avg              float64   mean flit latency
@@ -134,7 +137,7 @@ COLUMNS: dict[str, str] = {
 #:
 #: ``completed``  the simulator finished and reported statistics;
 #: ``saturated``  the network could not sustain the load (BookSim "Simulation unstable",
-#: SST offered_load's ``*`` marker);
+#: SST: accepted below offered, latency growing between sample windows, or the ``*`` marker);
 #: ``deadlock``   the run stalled with deadlock warnings;
 #: ``rejected``   the simulator refused its input (parse/config error);
 #: ``crash``      the simulator died (signal, assertion, fatal error);

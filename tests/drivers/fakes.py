@@ -1,15 +1,17 @@
 """Stand-in simulator executables for tests and doc examples.
 
 They imitate the *process behaviour* of BookSim2 and SST (what they print, how they exit);
-the text they print is real output from the shared fixtures.
+BookSim's text is real output from the shared fixtures, SST's follows the formats of real
+runs (``offered_load``'s table, ``sst.statOutputCSV`` rows, FATAL messages).
 
 * :func:`booksim` echoes its configuration the way BookSim does (``BEGIN Configuration
   File`` ... ``END``, ``OVERRIDE Parameter`` lines), then prints the completed torus
   fixture for injection rates up to ``knee`` and the saturated one above, exiting 255 and 0
   like BookSim; a control file can make it record its calls, wait, or hang.
 * :func:`sst` runs topogen's SST model under the fake ``sst`` module (so the model really
-  builds the network from the bundle), copies the fixture statistics CSV to ``--stats`` and
-  prints one ``offered_load`` line per requested load (``*`` above ``knee``).
+  builds the network from the bundle), then prints ``offered_load``'s table and writes
+  periodic cumulative NIC statistics as a real run does, from a toy network that accepts at
+  most ``knee`` of the link bandwidth; other modes crash, hang or lose packets.
 * :func:`mpirun` drops ``-np K`` and runs the rest.
 """
 
@@ -66,8 +68,13 @@ sys.exit(255 if rate <= {knee} else 0)
 '''
 
 _SST = r'''#!{python}
-import runpy, shutil, sys
+# Stand-in for SST: runs topogen's model under the fake ``sst`` module (so the model really
+# builds the network from the bundle), then writes what a real run writes: offered_load's
+# table on stdout and periodic cumulative NIC statistics in the CSV, from a toy network that
+# accepts at most ``knee`` of the link bandwidth (latency growing above it).
+import json, os, runpy, signal, sys, time
 sys.path.insert(0, {module!r})
+MODE, KNEE, BASE = {mode!r}, {knee!r}, 172.602
 argv = sys.argv[1:]
 while argv and argv[0].startswith("-") and argv[0] != "--":
     argv = argv[2:] if argv[0] in ("-n", "--num-threads") else argv[1:]
@@ -75,16 +82,74 @@ model = argv[0]
 args = argv[argv.index("--") + 1:]
 sys.argv = [model] + args
 runpy.run_path(model, run_name="__main__")
-import sst
 opts = dict(zip(args[::2], args[1::2]))
-shutil.copy({stats!r}, opts.get("--stats", "topogen_sst_stats.csv"))
+if MODE == "fatal":
+    sys.stderr.write("FATAL: Rank: 0,0, time: 5000 - called in file: anytopo.cc, line: 374, function: route_packet\n"
+                     "Element name: rtr_3:topology,  type: anytopo (full type tree: merlin.hr_router.merlin.anytopo)\n"
+                     "ERROR: Number of hops exceeded the total number of VCs 3 \n"
+                     "SST Fatal Backtrace Information:\n    0 : sst(+0x1234)\n")
+    sys.exit(1)
+if MODE == "segv":
+    os.kill(os.getpid(), signal.SIGSEGV)
+if MODE == "hang":
+    time.sleep(60)
+UNIT = {{"ps": 1, "ns": 1000, "us": 10**6, "ms": 10**9}}
+def ps(text):
+    for u in ("ps", "ns", "us", "ms"):
+        if text.endswith(u):
+            return int(round(float(text[:-2]) * UNIT[u]))
+    raise SystemExit("fake sst: bad time " + text)
+bundle = json.load(open(opts["--bundle"]))
+n = bundle["num_endpoints"]
+bw = float(bundle["nic_params"]["link_bw"].rstrip("GB/s")) * 8  # bits per ns
+pkt = float(opts.get("--message-size", "64B").rstrip("B")) * 8
+loads = [float(x) for x in opts["--load"].split(",")]
+W, C, D = ps(opts["--warmup"]), ps(opts["--collect"]), ps(opts["--drain"])
+step = ps(opts.get("--window", "0ns")) or (W + C)
+end = len(loads) * (W + C) + (len(loads) - 1) * D
+def state(t):
+    # cumulative (sent packets, delivered packets, latency sum) of all NICs at time t (ps)
+    sent = got = lsum = 0.0
+    for g, x in enumerate(loads):
+        s0 = g * (W + C + D)
+        if t <= s0:
+            break
+        dt = (min(t, s0 + W + C) - s0) / 1000.0
+        rate = n * x * bw / pkt  # packets per ns offered
+        acc = n * min(x, KNEE) * bw / pkt
+        inj = rate if x <= KNEE else acc * 1.02
+        sent += inj * dt
+        d = acc * dt * (0.79 if MODE == "lossy" else 1.0)
+        got += d
+        lat = BASE if x <= KNEE else BASE * (1 + dt / 5000.0)
+        lsum += d * lat
+    return sent, got, lsum
+rows = []
+for t in list(range(step, end + 1, step)) + ([end] if end % step else []):
+    sent, got, lsum = state(t)
+    for e in range(n):
+        c = int(got // n) + (1 if e < got % n else 0)
+        s = int(sent // n) + (1 if e < sent % n else 0)
+        lat = lsum / got if got else 0.0
+        rows.append("ol_%d:networkIF:networkIF,packet_latency,,Accumulator,%d,0,%d,%d,%d,%d,%d"
+                    % (e, t, int(c * lat), int(c * lat * lat), c, int(BASE * 0.6) if c else 0, int(lat * 1.8) if c else 0))
+        rows.append("ol_%d:networkIF:networkIF,send_bit_count,,Accumulator,%d,0,%d,%d,%d,%d,%d"
+                    % (e, t, int(s * pkt), int(s * pkt * pkt), s, int(pkt), int(pkt)))
+with open(opts.get("--stats", "topogen_sst_stats.csv"), "w") as fh:
+    fh.write("ComponentName,StatisticName,StatisticSubId,StatisticType,SimTime,Rank,Sum.u64,SumSQ.u64,"
+             "Count.u64,Min.u64,Max.u64\n")
+    fh.write("\n".join(rows) + "\n")
 print("%9s %9s" % ("Offered", "Average"))
 print("%9s %9s" % ("Load ", "Latency"))
-for load in opts.get("--load", "0.5").split(","):
-    star = "*" if float(load) > {knee} else ""
-    print("%9.2f %15s%s" % (float(load), "172.602 ns", star))
+for x in loads:
+    star = "*" if MODE == "star" or (MODE == "auto" and x > KNEE * 1.5) else ""
+    lat = BASE * 1.04 if x <= KNEE else BASE * 8
+    print("%9.2f %15s%s" % (x, "%g ns" % lat, star))
 print()
-print("Simulation is complete, simulated time: 12 us")
+print("Simulation is complete, simulated time: %g us" % (end / 1e6))
+sys.stdout.flush()
+if MODE == "crash_after":
+    os.kill(os.getpid(), signal.SIGSEGV)
 '''
 
 _MPIRUN = r'''#!/bin/sh
@@ -116,11 +181,17 @@ def booksim(folder: Path, fixtures: Path, *, knee: float = 0.3, control: Path | 
         high=str(fixtures / "booksim" / "torus4x4_c2_high.out")))
 
 
-def sst(folder: Path, fixtures: Path, *, knee: float = 0.6) -> Path:
-    """Write a fake ``sst`` into ``folder`` and return its path."""
+def sst(folder: Path, fixtures: Path | None = None, *, knee: float = 0.6, mode: str = "auto") -> Path:
+    """Write a fake ``sst`` into ``folder`` and return its path.
+
+    ``mode``: ``auto`` (accepts up to ``knee`` of the link bandwidth, saturates above),
+    ``star`` (every load marked ``*``), ``lossy`` (21 % of packets never arrive), ``fatal``
+    (merlin's FATAL message with its explanation, exit 1), ``segv`` (killed by SIGSEGV before
+    printing anything), ``crash_after`` (complete output, then SIGSEGV), ``hang``.
+    ``fixtures`` is unused (kept for callers).
+    """
     return _write(Path(folder) / "sst", _SST.format(
-        python=sys.executable, module=str(FAKE_SST_MODULE), knee=knee,
-        stats=str(fixtures / "sst" / "raw_anytopo_graph" / "anytopo_stats.csv")))
+        python=sys.executable, module=str(FAKE_SST_MODULE), knee=knee, mode=mode))
 
 
 def mpirun(folder: Path) -> Path:

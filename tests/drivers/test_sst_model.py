@@ -134,6 +134,16 @@ def test_model_histogram_and_multiple_loads(tmp_path, monkeypatch, fake_sst):
     kinds = {names: params for names, params in lc.statistics}
     assert kinds[("packet_latency",)]["type"] == "sst.HistogramStatistic"
     assert kinds[("packet_latency",)]["binwidth"] == "50"
+    assert kinds[("packet_latency",)]["rate"] == "0ns"  # no --window: output at the end only
+
+
+def test_model_outputs_nic_statistics_every_window(tmp_path, monkeypatch, fake_sst):
+    _, _, _, path = make_bundle(tmp_path, hosts=1)
+    run_model(monkeypatch, "--bundle", str(path), "--load", "0.2", "--window", "2500ns")
+    lc = fake_sst.RECORD["components"]["ol_3"].subcomponents[("networkIF", 0)].subcomponents[("networkIF", 0)]
+    kinds = {names: params for names, params in lc.statistics}
+    for name in ("packet_latency", "send_bit_count"):
+        assert kinds[(name,)] == {"type": "sst.AccumulatorStatistic", "rate": "2500ns"}
 
 
 def test_model_rejects_bad_input(tmp_path, monkeypatch, fake_sst):

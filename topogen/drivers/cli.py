@@ -93,17 +93,22 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("nr", "fr"), default="nr",
-                   help="source routes: nr (nearest) or fr (fastest, latency-aware) (default nr)")
+    s.add_argument("--routing", choices=("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf"),
+                   default="nr",
+                   help="source routes from topogen's routing: nr (nearest), fr (fastest, latency-aware), "
+                        "updown, dor, valiant (weighted paths via every intermediate), escape (its minimal "
+                        "routes), hop, layered, dsnf (default nr)")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
     s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
     s.add_argument("--message-size", default="64B")
-    s.add_argument("--warmup", default="2us")
-    s.add_argument("--collect", default="10us")
-    s.add_argument("--drain", default="20us")
+    s.add_argument("--warmup", default="10us", help="warm-up per load, not measured (default 10us)")
+    s.add_argument("--collect", default="40us", help="measurement time per load (default 40us)")
+    s.add_argument("--drain", default="20us", help="pause between loads (default 20us)")
+    s.add_argument("--windows", type=int, default=10,
+                   help="sample windows per collect time, compared to detect saturation (default 10)")
     s.add_argument("--histogram", default=None, metavar="WIDTH_NS,BINS",
-                   help="record latency histograms (gives percentiles)")
+                   help="also record network-latency histograms in the statistics CSV")
     s.add_argument("--ranks", type=int, default=1, help="MPI ranks (runs under mpirun -np K)")
     s.add_argument("--threads", type=int, default=1, help="SST threads per rank")
     s.add_argument("--timeout", type=float, default=3600.0, metavar="S")
@@ -188,15 +193,18 @@ def _routing(kind, topology, layout, switch_delay):
     return nearest(topology, layout)
 
 
-def _is_sst_bundle(path: Path) -> bool:
+def _is_sst_bundle(path: Path):
+    """Parse a ``.json`` input once, whatever its size, and say which bundle it is.
+
+    Returns ``("sst", bundle dict)``, ``("topology", (topology, layout))`` or None for a
+    file that is not JSON by name (edge lists, GraphML); raises FormatError for JSON that is
+    neither kind, or an SST bundle that fails validation.
+    """
     if path.suffix.lower() != ".json":
-        return False
-    try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return '"format": "topogen-sst-bundle"' in head or '"format":"topogen-sst-bundle"' in head
+        return None
+    from ..export.sst import read_any_bundle
+
+    return read_any_bundle(path)
 
 
 def run_command(args) -> int:
@@ -330,12 +338,6 @@ def _run_sst(args, src: Path, out_dir: Path):
     find_sst(args.binary)  # fail in one line before any export work
     if args.ranks and args.ranks > 1:
         find_mpirun(args.mpirun)
-    if _is_sst_bundle(src):
-        bundle = src.resolve()
-    else:
-        topology, layout = _load_topology(src)
-        routing = _routing(args.routing, topology, layout, args.switch_delay)
-        bundle = write_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
     try:
         loads = [float(x) for x in str(args.load).split(",") if x.strip()]
     except ValueError:
@@ -347,10 +349,28 @@ def _run_sst(args, src: Path, out_dir: Path):
             histogram = (float(w), int(n))
         except ValueError:
             raise ParameterError(f"--histogram needs WIDTH_NS,BINS such as 50,40; got {args.histogram!r}") from None
+    parsed = _is_sst_bundle(src)
+    if parsed is not None and parsed[0] == "sst":
+        bundle = src.resolve()
+    else:
+        if parsed is None:
+            topology, layout = _load_topology(src)
+        else:
+            from ..layout import default_layout
+
+            topology, layout = parsed[1]
+            layout = layout if layout is not None else default_layout(topology)
+        if args.routing in ("nr", "fr"):
+            routing = _routing(args.routing, topology, layout, args.switch_delay)
+        else:
+            from ..routing import route
+
+            routing = route(topology, layout, args.routing, switch_delay=args.switch_delay)
+        bundle = write_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
-                   warmup=args.warmup, collect=args.collect, drain=args.drain, out_dir=out_dir,
-                   histogram=histogram, ranks=args.ranks, threads=args.threads, timeout=args.timeout,
-                   binary=args.binary, mpirun=args.mpirun, raise_on_failure=False)
+                   warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
+                   out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
+                   timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False)
     return rows, None
 
 

@@ -1,68 +1,93 @@
-"""SST/merlin driver: run ``sst`` (optionally under ``mpirun -np K``) on topogen's model
-and a bundle, keep the raw output, and parse it into results rows.
+"""SST/merlin driver: check a bundle, run ``sst`` (optionally under ``mpirun -np K``) on
+topogen's model, keep the raw output, and judge and measure every offered load.
 
-Two outputs are read:
+How a run is measured (the same definitions as BookSim and the reference simulator):
 
-* stdout of ``merlin.offered_load`` (endpoint 0 prints one line per offered load:
-  ``0.30      172.602 ns``, with a trailing ``*`` when the generators fell behind their
-  injection schedule, i.e. the network saturated) and SST's final
-  ``Simulation is complete, simulated time: 12 us``;
-* the statistics CSV of ``sst.statOutputCSV`` (``packet_latency`` per NIC, as an
-  Accumulator with Sum/Count/Min/Max or as a Histogram, from which percentiles are
-  estimated).  Latencies are in ns.
+* **latency** (``latency_avg``): from the time ``merlin.offered_load`` scheduled the packet
+  (its generation, so source queueing counts) to its delivery, over the packets delivered
+  after the load's warm-up, as ``offered_load`` prints it (endpoint 0's table, in ns);
+* **network latency** (``network_latency_avg``): ``linkcontrol``'s ``packet_latency``
+  (injection onto the wire to delivery), over the packets delivered in the load's
+  measurement period (warm-up excluded);
+* **accepted / injected load**: packets delivered / put on the wire during the measurement
+  period, as fractions of the endpoint link bandwidth (the unit of ``offered_load``).
 
-Status: ``completed`` (statistics printed), ``saturated`` (``*`` marker), ``rejected``
-(Python/configuration error before simulation), ``crash`` (``FATAL`` or a signal),
-``hang`` (timeout), ``incomplete`` (none of these).
+The model outputs the NIC statistics every *sample window* (a tenth of the collect time by
+default), so each load's measurement period is cut into windows.  A load is
+``saturated`` when merlin marks it (``*``: the generators fell behind their schedule), when
+the accepted load is below ``1 - accepted_tolerance`` of the offered load, or when the
+network latency grows between sample windows (last third of the windows above
+``1 + latency_growth`` times the first third).  A run that otherwise completed but whose
+packets in flight at the end of the measurement exceed what Little's law allows (injection
+rate x twice the largest network latency, plus one per endpoint) lost packets: it is
+``incomplete``, an error, not a result.
+
+Process outcomes: ``rejected`` (Python/configuration error before simulation), ``crash``
+(``FATAL``, with merlin's explanation printed after it, or a signal), ``hang`` (timeout),
+``incomplete`` (no ``Simulation is complete``); these rows carry no latencies.  Saturated
+rows keep the accepted and injected loads but, as BookSim's and the reference simulator's,
+no latency (it only measures how long the run lasted).
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import os
-import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import FormatError, ParameterError
+from ..errors import ParameterError
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
-from .base import (
-    FAILURE_STATUSES,
-    ProcessResult,
-    find_binary,
-    fresh_path,
-    run_process,
-    signal_name,
-    simulator_failed,
+from .base import FAILURE_STATUSES, ProcessResult, find_binary, fresh_path, run_process, signal_name, simulator_failed
+from .sst_output import (
+    LatencyStats,
+    SSTOutput,
+    StatWindows,
+    bits,
+    parse_statistics,
+    parse_stdout,
+    parse_windows,
+    time_to_ns,
 )
 
 __all__ = [
     "ENV_VAR",
     "MPIRUN_ENV_VAR",
+    "DEFAULTS",
     "find_sst",
     "find_mpirun",
     "SSTOutput",
     "parse_stdout",
     "LatencyStats",
     "parse_statistics",
+    "StatWindows",
+    "parse_windows",
     "classify",
+    "measure_load",
     "run_sst",
     "sst_command",
+    "rows_from_output",
+    "bits",
+    "time_to_ns",
 ]
 
 ENV_VAR = "TOPOGEN_SST"
 MPIRUN_ENV_VAR = "TOPOGEN_MPIRUN"
 
-_UNITS_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-_TIME = re.compile(r"^\s*(?P<v>[-+0-9.eE]+|nan|inf)\s*(?P<u>fs|ps|ns|us|ms|s)\s*$")
-_LOAD_LINE = re.compile(r"^\s*(?P<load>[-+0-9.eE]+)\s+(?P<lat>[-+0-9.eE]+|nan|-?inf)\s*(?P<u>fs|ps|ns|us|ms|s)\s*(?P<star>\*)?\s*$")
-_REJECT = re.compile(r"(Traceback \(most recent call last\)|Error loading|SyntaxError|"
-                     r"ModuleNotFoundError|ImportError|Error parsing option|topogen_sst\.py: )")
+#: Defaults of :func:`run_sst` and ``topogen run sst``.  The warm-up and collect times are
+#: long enough for loads above saturation to show it (falling accepted load, growing latency).
+DEFAULTS: dict[str, Any] = {
+    "message_size": "64B",
+    "warmup": "10us",
+    "collect": "40us",
+    "drain": "20us",
+    "windows": 10,
+    "accepted_tolerance": 0.05,
+    "latency_growth": 0.25,
+}
 
 
 def find_sst(binary=None) -> str:
@@ -80,265 +105,14 @@ def find_mpirun(binary=None) -> str:
     return find_binary("mpirun", MPIRUN_ENV_VAR, binary)
 
 
-def time_to_ns(text: str, *, path=None, line=None) -> float:
-    """``"12 us"`` -> 12000.0 (ns).
-
-    Raises
-    ------
-    FormatError
-    """
-    m = _TIME.match(text)
-    if not m:
-        raise FormatError(f"malformed SST time {text!r}", path=path, line=line)
-    return float(m.group("v")) * _UNITS_NS[m.group("u")]
-
-
-@dataclass
-class SSTOutput:
-    """What :func:`parse_stdout` read.
-
-    Attributes
-    ----------
-    loads : list of (float, float, bool)
-        (offered load, average latency in ns, saturated marker) per offered-load line.
-    sim_time_ns : float or None
-        From ``Simulation is complete, simulated time: ...``.
-    complete : bool
-    fatal : list of str
-        ``FATAL`` lines.
-    errors : list of str
-        Python/configuration errors.
-    """
-
-    loads: list[tuple[float, float, bool]] = field(default_factory=list)
-    sim_time_ns: float | None = None
-    complete: bool = False
-    fatal: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-
-def parse_stdout(source) -> SSTOutput:
-    """Parse SST's stdout (offered_load table, completion line, errors), line by line.
-
-    Parameters
-    ----------
-    source : path-like or str
-        A log file, or the text itself (containing a newline).
-
-    Returns
-    -------
-    SSTOutput
-
-    Raises
-    ------
-    FormatError
-        A malformed line inside the offered-load table or completion line.
-    """
-    if isinstance(source, str) and "\n" in source:
-        return _parse_stdout_lines(source.splitlines(), None)
-    path = Path(source)
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return _parse_stdout_lines(fh, path)
-
-
-def _parse_stdout_lines(lines, path) -> SSTOutput:
-    out = SSTOutput()
-    in_table = False
-    for lineno, raw in enumerate(lines, 1):
-        line = raw.rstrip("\r\n")
-        s = line.strip()
-        if "FATAL" in line:
-            out.fatal.append(s)
-            continue
-        if _REJECT.search(line):
-            out.errors.append(s)
-            continue
-        if s.startswith("Offered") and "Average" in s:
-            in_table = True
-            continue
-        if in_table and s.startswith("Load") and "Latency" in s:
-            continue
-        if s.startswith("Simulation is complete"):
-            in_table = False
-            out.complete = True
-            _, _, t = s.partition("simulated time:")
-            if t.strip():
-                out.sim_time_ns = time_to_ns(t.strip(), path=path, line=lineno)
-            continue
-        if in_table:
-            if s == "":
-                in_table = False
-                continue
-            m = _LOAD_LINE.match(line)
-            if not m:
-                raise FormatError(f"malformed offered_load result line {s!r}", path=path, line=lineno)
-            lat = float(m.group("lat")) * _UNITS_NS[m.group("u")]
-            out.loads.append((float(m.group("load")), lat, bool(m.group("star"))))
-    return out
-
-
-@dataclass
-class LatencyStats:
-    """Packet latency over all endpoints, from the statistics CSV (ns).
-
-    Attributes
-    ----------
-    count : int
-    avg, min, max : float
-        ``min``/``max`` are NaN for histograms.
-    p50, p90, p99 : float
-        Histogram estimates (linear within a bin); NaN for accumulators.
-    send_bits : int
-        Sum of ``send_bit_count`` (bits injected by the NICs), 0 if absent.
-    sim_time_ps : int or None
-        ``SimTime`` column (core time base, ps).
-    components : int
-        Number of components with a ``packet_latency`` record.
-    """
-
-    count: int = 0
-    avg: float = math.nan
-    min: float = math.nan
-    max: float = math.nan
-    p50: float = math.nan
-    p90: float = math.nan
-    p99: float = math.nan
-    send_bits: int = 0
-    sim_time_ps: int | None = None
-    components: int = 0
-
-
-def _num(text, path, lineno, column):
-    t = text.strip()
-    try:
-        return int(t)
-    except ValueError:
-        try:
-            return float(t)
-        except ValueError:
-            raise FormatError(f"column {column}: {text!r} is not a number", path=path, line=lineno) from None
-
-
-def parse_statistics(path) -> LatencyStats:
-    """Aggregate ``packet_latency`` (and ``send_bit_count``) over all NICs of an SST CSV.
-
-    Accepts both Accumulator rows (``Sum.u64, SumSQ.u64, Count.u64, Min.u64, Max.u64``)
-    and Histogram rows (``BinsMinValue``, ``BinWidth``, ``NumItemsCollected``,
-    ``Bin<i>:<lo>-<hi>`` columns).  Component names are keyed by statistic name only, as
-    NIC nesting varies (``ol_0``, ``ol_0:networkIF:networkIF``).
-
-    Parameters
-    ----------
-    path : path-like
-        CSV written by ``sst.statOutputCSV`` (separator ``,`` or ``, ``).
-
-    Returns
-    -------
-    LatencyStats
-
-    Raises
-    ------
-    FormatError
-        A missing header column or a non-numeric value, with the line number.
-    """
-    path = Path(path)
-    stats = LatencyStats()
-    total = 0.0
-    bins: dict[int, list] = {}
-    bin_lo = None
-    bin_w = None
-    lo = math.inf
-    hi = -math.inf
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh, skipinitialspace=True)
-        header = None
-        for lineno, rec in enumerate(reader, 1):
-            if not rec or all(not c.strip() for c in rec):
-                continue
-            if header is None:
-                header = [c.strip() for c in rec]
-                for need in ("ComponentName", "StatisticName", "StatisticType"):
-                    if need not in header:
-                        raise FormatError(f"statistics CSV header lacks {need}", path=path, line=lineno)
-                idx = {c: i for i, c in enumerate(header)}
-                continue
-            if len(rec) != len(header):
-                raise FormatError(f"{len(rec)} fields, header has {len(header)}", path=path, line=lineno)
-            rec = [c.strip() for c in rec]
-            name = rec[idx["StatisticName"]]
-            kind = rec[idx["StatisticType"]]
-            if "SimTime" in idx and rec[idx["SimTime"]]:
-                stats.sim_time_ps = int(_num(rec[idx["SimTime"]], path, lineno, "SimTime"))
-
-            def col(prefix):
-                for c, i in idx.items():
-                    if c == prefix or c.startswith(prefix + "."):
-                        return _num(rec[i], path, lineno, c)
-                raise FormatError(f"statistics CSV lacks column {prefix}", path=path, line=lineno)
-
-            if name == "send_bit_count" and kind == "Accumulator":
-                stats.send_bits += int(col("Sum"))
-                continue
-            if name != "packet_latency":
-                continue
-            stats.components += 1
-            if kind == "Accumulator":
-                n = int(col("Count"))
-                stats.count += n
-                total += float(col("Sum"))
-                if n:
-                    lo = min(lo, float(col("Min")))
-                    hi = max(hi, float(col("Max")))
-            elif kind == "Histogram":
-                n = int(col("NumItemsCollected"))
-                stats.count += n
-                total += float(col("Sum"))
-                bin_lo = float(col("BinsMinValue"))
-                bin_w = float(col("BinWidth"))
-                for c, i in idx.items():
-                    m = re.match(r"Bin(\d+):", c)
-                    if m:
-                        k = int(m.group(1))
-                        bins.setdefault(k, [0])[0] += int(_num(rec[i], path, lineno, c))
-                below = int(col("NumOutOfBounds-MinValue"))
-                above = int(col("NumOutOfBounds-MaxValue"))
-                bins.setdefault(-1, [0])[0] += below
-                bins.setdefault(10**9, [0])[0] += above
-            else:
-                raise FormatError(f"unsupported statistic type {kind!r} for packet_latency", path=path, line=lineno)
-    if stats.count:
-        stats.avg = total / stats.count
-        if math.isfinite(lo):
-            stats.min, stats.max = lo, hi
-    if bins and bin_w:
-        stats.p50, stats.p90, stats.p99 = (_percentile(bins, bin_lo, bin_w, q) for q in (0.5, 0.9, 0.99))
-    return stats
-
-
-def _percentile(bins, lo, width, q) -> float:
-    """Linear interpolation within histogram bins; NaN if the quantile is out of range."""
-    total = sum(v[0] for v in bins.values())
-    if total == 0:
-        return math.nan
-    target = q * total
-    seen = 0
-    for k in sorted(bins):
-        n = bins[k][0]
-        if n and seen + n >= target:
-            if k < 0 or k >= 10**9:
-                return math.nan
-            frac = (target - seen) / n
-            return lo + width * (k + frac)
-        seen += n
-    return math.nan
-
-
 def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str, str | None]:
-    """Judge an SST run from its stdout (and how the process ended).
+    """Judge how an SST process ended, from its output (and exit).
 
     Returns
     -------
     (status, message)
+        ``completed`` means only that SST finished its simulation; each load is judged
+        afterwards (:func:`measure_load`).
     """
     if process is not None and process.timed_out:
         return "hang", f"killed after the {process.wall_time_s:.0f} s timeout"
@@ -348,13 +122,37 @@ def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str,
         return "crash", "; ".join(out.fatal[:2])
     sig = process.signal if process is not None else None
     if sig is not None:
-        return "crash", f"killed by {signal_name(sig)}"
+        after = " after 'Simulation is complete'" if out.complete else ""
+        return "crash", f"killed by {signal_name(sig)}{after} with no FATAL message from SST"
     if out.complete:
-        if any(star for _, _, star in out.loads):
-            return "saturated", "offered_load fell behind its injection schedule (marked '*')"
         return "completed", None
     rc = process.returncode if process is not None else None
     return "incomplete", f"output ended before 'Simulation is complete' (exit status {rc})"
+
+
+def _ps(text: str, what: str, *, positive: bool = True) -> int:
+    try:
+        ns = time_to_ns(text)
+    except Exception:
+        raise ParameterError(f"{what} must be an SST time such as 10us or 500ns, got {text!r}") from None
+    ps = int(round(ns * 1000))
+    if ps < 0 or (positive and ps == 0) or not math.isfinite(ns):
+        raise ParameterError(f"{what} must be {'positive' if positive else '>= 0'}, got {text!r}")
+    return ps
+
+
+def sample_window_ps(warmup_ps: int, collect_ps: int, drain_ps: int, windows: int = 10) -> int:
+    """Length of a statistics sample window (ps): about ``collect / windows``, chosen so that
+    warm-up, collect and drain times are whole numbers of windows when that is possible."""
+    if windows < 2:
+        raise ParameterError(f"windows must be >= 2 (sample windows per collect period), got {windows}")
+    target = collect_ps / windows
+    g = math.gcd(math.gcd(warmup_ps, collect_ps), drain_ps)
+    m = max(1, math.ceil(g / target))
+    for k in range(m, m + 1000):
+        if g % k == 0 and g // k >= target / 2:
+            return g // k
+    return max(1, int(round(target)))
 
 
 def sst_command(
@@ -362,10 +160,11 @@ def sst_command(
     *,
     load: float | Sequence[float] = 0.5,
     traffic: str = "uniform",
-    message_size: str = "64B",
-    warmup: str = "2us",
-    collect: str = "10us",
-    drain: str = "20us",
+    message_size: str = DEFAULTS["message_size"],
+    warmup: str = DEFAULTS["warmup"],
+    collect: str = DEFAULTS["collect"],
+    drain: str = DEFAULTS["drain"],
+    window: str | None = None,
     stats=None,
     histogram: tuple[float, int] | None = None,
     ranks: int = 1,
@@ -383,11 +182,13 @@ def sst_command(
     traffic : str
         ``uniform``, ``bit_complement`` or ``shift:K``.
     message_size, warmup, collect, drain : str
-        SST quantities (``64B``, ``2us`` ...).
+        SST quantities (``64B``, ``10us`` ...).
+    window : str, optional
+        Statistics sample window (``4us``); default from :func:`sample_window_ps`.
     stats : path-like, optional
         Statistics CSV (default ``<bundle stem>.stats.csv``).
     histogram : (float, int), optional
-        Record ``packet_latency`` as a histogram with this bin width (ns) and bin count.
+        Also record network latency as a histogram with this bin width (ns) and bin count.
     ranks : int
         MPI ranks; > 1 runs under ``mpirun -np ranks``.
     threads : int
@@ -401,9 +202,17 @@ def sst_command(
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
     loads = [load] if isinstance(load, (int, float)) else list(load)
+    if not loads:
+        raise ParameterError("SST needs at least one offered load")
     for x in loads:
-        if not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
+        if isinstance(x, bool) or not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
             raise ParameterError(f"SST offered load must be in (0, 1] (fraction of link bandwidth), got {x!r}")
+    w, c, d = _ps(warmup, "warmup", positive=False), _ps(collect, "collect"), _ps(drain, "drain", positive=False)
+    bits(message_size)
+    if window is None:
+        window = f"{sample_window_ps(w, c, d)}ps"
+    else:
+        _ps(window, "window")
     stats = Path(stats).resolve() if stats is not None else bundle.with_suffix(".stats.csv")
     argv = [exe]
     if threads and int(threads) > 1:
@@ -414,6 +223,7 @@ def sst_command(
              "--traffic", traffic,
              "--message-size", message_size,
              "--warmup", warmup, "--collect", collect, "--drain", drain,
+             "--window", window,
              "--stats", str(stats)]
     if histogram is not None:
         argv += ["--histogram", f"{histogram[0]:g},{int(histogram[1])}"]
@@ -427,10 +237,13 @@ def run_sst(
     *,
     load: float | Sequence[float] = 0.5,
     traffic: str = "uniform",
-    message_size: str = "64B",
-    warmup: str = "2us",
-    collect: str = "10us",
-    drain: str = "20us",
+    message_size: str = DEFAULTS["message_size"],
+    warmup: str = DEFAULTS["warmup"],
+    collect: str = DEFAULTS["collect"],
+    drain: str = DEFAULTS["drain"],
+    windows: int = DEFAULTS["windows"],
+    accepted_tolerance: float = DEFAULTS["accepted_tolerance"],
+    latency_growth: float = DEFAULTS["latency_growth"],
     out_dir=None,
     histogram: tuple[float, int] | None = None,
     ranks: int = 1,
@@ -439,21 +252,28 @@ def run_sst(
     binary=None,
     mpirun=None,
     raise_on_failure: bool = True,
+    validate: bool = True,
     **fields,
 ) -> list[dict]:
-    """Run SST on a bundle and return results rows (one per offered load).
+    """Check a bundle, run SST on it and return results rows (one per offered load).
 
-    The raw stdout/stderr is kept as ``<out_dir>/<bundle stem>.<traffic>.<loads>.log`` and
-    the statistics as ``... .stats.csv`` beside it (``.1.log``, ``.2.log`` ... when an
-    earlier run left files of that name: raw output is never overwritten); each row's
-    ``raw_output`` names the log.
+    The bundle is validated first (:func:`topogen.export.sst.validate_bundle`): an
+    inconsistent one raises before SST starts.  The raw stdout/stderr is kept as
+    ``<out_dir>/<bundle stem>.<traffic>.<loads>.log`` and the statistics as ``... .stats.csv``
+    beside it (``.1.log``, ``.2.log`` ... when an earlier run left files of that name: raw
+    output is never overwritten); each row's ``raw_output`` names the log.
 
     Parameters
     ----------
     bundle : path-like
         From :func:`topogen.export.sst.write_bundle`.
     load, traffic, message_size, warmup, collect, drain, histogram, ranks, threads
-        See :func:`sst_command`.
+        See :func:`sst_command`; defaults in :data:`DEFAULTS`.
+    windows : int
+        Sample windows per collect period (statistics output interval = collect / windows,
+        adjusted to divide the warm-up, collect and drain times).
+    accepted_tolerance, latency_growth : float
+        Saturation thresholds (see the module documentation).
     out_dir : path-like, optional
         Default: the bundle's folder.
     timeout : float or None
@@ -461,104 +281,167 @@ def run_sst(
         ``sst`` (default ``$TOPOGEN_SST`` or PATH) and ``mpirun`` (``$TOPOGEN_MPIRUN``/PATH).
     raise_on_failure : bool
         Raise :class:`~topogen.errors.SimulatorFailed` for rejected/crash/hang/incomplete.
+    validate : bool
+        Check the bundle before SST starts (default).  ``False`` only serves to see what
+        SST itself does with a broken bundle.
     **fields
         Extra results columns.
 
     Returns
     -------
     list of dict
+
+    Raises
+    ------
+    FormatError
+        An inconsistent bundle (one line naming the router and port).
+    SimulatorFailed
+        With ``raise_on_failure``, for a failed run (its rows are attached as ``.row``).
     """
     bundle = Path(bundle).resolve()
-    doc = read_bundle(bundle)
+    doc = read_bundle(bundle, validate=validate)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
-    tag = f"{bundle.stem}.{traffic.replace(':', '_')}"
     loads = [load] if isinstance(load, (int, float)) else list(load)
-    tag += "." + "_".join(f"{float(x):g}" for x in loads)
+    tag = f"{bundle.stem}.{traffic.replace(':', '_')}." + "_".join(f"{float(x):g}" for x in loads)
+    timing = {"warmup_ps": _ps(warmup, "warmup", positive=False), "collect_ps": _ps(collect, "collect"),
+              "drain_ps": _ps(drain, "drain", positive=False)}
+    timing["window_ps"] = sample_window_ps(timing["warmup_ps"], timing["collect_ps"], timing["drain_ps"], int(windows))
+    argv = sst_command(bundle, load=loads, traffic=traffic, message_size=message_size, warmup=warmup,
+                       collect=collect, drain=drain, window=f"{timing['window_ps']}ps", stats=None,
+                       histogram=histogram, ranks=ranks, threads=threads, binary=binary, mpirun=mpirun)
     log = fresh_path(out_dir / f"{tag}.log")  # never overwrite an earlier run's raw output
     stats = log.with_suffix(".stats.csv")
-    argv = sst_command(bundle, load=loads, traffic=traffic, message_size=message_size, warmup=warmup,
-                       collect=collect, drain=drain, stats=stats, histogram=histogram, ranks=ranks,
-                       threads=threads, binary=binary, mpirun=mpirun)
-    if stats.exists():
+    argv[argv.index("--stats") + 1] = str(stats)
+    if stats.exists():  # a stray CSV of no kept log (the log name was free); never read stale data
         stats.unlink()
     proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
     out = parse_stdout(proc.log_path)
     status, message = classify(out, proc)
-    lat = parse_statistics(stats) if stats.is_file() else None
-    rows = rows_from_output(doc, out, lat, status=status, message=message, raw_output=proc.log_path,
-                            wall_time_s=proc.wall_time_s, loads=loads, traffic=traffic,
-                            message_size=message_size,
-                            params={"message_size": message_size, "warmup": warmup, "collect": collect,
-                                    "drain": drain, "ranks": ranks, "threads": threads,
-                                    "stats": str(stats), "command": shlex.join(argv)},
-                            **fields)
-    if raise_on_failure and status in FAILURE_STATUSES:
-        raise simulator_failed("sst", status, message, proc.log_path, rows[0] if rows else None)
+    windows_data = parse_windows(stats) if stats.is_file() and status not in FAILURE_STATUSES else None
+    params = {"message_size": message_size, "warmup": warmup, "collect": collect, "drain": drain,
+              "window_ps": timing["window_ps"], "accepted_tolerance": accepted_tolerance,
+              "latency_growth": latency_growth, "ranks": ranks, "threads": threads,
+              "stats": str(stats), "command": shlex.join(argv)}
+    rows = rows_from_output(doc, out, windows_data, status=status, message=message, raw_output=proc.log_path,
+                            wall_time_s=proc.wall_time_s, loads=loads, traffic=traffic, params=params,
+                            message_size=message_size, accepted_tolerance=accepted_tolerance,
+                            latency_growth=latency_growth, **timing, **fields)
+    failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
+    if raise_on_failure and failed:
+        raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], proc.log_path, failed[0])
     return rows
 
 
-_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
-       "ki": 2.0**10, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
-_QUANTITY = re.compile(r"^\s*(?P<v>[0-9.]+(?:[eE][-+]?[0-9]+)?)\s*(?P<p>[kKMGT]i?|)(?P<u>B|b)(?P<rate>/s)?\s*$")
+def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, link_bw_bits: float,
+                 packet_bits: float, warmup_ps: int, collect_ps: int, drain_ps: int,
+                 accepted_tolerance: float = DEFAULTS["accepted_tolerance"],
+                 latency_growth: float = DEFAULTS["latency_growth"]) -> dict:
+    """Measure load number ``index`` of a run from its periodic NIC statistics.
 
+    ``merlin.offered_load`` runs load ``g`` from ``g * (warmup + collect + drain)`` and
+    measures it from ``warmup`` later for ``collect``.
 
-def bits(text: str, *, rate: bool = False) -> float:
-    """An SST size or bandwidth in bits (per second): ``"64B"`` -> 512, ``"4GB/s"`` -> 3.2e10.
-
-    Raises
-    ------
-    ParameterError
-        Not a size (``rate=False``) or bandwidth (``rate=True``) SST would accept.
+    Returns
+    -------
+    dict
+        ``accepted_load``, ``injected_load``, ``network_latency_avg``, ``packets``
+        (delivered in the measurement period), ``window_latencies`` (ns, per sample window),
+        ``in_flight`` (packets sent but not delivered at the end of the measurement),
+        ``in_flight_bound``, ``saturation`` (list of reasons), ``lost`` (message or None),
+        ``measured`` (False when the statistics do not cover the measurement period).
     """
-    m = _QUANTITY.match(str(text))
-    if not m or bool(m.group("rate")) != rate:
-        what = "bandwidth such as 4GB/s" if rate else "size such as 64B"
-        raise ParameterError(f"expected an SST {what}, got {text!r}")
-    value = float(m.group("v")) * _SI[m.group("p")]
-    return value * (8 if m.group("u") == "B" else 1)
+    start = index * (warmup_ps + collect_ps + drain_ps) + warmup_ps
+    end = start + collect_ps
+    res: dict[str, Any] = {"accepted_load": math.nan, "injected_load": math.nan, "network_latency_avg": math.nan,
+                           "packets": None, "window_latencies": [], "in_flight": None, "in_flight_bound": None,
+                           "saturation": [], "lost": None, "measured": False}
+    inside = [i for i, t in enumerate(win.times_ps) if start - 1000 <= t <= end + 1000]
+    if len(inside) < 2:
+        return res
+    i0, i1 = inside[0], inside[-1]
+    span_ns = (win.times_ps[i1] - win.times_ps[i0]) / 1000.0
+    if span_ns <= 0.5 * collect_ps / 1000.0:
+        return res
+    res["measured"] = True
+    capacity = endpoints * link_bw_bits * span_ns * 1e-9
+    got = win.delivered[i1] - win.delivered[i0]
+    res["packets"] = got
+    res["accepted_load"] = got * packet_bits / capacity
+    res["injected_load"] = (win.sent_bits[i1] - win.sent_bits[i0]) / capacity
+    if got:
+        res["network_latency_avg"] = (win.latency_sum[i1] - win.latency_sum[i0]) / got
+    lat = []
+    for a, b in zip(inside, inside[1:]):
+        n = win.delivered[b] - win.delivered[a]
+        lat.append(((win.latency_sum[b] - win.latency_sum[a]) / n, n) if n else (math.nan, 0))
+    res["window_latencies"] = [x for x, _ in lat]
+    # lost packets: more in flight than Little's law allows
+    in_flight = win.sent_bits[i1] / packet_bits - win.delivered[i1]
+    inj_rate = (win.sent_bits[i1] - win.sent_bits[i0]) / packet_bits / span_ns  # packets per ns
+    lat_ref = max(win.latency_max if math.isfinite(win.latency_max) else 0.0,
+                  4 * res["network_latency_avg"] if math.isfinite(res["network_latency_avg"]) else 0.0)
+    bound = 2.0 * inj_rate * lat_ref + endpoints
+    res["in_flight"], res["in_flight_bound"] = int(round(in_flight)), int(math.ceil(bound))
+    if in_flight > bound:
+        sent = int(round(win.sent_bits[i1] / packet_bits))
+        res["lost"] = (f"{int(round(in_flight))} of {sent} packets sent were not delivered at "
+                       f"{win.times_ps[i1] / 1e6:g} us, more than the {int(bound)} in flight that the "
+                       f"injection rate and the largest latency ({lat_ref:.0f} ns) allow: packets were "
+                       "lost or stuck (check the bundle's ports and routes)")
+    if res["accepted_load"] < (1.0 - accepted_tolerance) * load:
+        res["saturation"].append(f"accepted {res['accepted_load']:.3g} of {load:g} offered after warm-up")
+    k = max(1, len(lat) // 3)
+    first, last = lat[:k], lat[-k:]
+    n_first, n_last = sum(n for _, n in first), sum(n for _, n in last)
+    if len(lat) >= 2 and n_first and n_last:
+        a = sum(x * n for x, n in first if n) / n_first
+        b = sum(x * n for x, n in last if n) / n_last
+        if b > (1.0 + latency_growth) * a:
+            res["saturation"].append(f"network latency grew from {a:.0f} to {b:.0f} ns between sample windows")
+    elif len(lat) >= 2 and n_first and not n_last:
+        res["saturation"].append("no packet delivered in the last sample windows")
+    return res
 
 
-def _load_fraction(total_bits, endpoints, link_bw, sim_time_ns) -> float:
-    """Bits moved as a fraction of what ``endpoints`` links carry in ``sim_time_ns``."""
-    try:
-        capacity = float(endpoints) * bits(link_bw, rate=True) * float(sim_time_ns) * 1e-9
-    except (ParameterError, TypeError, ValueError):
-        return math.nan
-    return total_bits / capacity if capacity > 0 else math.nan
+_NO_LATENCY = ("latency_avg", "latency_min", "latency_max", "latency_p50", "latency_p90", "latency_p99",
+               "network_latency_avg", "network_latency_min", "network_latency_max", "accepted_load",
+               "injected_load", "packets")
 
 
-def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: LatencyStats | None, *,
+def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: StatWindows | None, *,
                      status: str, message: str | None, raw_output=None, wall_time_s=None,
-                     loads=None, traffic: str = "uniform", params=None, message_size: str | None = None,
-                     **fields) -> list[dict]:
-    """Results rows from a parsed SST run.
+                     loads=None, traffic: str = "uniform", params=None,
+                     message_size: str = DEFAULTS["message_size"],
+                     warmup_ps: int | None = None, collect_ps: int | None = None, drain_ps: int | None = None,
+                     window_ps: int | None = None,
+                     accepted_tolerance: float = DEFAULTS["accepted_tolerance"],
+                     latency_growth: float = DEFAULTS["latency_growth"], **fields) -> list[dict]:
+    """Results rows (one per offered load) from a parsed SST run.
 
-    With one offered load the row's latencies come from the statistics CSV (avg, min,
-    max, percentiles) when available, else from the stdout table.  With several loads the
-    CSV mixes them, so each row takes only its stdout average.
-
-    With one load, ``accepted_load`` (and ``injected_load``) are estimated as the bits
-    delivered (``packet_latency`` count x message size; injected: ``send_bit_count``)
-    divided by what the endpoint links could carry over the whole simulated time
-    (``num_endpoints x link_bw x sim_time``), i.e. in the same unit as ``offered_load``
-    (fraction of link bandwidth).  The statistics cover the whole run, warm-up included,
-    so it is an average over the run rather than a steady-state measurement.
+    ``latency_avg`` is ``offered_load``'s own average (generation to delivery, after
+    warm-up) for every load; the other measurements and the saturation and loss judgements
+    come from :func:`measure_load` when ``windows`` covers the load's measurement period
+    (otherwise they stay empty and the message says so).  Rows of a failed run (``status``
+    in ``rejected``, ``crash``, ``hang``, ``incomplete``) carry no latency or load figures.
 
     Parameters
     ----------
     bundle : mapping or None
-        The bundle (for topology metadata and sizes).
+        The bundle (for topology metadata, endpoint count and link bandwidth).
     out : SSTOutput
-    lat : LatencyStats or None
+    windows : StatWindows or None
     status, message : str
+        From :func:`classify`.
     raw_output : path-like, optional
     wall_time_s : float, optional
     loads : list of float, optional
-        Offered loads requested (used when the stdout table is missing).
+        Offered loads requested (rows follow this order; stdout lines are matched by order).
     traffic : str
     params : mapping, optional
-    message_size : str, optional
-        Message size of the run (``"64B"``), for the accepted-load estimate.
+    message_size : str
+    warmup_ps, collect_ps, drain_ps, window_ps : int, optional
+        The run's timing (ps); needed to measure from ``windows``.
+    accepted_tolerance, latency_growth : float
     **fields
         Extra/overriding columns.
 
@@ -566,50 +449,66 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, lat: Late
     -------
     list of dict
     """
-    meta = (bundle or {}).get("metadata", {})
-    table = out.loads or [(float(x), math.nan, False) for x in (loads or [math.nan])]
+    bundle = bundle or {}
+    meta = bundle.get("metadata", {})
+    loads = list(loads) if loads else [x for x, _, _ in out.loads] or [math.nan]
+    endpoints = bundle.get("num_endpoints")
+    try:
+        link_bw = bits((bundle.get("nic_params") or {}).get("link_bw", ""), rate=True)
+        packet_bits = bits(message_size)
+    except ParameterError:
+        link_bw = packet_bits = math.nan
+    timing_known = None not in (warmup_ps, collect_ps, drain_ps)
     rows = []
-    for load, avg, star in table:
-        row_status, row_message = status, message
-        if status in ("completed", "saturated"):  # judged per load by its '*' marker
-            row_status = "saturated" if star else "completed"
-            row_message = message if star else None
+    for g, load in enumerate(loads):
+        line = out.loads[g] if g < len(out.loads) else None
         row = dict(
-            simulator="sst",
-            topology=meta.get("generator"),
-            topology_params=meta.get("params"),
-            num_switches=(bundle or {}).get("num_routers"),
-            num_hosts=(bundle or {}).get("num_endpoints"),
-            seed=meta.get("seed"),
-            routing="source:" + str(meta.get("routing", "unknown")),
-            traffic=traffic,
-            offered_load=load,
-            load_unit="fraction of link bandwidth",
-            params=params or {},
-            status=row_status,
-            message=row_message,
-            latency_avg=avg,
-            latency_unit="ns",
-            sim_time_ns=out.sim_time_ns,
-            wall_time_s=wall_time_s,
-            raw_output=None if raw_output is None else os.fspath(raw_output),
+            simulator="sst", topology=meta.get("generator"), topology_params=meta.get("params"),
+            num_switches=bundle.get("num_routers"), num_hosts=endpoints, seed=meta.get("seed"),
+            routing="source:" + str(meta.get("routing", "unknown")), traffic=traffic,
+            offered_load=float(load), load_unit="fraction of link bandwidth", params=params or {},
+            status=status, message=message, latency_unit="ns", sim_time_ns=out.sim_time_ns,
+            wall_time_s=wall_time_s, raw_output=None if raw_output is None else os.fspath(raw_output),
         )
-        if lat is not None and len(table) == 1 and lat.count:
-            row.update(latency_avg=lat.avg, latency_min=lat.min, latency_max=lat.max,
-                       latency_p50=lat.p50, latency_p90=lat.p90, latency_p99=lat.p99,
-                       packets=lat.count)
-            link_bw = ((bundle or {}).get("nic_params") or {}).get("link_bw")
-            endpoints = (bundle or {}).get("num_endpoints")
-            if link_bw and endpoints and out.sim_time_ns and message_size:
-                try:
-                    msg_bits = bits(message_size)
-                except ParameterError:
-                    msg_bits = math.nan
-                row.update(
-                    accepted_load=_load_fraction(lat.count * msg_bits, endpoints, link_bw, out.sim_time_ns),
-                    injected_load=_load_fraction(lat.send_bits, endpoints, link_bw, out.sim_time_ns)
-                    if lat.send_bits else math.nan,
-                )
+        if status not in FAILURE_STATUSES:
+            row.update(_judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known,
+                              warmup_ps, collect_ps, drain_ps, accepted_tolerance, latency_growth))
+        else:
+            row.update({c: math.nan for c in _NO_LATENCY if c != "packets"})
         row.update(fields)
         rows.append(make_row(**row))
     return rows
+
+
+def _judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known, warmup_ps, collect_ps,
+           drain_ps, accepted_tolerance, latency_growth) -> dict:
+    """Status, message and measurements of load ``g`` of a run that completed."""
+    upd: dict[str, Any] = {"latency_avg": line[1] if line else math.nan}
+    reasons, notes = [], []
+    if line is None:
+        return {"status": "incomplete", "message": f"offered_load printed no result for load {load:g}",
+                **{c: math.nan for c in _NO_LATENCY if c != "packets"}}
+    if abs(line[0] - round(float(load), 2)) > 0.006:
+        notes.append(f"offered_load's line {g + 1} is for load {line[0]:g}")
+    if line[2]:
+        reasons.append("merlin.offered_load fell behind its injection schedule ('*')")
+    m = None
+    if windows is not None and timing_known and endpoints and math.isfinite(link_bw) and math.isfinite(packet_bits):
+        m = measure_load(windows, g, load=float(load), endpoints=int(endpoints), link_bw_bits=link_bw,
+                         packet_bits=packet_bits, warmup_ps=warmup_ps, collect_ps=collect_ps, drain_ps=drain_ps,
+                         accepted_tolerance=accepted_tolerance, latency_growth=latency_growth)
+    if m is None or not m["measured"]:
+        notes.append("no periodic NIC statistics for the measurement period: accepted load and "
+                     "saturation by windows not measured")
+    else:
+        upd.update(accepted_load=m["accepted_load"], injected_load=m["injected_load"],
+                   network_latency_avg=m["network_latency_avg"], packets=m["packets"])
+        if m["lost"]:
+            return {**{c: math.nan for c in _NO_LATENCY if c != "packets"}, "status": "incomplete",
+                    "message": m["lost"], "packets": m["packets"]}
+        reasons.extend(m["saturation"])
+    upd["status"] = "saturated" if reasons else "completed"
+    upd["message"] = "; ".join(reasons + notes) or None
+    if reasons:  # as BookSim and the reference simulator: an unstable run has rates, no latency
+        upd["latency_avg"] = upd["network_latency_avg"] = math.nan
+    return upd

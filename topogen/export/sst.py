@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..errors import ParameterError, RoutingError, TopologyError
+from ..errors import FormatError, ParameterError, RoutingError, TopologyError
 from ..results import atomic_write_text, canonical_json
 
 __all__ = [
@@ -41,6 +41,8 @@ __all__ = [
     "bundle_dict",
     "write_bundle",
     "read_bundle",
+    "read_any_bundle",
+    "validate_bundle",
     "latency_string",
 ]
 
@@ -355,23 +357,291 @@ def write_bundle(path, topology, layout=None, routing=None, **kwargs) -> Path:
     return atomic_write_text(path, json.dumps(bundle, indent=1, sort_keys=True) + "\n")
 
 
-def read_bundle(path) -> dict[str, Any]:
-    """Load and sanity-check a bundle written by :func:`write_bundle`.
+def read_bundle(path, *, validate: bool = True) -> dict[str, Any]:
+    """Load a bundle written by :func:`write_bundle` and check it (see :func:`validate_bundle`).
+
+    Parameters
+    ----------
+    path : path-like
+    validate : bool
+        Check ports, endpoints, routes, VCs and latencies (default); ``False`` only checks
+        the format marker and version.
+
+    Returns
+    -------
+    dict
 
     Raises
     ------
     FormatError
-        Not a topogen SST bundle, or an unsupported version.
+        Not JSON, not a topogen SST bundle, an unsupported version, or an inconsistent
+        bundle (the message names the router and port).
     """
-    from ..errors import FormatError
+    kind, doc = read_any_bundle(path, validate=validate)
+    if kind != "sst":
+        raise FormatError(f"not a {BUNDLE_FORMAT} file (it is a topology bundle, format "
+                          f"{_TOPOLOGY_FORMAT!r}); run `topogen run sst` on it to export one", path=path)
+    return doc
 
+
+_TOPOLOGY_FORMAT = "topogen-bundle"
+
+
+def read_any_bundle(path, *, validate: bool = True) -> tuple[str, Any]:
+    """Parse a topogen JSON file once and say which bundle it is, whatever its size.
+
+    Parameters
+    ----------
+    path : path-like
+    validate : bool
+        Check an SST bundle with :func:`validate_bundle`.
+
+    Returns
+    -------
+    ("sst", dict) or ("topology", (Topology, Layout or None))
+        An SST bundle (format ``topogen-sst-bundle``) as a dict, or a topology bundle
+        (format ``topogen-bundle``, :func:`topogen.export.formats.write_bundle`) read
+        into its topology and layout.
+
+    Raises
+    ------
+    FormatError
+        Not JSON, another format, an unsupported version or an inconsistent bundle.
+    """
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
     except json.JSONDecodeError as exc:
-        raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
-    if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT:
-        raise FormatError(f"not a {BUNDLE_FORMAT} file", path=path)
+        raise FormatError(f"not JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise FormatError("not a text (UTF-8) file", path=path) from None
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    if fmt == _TOPOLOGY_FORMAT:
+        from .formats import from_bundle_dict
+
+        return "topology", from_bundle_dict(doc, path=path)
+    if fmt != BUNDLE_FORMAT:
+        raise FormatError(f"not a topogen bundle (format is {fmt!r}; expected {BUNDLE_FORMAT!r} "
+                          f"or {_TOPOLOGY_FORMAT!r})", path=path)
     if doc.get("format_version") != BUNDLE_VERSION:
-        raise FormatError(f"bundle format_version {doc.get('format_version')} is not {BUNDLE_VERSION}", path=path)
-    return doc
+        raise FormatError(f"bundle format_version {doc.get('format_version')} is not {BUNDLE_VERSION}; "
+                          "re-export it with this topogen", path=path)
+    if validate:
+        validate_bundle(doc, path=path)
+    return "sst", doc
+
+
+_FIX = "re-export the bundle with topogen (export.sst.write_bundle or `topogen run sst TOPOLOGY`)"
+
+
+def _int_map(text, what, path) -> dict[int, int]:
+    """``"{6:3, 7:4}"`` -> ``{6: 3, 7: 4}`` (merlin's map syntax)."""
+    body = str(text).strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise FormatError(f"{what} {text!r} is not a map like '{{6:3, 7:4}}'; {_FIX}", path=path)
+    out: dict[int, int] = {}
+    for item in body[1:-1].split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition(":")
+        try:
+            k, v = int(key), int(value)
+        except ValueError:
+            raise FormatError(f"{what}: entry {item.strip()!r} is not 'int:int'; {_FIX}", path=path) from None
+        if not sep or k in out:
+            raise FormatError(f"{what}: entry {item.strip()!r} is malformed or repeated; {_FIX}", path=path)
+        out[k] = v
+    return out
+
+
+def _latency_ps(text) -> float:
+    """An SST time string in ps (``"10000ps"``, ``"20ns"``); NaN if unreadable."""
+    units = {"fs": 1e-3, "ps": 1.0, "ns": 1e3, "us": 1e6, "ms": 1e9, "s": 1e12}
+    t = str(text).strip()
+    for u in sorted(units, key=len, reverse=True):
+        if t.endswith(u):
+            try:
+                return float(t[: -len(u)]) * units[u]
+            except ValueError:
+                return math.nan
+    return math.nan
+
+
+def validate_bundle(doc: Mapping[str, Any], *, path=None) -> None:
+    """Check that SST will build the network a bundle describes, before SST starts.
+
+    Checked: every router's ``num_ports = num_R2R_ports + num_R2N_ports``; each
+    ``connectivity`` entry names another router through ports within ``num_R2R_ports``,
+    no port twice, and agrees with ``links[]`` (each link's ``port_u``/``port_v`` is listed
+    at both ends, and nothing else is); every endpoint ``0..num_endpoints-1`` is mapped
+    exactly once, on a host port (``num_R2R_ports`` and above), consistently in
+    ``endpoint_to_port_map``, ``port_to_endpoint_map``, ``endpoints[]`` and
+    ``endpoint_router_mapping``; every router's source-routing table reaches every other
+    router along links, with weights summing to 1; ``vcs_per_vn`` is at least the longest
+    route + 1 (anytopo uses VC = hop number; fewer VCs crash SST with a segmentation fault);
+    every link and host latency is positive.
+
+    Parameters
+    ----------
+    doc : mapping
+        A bundle (as :func:`bundle_dict` makes it).
+    path : path-like, optional
+        Named in the error.
+
+    Raises
+    ------
+    FormatError
+        The first inconsistency, in one line naming the router (and port or endpoint).
+    """
+    def fail(msg):
+        raise FormatError(f"{msg}; {_FIX}", path=path)
+
+    try:
+        _validate(doc, fail, path)
+    except FormatError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FormatError(f"bundle entry missing or of the wrong type ({type(exc).__name__}: {exc}); "
+                          f"{_FIX}", path=path) from None
+
+
+def _validate(doc, fail, path) -> None:
+    try:
+        n = int(doc["num_routers"])
+        n_ep = int(doc["num_endpoints"])
+        routers = list(doc["routers"])
+        links = list(doc["links"])
+        endpoints = list(doc["endpoints"])
+        vcs = int(doc["vcs_per_vn"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FormatError(f"bundle lacks a valid {exc} entry; {_FIX}", path=path) from None
+    if len(routers) != n or [r.get("id") for r in routers] != list(range(n)):
+        fail(f"routers[] must list routers 0..{n - 1} in order (num_routers = {n})")
+    conn: list[dict[int, list[int]]] = []
+    owner: dict[int, tuple[int, int]] = {}  # endpoint -> (router, port)
+    for r in routers:
+        v = r["id"]
+        r2r, r2n, ports = int(r["num_R2R_ports"]), int(r["num_R2N_ports"]), int(r["num_ports"])
+        if ports != r2r + r2n:
+            fail(f"router {v}: num_ports {ports} != num_R2R_ports {r2r} + num_R2N_ports {r2n} "
+                 "(merlin.anytopo stops with 'Number of ports mismatch')")
+        table: dict[int, list[int]] = {}
+        used: set[int] = set()
+        for entry in filter(None, (e.strip() for e in str(r["connectivity"]).split(";"))):
+            try:
+                dst, *plist = (int(x) for x in entry.split(","))
+            except ValueError:
+                fail(f"router {v}: connectivity entry {entry!r} is not 'router,port[,port...]'")
+            if not (0 <= dst < n) or dst == v or not plist or dst in table:
+                fail(f"router {v}: connectivity entry {entry!r} names router {dst}, which is not "
+                     f"another router 0..{n - 1} listed once")
+            for port in plist:
+                if not 0 <= port < r2r:
+                    fail(f"router {v} port {port}: connectivity to router {dst} uses port {port}, "
+                         f"outside its router ports 0..{r2r - 1} (num_R2R_ports = {r2r})")
+                if port in used:
+                    fail(f"router {v} port {port}: used twice in connectivity")
+                used.add(port)
+            table[dst] = plist
+        conn.append(table)
+        e2p = _int_map(r["endpoint_to_port_map"], f"router {v} endpoint_to_port_map", path)
+        p2e = _int_map(r["port_to_endpoint_map"], f"router {v} port_to_endpoint_map", path)
+        if len(e2p) != r2n or {p: e for e, p in e2p.items()} != p2e:
+            fail(f"router {v}: endpoint_to_port_map {r['endpoint_to_port_map']} and port_to_endpoint_map "
+                 f"{r['port_to_endpoint_map']} must be inverse maps of its {r2n} host ports")
+        for e, port in e2p.items():
+            if not r2r <= port < ports:
+                fail(f"router {v} port {port}: endpoint {e} is on port {port}, outside its host ports "
+                     f"{r2r}..{ports - 1}")
+            if not 0 <= e < n_ep:
+                fail(f"router {v} port {port}: endpoint {e} is not in 0..{n_ep - 1}")
+            if e in owner:
+                fail(f"endpoint {e} is mapped twice: router {owner[e][0]} port {owner[e][1]} and "
+                     f"router {v} port {port}")
+            owner[e] = (v, port)
+    if len(owner) != n_ep:
+        missing = min(set(range(n_ep)) - set(owner))
+        fail(f"endpoint {missing} is on no router ({len(owner)} of {n_ep} endpoints mapped)")
+    listed = {}
+    for ep in endpoints:
+        e = ep.get("id")
+        if e in listed or owner.get(e) != (ep.get("router"), ep.get("port")):
+            fail(f"endpoints[] entry {ep} disagrees with the routers' endpoint_to_port_map "
+                 f"(endpoint {e} is on router {owner.get(e, ('?',))[0]} port {owner.get(e, (None, '?'))[1]})")
+        listed[e] = True
+    if len(listed) != n_ep:
+        fail(f"endpoints[] lists {len(listed)} endpoints, num_endpoints is {n_ep}")
+    mapping = _int_map(doc.get("endpoint_router_mapping", "{}"), "endpoint_router_mapping", path)
+    if mapping != {e: rp[0] for e, rp in owner.items()}:
+        bad = min(e for e in range(n_ep) if mapping.get(e) != owner[e][0])
+        fail(f"endpoint_router_mapping puts endpoint {bad} on router {mapping.get(bad)}, "
+             f"the routers put it on router {owner[bad][0]}")
+    seen: dict[tuple[int, int], int] = {}  # (router, port) -> link index
+    for i, link in enumerate(links):
+        for a, pa, b in (("u", "port_u", "v"), ("v", "port_v", "u")):
+            x, px, y = int(link[a]), int(link[pa]), int(link[b])
+            if not (0 <= x < n and 0 <= y < n):
+                fail(f"link {link.get('name', i)} joins routers {x} and {y}, not in 0..{n - 1}")
+            if px not in conn[x].get(y, ()):
+                fail(f"router {x} port {px}: link {link.get('name', i)} to router {y} uses port {px}, "
+                     f"but router {x}'s connectivity reaches router {y} through ports "
+                     f"{conn[x].get(y, [])}")
+            if (x, px) in seen:
+                fail(f"router {x} port {px}: used by two links")
+            seen[(x, px)] = i
+        lat_ps = _latency_ps(link.get("latency"))
+        if not lat_ps > 0:
+            fail(f"link {link.get('name', i)} (router {link['u']} port {link['port_u']} - router "
+                 f"{link['v']} port {link['port_v']}) has latency {link.get('latency')!r}; it must be "
+                 "a positive time such as '10000ps'")
+    for v, table in enumerate(conn):
+        for w, plist in table.items():
+            for port in plist:
+                if (v, port) not in seen:
+                    fail(f"router {v} port {port}: connectivity names router {w} on port {port}, "
+                         "but no link in links[] ends there (SST would route into an unconnected port)")
+    if not _latency_ps(doc.get("host_link_latency")) > 0:
+        fail(f"host_link_latency {doc.get('host_link_latency')!r} must be a positive time such as '10000ps'")
+    longest = _check_routes(routers, conn, n, fail)
+    if vcs < longest + 1:
+        fail(f"vcs_per_vn = {vcs} but the longest route has {longest} router-router hops; anytopo "
+             f"uses VC = hop number and needs vcs_per_vn >= {longest + 1} (fewer crash SST)")
+
+
+def _check_routes(routers, conn, n, fail) -> int:
+    """Check every router's source-routing table; return the longest route (hops)."""
+    longest = 0
+    for r in routers:
+        v = r["id"]
+        dests: set[int] = set()
+        for entry in filter(None, str(r["routing_entry_string"]).split("|")):
+            head, _, rest = entry.partition(":")
+            try:
+                dst = int(head)
+                paths = [[float(x) if i == 0 else int(x) for i, x in enumerate(p.split(","))]
+                         for p in rest.split(";")]
+            except ValueError:
+                fail(f"router {v}: routing entry {entry[:60]!r} is not 'dst:weight,hop,...'")
+            if dst in dests or not (0 <= dst < n) or dst == v:
+                fail(f"router {v}: routing table names destination {dst} twice or out of range")
+            dests.add(dst)
+            total = 0.0
+            for p in paths:
+                total += p[0]
+                hops = p[1:]
+                if not hops or hops[-1] != dst:
+                    fail(f"router {v}: route to router {dst} {hops} does not end at {dst}")
+                prev = v
+                for h in hops:
+                    if h not in conn[prev]:
+                        fail(f"router {v}: route to router {dst} goes {prev} -> {h}, and router {prev} "
+                             f"has no port to router {h}")
+                    prev = h
+                longest = max(longest, len(hops))
+            if abs(total - 1.0) > 1e-3 * len(paths):
+                fail(f"router {v}: route weights to router {dst} sum to {total:g}, not 1")
+        if len(dests) != n - 1:
+            missing = min(set(range(n)) - dests - {v})
+            fail(f"router {v}: routing table has no route to router {missing}")
+    return longest

@@ -3,7 +3,8 @@
 Run by SST, never imported by topogen itself::
 
     sst topogen_sst.py -- --bundle net.json --load 0.5 --traffic uniform \\
-        --message-size 64B --warmup 2us --collect 10us --drain 20us --stats stats.csv
+        --message-size 64B --warmup 10us --collect 40us --drain 20us --window 4us \\
+        --stats stats.csv
 
 It needs only the Python standard library and the ``sst`` module (SST-Core with a
 merlin that has ``merlin.anytopo``, i.e. sst-elements newer than v16.0.0).  What it builds:
@@ -16,7 +17,9 @@ merlin that has ``merlin.anytopo``, i.e. sst-elements newer than v16.0.0).  What
   ``sourceRoutingPlugin`` = ``merlin.sourceRoutingPlugin`` holding the source router's
   table) wrapping a ``merlin.linkcontrol``, linked to its router port with the host
   latency;
-* NIC statistics (``packet_latency`` ...) written to a CSV file by ``sst.statOutputCSV``.
+* NIC statistics (``packet_latency``, ``send_bit_count``) written to a CSV file by
+  ``sst.statOutputCSV`` every ``--window`` (cumulative: never reset), so that the driver can
+  measure each load after its warm-up and compare sample windows.
 
 Traffic patterns: ``uniform`` (``merlin.targetgen.uniform``), ``bit_complement``
 (``merlin.targetgen.bit_complement``), ``shift:K`` (``merlin.targetgen.shift`` with
@@ -44,9 +47,11 @@ def parse_args(argv):
                    help="offered load(s), fraction of link bandwidth; comma-separated for several")
     p.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
     p.add_argument("--message-size", default="64B", help="packet size (SST units, e.g. 64B)")
-    p.add_argument("--warmup", default="2us", help="warm-up time per load")
-    p.add_argument("--collect", default="10us", help="measurement time per load")
+    p.add_argument("--warmup", default="10us", help="warm-up time per load")
+    p.add_argument("--collect", default="40us", help="measurement time per load")
     p.add_argument("--drain", default="20us", help="drain time between loads")
+    p.add_argument("--window", default="0ns",
+                   help="output the NIC statistics every WINDOW (e.g. 4us); 0ns = at the end only")
     p.add_argument("--stats", default="topogen_sst_stats.csv", help="statistics CSV file")
     p.add_argument("--histogram", default=None,
                    help="record packet_latency as a histogram: BINWIDTH_NS,NUMBINS (else an accumulator)")
@@ -120,9 +125,9 @@ def build(sst, bundle, args):
     if args.histogram:
         width, bins = (x.strip() for x in args.histogram.split(","))
         stat = {"type": "sst.HistogramStatistic", "minvalue": "0", "binwidth": width,
-                "numbins": bins, "rate": "0ns"}
+                "numbins": bins, "rate": args.window}
     else:
-        stat = {"type": "sst.AccumulatorStatistic", "rate": "0ns"}
+        stat = {"type": "sst.AccumulatorStatistic", "rate": args.window}
 
     endpoints = []
     host_lat = bundle["host_link_latency"]
@@ -154,7 +159,7 @@ def build(sst, bundle, args):
                           "use_nid_remap": False})
         lc.addParams(lc_params)
         lc.enableStatistics(["packet_latency"], dict(stat))
-        lc.enableStatistics(["send_bit_count"], {"type": "sst.AccumulatorStatistic", "rate": "0ns"})
+        lc.enableStatistics(["send_bit_count"], {"type": "sst.AccumulatorStatistic", "rate": args.window})
         hl = sst.Link("host_%d" % e)
         hl.connect((lc, "rtr_port", host_lat), (routers[r], "port%d" % port, host_lat))
         endpoints.append(ol)

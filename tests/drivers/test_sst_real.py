@@ -1,0 +1,148 @@
+"""The SST driver and model on a real SST (``-m sst``; skipped where ``sst`` is not found).
+
+Each case has a stand-in twin in ``test_sst_driver.py`` / ``tests/export/test_sst_validate.py``
+for machines without SST.  Runs are kept short where the case allows it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import topogen
+from topogen.drivers import sst as sd
+from topogen.errors import FormatError, SimulatorFailed, SimulatorNotFound
+from topogen.export import sst as sx
+
+pytestmark = pytest.mark.sst
+
+SHORT = {"warmup": "2us", "collect": "8us", "drain": "4us"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def real_sst():
+    try:
+        exe = sd.find_sst()
+    except SimulatorNotFound as exc:
+        pytest.skip(str(exc))
+    info = Path(exe).with_name("sst-info")
+    if info.is_file():  # a stand-in has no sst-info; a real SST must have merlin.anytopo
+        text = subprocess.run([str(info), "merlin"], capture_output=True, text=True, timeout=300).stdout
+        if "anytopo" not in text:
+            pytest.skip(f"{exe} has no merlin.anytopo (`{info} merlin` does not list it): sst-elements "
+                        "newer than v16.0.0 must be installed")
+    return exe
+
+
+def make(tmp_path, name, routing="nr", **params):
+    from topogen import registry, routing as rt
+
+    spec = registry.get(name)
+    topology = spec.func(**params)
+    layout = topogen.layout.default_layout(topology)
+    r = rt.route(topology, layout, routing)
+    return sx.write_bundle(tmp_path / f"{name}.{routing}.sst.json", topology, layout, r)
+
+
+def torus4(tmp_path):
+    return make(tmp_path, "torus", dims=(4, 4))
+
+
+def test_low_load_completes_with_one_latency_definition(tmp_path):
+    b = torus4(tmp_path)
+    row = sd.run_sst(b, load=0.1, timeout=600)[0]
+    assert row["status"] == "completed" and row["message"] is None
+    # generation-to-delivery includes the network part and the serialisation at the source
+    assert 0 < row["network_latency_avg"] < row["latency_avg"] < 2 * row["network_latency_avg"]
+    assert row["accepted_load"] == pytest.approx(0.1, rel=0.05)
+    assert row["injected_load"] == pytest.approx(0.1, rel=0.05)
+    # a run of several loads measures its first load exactly as a run of that load alone
+    first, second = sd.run_sst(b, load=[0.1, 0.2], timeout=600)
+    for col in ("latency_avg", "network_latency_avg", "accepted_load"):
+        assert first[col] == pytest.approx(row[col], rel=1e-3), col
+    assert second["status"] == "completed" and second["accepted_load"] == pytest.approx(0.2, rel=0.05)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("torus", {"dims": (4, 4)}),
+    ("torus", {"dims": (8, 8)}),
+    ("hypercube", {"dimension": 6}),
+])
+def test_load_above_saturation_is_saturated_with_the_reason(tmp_path, name, params):
+    b = make(tmp_path, name, **params)
+    row = sd.run_sst(b, load=0.4, timeout=1200)[0]
+    assert row["status"] == "saturated", row["message"]
+    assert "accepted" in row["message"] or "grew" in row["message"] or "'*'" in row["message"]
+    assert row["accepted_load"] < 0.4
+
+
+@pytest.mark.parametrize("name, params", [
+    ("torus", {"dims": (4, 4)}),
+    ("slimfly", {"q": 5}),
+    ("dragonfly", {"a": 4, "p": 2, "h": 2}),
+    ("skywalk", {"switches_per_cabinet": 4, "cabinets": 16, "intra_degree": 3, "inter_degree": 3, "seed": 1}),
+])
+@pytest.mark.parametrize("routing", ["nr", "fr"])
+def test_routings_run_on_every_family(tmp_path, name, params, routing):
+    b = make(tmp_path, name, routing, **params)
+    row = sd.run_sst(b, load=0.1, timeout=600, **SHORT)[0]
+    assert row["status"] == "completed", row["message"]
+    assert row["accepted_load"] == pytest.approx(0.1, rel=0.05)
+    assert row["routing"] == f"source:{json.loads(b.read_text())['metadata']['routing']}"
+
+
+@pytest.mark.parametrize("routing", ["updown", "dor", "valiant", "escape", "hop", "layered"])
+def test_every_other_routing_runs(tmp_path, routing):
+    b = make(tmp_path, "torus", routing, dims=(4, 4))
+    row = sd.run_sst(b, load=0.1, timeout=600, **SHORT)[0]
+    assert row["status"] == "completed", row["message"]
+    assert row["accepted_load"] == pytest.approx(0.1, rel=0.05)
+
+
+def edit(bundle, change):
+    doc = json.loads(bundle.read_text())
+    change(doc)
+    bundle.write_text(json.dumps(doc))
+    return bundle
+
+
+def test_crash_carries_merlins_explanation_and_no_latency(tmp_path):
+    b = edit(torus4(tmp_path), lambda d: d["routers"][0].__setitem__("num_R2N_ports", 2))
+    with pytest.raises(FormatError, match="router 0: num_ports 5 != num_R2R_ports 4 \\+ num_R2N_ports 2"):
+        sd.run_sst(b, load=0.1, timeout=600)
+    with pytest.raises(SimulatorFailed, match="sst crash: FATAL.*Number of ports mismatch") as info:
+        sd.run_sst(b, load=0.1, timeout=600, validate=False, **SHORT)
+    assert "\n" not in str(info.value)
+    assert math.isnan(info.value.row["latency_avg"]) and math.isnan(info.value.row["network_latency_avg"])
+
+
+def test_too_few_vcs_refused_before_sst_crashes(tmp_path):
+    b = edit(torus4(tmp_path), lambda d: d.__setitem__("vcs_per_vn", d["max_hops"]))
+    with pytest.raises(FormatError, match="vcs_per_vn = 4 but the longest route has 4 router-router hops"):
+        sd.run_sst(b, load=0.1, timeout=600)
+    assert not list(tmp_path.glob("*.log"))
+    rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, **SHORT)
+    assert rows[0]["status"] == "crash" and math.isnan(rows[0]["latency_avg"])
+
+
+def test_connectivity_to_a_missing_port_is_refused_or_an_error(tmp_path):
+    def wrong_port(doc):  # router 0 claims its link to its first neighbour is on a port it lacks
+        r = doc["routers"][0]
+        first, rest = r["connectivity"].split(";", 1)
+        r["connectivity"] = f"{first.split(',')[0]},{r['num_ports'] + 2};{rest}"
+    b = edit(make(tmp_path, "slimfly", q=5), wrong_port)
+    with pytest.raises(FormatError, match="router 0 port 13: connectivity to router \\d+ uses port 13, outside"):
+        sd.run_sst(b, load=0.1, timeout=600)
+    rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, **SHORT)
+    assert rows[0]["status"] in ("incomplete", "crash"), rows[0]["message"]
+    assert math.isnan(rows[0]["latency_avg"])
+
+
+def test_thousand_endpoints(tmp_path):
+    b = make(tmp_path, "torus", dims=(10, 10), hosts_per_switch=10)
+    row = sd.run_sst(b, load=0.05, timeout=1200, warmup="1us", collect="4us", drain="1us")[0]
+    assert row["num_hosts"] == 1000 and row["status"] == "completed", row["message"]
