@@ -412,19 +412,43 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
     """
     path = Path(path)
     fmt = _format_of(path, format)
-    if fmt == "csv":
-        frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)
-    elif fmt == "json":
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
-            raise FormatError('a results JSON file is an object with a "rows" list', path=path)
-        frame = pd.DataFrame(doc["rows"], columns=list(COLUMNS))
-    else:
-        _require_pyarrow("reading")
-        frame = pd.read_parquet(path)
+    if fmt in ("csv", "json"):
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+        if b"\0" in head:
+            at = head.index(b"\0")
+            raise FormatError(f"not a text file (binary data at byte {at}); a results "
+                              "table is a CSV or JSON file written by topogen", path=path)
+    try:
+        if fmt == "csv":
+            frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)
+        elif fmt == "json":
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+            if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+                raise FormatError('a results JSON file is an object with a "rows" list', path=path)
+            if not all(isinstance(r, dict) for r in doc["rows"]):
+                raise FormatError('every entry of "rows" must be an object (column: value)', path=path)
+            frame = pd.DataFrame(doc["rows"], columns=list(COLUMNS))
+        else:
+            _require_pyarrow("reading")
+            frame = pd.read_parquet(path)
+    except (FormatError, ParameterError):
+        raise
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not a text file (binary data at byte {exc.start}); a results table is "
+                          "a CSV or JSON file written by topogen", path=path) from None
+    except pd.errors.EmptyDataError:
+        raise FormatError("empty file: a results table starts with a header line naming its "
+                          "columns (simulator,status,offered_load,...)", path=path) from None
+    except pd.errors.ParserError as exc:
+        raise FormatError(f"malformed CSV: {' '.join(str(exc).split())}", path=path) from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        raise FormatError(f"cannot read the table: {exc}", path=path) from None  # e.g. bad Parquet
     missing = [c for c in ("simulator", "status", "offered_load") if c not in frame.columns]
     if missing:
         raise FormatError(f"not a topogen results table: missing column(s) {', '.join(missing)}", path=path)
@@ -432,4 +456,7 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
         if c not in frame.columns:
             frame[c] = None
     frame = frame[list(COLUMNS)]
-    return to_frame(frame)
+    try:
+        return to_frame(frame)
+    except ParameterError as exc:
+        raise FormatError(f"not a valid results table: {exc}", path=path) from None
