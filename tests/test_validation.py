@@ -261,3 +261,26 @@ def test_numba_cache_falls_back_to_a_temporary_folder(tmp_path):
     assert proc.returncode == 0, proc.stderr
     cache = [p for p in tmp.iterdir() if p.name.startswith("topogen-numba-cache")]
     assert cache and any(f.suffix == ".nbi" for f in cache[0].rglob("*")), list(tmp.rglob("*"))
+
+
+# ---------------------------------------------------------------------------- huge counts
+@pytest.mark.parametrize("name, params", [
+    ("dln", {"num_switches": 32, "x": 2, "seed": 1, "instances": 99999999999999}),
+    ("gau", {"num_switches": 32, "degree": 4, "alpha": 1.0, "seed": 1, "instances": 10**14}),
+    ("random", {"num_switches": 32, "degree": 4, "seed": 1, "instances": 10**14, "instance": 3}),
+    ("dsnf", {"num_switches": 32, "p": 10**14}),
+])
+def test_huge_counts_are_refused_not_hung(name, params):
+    """Instance counts and DSN-F's p used to be enumerated (or 2**p computed) up front."""
+    with pytest.raises(ParameterError, match="instances|p must be"):
+        registry.generate(name, **params)
+
+
+def test_huge_max_attempts_costs_nothing_up_front():
+    from topogen._rng import child_seeds, iter_child_seeds
+
+    assert list(iter_child_seeds(7, 25)) == child_seeds(7, 25)
+    topo = registry.generate("p-hypercube", dimension=5, switches_per_cabinet=8, seed=1,
+                             max_attempts=10**14)
+    assert registry.generate("p-hypercube", dimension=5, switches_per_cabinet=8, seed=1,
+                             max_attempts=100).edges.tolist() == topo.edges.tolist()

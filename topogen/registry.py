@@ -341,9 +341,12 @@ def _check_size(name: str, parsed: dict) -> None:
         n = z * c
     if n is not None:
         degree = _size_param(parsed, "degree") or 4
-        check_topology_memory(n, n * degree // 2,
+        # random families build every instance and keep them to pick the best one
+        copies = 1 if parsed.get("instance") is not None else _size_param(parsed, "instances") or 1
+        each = f" per instance, {copies:,} instances" if copies > 1 else ""
+        check_topology_memory(copies * n, copies * n * degree // 2,
                               f"{name} with {n:,} switches of degree {degree} (about "
-                              f"{n * degree // 2:,} links)")
+                              f"{n * degree // 2:,} links{each})")
 
 
 def experiment(name: str) -> ExperimentSpec:

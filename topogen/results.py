@@ -389,6 +389,30 @@ def _require_pyarrow(what: str) -> None:
         ) from None
 
 
+def _check_not_truncated(path: Path) -> None:
+    """FormatError if a CSV's last line has no newline and fewer fields than its header
+    (topogen ends every line; a cut file would otherwise read as a row of blanks)."""
+    import csv
+
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+        fh.seek(0)
+        header = fh.readline().decode("utf-8", "replace")
+    if not tail or tail.endswith(b"\n"):
+        return
+    if b"\n" not in tail and size <= len(tail):
+        raise FormatError("the header line has no newline: the file looks truncated", path=path)
+    last = tail.rsplit(b"\n", 1)[1].decode("utf-8", "replace")
+    have = len(next(csv.reader([last]), []))
+    want = len(next(csv.reader([header]), []))
+    if have < want:
+        raise FormatError(f"the last line has {have} of the header's {want} fields and no newline: "
+                          "the file looks truncated", path=path)
+
+
 def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.DataFrame:
     """Read a results file written by :func:`write_results` back into the schema.
 
@@ -419,6 +443,8 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
             at = head.index(b"\0")
             raise FormatError(f"not a text file (binary data at byte {at}); a results "
                               "table is a CSV or JSON file written by topogen", path=path)
+        if fmt == "csv":
+            _check_not_truncated(path)
     try:
         if fmt == "csv":
             frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)

@@ -189,7 +189,7 @@ def _is_sst_bundle(path: Path) -> bool:
     try:
         with open(path, encoding="utf-8") as fh:
             head = fh.read(4096)
-    except OSError:
+    except (OSError, UnicodeDecodeError):  # not a bundle: the topology reader says why
         return False
     return '"format": "topogen-sst-bundle"' in head or '"format":"topogen-sst-bundle"' in head
 

@@ -370,6 +370,8 @@ def read_bundle(path) -> dict[str, Any]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not a text file ({exc.reason} at byte {exc.start})", path=path) from None
     if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT:
         raise FormatError(f"not a {BUNDLE_FORMAT} file", path=path)
     if doc.get("format_version") != BUNDLE_VERSION:
