@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,10 @@ VALID = {
     ("dragonfly", "p", "0"): "routers without terminals",
     ("dsnf", "switches_per_cabinet", HUGE): "one cabinet holds every switch",
     ("hypercube", "dimension", "0"): "the 0-cube: one switch",
+    **{(g, "max_attempts", HUGE): "attempts stop at the first connected permutation"
+       for g in BASELINES if g.startswith(("p-", "pf-"))},
+    **{(g, "switches_per_cabinet", HUGE): "one cabinet holds every switch"
+       for g in BASELINES if g.startswith(("p-", "pf-", "myrinet")) and not g.endswith("torus")},
 }
 
 
@@ -118,6 +123,8 @@ def parameter_cases(full: bool):
             if kind is None:
                 continue
             values = BAD_VALUES[kind] if full else BAD_VALUES[kind][:FAST[kind]]
+            if type(None) in typing.get_args(p.type):  # "" (like "none") unsets an optional one
+                values = [v for v in values if v]
             out.extend((name, p.name, v) for v in values)
     return out
 
