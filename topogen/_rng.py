@@ -45,3 +45,11 @@ def child_seeds(seed: int, count: int) -> list[int]:
     """``count`` independent integer seeds derived deterministically from ``seed``."""
     ss = np.random.SeedSequence(resolve_seed(seed))
     return [int(s.generate_state(1, dtype=np.uint64)[0] & SEED_MAX) for s in ss.spawn(count)]
+
+
+def iter_child_seeds(seed: int, count: int):
+    """The seeds of :func:`child_seeds` one at a time (for loops that usually stop early:
+    ``count`` may be huge without costing memory or time up front)."""
+    ss = np.random.SeedSequence(resolve_seed(seed))
+    for _ in range(count):
+        yield int(ss.spawn(1)[0].generate_state(1, dtype=np.uint64)[0] & SEED_MAX)

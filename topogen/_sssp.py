@@ -29,9 +29,48 @@ __all__ = ["AVAILABLE", "block_stats", "FR", "NR_BEST", "NR_WORST"]
 FR, NR_BEST, NR_WORST = 0, 1, 2
 
 
+def _temp_cache_dir() -> str | None:
+    """A private per-user folder under the temporary directory for numba's cache."""
+    import os
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    folder = os.path.join(tempfile.gettempdir(), f"topogen-numba-cache-{uid}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    import stat
+
+    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return folder if stat.S_ISDIR(st.st_mode) and mine and os.access(folder, os.W_OK) else None
+
+
+def _jit(func):
+    """``njit(cache=True, nogil=True)``, caching in a temporary folder when numba finds no
+    writable cache location (neither the package's ``__pycache__`` nor the home folder's
+    ``.cache``), and compiling without a cache when even that fails."""
+    try:
+        return njit(cache=True, nogil=True)(func)
+    except RuntimeError as exc:  # "cannot cache function ...: no locator available ..."
+        if "no locator" not in str(exc):
+            raise
+    from numba.core import config
+
+    folder = _temp_cache_dir()
+    if folder is not None:
+        config.CACHE_DIR = folder
+        try:
+            return njit(cache=True, nogil=True)(func)
+        except RuntimeError:
+            pass
+    return njit(nogil=True)(func)
+
+
 if AVAILABLE:
 
-    @njit(cache=True, nogil=True)
+    @_jit
     def _push(keys, nodes, size, key, node):
         i = size
         keys[i] = key
@@ -47,7 +86,7 @@ if AVAILABLE:
         nodes[i] = node
         return size + 1
 
-    @njit(cache=True, nogil=True)
+    @_jit
     def _pop(keys, nodes, size):
         """Remove the root; the caller has read it.  Returns the new size."""
         size -= 1
@@ -70,7 +109,7 @@ if AVAILABLE:
             nodes[i] = node
         return size
 
-    @njit(cache=True, nogil=True)
+    @_jit
     def _block_stats(indptr, indices, weights, sources, shift, mode):
         n = indptr.shape[0] - 1
         inf = np.iinfo(np.int64).max

@@ -40,6 +40,7 @@ from .errors import ParameterError, TopogenError
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70  # sysexits EX_SOFTWARE
 EXIT_IO = 74  # sysexits EX_IOERR
+EXIT_OUT_OF_MEMORY = 71  # sysexits EX_OSERR: a size the machine cannot hold
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -541,12 +542,15 @@ def _common() -> argparse.ArgumentParser:
 
 
 def _layout_options(p: argparse.ArgumentParser) -> None:
+    from ._validate import int_option
     from .layout import PLACEMENTS
 
     g = p.add_argument_group("layout (machine-room floor)")
     g.add_argument("--switches-per-cabinet", "--switches_per_cabinet", dest="switches_per_cabinet",
-                   type=int, metavar="Z", help="switches per cabinet (default: generator's, else 8)")
-    g.add_argument("--cabinets", type=int, metavar="C", help="number of cabinets (default: as needed)")
+                   type=int_option(1), metavar="Z",
+                   help="switches per cabinet (default: generator's, else 8)")
+    g.add_argument("--cabinets", type=int_option(1), metavar="C",
+                   help="number of cabinets (default: as needed)")
     g.add_argument("--placement", choices=PLACEMENTS, help="how switches go into cabinets (default: auto)")
 
 
@@ -696,6 +700,15 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, io.UnsupportedOperation):
             pass
         return EXIT_BROKEN_PIPE
+    except MemoryError as exc:  # sizes are estimated up front; this is the backstop
+        if debug:
+            traceback.print_exc()
+        from ._validate import available_memory, format_bytes
+
+        avail = available_memory()
+        have = f"; {format_bytes(avail)} are available" if avail is not None else ""
+        _err(f"out of memory ({str(exc) or 'an allocation failed'}){have}; use a smaller size")
+        return EXIT_OUT_OF_MEMORY
     except OSError as exc:
         if debug:
             traceback.print_exc()

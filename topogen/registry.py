@@ -309,7 +309,44 @@ def generate(name: str, **kwargs):
         raise ParameterError(
             f"{name} needs parameter(s) {', '.join(missing)}; `topogen list {name}` shows them"
         )
-    return spec.func(**parsed)
+    _check_size(name, parsed)
+    try:
+        return spec.func(**parsed)
+    except MemoryError as exc:
+        from ._validate import available_memory, format_bytes
+
+        avail = available_memory()
+        have = f"; {format_bytes(avail)} are available" if avail is not None else ""
+        raise ParameterError(f"{name} ran out of memory ({str(exc) or 'an allocation failed'}){have}; "
+                             "choose smaller size parameters") from None
+
+
+def _size_param(parsed: dict, key: str) -> int | None:
+    v = parsed.get(key)
+    return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def _check_size(name: str, parsed: dict) -> None:
+    """Refuse sizes the machine cannot hold before the generator allocates anything.
+
+    Generators with a ``num_switches`` parameter (or ``switches_per_cabinet`` and
+    ``cabinets``) get an estimate from it and their ``degree`` (default 4); the
+    structured ones (tori, hypercubes, HyperX) check their exact size themselves.
+    """
+    from ._validate import check_topology_memory
+
+    n = _size_param(parsed, "num_switches")
+    z, c = _size_param(parsed, "switches_per_cabinet"), _size_param(parsed, "cabinets")
+    if n is None and z is not None and c is not None:
+        n = z * c
+    if n is not None:
+        degree = _size_param(parsed, "degree") or 4
+        # random families build every instance and keep them to pick the best one
+        copies = 1 if parsed.get("instance") is not None else _size_param(parsed, "instances") or 1
+        each = f" per instance, {copies:,} instances" if copies > 1 else ""
+        check_topology_memory(copies * n, copies * n * degree // 2,
+                              f"{name} with {n:,} switches of degree {degree} (about "
+                              f"{n * degree // 2:,} links{each})")
 
 
 def experiment(name: str) -> ExperimentSpec:

@@ -418,6 +418,30 @@ def _require_pyarrow(what: str) -> None:
         ) from None
 
 
+def _check_not_truncated(path: Path) -> None:
+    """FormatError if a CSV's last line has no newline and fewer fields than its header
+    (topogen ends every line; a cut file would otherwise read as a row of blanks)."""
+    import csv
+
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+        fh.seek(0)
+        header = fh.readline().decode("utf-8", "replace")
+    if not tail or tail.endswith(b"\n"):
+        return
+    if b"\n" not in tail and size <= len(tail):
+        raise FormatError("the header line has no newline: the file looks truncated", path=path)
+    last = tail.rsplit(b"\n", 1)[1].decode("utf-8", "replace")
+    have = len(next(csv.reader([last]), []))
+    want = len(next(csv.reader([header]), []))
+    if have < want:
+        raise FormatError(f"the last line has {have} of the header's {want} fields and no newline: "
+                          "the file looks truncated", path=path)
+
+
 def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.DataFrame:
     """Read a results file written by :func:`write_results` back into the schema.
 
@@ -441,19 +465,45 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
     """
     path = Path(path)
     fmt = _format_of(path, format)
-    if fmt == "csv":
-        frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)
-    elif fmt == "json":
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
-            raise FormatError('a results JSON file is an object with a "rows" list', path=path)
-        frame = pd.DataFrame(doc["rows"], columns=list(COLUMNS))
-    else:
-        _require_pyarrow("reading")
-        frame = pd.read_parquet(path)
+    if fmt in ("csv", "json"):
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+        if b"\0" in head:
+            at = head.index(b"\0")
+            raise FormatError(f"not a text file (binary data at byte {at}); a results "
+                              "table is a CSV or JSON file written by topogen", path=path)
+        if fmt == "csv":
+            _check_not_truncated(path)
+    try:
+        if fmt == "csv":
+            frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)
+        elif fmt == "json":
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+            if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+                raise FormatError('a results JSON file is an object with a "rows" list', path=path)
+            if not all(isinstance(r, dict) for r in doc["rows"]):
+                raise FormatError('every entry of "rows" must be an object (column: value)', path=path)
+            frame = pd.DataFrame(doc["rows"], columns=list(COLUMNS))
+        else:
+            _require_pyarrow("reading")
+            frame = pd.read_parquet(path)
+    except (FormatError, ParameterError):
+        raise
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not a text file (binary data at byte {exc.start}); a results table is "
+                          "a CSV or JSON file written by topogen", path=path) from None
+    except pd.errors.EmptyDataError:
+        raise FormatError("empty file: a results table starts with a header line naming its "
+                          "columns (simulator,status,offered_load,...)", path=path) from None
+    except pd.errors.ParserError as exc:
+        raise FormatError(f"malformed CSV: {' '.join(str(exc).split())}", path=path) from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        raise FormatError(f"cannot read the table: {exc}", path=path) from None  # e.g. bad Parquet
     missing = [c for c in ("simulator", "status", "offered_load") if c not in frame.columns]
     if missing:
         raise FormatError(f"not a topogen results table: missing column(s) {', '.join(missing)}", path=path)
@@ -461,4 +511,7 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
         if c not in frame.columns:
             frame[c] = None
     frame = frame[list(COLUMNS)]
-    return to_frame(frame)
+    try:
+        return to_frame(frame)
+    except ParameterError as exc:
+        raise FormatError(f"not a valid results table: {exc}", path=path) from None

@@ -26,7 +26,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._version import __version__
+from ._validate import check_topology_memory
 from .errors import ParameterError, TopologyError
+
+#: Largest number of switches (and of hosts) a topology may have: ids are stored as int32.
+MAX_IDS = 2**31 - 1
 
 
 def _canonical_edges(num_switches: int, edges) -> np.ndarray:
@@ -87,7 +91,11 @@ class Topology:
         n = self.num_switches
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ParameterError(f"num_switches must be a positive integer, got {n!r}")
+        if n > MAX_IDS:
+            raise ParameterError(f"{n:,} switches exceed topogen's 32-bit switch ids (at most "
+                                 f"{MAX_IDS:,}); switch ids must be 0..N-1 with N <= {MAX_IDS:,}")
         object.__setattr__(self, "num_switches", int(n))
+        check_topology_memory(n, np.shape(self.edges)[0] if np.ndim(self.edges) else 0)
         edges = _canonical_edges(n, self.edges)
         kinds = None
         if self.link_kind is not None:
@@ -119,6 +127,10 @@ class Topology:
         if np.ndim(hps) == 0:
             if isinstance(hps, bool) or int(hps) != hps or int(hps) < 0:
                 raise ParameterError(f"hosts_per_switch must be a non-negative integer, got {hps!r}")
+            if int(hps) * n > MAX_IDS:
+                raise ParameterError(
+                    f"{n:,} switches x {int(hps):,} hosts_per_switch = {int(hps) * n:,} hosts exceed "
+                    f"topogen's 32-bit host ids (at most {MAX_IDS:,} in total); use fewer hosts per switch")
             object.__setattr__(self, "hosts_per_switch", int(hps))
         else:
             arr = np.asarray(hps, dtype=np.int64)
@@ -126,6 +138,9 @@ class Topology:
                 raise ParameterError(
                     f"hosts_per_switch must be one non-negative int or one per switch ({n})"
                 )
+            if arr.sum(dtype=np.float64) > MAX_IDS:
+                raise ParameterError(f"{arr.sum(dtype=np.float64):,.0f} hosts exceed topogen's "
+                                     f"32-bit host ids (at most {MAX_IDS:,} in total)")
             if np.all(arr == arr[0]):
                 object.__setattr__(self, "hosts_per_switch", int(arr[0]))
             else:

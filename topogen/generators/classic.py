@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._validate import check_int, check_shape
+from .._validate import check_int, check_shape, check_topology_memory
 from ..errors import ParameterError
 from ..registry import register
 from ..topology import Topology
@@ -69,6 +69,7 @@ def _grid_edges(dims: tuple[int, ...], wrap: bool):
     link); a side of 1 gives none.
     """
     n = math.prod(dims)
+    check_topology_memory(n, sum(n if wrap and s > 2 else n // s * (s - 1) for s in dims))
     v = np.arange(n, dtype=np.int64)
     parts, kinds = [], []
     for k, (side, stride) in enumerate(zip(dims, _strides(dims))):
@@ -89,6 +90,7 @@ def _grid_edges(dims: tuple[int, ...], wrap: bool):
 def _hyperx_edges(dims: tuple[int, ...]):
     """Links of a HyperX: switches that differ in exactly one coordinate are linked."""
     n = math.prod(dims)
+    check_topology_memory(n, sum(n // s * (s * (s - 1) // 2) for s in dims))
     v = np.arange(n, dtype=np.int64)
     parts, kinds = [], []
     for k, (side, stride) in enumerate(zip(dims, _strides(dims))):
@@ -231,6 +233,7 @@ def mesh(dims: tuple[int, ...], *, hosts_per_switch: int = 1) -> Topology:
 # ----------------------------------------------------------------------------- hypercubes
 def _hypercube_edges(d: int):
     n = 1 << d
+    check_topology_memory(n, d * n // 2)
     v = np.arange(n, dtype=np.int64)
     parts, kinds = [], []
     for k in range(d):

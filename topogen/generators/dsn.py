@@ -304,6 +304,8 @@ def _check_dsnf(n, p, fill, partial_layers):
         p = dsnf_p(n)
     else:
         p = check_int("p", p, 3, hint="; DSN-F needs p >= 3 (local rings of at least 3 nodes)")
+        if p > 26:  # before p 2**p is computed: 27 * 2**27 switches exceed int32 ids
+            raise ParameterError(f"p must be at most 26 (p 2**p <= num_switches < 2**31), got {p}")
         lo, hi = dsnf_size_range(p)
         if not lo <= n <= hi:
             valid = [q for q in range(3, p + 2) if dsnf_size_range(q)[0] <= n <= dsnf_size_range(q)[1]]

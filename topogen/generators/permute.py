@@ -65,7 +65,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._rng import child_seeds, make_rng, resolve_seed
+from .._rng import iter_child_seeds, make_rng, resolve_seed
 from .._validate import check_int
 from ..errors import ParameterError, TopologyError
 from ..layout.floor import Floor
@@ -383,7 +383,7 @@ def permute(layout, method: Literal["partial", "full"] = "partial", *, seed=None
     before = cabinet_pair_counts(base.edges, cab, c)
     prefix = "p" if method == "partial" else "pf"
     label = name or f"{prefix}-{base.name}"
-    for attempt, s in enumerate(child_seeds(seed, attempts)):
+    for attempt, s in enumerate(iter_child_seeds(seed, attempts)):
         edges, kept = permute_edges(base.edges, cab, method, rng=s, duplicates=duplicates,
                                     cabinet_pairs=cabinet_pairs)
         edges = edges[kept]

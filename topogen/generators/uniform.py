@@ -79,7 +79,7 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from .._rng import child_seeds, make_rng, resolve_seed
-from .._validate import check_int
+from .._validate import check_int, check_memory
 from ..errors import ParameterError, TopologyError
 from ..topology import Topology
 
@@ -678,6 +678,9 @@ def best_of_instances(
         If no instance is connected.
     """
     instances = check_int("instances", instances, 1, hint="; the paper uses 10")
+    # one seed per instance (~200 B each) before anything is built; the registry has
+    # checked the instances themselves (all are kept to pick the best)
+    check_memory(f"{instances:,} instances", 200.0 * instances, "; the paper uses 10 instances")
     seeds = child_seeds(resolve_seed(seed), instances)
     if instance is not None:
         instance = check_int(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._rng import make_rng, resolve_seed
+from .._validate import check_int
 from ..errors import ParameterError
 from ..topology import Topology
 from .floor import Floor
@@ -176,8 +177,12 @@ def default_floor(topology: Topology, *, switches_per_cabinet: int | None = None
     if native is not None and switches_per_cabinet is None and cabinets is None:
         return native(topology)
     p = topology.params
-    z = switches_per_cabinet or p.get("switches_per_cabinet")
-    c = cabinets or p.get("cabinets")
+    if switches_per_cabinet is not None:
+        switches_per_cabinet = check_int("switches_per_cabinet", switches_per_cabinet, 1)
+    if cabinets is not None:
+        cabinets = check_int("cabinets", cabinets, 1)
+    z = switches_per_cabinet if switches_per_cabinet is not None else p.get("switches_per_cabinet")
+    c = cabinets if cabinets is not None else p.get("cabinets")
     if z is None and topology.cabinet is not None:
         z = int(np.bincount(topology.cabinet).max())
     if z is None:

@@ -58,6 +58,16 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
 
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    from .._validate import check_int, check_memory
+
+    if vcs is not None:
+        vcs = check_int("vcs", vcs, 1, hint=" (virtual channels per link)")
+    n = topology.num_switches
+    # next-hop tables and their work arrays: ~6 B per switch pair for nr/fr (tracemalloc),
+    # two to four tables for the schemes built on them
+    check_memory(f"{algorithm} routing of {n:,} switches ({n * n:,} switch pairs)",
+                 (8 if algorithm in ("nr", "fr") else 24) * float(n) ** 2,
+                 "; tables grow with the square of the switch count: route a smaller topology")
     if base is None:
         base = "fr" if layout is not None else "nr"
 

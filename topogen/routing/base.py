@@ -47,6 +47,7 @@ import numpy as np
 from .._version import __version__
 from ..errors import FormatError, ParameterError, RoutingError
 from ..topology import Topology, _jsonable
+from ._folder import layout_digest, topology_digest
 
 __all__ = ["Routing", "TableRouting", "load_routing", "VC_RULES"]
 
@@ -141,6 +142,8 @@ class Routing:
         self.layout = layout
         self.algorithm = algorithm
         self.params = dict(params or {})
+        if isinstance(num_vcs, bool) or not isinstance(num_vcs, (int, np.integer)) or num_vcs < 1:
+            raise ParameterError(f"num_vcs must be an integer >= 1, got {num_vcs!r}")
         self.num_vcs = int(num_vcs)
         self.view = csr_view(topology)
 
@@ -563,6 +566,8 @@ def save_routing(routing: Routing, directory, *, _with_topology: bool = True) ->
     if _with_topology:
         write_bundle(d / "topology.json", routing.topology, routing.layout)
     md = routing.metadata()
+    md["topology_digest"] = topology_digest(routing.topology)  # checked by load_routing
+    md["layout_digest"] = layout_digest(routing.layout)
     arrays = routing._arrays() if hasattr(routing, "_arrays") else {}
     md["arrays"] = sorted(arrays)
     for name, arr in arrays.items():
@@ -575,48 +580,55 @@ def save_routing(routing: Routing, directory, *, _with_topology: bool = True) ->
 def load_routing(directory, *, topology: Topology | None = None, layout=None) -> Routing:
     """Load a routing saved by :meth:`Routing.save`.
 
+    The folder is checked as it is read (:mod:`topogen.routing._folder`): the metadata,
+    the arrays' shapes and ranges, and the digests of the topology and layout it was
+    computed for.
+
     Raises
     ------
     FormatError
-        If ``directory`` holds no complete routing.
+        If ``directory`` holds no complete, consistent routing (names the file and the
+        problem), or a topology or layout other than the one it was computed for.
     """
+    from ._folder import check_arrays, check_digests, load_arrays, read_metadata
+
     d = Path(directory)
     meta_path = d / _ROUTING_JSON
     if not meta_path.is_file():
         raise FormatError("not a routing folder (no routing.json); write one with "
                           "`topogen route FILE -o DIR`", path=d)
-    try:
-        md = json.loads(meta_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc}", path=meta_path) from None
+    md = read_metadata(d)
     if topology is None:
         from ..export.formats import read_bundle
 
+        if not (d / "topology.json").is_file():
+            raise FormatError("incomplete routing folder: topology.json is missing; write it "
+                              "again with `topogen route FILE -o DIR`", path=d)
         topology, layout = read_bundle(d / "topology.json")
-    arrays = {}
-    for name in md.get("arrays", []):
-        p = d / f"{name}.npy"
-        if not p.is_file():
-            raise FormatError(f"missing array file {p.name}", path=d)
-        arrays[name] = np.load(p, allow_pickle=False)
-    kind = md.get("kind")
+    check_digests(md, d, topology, layout)
+    arrays = load_arrays(md, d)
+    kind = md["kind"]
     params = md.get("params", {})
-    if kind == "table":
-        return TableRouting(
-            topology, arrays["ranks"], layout=layout, algorithm=md["algorithm"], params=params,
-            num_vcs=md["num_vcs"], vc_rule=md["vc_rule"], vc_const=md.get("vc_const", 0),
-            entry_phase=arrays.get("entry_phase"), entry_dim=arrays.get("entry_dim"),
-            entry_wrap=arrays.get("entry_wrap"), layer=arrays.get("layer"),
-            distances=arrays.get("distances"), entry_weight=arrays.get("entry_weight"))
-    if kind == "escape":
-        from .escape import EscapeRouting
+    try:
+        if kind == "table":
+            check_arrays(md, arrays, d, topology)
+            return TableRouting(
+                topology, arrays["ranks"], layout=layout, algorithm=md["algorithm"],
+                params=params, num_vcs=md["num_vcs"], vc_rule=md["vc_rule"],
+                vc_const=md.get("vc_const", 0), entry_phase=arrays.get("entry_phase"),
+                entry_dim=arrays.get("entry_dim"), entry_wrap=arrays.get("entry_wrap"),
+                layer=arrays.get("layer"), distances=arrays.get("distances"),
+                entry_weight=arrays.get("entry_weight"))
+        if kind == "escape":
+            from .escape import EscapeRouting
 
-        minimal = load_routing(d / "minimal", topology=topology, layout=layout)
-        esc = load_routing(d / "escape", topology=topology, layout=layout)
-        return EscapeRouting(minimal, esc, num_vcs=md["num_vcs"], params=params)
-    if kind == "valiant":
+            minimal = load_routing(d / "minimal", topology=topology, layout=layout)
+            esc = load_routing(d / "escape", topology=topology, layout=layout)
+            return EscapeRouting(minimal, esc, num_vcs=md["num_vcs"], params=params)
         from .valiant import ValiantRouting
 
         base = load_routing(d / "base", topology=topology, layout=layout)
         return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"])
-    raise FormatError(f"unknown routing kind {kind!r}", path=meta_path)
+    except (ParameterError, RoutingError) as exc:
+        raise FormatError(f"inconsistent routing folder: {exc}; compute it again with "
+                          "`topogen route FILE -o DIR`", path=meta_path) from None

@@ -39,13 +39,15 @@ def add_parsers(subparsers, parents=()) -> None:
 
 def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     """Add ``route`` to an argparse sub-parsers object; handler in ``func``."""
+    from .._validate import int_option
+
     p = subparsers.add_parser(
         "route", parents=list(parents), help="compute a routing and write its tables",
         description="Compute a routing of the topology in FILE and write it to DIR "
                     "(routing.json + arrays + table).")
     p.add_argument("file", metavar="FILE", help="topology file (.json bundle, edge list, .graphml)")
     p.add_argument("--algorithm", "-a", choices=_ALGS, default="nr")
-    p.add_argument("--vcs", type=int, metavar="K",
+    p.add_argument("--vcs", type=int_option(1), metavar="K",
                    help="VCs (escape: total, default 4; dor/hop: at least the minimum; "
                         "layered: maximum layers; dsnf: hop-indexed, default the longest route, "
                         "1 = the single-VC routing of the paper)")

@@ -21,6 +21,7 @@ __all__ = ["add_parsers", "simulate_command", "plot_command"]
 def add_parsers(subparsers, parents=()) -> None:
     """Add ``simulate`` and ``plot`` to the ``topogen`` sub-commands."""
     parents = list(parents)
+    from .._validate import int_option
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -34,7 +35,7 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--routing", default="nr",
                    help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, "
                         "dor, valiant, escape, hop, layered (default nr)")
-    s.add_argument("--routing-vcs", type=int, default=None, metavar="K",
+    s.add_argument("--routing-vcs", type=int_option(1), default=None, metavar="K",
                    help="VCs given to the routing algorithm (its --vcs)")
     s.add_argument("--traffic", default="uniform", help=f"pattern: {', '.join(PATTERNS)} (default uniform)")
     s.add_argument("--self-packets", action="store_true",

@@ -1,0 +1,195 @@
+"""Checks of a saved routing folder (``routing.json``, ``.npy`` arrays, ``topology.json``).
+
+:func:`topogen.routing.base.load_routing` reads a folder through these functions, so a
+folder that was edited, truncated or paired with another topology raises
+:class:`~topogen.errors.FormatError` naming the file and the problem, never an internal
+error or a silently wrong routing:
+
+* ``routing.json`` must be a JSON object with a known ``kind``, an ``algorithm``, a
+  ``num_vcs >= 1`` and (table routings) a known ``vc_rule`` with ``vc_const`` below
+  ``num_vcs``;
+* arrays are read with ``allow_pickle=False`` and must have the shapes, dtypes and value
+  ranges of the topology (a next-hop rank must be below the switch's degree);
+* the digests of the topology and layout recorded when the folder was written
+  (:func:`topology_digest`, :func:`layout_digest`) must match the ones it is loaded with,
+  so a ``topology.json`` swapped for another topology is detected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import FormatError
+
+__all__ = ["topology_digest", "layout_digest", "read_metadata", "check_digests", "load_arrays",
+           "check_arrays", "KINDS", "ARRAY_NAMES"]
+
+#: Routing kinds a folder may hold (``kind`` of ``routing.json``).
+KINDS = ("table", "escape", "valiant")
+#: Array files a table routing may have (``<name>.npy``).
+ARRAY_NAMES = ("ranks", "entry_phase", "entry_dim", "entry_wrap", "layer", "distances",
+               "entry_weight")
+_RERUN = "; compute it again with `topogen route FILE -o DIR`"
+
+
+def topology_digest(topology) -> str:
+    """``"sha256:<hex>"`` of what a routing depends on: switch count, links and hosts."""
+    h = hashlib.sha256(b"topogen-topology-1\0")
+    h.update(np.int64(topology.num_switches).tobytes())
+    h.update(np.ascontiguousarray(topology.edges, dtype="<i4").tobytes())
+    h.update(np.ascontiguousarray(topology.hosts, dtype="<i8").tobytes())
+    return "sha256:" + h.hexdigest()
+
+
+def layout_digest(layout) -> str | None:
+    """``"sha256:<hex>"`` of a layout's floor and cabinet of each switch (None: no layout)."""
+    if layout is None:
+        return None
+    h = hashlib.sha256(b"topogen-layout-1\0")
+    h.update(json.dumps(layout.floor.to_dict(), sort_keys=True).encode())
+    h.update(np.ascontiguousarray(layout.cabinet, dtype="<i8").tobytes())
+    return "sha256:" + h.hexdigest()
+
+
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_metadata(directory: Path) -> dict:
+    """``routing.json`` of ``directory``, checked (see the module docs)."""
+    from .base import VC_RULES
+
+    path = directory / "routing.json"
+    try:
+        md = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not a text file ({exc.reason} at byte {exc.start}){_RERUN}",
+                          path=path) from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg}{_RERUN}", path=path, line=exc.lineno) from None
+    if not isinstance(md, dict):
+        raise FormatError(f"routing.json must hold a JSON object, got {type(md).__name__}{_RERUN}",
+                          path=path)
+    kind = md.get("kind")
+    if kind not in KINDS:
+        raise FormatError(f"unknown routing kind {kind!r} (expected one of {', '.join(KINDS)})"
+                          f"{_RERUN}", path=path)
+    if not isinstance(md.get("algorithm"), str) or not md["algorithm"]:
+        raise FormatError(f"missing or invalid 'algorithm' (a routing name such as \"nr\"){_RERUN}",
+                          path=path)
+    num_vcs = md.get("num_vcs")
+    if not _int(num_vcs) or num_vcs < 1:
+        raise FormatError(f"num_vcs must be an integer >= 1, got {num_vcs!r}{_RERUN}", path=path)
+    if not isinstance(md.get("params", {}), dict):
+        raise FormatError(f"params must be a JSON object{_RERUN}", path=path)
+    arrays = md.get("arrays", [])
+    if not isinstance(arrays, list) or any(a not in ARRAY_NAMES for a in arrays):
+        raise FormatError(f"arrays must list names among {', '.join(ARRAY_NAMES)}, got "
+                          f"{arrays!r}{_RERUN}", path=path)
+    for key in ("topology_digest", "layout_digest"):
+        if md.get(key) is not None and not isinstance(md[key], str):
+            raise FormatError(f"{key} must be a string, got {md[key]!r}{_RERUN}", path=path)
+    if kind == "table":
+        if "ranks" not in arrays:
+            raise FormatError(f"a table routing needs the array 'ranks'{_RERUN}", path=path)
+        if md.get("vc_rule") not in VC_RULES:
+            raise FormatError(f"vc_rule must be one of {', '.join(VC_RULES)}, got "
+                              f"{md.get('vc_rule')!r}{_RERUN}", path=path)
+        vc_const = md.get("vc_const", 0)
+        if not _int(vc_const) or not 0 <= vc_const < num_vcs:
+            raise FormatError(f"vc_const must be an integer in [0, {num_vcs - 1}] (num_vcs is "
+                              f"{num_vcs}), got {vc_const!r}{_RERUN}", path=path)
+    if kind == "valiant":
+        seed = md.get("params", {}).get("seed")
+        if seed is not None and not _int(seed):
+            raise FormatError(f"params.seed must be an integer or null, got {seed!r}{_RERUN}",
+                              path=path)
+    return md
+
+
+def check_digests(md: dict, directory: Path, topology, layout) -> None:
+    """FormatError if the topology (or layout) differs from the one the folder was made for."""
+    path = directory / "routing.json"
+    want = md.get("topology_digest")
+    if want is not None and want != topology_digest(topology):
+        raise FormatError(
+            f"this routing was computed for another topology ({want[:19]}..., this one is "
+            f"{topology_digest(topology)[:19]}...; was topology.json replaced?){_RERUN}",
+            path=path)
+    want = md.get("layout_digest")
+    if want is not None and layout is not None and want != layout_digest(layout):
+        raise FormatError(
+            f"this routing was computed for another layout ({want[:19]}..., this one is "
+            f"{layout_digest(layout)[:19]}...; was topology.json replaced?){_RERUN}", path=path)
+
+
+def load_arrays(md: dict, directory: Path) -> dict[str, np.ndarray]:
+    """The ``.npy`` arrays listed in ``md``, read without pickles."""
+    out = {}
+    for name in md.get("arrays", []):
+        p = directory / f"{name}.npy"
+        if not p.is_file():
+            raise FormatError(f"missing array file {p.name}{_RERUN}", path=directory)
+        with open(p, "rb") as f:
+            if f.read(6) != b"\x93NUMPY":
+                raise FormatError(f"not a NumPy .npy file{_RERUN}", path=p)
+        try:
+            arr = np.load(p, allow_pickle=False)
+        except ValueError as exc:
+            msg = ("holds Python objects (a pickle), which topogen never writes nor loads"
+                   if "allow_pickle" in str(exc) else f"not a NumPy array file ({exc})")
+            raise FormatError(msg + _RERUN, path=p) from None
+        except (OSError, EOFError) as exc:
+            raise FormatError(f"cannot read the array ({exc}){_RERUN}", path=p) from None
+        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
+            raise FormatError(f"expected a numeric array, got dtype {getattr(arr, 'dtype', '?')}"
+                              f"{_RERUN}", path=p)
+        out[name] = arr
+    return out
+
+
+def check_arrays(md: dict, arrays: dict, directory: Path, topology) -> None:
+    """Shapes, dtypes and value ranges of a table routing's arrays against ``topology``."""
+    from .base import csr_view
+
+    n = topology.num_switches
+    view = csr_view(topology)
+    m = len(view.indices)
+    ranks = arrays["ranks"]
+    where = directory / "ranks.npy"
+    if ranks.dtype not in (np.uint8, np.uint16):
+        raise FormatError(f"ranks must be uint8 or uint16, got {ranks.dtype}{_RERUN}", path=where)
+    if ranks.ndim != 3 or ranks.shape[0] < 1 or ranks.shape[1:] != (n, n):
+        raise FormatError(f"ranks has shape {ranks.shape} but the topology has {n} switches "
+                          f"(expected (P, {n}, {n})){_RERUN}", path=where)
+    sentinel = int(np.iinfo(ranks.dtype).max)
+    deg = view.degrees
+    for p in range(ranks.shape[0]):
+        bad = (ranks[p] != sentinel) & (ranks[p] >= deg[:, None])
+        if bad.any():
+            v, d = (int(x) for x in np.argwhere(bad)[0])
+            raise FormatError(
+                f"switch {v} has {int(deg[v])} links, but its entry toward switch {d} (phase "
+                f"{p}) is link rank {int(ranks[p, v, d])}: the table does not fit this "
+                f"topology{_RERUN}", path=where)
+    phases = ranks.shape[0]
+    num_vcs = md["num_vcs"]
+    specs = {"entry_phase": ((m,), 0, phases - 1), "entry_dim": ((m,), 0, None),
+             "entry_wrap": ((m,), 0, 1), "layer": ((n, n), 0, num_vcs - 1),
+             "distances": ((n, n), None, None), "entry_weight": ((m,), None, None)}
+    for name, (shape, lo, hi) in specs.items():
+        arr = arrays.get(name)
+        if arr is None:
+            continue
+        where = directory / f"{name}.npy"
+        if arr.shape != shape:
+            raise FormatError(f"{name} has shape {arr.shape}, expected {shape} for this "
+                              f"topology{_RERUN}", path=where)
+        if arr.size and ((lo is not None and arr.min() < lo) or (hi is not None and arr.max() > hi)):
+            rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+            raise FormatError(f"{name} values must lie in {rng}, found {arr.min()}..{arr.max()}"
+                              f"{_RERUN}", path=where)
