@@ -90,9 +90,9 @@ def test_append_rows_refuses_a_foreign_file_untouched(tmp_path):
 
 
 # ---------------------------------------------------------------------------- commands
-SWEEP = ["--sweep", "--low", "0.05", "--high", "0.9", "--tolerance", "0.4", "--packet-size", "2",
-         "--buffer", "4", "--sample-period", "200", "--warmup-periods", "1", "--max-samples", "3",
-         "--link-latency", "1"]
+FAST = ["--packet-size", "2", "--buffer", "4", "--sample-period", "200", "--warmup-periods", "1",
+        "--max-samples", "3", "--link-latency", "1"]
+SWEEP = ["--sweep", "--low", "0.05", "--high", "0.9", "--tolerance", "0.4", *FAST]
 
 
 def _sweep(topo: str, traffic: str, output: str, log: str, barrier) -> None:
@@ -118,6 +118,29 @@ def test_two_concurrent_sweeps_into_one_file_keep_both(tmp_path):
                    if line.startswith("reference ")]
         assert (df["traffic"] == traffic).sum() == len(printed) > 0
     assert not df.duplicated(["traffic", "offered_load"]).any()  # every point once
+
+
+def _simulate_loop(topo: str, output: str, loads: list, barrier) -> None:
+    import contextlib
+    import io
+
+    import topogen.cli as cli
+
+    barrier.wait()
+    code = 0
+    with contextlib.redirect_stdout(io.StringIO()):
+        for load in loads:
+            code = code or cli.main(["simulate", topo, "--load", str(load), *FAST, "-o", output])
+    os._exit(code)
+
+
+def test_concurrent_simulate_loops_keep_every_row(tmp_path):
+    topo = tmp_path / "t.json"
+    formats.save(topo, torus((3, 3), hosts_per_switch=1))
+    out = tmp_path / "A.csv"
+    loads = [[0.05, 0.1, 0.15], [0.07, 0.12, 0.17]]
+    _run_all(_simulate_loop, lambda k: (str(topo), str(out), loads[k]), 2)
+    assert sorted(read_results(out)["offered_load"]) == sorted(loads[0] + loads[1])
 
 
 def _run_booksim(out_dir: str, output: str, rate: float, binary: str, topo: str, barrier) -> None:

@@ -285,9 +285,6 @@ def check_dir_output(path, *, inputs: Iterable = (), force: bool = False) -> Pat
         else:
             _check_folder_writable(out, out)
     else:
-        for src in inputs:
-            if os.path.lexists(src) and _same(out, src):
-                raise OutputError(f"{shown} is also an input of this command; name a new folder")
         _check_folder_writable(out, _existing_ancestor(out.parent))
     return out
 
