@@ -66,12 +66,15 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--setup", default="vct33", help="base config template: vct33, slimfly1 or default (default: vct33)")
     b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
                    help="router clock period in ns for link latencies (default: 1.0)")
-    b.add_argument("--traffic", default=None, help="traffic pattern (uniform, bitrev, transpose ...)")
+    b.add_argument("--traffic", default=None,
+                   help="traffic pattern (uniform, bitrev, transpose ...); with a .cfg INPUT passed "
+                        "on BookSim's command line, also to every sweep point")
     b.add_argument("--rate", type=float, default=None, metavar="R",
                    help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
-                        "packets/node/cycle for slimfly1 and default)")
+                        "packets/node/cycle for slimfly1 and default); not used by --sweep")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra BookSim option, typed as BookSim demands (repeatable)")
+                   help="extra BookSim option, typed as BookSim demands (repeatable; with a .cfg "
+                        "INPUT passed on BookSim's command line, also to every sweep point)")
     b.add_argument("--sweep", action="store_true",
                    help="bisect the injection rate: zero-load latency and saturation load")
     b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
@@ -217,7 +220,8 @@ def run_command(args) -> int:
     check_file_output(output, inputs=[src], make_parents=True)  # before the work
     if output.exists():
         read_results(output)  # a file that is not a results table is refused now, not after the run
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if args.simulator != "booksim":  # _run_booksim creates it (and removes it if it fails early)
+        out_dir.mkdir(parents=True, exist_ok=True)
     if args.simulator == "booksim":
         rows, summary = _run_booksim(args, src, out_dir)
     else:
@@ -243,27 +247,61 @@ def run_command(args) -> int:
 
 
 def _run_booksim(args, src: Path, out_dir: Path):
+    """Export (if INPUT is a topology) and run one point or a sweep; returns (rows, summary).
+
+    Everything that can be refused is checked before anything is written.  Exports get
+    content-named files (``torus-<digest>.cfg``), so concurrent runs into one folder never
+    share a configuration, and logs are claimed exclusively.  If the run fails before the
+    simulator starts, the folders and export files this run created are removed again.
+    """
+    import os
+
     from ..export.booksim import export_booksim
     from .base import fresh_path
-    from .booksim import find_booksim, run_booksim, sweep_booksim
+    from .booksim import _override_args, find_booksim, run_booksim
+    from .booksim_sweep import check_sweep, sweep_booksim, sweep_folder_name
 
     find_booksim(args.binary)  # fail in one line before any export work
+    if args.timeout is not None and not args.timeout > 0:
+        raise ParameterError(f"--timeout must be > 0 seconds, got {args.timeout:g}")
     options = _parse_set(args.set)
     if args.traffic:
         options["traffic"] = args.traffic
-    if src.suffix.lower() == ".cfg":
-        config = src.resolve()
-        overrides = dict(options)
-        if args.rate is not None:
-            overrides["injection_rate"] = args.rate
+    rate = None if args.sweep else args.rate  # a sweep sets the rate of every point itself
+    is_config = src.suffix.lower() == ".cfg"
+    overrides = dict(options) if is_config else {}
+    if is_config and rate is not None:
+        overrides["injection_rate"] = rate
+    if args.sweep:
+        check_sweep(args.low, args.high, args.tolerance, overrides=overrides)
     else:
-        topology, layout = _load_topology(src)
-        if args.rate is not None:
-            options["injection_rate"] = args.rate
-        exp = export_booksim(out_dir, topology, layout, setup=args.setup,
-                             clock_period_ns=args.clock_period, options=options)
-        config = exp.config_file
-        overrides = {}
+        _override_args(overrides)
+    created_dirs = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
+    before = set(os.listdir(out_dir)) if out_dir.is_dir() else set()
+    new_files: list[Path] = []
+    try:
+        if is_config:
+            config = src.resolve()
+        else:
+            topology, layout = _load_topology(src)
+            if rate is not None:
+                options["injection_rate"] = rate
+            exp = export_booksim(out_dir, topology, layout, setup=args.setup,
+                                 clock_period_ns=args.clock_period, options=options, content_stem=True)
+            config = exp.config_file
+            new_files = [p for p in (exp.network_file, exp.meta_file, exp.config_file) if p.name not in before]
+        if not args.sweep:
+            tag = "" if rate is None else f".rate_{rate:g}"
+            log = fresh_path(out_dir / f"{config.stem}{tag}.log", claim=True)
+    except BaseException:
+        for path in new_files:
+            path.unlink(missing_ok=True)
+        for folder in created_dirs:  # deepest first; only if still empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
     if args.sweep:
         from .. import _progress
 
@@ -272,16 +310,17 @@ def _run_booksim(args, src: Path, out_dir: Path):
                 bar.update()
                 bar.status(f"load {load:g}: {row['status']}")
 
-            res = sweep_booksim(config, out_dir / f"{config.stem}_sweep", low=args.low, high=args.high,
-                                tolerance=args.tolerance, timeout=args.timeout, binary=args.binary,
-                                resume=not args.no_resume, progress=report)
+            res = sweep_booksim(config, out_dir / sweep_folder_name(config, overrides), low=args.low,
+                                high=args.high, tolerance=args.tolerance, timeout=args.timeout,
+                                binary=args.binary, resume=not args.no_resume, progress=report,
+                                overrides=overrides)
         summary = (f"zero-load latency {res.zero_load_latency:.4g} cycles; saturation between "
-                   f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})")
+                   f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})"
+                   f"; config: {config}")
         return res.rows, summary
-    tag = "" if args.rate is None else f".rate_{args.rate:g}"
     row = run_booksim(config, overrides=overrides, timeout=args.timeout, binary=args.binary,
-                      log_path=fresh_path(out_dir / f"{config.stem}{tag}.log"), raise_on_failure=False)
-    return [row], None
+                      log_path=log, raise_on_failure=False)
+    return [row], f"config: {config}"
 
 
 def _run_sst(args, src: Path, out_dir: Path):
