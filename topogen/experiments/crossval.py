@@ -370,7 +370,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     for name, frame in (("crossval", table), ("saturation", saturation)):
         from ..drivers.base import fresh_path
 
-        path = fresh_path(out / f"{name}.csv")
+        path = fresh_path(out / f"{name}.csv", claim=True)
         header = f"# topogen crossval: {spec.topology} {spec.routing} {spec.traffic} " \
                  f"packet_size={spec.packet_size} seed={seed}\n"
         atomic_write_text(path, header + frame.to_csv(index=False, lineterminator="\n"))
