@@ -239,9 +239,12 @@ def test_results_files_follow_the_umask(tmp_path, umask027):
 # ---------------------------------------------------------------------------- simulate / run
 def test_simulate_checks_its_output_before_simulating(tmp_path, topo, capsys, monkeypatch):
     import topogen.sim.measure as measure
+    import topogen.sim.sweep as sweep_module  # bound now, so its own import is the real one
 
     calls = []
-    monkeypatch.setattr(measure, "simulate", lambda *a, **k: calls.append(1))
+    fake = lambda *a, **k: calls.append(1)  # noqa: E731
+    monkeypatch.setattr(measure, "simulate", fake)
+    monkeypatch.setattr(sweep_module, "simulate", fake)
     foreign = tmp_path / "foreign.csv"
     foreign.write_text("a,b\n1,2\n")
     (tmp_path / "adir.csv").mkdir()
