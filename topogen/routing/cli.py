@@ -1,7 +1,7 @@
 """The ``route`` and ``check-deadlock`` sub-commands (wired into ``topogen`` by
 :mod:`topogen.cli`).
 
-``topogen route FILE --algorithm nr|fr|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
+``topogen route FILE --algorithm nr|fr|booksim-min|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
     Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
     loadable with :func:`topogen.routing.load_routing`) and the per-switch table
@@ -28,7 +28,7 @@ from pathlib import Path
 
 __all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
 
-_ALGS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
+_ALGS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
 
 
 def add_parsers(subparsers, parents=()) -> None:
@@ -49,14 +49,21 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="VCs (escape: total, default 4; dor/hop: at least the minimum; "
                         "layered: maximum layers; dsnf: hop-indexed, default the longest route, "
                         "1 = the single-VC routing of the paper)")
-    p.add_argument("--base", choices=("nr", "fr", "updown"),
+    p.add_argument("--base", choices=("nr", "fr", "booksim-min", "updown"),
                    help="base routing of hop/layered/valiant/escape (default fr with a layout, else nr)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
+    p.add_argument("--clock-period", dest="clock_period", type=float, default=None, metavar="NS",
+                   help="booksim-min: router clock period giving link latencies in cycles, as "
+                        "`topogen run booksim --clock-period` (default 1.0)")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
     p.add_argument("--seed", type=int, help="seed of valiant routing and of --ties random")
-    p.add_argument("--ties", choices=("lowest", "random"), default="lowest",
-                   help="nr/fr tie rule among equal-cost next hops: lowest neighbour id "
-                        "(default) or random per switch and destination (spreads the load)")
+    p.add_argument("--ties", choices=("spread", "lowest", "random"), default="spread",
+                   help="nr/fr tie rule among equal-cost next hops: spread (default: a uniform "
+                        "choice per switch and destination from a hash of --ties-seed, the same "
+                        "on every run), lowest neighbour id (piles uniform traffic onto few "
+                        "links), or random (drawn from --seed)")
+    p.add_argument("--ties-seed", dest="ties_seed", type=int, default=None, metavar="S",
+                   help="seed of --ties spread (default 0)")
     p.add_argument("--table", choices=("auto", "csv", "json", "none"), default="auto",
                    help="per-switch table written into DIR: N^2 rows, so 'auto' (default) "
                         f"writes csv up to {AUTO_TABLE_MAX_SWITCHES} switches and none above")
@@ -100,7 +107,8 @@ def run_route(args) -> int:
     topology, layout = load(args.file)
     routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
                     switch_delay=args.switch_delay, base=args.base, root=args.root,
-                    ties=getattr(args, "ties", "lowest"))
+                    ties=getattr(args, "ties", "spread"), ties_seed=getattr(args, "ties_seed", None),
+                    clock_period_ns=getattr(args, "clock_period", None))
     out = Path(args.output)
     with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp:
         table = args.table

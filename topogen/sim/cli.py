@@ -32,8 +32,8 @@ def add_parsers(subparsers, parents=()) -> None:
                     "virtual cut-through) and write rows of the results table. See docs/sim.md.")
     s.add_argument("input", metavar="FILE", help="topology file (.json/.edges/.graphml) or routing folder")
     s.add_argument("--routing", default="nr",
-                   help="routing algorithm when FILE is a topology: nr, fr, updown, dor, valiant, "
-                        "escape, hop, layered (default nr)")
+                   help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, "
+                        "dor, valiant, escape, hop, layered (default nr)")
     s.add_argument("--routing-vcs", type=int, default=None, metavar="K",
                    help="VCs given to the routing algorithm (its --vcs)")
     s.add_argument("--traffic", default="uniform", help=f"pattern: {', '.join(PATTERNS)} (default uniform)")
