@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from topogen.cli import main
-from topogen.errors import FormatError, ParameterError, SimulatorNotFound
+from topogen.errors import FormatError, OutputError, ParameterError, SimulatorNotFound
 from topogen.experiments import crossval as cv
 from topogen.experiments._crossval_sim import _traffic_for, build_network, build_routing
 from topogen.results import read_results
@@ -255,10 +255,20 @@ def test_output_folder_policy(tmp_path):
     assert again.files["crossval"].name == "crossval.1.csv" and first.files["crossval"].exists()
     assert len(read_results(tmp_path / "o2" / "results.csv")) == 2  # added, not replaced
     assert (out / "mine.txt").read_text() == "keep"
-    (tmp_path / "p.png").write_text("x")
-    with pytest.raises(ParameterError, match="exists"):
+    # refused before any work: a plot where a folder is, a plot in a missing folder, a bad
+    # generator parameter (the output folder is not even created)
+    (tmp_path / "p.png").mkdir()
+    with pytest.raises(OutputError, match="folder"):
         cv.crossval(TINY, tmp_path / "o3", plot=tmp_path / "p.png")
-    assert not (tmp_path / "o3").exists()  # refused before any work
+    with pytest.raises(OutputError, match="does not exist"):
+        cv.crossval(TINY, tmp_path / "o3", plot=tmp_path / "nowhere" / "p.png")
+    with pytest.raises(ParameterError):
+        cv.crossval(dict(TINY, params={"dimz": "3"}), tmp_path / "o3")
+    assert not (tmp_path / "o3").exists()
+    # a named plot file is replaced, like every named output file
+    (tmp_path / "q.png").write_text("old")
+    cv.crossval(TINY, tmp_path / "o4", plot=tmp_path / "q.png")
+    assert (tmp_path / "q.png").read_bytes()[:4] == b"\x89PNG"
 
 
 @needs_fixtures("booksim")

@@ -383,6 +383,22 @@ def sst_parameters(spec: CrossvalSpec) -> dict:
 
 
 # --------------------------------------------------------------------------- adapters
+def fresh_dir(path) -> Path:
+    """Create and return ``path``, or ``path.1``, ``path.2`` ... if taken (atomically:
+    two runs adding to one output folder never share a sub-folder)."""
+    path = Path(path).resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    k = 0
+    while True:
+        candidate = path if k == 0 else path.with_name(f"{path.name}.{k}")
+        k += 1
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+
+
 @dataclass
 class Adapter:
     """How one simulator runs the spec: ``run(load)`` returns one results row of the
@@ -415,7 +431,7 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
     from ..export.booksim import export_booksim
 
     exe = find_booksim(binary)
-    folder = fresh_path(Path(out_dir) / "booksim")
+    folder = fresh_dir(Path(out_dir) / "booksim")
     latency = None if spec.link_latency is None else np.full(topology.num_links, spec.link_latency)
     exp = export_booksim(folder, topology, layout if spec.link_latency is None else None,
                          stem="net", setup="vct33", clock_period_ns=spec.clock_ns, latency=latency,
@@ -423,7 +439,7 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
                                                                     int(topology.num_hosts)), seed))
 
     def run(load: float) -> dict:
-        log = fresh_path(folder / f"load{load:g}.log")
+        log = fresh_path(folder / f"load{load:g}.log", claim=True)
         return run_booksim(exp.config_file, overrides={"injection_rate": float(load)}, log_path=log,
                            timeout=spec.timeout, binary=exe, raise_on_failure=False)
 
@@ -431,13 +447,11 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
 
 
 def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
-    from ..drivers.base import fresh_path
     from ..drivers.sst import find_sst, run_sst
     from ..export.sst import write_bundle
 
     exe = find_sst(binary)
-    folder = fresh_path(Path(out_dir) / "sst")
-    folder.mkdir(parents=True)
+    folder = fresh_dir(Path(out_dir) / "sst")
     p = sst_parameters(spec)
     bundle = write_bundle(folder / "net.json", topology, layout if spec.link_latency is None else None,
                           routing, link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],

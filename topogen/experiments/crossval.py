@@ -227,25 +227,24 @@ class CrossvalResult:
             not any((self.saturation[c] == "FAIL").any() for c in scols)
 
 
-def check_out_dir(out_dir, force: bool, *, create: bool = True) -> Path:
-    """The output folder, checked before any work (and created if missing when ``create``);
-    a non-empty one is refused without ``force`` (with it, nothing in it is replaced: new
-    files get fresh names and results are added to ``results.csv``)."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise ParameterError(f"--out-dir {out} is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise ParameterError(f"output folder {out} is not empty; choose another --out-dir or add "
-                             "--force to add this run beside what is there (nothing is replaced)")
-    if not create:
-        parent = next((q for q in [out, *out.absolute().parents] if q.exists()), None)
-        if parent is None or not os.access(parent, os.W_OK):
-            raise ParameterError(f"output folder {out} cannot be created or written")
-        return out.absolute()
-    out.mkdir(parents=True, exist_ok=True)
-    if not os.access(out, os.W_OK):
-        raise ParameterError(f"output folder {out} is not writable")
-    return out.resolve()
+def check_out_dir(out_dir, force: bool, *, inputs=(), create: bool = True) -> Path:
+    """The output folder, checked before any work by the output policy
+    (:func:`topogen.output.check_dir_output`): new or empty, or with ``force`` an existing
+    folder that this run *adds to* -- crossval never deletes or replaces a file there
+    (raw logs and tables get fresh names, rows are appended to ``results.csv`` under its
+    lock).  Created when ``create``."""
+    from ..errors import OutputError
+    from ..output import check_dir_output
+
+    out = Path(os.path.abspath(out_dir))
+    if force and out.is_dir():
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {out_dir}: the folder is not writable")
+    else:
+        out = check_dir_output(out_dir, inputs=inputs)
+    if create:
+        out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
@@ -258,12 +257,15 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         The experiment (a mapping of :class:`CrossvalSpec` fields, or a TOML file).
     out_dir : path-like
         Raw outputs (BookSim exports and logs under ``booksim/``, SST bundle and logs under
-        ``sst/``), ``results.csv`` (rows of the shared schema), ``crossval.csv`` (the
-        tidy table) and ``saturation.csv``.  Refused if not empty unless ``force``.
+        ``sst/``), ``results.csv`` (rows of the shared schema, added after every point),
+        ``crossval.csv`` (the tidy table) and ``saturation.csv``.  Refused if not empty
+        unless ``force``.
     force : bool
-        Use a non-empty ``out_dir`` (new files get fresh names; results are added).
+        Add to a non-empty ``out_dir``: nothing in it is replaced (new files get fresh
+        names; rows are appended to its ``results.csv``).
     plot : path-like, optional
-        Latency-vs-load chart (.png/.svg/.pdf), one curve per simulator.
+        Latency-vs-load chart (.png/.svg/.pdf), one curve per simulator; replaced if it
+        exists, like every named output file.
     binaries : mapping, optional
         ``{"booksim": path, "sst": path}`` overriding ``$TOPOGEN_BOOKSIM``/``$TOPOGEN_SST``/PATH.
     progress : callable(simulator, load, row), optional
@@ -282,7 +284,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     """
     import pandas as pd
 
-    from ..results import atomic_write_text, read_results, write_results
+    from ..results import append_rows, atomic_write_text
 
     if isinstance(spec, (str, os.PathLike)):
         spec = load_spec(spec)
@@ -290,22 +292,22 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         spec = CrossvalSpec(**spec)
     if not isinstance(spec, CrossvalSpec):
         raise ParameterError("spec must be a CrossvalSpec, a mapping of its fields or a TOML file")
+    from ..output import check_file_output
+
+    inputs = [spec.topology] if os.path.isfile(spec.topology) else []
     if plot is not None:
         plot = Path(plot)
         if plot.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise ParameterError(f"plot output must end in .png, .svg or .pdf, got {plot}")
-        if plot.exists() and not force:
-            raise ParameterError(f"plot file {plot} exists; choose another name or add --force")
-        if not plot.resolve().parent.is_dir() and plot.resolve().parent != Path(out_dir).resolve():
-            raise ParameterError(f"cannot write {plot}: folder {plot.resolve().parent} does not exist")
+        inside = Path(os.path.abspath(plot)).parent == Path(os.path.abspath(out_dir))
+        check_file_output(plot, inputs=inputs, make_parents=inside)
     seed = resolve_seed(spec.seed)
     spec = replace(spec, seed=seed)
-    check_out_dir(out_dir, force, create=False)
+    check_out_dir(out_dir, force, inputs=inputs, create=False)
     topology, layout = build_network(spec, seed)
     routing, routing_note = build_routing(spec, topology, layout, seed)
-    out = check_out_dir(out_dir, force)
+    out = check_out_dir(out_dir, force, inputs=inputs)
     results_path = out / "results.csv"
-    old = read_results(results_path).to_dict("records") if results_path.exists() else []
     adapters, skipped = build_adapters(spec, seed, topology, layout, routing, out, binaries=binaries)
 
     rows: list[dict] = []
@@ -318,7 +320,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         def run_point(load, ad=ad, points=points, kind="bisection"):
             row = _tagged(ad.run(load), extra)
             rows.append(row)
-            write_results(results_path, old + rows)  # after every point: an interruption keeps them
+            append_rows(results_path, [row])  # after every point: an interruption keeps them
             points[load] = row["status"]
             conv = common_units(row, spec.clock_ns)
             lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": row["status"],
@@ -368,7 +370,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     for name, frame in (("crossval", table), ("saturation", saturation)):
         from ..drivers.base import fresh_path
 
-        path = fresh_path(out / f"{name}.csv")
+        path = fresh_path(out / f"{name}.csv", claim=True)
         header = f"# topogen crossval: {spec.topology} {spec.routing} {spec.traffic} " \
                  f"packet_size={spec.packet_size} seed={seed}\n"
         atomic_write_text(path, header + frame.to_csv(index=False, lineterminator="\n"))

@@ -133,8 +133,10 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
         load_list = QUICK["loads"] if quick else DEFAULT_LOADS
     sims = tuple(s.strip() for s in simulators.split(",") if s.strip())
     bisect = saturation and not quick
-    if out_dir and Path(out_dir).is_dir() and any(Path(out_dir).iterdir()):
-        raise ParameterError(f"out_dir {out_dir} is not empty; choose a new folder")
+    if out_dir:
+        from ..output import check_dir_output
+
+        check_dir_output(out_dir)  # new or empty (the runs go into sub-folders)
     # validate every spec before running any
     specs = []
     for key in keys:
