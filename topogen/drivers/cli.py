@@ -21,6 +21,7 @@ import json
 import sys
 from pathlib import Path
 
+from .. import sim_defaults
 from ..errors import ParameterError
 
 __all__ = ["add_parsers", "add_run_parser", "add_results_parser", "run_command", "results_command"]
@@ -64,8 +65,9 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--out-dir", default=None, metavar="DIR",
                    help="where exports, raw logs and results go (default: beside INPUT)")
     b.add_argument("--setup", default="vct33", help="base config template: vct33, slimfly1 or default (default: vct33)")
-    b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
-                   help="router clock period in ns for link latencies (default: 1.0)")
+    b.add_argument("--clock-period", type=float, default=sim_defaults.CYCLE_NS, metavar="NS",
+                   help="router clock period in ns for link latencies (default: the shared cycle, "
+                        f"{sim_defaults.CYCLE_NS:.4g} = 256 bit / 96 Gbit/s, as topogen simulate)")
     b.add_argument("--traffic", default=None, help="traffic pattern (uniform, bitrev, transpose ...)")
     b.add_argument("--rate", type=float, default=None, metavar="R",
                    help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
@@ -90,12 +92,14 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("nr", "fr"), default="nr",
-                   help="source routes: nr (nearest) or fr (fastest, latency-aware) (default nr)")
+    s.add_argument("--routing", choices=("nr", "fr"), default=sim_defaults.ROUTING_FALLBACK,
+                   help="source routes: nr (nearest) or fr (fastest, latency-aware) "
+                        f"(default {sim_defaults.ROUTING_FALLBACK}, as topogen simulate)")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
     s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
-    s.add_argument("--message-size", default="64B")
+    s.add_argument("--message-size", default=sim_defaults.sst_message_size(),
+                   help=f"packet size (default {sim_defaults.sst_message_size()}: the shared packet size)")
     s.add_argument("--warmup", default="2us")
     s.add_argument("--collect", default="10us")
     s.add_argument("--drain", default="20us")
