@@ -412,6 +412,7 @@ class Engine:
         self.ovh = c.injection_overhead
         self.cdelay = c.credit_delay
         self.Sx = c.crossbar_cycles  # a buffered packet's time through the switch
+        self.speedup = self.Sx != self.S
         self.inj_buf0 = network.inj_base * v  # first injection buffer (credits go to a host)
         self.lat = network.latency.tolist()
         self.host_switch = network.host_switch.tolist()
@@ -653,14 +654,16 @@ class Engine:
             q = self.fifo[old]
             q.popleft()
             iend = end
-            if self.Sx != S:  # internal speedup: the tail leaves the input buffer early
+            if self.speedup:  # the tail leaves the input buffer early ...
                 iend = now + self.Sx
                 if oarr + S > iend:  # ... but not before it has arrived
                     iend = oarr + S
             self.front_free[old] = iend
+            cd = self.cdelay
+            if cd and old >= self.inj_buf0:  # the upstream end is a host: no credit delay
+                cd = 0
             self.seq += 1
-            push(heap, (iend - 1 + self.lat[old // self.V] + (self.cdelay if old < self.inj_buf0 else 0),
-                        self.seq, _CREDIT, old))
+            push(heap, (iend - 1 + self.lat[old // self.V] + cd, self.seq, _CREDIT, old))
             if q:
                 nxt = q[0]
                 self.seq += 1
