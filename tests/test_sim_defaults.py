@@ -109,8 +109,6 @@ def test_command_line_defaults_come_from_the_shared_module():
     assert p.parse_args(["simulate", "x", "--no-self-packets"]).self_packets is False
     b = p.parse_args(["run", "booksim", "x.json"])
     assert b.clock_period == sd.CYCLE_NS and b.setup == "vct33"
-    s = p.parse_args(["run", "sst", "x.json"])
-    assert bits(s.message_size) == sd.PACKET_SIZE * sd.FLIT_BITS
 
 
 def test_default_routing_falls_back_until_booksim_min_exists():

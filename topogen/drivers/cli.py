@@ -95,14 +95,12 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("nr", "fr"), default=sim_defaults.ROUTING_FALLBACK,
-                   help="source routes: nr (nearest) or fr (fastest, latency-aware) "
-                        f"(default {sim_defaults.ROUTING_FALLBACK}, as topogen simulate)")
+    s.add_argument("--routing", choices=("nr", "fr"), default="nr",
+                   help="source routes: nr (nearest) or fr (fastest, latency-aware) (default nr)")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
     s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
-    s.add_argument("--message-size", default=sim_defaults.sst_message_size(),
-                   help=f"packet size (default {sim_defaults.sst_message_size()}: the shared packet size)")
+    s.add_argument("--message-size", default="64B")
     s.add_argument("--warmup", default="2us")
     s.add_argument("--collect", default="10us")
     s.add_argument("--drain", default="20us")
