@@ -102,7 +102,8 @@ def bundle(tmp_path, name="net.json"):
     from topogen.generators.classic import torus
     t = torus((3, 4), hosts_per_switch=1)
     layout = topogen.place(t, topogen.Floor.skywalk(4, 3))
-    return sx.write_bundle(tmp_path / name, t, layout, BFSRouting(t))
+    # the 4 GB/s endpoint links of the fixture's run (the accepted-load estimate uses them)
+    return sx.write_bundle(tmp_path / name, t, layout, BFSRouting(t), nic_params={"link_bw": "4GB/s"})
 
 
 def fake_sst(tmp_path, mode="auto", knee=0.6):

@@ -415,6 +415,8 @@ def output_to_row(parsed: BookSimOutput, *, status: str, message: str | None = N
         rate = None
     sim_params = {k: v for k, v in sorted(cfg.items())
                   if k not in ("network_file", "injection_rate", "topology", "routing_function", "traffic")}
+    if meta.get("clock_period_ns") is not None:  # it set the netlist's link latencies
+        sim_params["clock_period_ns"] = meta["clock_period_ns"]
     row = dict(
         simulator="booksim",
         topology=meta.get("generator"),

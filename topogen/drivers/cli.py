@@ -21,6 +21,7 @@ import json
 import sys
 from pathlib import Path
 
+from .. import sim_defaults
 from ..errors import ParameterError
 
 __all__ = ["add_parsers", "add_run_parser", "add_results_parser", "run_command", "results_command"]
@@ -64,8 +65,9 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--out-dir", default=None, metavar="DIR",
                    help="where exports, raw logs and results go (default: beside INPUT)")
     b.add_argument("--setup", default="vct33", help="base config template: vct33, slimfly1 or default (default: vct33)")
-    b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
-                   help="router clock period in ns for link latencies (default: 1.0)")
+    b.add_argument("--clock-period", type=float, default=sim_defaults.CYCLE_NS, metavar="NS",
+                   help="router clock period in ns for link latencies (default: the shared cycle, "
+                        f"{sim_defaults.CYCLE_NS:.4g} = 256 bit / 96 Gbit/s, as topogen simulate)")
     b.add_argument("--traffic", default=None,
                    help="traffic pattern (uniform, bitrev, transpose ...); with a .cfg INPUT passed "
                         "on BookSim's command line, also to every sweep point")

@@ -364,7 +364,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                     t0 = time.perf_counter()
                     res = sweep(rt, out, low=low * scale, high=high * scale,
                                 tolerance=tolerance * scale, seed=sim_seed, traffic=tr,
-                                load_unit="gbps", **config)
+                                load_unit="gbps", self_packets=False, **config)
                     simulated += res.simulated
                     reused += res.reused
                     first_bad = [r for r in res.rows if r["status"] != "completed"

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import sim_defaults
 from .._version import __version__
 from ..errors import ParameterError, TopologyError
 from ..results import atomic_write_text, canonical_json
@@ -102,7 +103,8 @@ TRAFFIC_PATTERNS = (
 SETUPS: dict[str, tuple[str, str]] = {
     "vct33": (
         "vct33.cfg.j2",
-        "the papers' setup: virtual cut-through, 33-flit packets, 4 VCs, load in flits/node/cycle",
+        "topogen's shared simulator defaults (the papers' setup): virtual cut-through, 33-flit "
+        "packets, 4 VCs, load in flits/node/cycle",
     ),
     "slimfly1": (
         "slimfly1.cfg.j2",
@@ -150,7 +152,7 @@ class BookSimExport:
 
 
 # --------------------------------------------------------------------------- netlist
-def link_latency_cycles(layout, clock_period_ns: float = 1.0) -> np.ndarray:
+def link_latency_cycles(layout, clock_period_ns: float = sim_defaults.CYCLE_NS) -> np.ndarray:
     """Per-link latency in router clock cycles: ``ceil(link delay / clock period)``, at least 1.
 
     Parameters
@@ -158,7 +160,8 @@ def link_latency_cycles(layout, clock_period_ns: float = 1.0) -> np.ndarray:
     layout : Layout
         Supplies ``link_delay`` (ns) in ``topology.edges`` order.
     clock_period_ns : float
-        Router clock period in ns (> 0).
+        Router clock period in ns (> 0); default the shared cycle
+        :data:`topogen.sim_defaults.CYCLE_NS` (one 256-bit flit at 96 Gbit/s).
 
     Returns
     -------
@@ -272,7 +275,8 @@ def _netlist_metadata(topology, layout, clock_period_ns, latency_source) -> dict
     return meta
 
 
-def write_anynet(path, topology, layout=None, *, clock_period_ns: float = 1.0, latency=None) -> Path:
+def write_anynet(path, topology, layout=None, *, clock_period_ns: float = sim_defaults.CYCLE_NS,
+                 latency=None) -> Path:
     """Write the anynet netlist and its ``.meta.json`` sidecar atomically.
 
     Parameters
@@ -284,7 +288,8 @@ def write_anynet(path, topology, layout=None, *, clock_period_ns: float = 1.0, l
     layout : Layout, optional
         When given, link latencies are ``ceil(cable delay / clock_period_ns)`` cycles.
     clock_period_ns : float
-        Router clock period (ns) used to convert delays to cycles.
+        Router clock period (ns) used to convert delays to cycles (default
+        :data:`topogen.sim_defaults.CYCLE_NS`).
     latency : array_like, optional
         Explicit latencies in cycles (overrides ``layout``).
 
@@ -544,6 +549,7 @@ def render_config(
     template = env.get_template(template_name)
     text = template.render(
         opt=tracker.opt,
+        d=sim_defaults.booksim_options(),
         remaining=tracker.remaining,
         vc_ranges=tracker.vc_ranges,
         network_file=net_text,
@@ -579,7 +585,7 @@ def export_booksim(
     *,
     stem: str | None = None,
     setup: str = "vct33",
-    clock_period_ns: float = 1.0,
+    clock_period_ns: float = sim_defaults.CYCLE_NS,
     options: Mapping[str, Any] | None = None,
     latency=None,
     content_stem: bool = False,
@@ -599,9 +605,11 @@ def export_booksim(
         ``<stem>.anynet.meta.json`` and ``<stem>.cfg``.  A stem starting with a digit is
         prefixed with ``t`` (BookSim tokens cannot start with a digit).
     setup : str
-        Base configuration, see :data:`SETUPS`.
+        Base configuration, see :data:`SETUPS`; ``vct33`` is topogen's shared simulator
+        defaults (:mod:`topogen.sim_defaults`).
     clock_period_ns : float
-        Router clock period in ns.
+        Router clock period in ns (default :data:`topogen.sim_defaults.CYCLE_NS`, the
+        reference simulator's cycle).
     options : mapping, optional
         Configuration overrides (``traffic``, ``injection_rate``, ``num_vcs`` ...).
     latency : array_like, optional

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import sim_defaults
 from .._version import __version__
 from ..errors import FormatError, ParameterError, RoutingError, TopologyError
 from ..results import atomic_write_text, canonical_json
@@ -49,26 +50,12 @@ __all__ = [
 BUNDLE_FORMAT = "topogen-sst-bundle"
 BUNDLE_VERSION = 1
 
-#: ``merlin.hr_router`` parameters used unless overridden (those of the verified anytopo
-#: example config).
-DEFAULT_ROUTER_PARAMS: dict[str, Any] = {
-    "link_bw": "4GB/s",
-    "xbar_bw": "8GB/s",
-    "flit_size": "8B",
-    "input_latency": "20ns",
-    "output_latency": "20ns",
-    "input_buf_size": "4kB",
-    "output_buf_size": "4kB",
-    "xbar_arb": "merlin.xbar_arb_lru",
-    "num_vns": 1,
-}
+#: ``merlin.hr_router`` parameters used unless overridden: topogen's shared simulator
+#: defaults (:func:`topogen.sim_defaults.sst_router_params`).
+DEFAULT_ROUTER_PARAMS: dict[str, Any] = sim_defaults.sst_router_params()
 
-#: ``merlin.linkcontrol`` parameters of every endpoint.
-DEFAULT_NIC_PARAMS: dict[str, Any] = {
-    "link_bw": "4GB/s",
-    "input_buf_size": "1kB",
-    "output_buf_size": "1kB",
-}
+#: ``merlin.linkcontrol`` parameters of every endpoint (:func:`topogen.sim_defaults.sst_nic_params`).
+DEFAULT_NIC_PARAMS: dict[str, Any] = sim_defaults.sst_nic_params()
 
 
 def model_path() -> Path:
@@ -189,8 +176,8 @@ def bundle_dict(
     layout=None,
     routing=None,
     *,
-    link_latency_ns: float = 20.0,
-    host_latency_ns: float = 10.0,
+    link_latency_ns: float = sim_defaults.CYCLE_NS,
+    host_latency_ns: float = sim_defaults.CYCLE_NS,
     vcs_per_vn: int | None = None,
     router_params: Mapping[str, Any] | None = None,
     nic_params: Mapping[str, Any] | None = None,
@@ -211,9 +198,9 @@ def bundle_dict(
         start with ``src``; hops are checked against the links).  Default:
         ``topogen.routing.nearest(topology, layout)``.
     link_latency_ns : float
-        Latency of every cable when no layout is given.
+        Latency of every cable when no layout is given (default one shared cycle).
     host_latency_ns : float
-        Latency of the endpoint-router links.
+        Latency of the endpoint-router links (default one shared cycle).
     vcs_per_vn : int, optional
         VCs per virtual network; default longest route (router-router hops) + 1.
     router_params, nic_params : mapping, optional

@@ -10,6 +10,7 @@ Examples::
 
 from __future__ import annotations
 
+import argparse
 import math
 from pathlib import Path
 
@@ -22,6 +23,7 @@ def add_parsers(subparsers, parents=()) -> None:
     """Add ``simulate`` and ``plot`` to the ``topogen`` sub-commands."""
     parents = list(parents)
     from .._validate import int_option
+    from .. import sim_defaults as sd
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -32,19 +34,21 @@ def add_parsers(subparsers, parents=()) -> None:
                     "with the packet-level reference simulator (input-buffered VC switches, credits, "
                     "virtual cut-through) and write rows of the results table. See docs/sim.md.")
     s.add_argument("input", metavar="FILE", help="topology file (.json/.edges/.graphml) or routing folder")
-    s.add_argument("--routing", default="nr",
-                   help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, "
-                        "dor, valiant, escape, hop, layered (default nr)")
+    s.add_argument("--routing", default=None,
+                   help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, dor, valiant, "
+                        f"escape, hop, layered ... (default {sd.ROUTING}, BookSim's own routes; "
+                        f"{sd.ROUTING_FALLBACK} where topogen does not offer it)")
     s.add_argument("--routing-vcs", type=int_option(1), default=None, metavar="K",
                    help="VCs given to the routing algorithm (its --vcs)")
-    s.add_argument("--traffic", default="uniform", help=f"pattern: {', '.join(PATTERNS)} (default uniform)")
-    s.add_argument("--self-packets", action="store_true",
-                   help="uniform: a host may send to itself (BookSim's uniform)")
-    s.add_argument("--load", type=float, default=0.1, help="offered load per host (default 0.1)")
-    s.add_argument("--load-unit", choices=("flits", "packets", "gbps"), default="flits",
-                   help="flits or packets per host per cycle, or Gbit/s per host (default flits)")
+    s.add_argument("--traffic", default=sd.TRAFFIC, help=f"pattern: {', '.join(PATTERNS)} (default {sd.TRAFFIC})")
+    s.add_argument("--self-packets", action=argparse.BooleanOptionalAction, default=sd.SELF_PACKETS,
+                   help="uniform: a host may send to itself, as in BookSim and SST "
+                        f"(default: {'yes' if sd.SELF_PACKETS else 'no'})")
+    s.add_argument("--load", type=float, default=sd.LOAD, help=f"offered load per host (default {sd.LOAD})")
+    s.add_argument("--load-unit", choices=("flits", "packets", "gbps"), default=sd.LOAD_UNIT,
+                   help=f"flits or packets per host per cycle, or Gbit/s per host (default {sd.LOAD_UNIT})")
     s.add_argument("--num-vcs", type=int, default=None,
-                   help="VCs per port (default: 4, or the routing's count if larger)")
+                   help=f"VCs per port (default: {d.num_vcs}, or a multiple of the routing's count)")
     s.add_argument("--buffer", type=int, default=None, metavar="FLITS",
                    help=f"flits per VC buffer (default {d.vc_buf_size}, at least the packet size)")
     s.add_argument("--packet-size", type=int, default=d.packet_size, help=f"flits (default {d.packet_size})")
@@ -52,6 +56,12 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--vc-alloc-delay", type=int, default=d.vc_alloc_delay)
     s.add_argument("--sw-alloc-delay", type=int, default=d.sw_alloc_delay)
     s.add_argument("--st-delay", type=int, default=d.st_delay)
+    s.add_argument("--credit-delay", type=int, default=d.credit_delay, metavar="CYCLES",
+                   help="cycles a switch takes to process a returned credit (BookSim credit_delay; "
+                        f"default {d.credit_delay})")
+    s.add_argument("--internal-speedup", type=float, default=d.internal_speedup, metavar="S",
+                   help="router steps per cycle (BookSim internal_speedup): pipeline ceil(stages/S) "
+                        f"cycles, S flits per cycle through the switch (default {d.internal_speedup:g})")
     s.add_argument("--link-latency", type=int, default=None, metavar="CYCLES",
                    help="latency of every link (default: the layout's link delays / clock period)")
     s.add_argument("--clock-ns", type=float, default=None,
@@ -105,24 +115,33 @@ def _load(args):
     topology, layout = formats.load(path)
     if layout is None:
         layout = default_layout(topology)
+    algorithm = args.routing
+    if algorithm is None:
+        from ..sim_defaults import default_routing
+
+        algorithm = default_routing()
     seed = args.seed
     if seed is None:
         seed = seed_from("topogen-simulate-routing", topology_digest(topology), layout_digest(layout),
-                         args.routing, args.routing_vcs)
-    return route(topology, layout, args.routing, vcs=args.routing_vcs, seed=seed)
+                         algorithm, args.routing_vcs)
+    return route(topology, layout, algorithm, vcs=args.routing_vcs, seed=seed)
 
 
 def _options(args, routing) -> dict:
+    from .model import SimConfig
+
+    d = SimConfig()
     if args.num_vcs is None:
         k = routing.num_vcs
-        num_vcs = k * max(1, math.ceil(4 / k))
+        num_vcs = k * max(1, math.ceil(d.num_vcs / k))
     else:
         num_vcs = args.num_vcs
-    buf = args.buffer if args.buffer is not None else max(64, args.packet_size)
+    buf = args.buffer if args.buffer is not None else max(d.vc_buf_size, args.packet_size)
     return dict(traffic=args.traffic, load_unit=args.load_unit, self_packets=args.self_packets,
                 num_vcs=num_vcs, vc_buf_size=buf, packet_size=args.packet_size,
                 routing_delay=args.routing_delay, vc_alloc_delay=args.vc_alloc_delay,
                 sw_alloc_delay=args.sw_alloc_delay, st_delay=args.st_delay,
+                credit_delay=args.credit_delay, internal_speedup=args.internal_speedup,
                 link_latency=args.link_latency, clock_ns=args.clock_ns, flit_bits=args.flit_bits,
                 link_gbps=args.link_gbps, sample_period=args.sample_period,
                 warmup_periods=args.warmup_periods, max_samples=args.max_samples,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import sim_defaults as _d
 from .._rng import make_rng, resolve_seed
 from .._version import __version__
 from ..errors import ParameterError
@@ -72,9 +73,9 @@ def _config(config, overrides) -> SimConfig:
     return config
 
 
-def simulate(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit: str = "flits",
-             config: SimConfig | None = None, seed=None, layout=None, self_packets: bool = False,
-             **overrides) -> dict:
+def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_unit: str = _d.LOAD_UNIT,
+             config: SimConfig | None = None, seed=None, layout=None,
+             self_packets: bool = _d.SELF_PACKETS, **overrides) -> dict:
     """Simulate ``routing`` under Bernoulli traffic at one offered load.
 
     Parameters
@@ -94,7 +95,8 @@ def simulate(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit:
     layout : Layout, optional
         Link delays (default ``routing.layout``).
     self_packets : bool
-        ``uniform``: allow a host to send to itself (BookSim's definition).
+        ``uniform``: a host may send to itself (BookSim's and SST's definition, the
+        shared default :data:`topogen.sim_defaults.SELF_PACKETS`).
 
     Returns
     -------
@@ -241,9 +243,9 @@ def simulate(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit:
     return make_row(**row)
 
 
-def describe(routing, *, traffic: str = "uniform", load: float = 0.1, load_unit: str = "flits",
-             config: SimConfig | None = None, seed=None, layout=None, self_packets: bool = False,
-             **overrides) -> dict:
+def describe(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_unit: str = _d.LOAD_UNIT,
+             config: SimConfig | None = None, seed=None, layout=None,
+             self_packets: bool = _d.SELF_PACKETS, **overrides) -> dict:
     """The provenance columns :func:`simulate` would write for these arguments (no
     simulation): topology, routing, traffic, load, parameters and ``sim_seed``."""
     cfg = _config(config, overrides)
@@ -290,9 +292,9 @@ def _start_traffic(eng, net, tr, p, rng, created, period):
     return stop_at
 
 
-def run_fixed(routing, cycles: int, *, traffic: str = "uniform", load: float = 0.1,
-              load_unit: str = "flits", config: SimConfig | None = None, seed=None, layout=None,
-              self_packets: bool = False, **overrides) -> dict:
+def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD,
+              load_unit: str = _d.LOAD_UNIT, config: SimConfig | None = None, seed=None, layout=None,
+              self_packets: bool = _d.SELF_PACKETS, **overrides) -> dict:
     """Simulate exactly ``cycles`` cycles of Bernoulli traffic (no warm-up, no drain).
 
     For benchmarks and quick looks; :func:`simulate` is the measurement.  Returns a dict:
@@ -328,7 +330,7 @@ def run_fixed(routing, cycles: int, *, traffic: str = "uniform", load: float = 0
 def _provenance(routing, *, traffic, cfg, load, load_unit, net, p) -> dict:
     topo = routing.topology
     params = {"config": cfg.to_dict(), "traffic": traffic.describe(), "load_unit": load_unit,
-              "packet_rate": p, "link_latency": net.latency_source,
+              "packet_rate": p, "cycle_ns": cfg.cycle_ns, "link_latency": net.latency_source,
               "routing_vcs": routing.num_vcs, "vcs_per_class": net.vcs_per_class,
               "routing_params": routing.params}
     return dict(topology=topo.name, topology_params=topo.params, num_switches=topo.num_switches,

@@ -23,7 +23,11 @@ Timing of one packet (``S = packet_size`` cycles of serialisation, one flit per 
   front of its input VC (routing + VC allocation + switch allocation + crossbar);
 * it leaves on the output port when the port is free and a VC of its class has credits
   for the whole packet (virtual cut-through); credits for its ``S`` flits come back to the
-  upstream port ``S - 1 + lat[in] + credit_delay`` cycles after it started;
+  upstream port ``S - 1 + lat[in] + credit_delay`` cycles after it started
+  (``credit_delay`` only when the upstream end is a switch);
+* with ``internal_speedup = s > 1`` the router delay is ``ceil(pipeline / s)`` and the
+  input buffer is free (and the credits counted from) ``ceil(S / s)`` cycles after the
+  packet started, but not before its tail has arrived;
 * it is delivered when its tail reaches the host: ``t_ej + lat[ej] + S - 1``.
 
 Routes come from the routing: precomputed per switch pair for deterministic routings
@@ -42,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .. import sim_defaults as _d
 from ..errors import ParameterError, RoutingError
 
 __all__ = ["SimConfig", "Network", "Engine"]
@@ -55,34 +60,41 @@ class SimConfig:
     """Parameters of the reference simulator (all times in cycles).
 
     A cycle is the time one flit takes on a link; ``clock_ns`` converts the layout's link
-    delays (ns) to cycles.  Defaults follow the papers (33-flit packets of 256 bits at
-    96 Gbit/s) and BookSim's default one-cycle pipeline stages.
+    delays (ns) to cycles.  Defaults are topogen's shared simulator defaults
+    (:mod:`topogen.sim_defaults`: 33-flit packets of 256 bits at 96 Gbit/s, 4 VCs of 66
+    flits, BookSim's one-cycle pipeline stages), the same as the BookSim and SST exports.
+    ``credit_delay`` delays the processing of credits a router gets back (BookSim's
+    ``credit_delay``); ``internal_speedup`` is the number of router-internal steps per
+    cycle (BookSim's ``internal_speedup``): the pipeline takes
+    ``ceil(pipeline / internal_speedup)`` cycles and a buffered packet crosses the
+    switch at ``internal_speedup`` flits per cycle.
     """
 
-    num_vcs: int = 4
-    vc_buf_size: int = 64
-    packet_size: int = 33
-    routing_delay: int = 1
-    vc_alloc_delay: int = 1
-    sw_alloc_delay: int = 1
-    st_delay: int = 1
+    num_vcs: int = _d.NUM_VCS
+    vc_buf_size: int = _d.VC_BUF_SIZE
+    packet_size: int = _d.PACKET_SIZE
+    routing_delay: int = _d.ROUTING_DELAY
+    vc_alloc_delay: int = _d.VC_ALLOC_DELAY
+    sw_alloc_delay: int = _d.SW_ALLOC_DELAY
+    st_delay: int = _d.ST_DELAY
     link_latency: int | None = None
     clock_ns: float | None = None
-    flit_bits: int = 256
-    link_gbps: float = 96.0
-    injection_latency: int = 1
-    ejection_latency: int = 1
+    flit_bits: int = _d.FLIT_BITS
+    link_gbps: float = _d.LINK_GBPS
+    injection_latency: int = _d.INJECTION_LATENCY
+    ejection_latency: int = _d.EJECTION_LATENCY
     injection_overhead: int = 1
-    credit_delay: int = 0
+    credit_delay: int = _d.CREDIT_DELAY
+    internal_speedup: float = _d.INTERNAL_SPEEDUP
     deadlock_cycles: int = 2000
-    warmup_periods: int = 3
-    sample_period: int = 1000
+    warmup_periods: int = _d.WARMUP_PERIODS
+    sample_period: int = _d.SAMPLE_PERIOD
     min_period_packets: int = 100
-    max_samples: int = 10
+    max_samples: int = _d.MAX_SAMPLES
     converge_samples: int = 3
-    latency_thres: float = 500.0
-    stopping_thres: float = 0.05
-    acc_stopping_thres: float = 0.05
+    latency_thres: float = _d.LATENCY_THRES
+    stopping_thres: float = _d.STOPPING_THRES
+    acc_stopping_thres: float = _d.ACC_STOPPING_THRES
     drain_cycles: int | None = None
     max_queue_packets: int = 1000
 
@@ -103,6 +115,10 @@ class SimConfig:
         if self.link_latency is not None and (isinstance(self.link_latency, bool) or not isinstance(
                 self.link_latency, (int, np.integer)) or self.link_latency < 1):
             raise ParameterError(f"link_latency must be an integer >= 1 (cycles), got {self.link_latency!r}")
+        sp = self.internal_speedup
+        if isinstance(sp, bool) or not isinstance(sp, (int, float)) or not (1 <= sp <= 1024):
+            raise ParameterError(f"internal_speedup must be a number in [1, 1024] (router steps "
+                                 f"per cycle), got {sp!r}")
         for name in ("link_gbps", "latency_thres", "stopping_thres", "acc_stopping_thres"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
@@ -118,9 +134,22 @@ class SimConfig:
                                  f"warmup_periods={self.warmup_periods}, got {self.max_samples}")
 
     @property
-    def router_delay(self) -> int:
-        """Cycles from a head reaching the front of its input VC to leaving the switch."""
+    def pipeline_delay(self) -> int:
+        """Router pipeline stages in cycles at speedup 1 (routing + VC and switch
+        allocation + switch traversal)."""
         return self.routing_delay + self.vc_alloc_delay + self.sw_alloc_delay + self.st_delay
+
+    @property
+    def router_delay(self) -> int:
+        """Cycles from a head reaching the front of its input VC to leaving the switch:
+        ``ceil(pipeline_delay / internal_speedup)``."""
+        return _d.router_cycles(self.pipeline_delay, self.internal_speedup)
+
+    @property
+    def crossbar_cycles(self) -> int:
+        """Cycles a whole buffered packet takes through the switch:
+        ``ceil(packet_size / internal_speedup)``."""
+        return _d.router_cycles(self.packet_size, self.internal_speedup)
 
     @property
     def cycle_ns(self) -> float:
@@ -382,6 +411,9 @@ class Engine:
         self.D = c.router_delay
         self.ovh = c.injection_overhead
         self.cdelay = c.credit_delay
+        self.Sx = c.crossbar_cycles  # a buffered packet's time through the switch
+        self.speedup = self.Sx != self.S
+        self.inj_buf0 = network.inj_base * v  # first injection buffer (credits go to a host)
         self.lat = network.latency.tolist()
         self.host_switch = network.host_switch.tolist()
         self.ej_base = network.ej_base
@@ -583,6 +615,7 @@ class Engine:
         end = now + S
         self.busy[o] = end
         old = pkt.buf
+        oarr = pkt.arr
         arr = now + self.lat[o]
         heap = self.heap
         push = heapq.heappush
@@ -620,13 +653,21 @@ class Engine:
             self.last_move = now
             q = self.fifo[old]
             q.popleft()
-            self.front_free[old] = end
+            iend = end
+            if self.speedup:  # the tail leaves the input buffer early ...
+                iend = now + self.Sx
+                if oarr + S > iend:  # ... but not before it has arrived
+                    iend = oarr + S
+            self.front_free[old] = iend
+            cd = self.cdelay
+            if cd and old >= self.inj_buf0:  # the upstream end is a host: no credit delay
+                cd = 0
             self.seq += 1
-            push(heap, (end - 1 + self.lat[old // self.V] + self.cdelay, self.seq, _CREDIT, old))
+            push(heap, (iend - 1 + self.lat[old // self.V] + cd, self.seq, _CREDIT, old))
             if q:
                 nxt = q[0]
                 self.seq += 1
-                push(heap, ((nxt.arr if nxt.arr > end else end) + self.D, self.seq, _READY, nxt))
+                push(heap, ((nxt.arr if nxt.arr > iend else iend) + self.D, self.seq, _READY, nxt))
             else:
                 del self.fifo[old]
         if b < 0:  # ejected

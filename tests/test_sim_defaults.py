@@ -1,0 +1,134 @@
+"""One set of simulator defaults (topogen.sim_defaults) reaches every simulator."""
+
+import argparse
+import json
+import math
+from dataclasses import fields
+
+import numpy as np
+
+import topogen
+from topogen import sim_defaults as sd
+from topogen.drivers.booksim import read_config_file
+from topogen.drivers.sst import bits
+from topogen.export import booksim as bx
+from topogen.export import sst as sx
+from topogen.generators.classic import torus
+from topogen.routing import nearest
+from topogen.sim import Network, SimConfig, simulate
+
+
+def _parser():
+    from topogen.drivers.cli import add_parsers as run_parsers
+    from topogen.sim.cli import add_parsers as sim_parsers
+
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers()
+    sim_parsers(sub)
+    run_parsers(sub)
+    return p
+
+
+def test_the_cycle_is_one_flit_time():
+    assert sd.CYCLE_NS == sd.FLIT_BITS / sd.LINK_GBPS
+    assert sd.cycle_ns() == sd.CYCLE_NS and sd.cycle_ns(clock_ns=1.5) == 1.5
+    assert sd.VC_BUF_SIZE >= sd.PACKET_SIZE  # virtual cut-through holds whole packets
+
+
+def test_reference_simulator_config_defaults_are_the_shared_ones():
+    cfg = SimConfig()
+    shared = sd.as_dict()
+    checked = 0
+    for f in fields(SimConfig):
+        if f.name in shared:
+            assert getattr(cfg, f.name) == shared[f.name], f.name
+            checked += 1
+    assert checked >= 17
+    assert cfg.cycle_ns == sd.CYCLE_NS
+    assert cfg.router_delay == sd.ROUTING_DELAY + sd.VC_ALLOC_DELAY + sd.SW_ALLOC_DELAY + sd.ST_DELAY
+
+
+def test_vct33_booksim_config_is_the_shared_defaults(tmp_path):
+    t = torus((3, 3), hosts_per_switch=1)
+    exp = bx.export_booksim(tmp_path, t, topogen.place(t, topogen.Floor.skywalk(3, 3)))
+    options, meta = read_config_file(exp.config_file)
+    want = sd.booksim_options()
+    for name, value in want.items():
+        assert options[name] == bx.format_option(name, value), name
+    assert meta["clock_period_ns"] == sd.CYCLE_NS
+
+
+def test_booksim_netlist_and_reference_simulator_use_the_same_link_cycles(tmp_path):
+    t = torus((4, 4), hosts_per_switch=1)
+    layout = topogen.place(t, topogen.Floor.skywalk(4, 4))
+    exp = bx.export_booksim(tmp_path, t, layout)
+    lat = {}
+    for line in exp.network_file.read_text().splitlines():
+        tok = line.split()
+        r = int(tok[1])
+        i = 2
+        while i < len(tok):
+            if tok[i] == "router":
+                lat[(r, int(tok[i + 1]))] = int(tok[i + 2])
+                i += 3
+            else:
+                i += 2
+    net = Network(nearest(t, layout), SimConfig())
+    ours = {}
+    for v in range(t.num_switches):
+        for e in range(net.indptr[v], net.indptr[v + 1]):
+            ours[(v, int(net.indices[e]))] = int(net.link_cycles[e])
+    assert ours == lat
+    assert len(set(lat.values())) > 1  # a real mix of cable lengths
+
+
+def test_sst_bundle_defaults_are_the_shared_ones():
+    t = torus((3, 3), hosts_per_switch=1)
+    doc = sx.bundle_dict(t, None, nearest(t))
+    rp, nic = doc["router_params"], doc["nic_params"]
+    assert bits(rp["link_bw"], rate=True) == sd.LINK_GBPS * 1e9
+    assert bits(nic["link_bw"], rate=True) == sd.LINK_GBPS * 1e9
+    assert bits(rp["xbar_bw"], rate=True) == sd.LINK_GBPS * 1e9 * sd.INTERNAL_SPEEDUP
+    assert bits(rp["flit_size"]) == sd.FLIT_BITS
+    assert bits(rp["input_buf_size"]) == sd.VC_BUF_SIZE * sd.FLIT_BITS
+    assert bits(nic["output_buf_size"]) >= sd.PACKET_SIZE * sd.FLIT_BITS  # a packet fits
+    router_ps = sum(int(rp[k][:-2]) for k in ("input_latency", "output_latency"))
+    assert math.isclose(router_ps / 1000, SimConfig().router_delay * sd.CYCLE_NS, rel_tol=1e-3)
+    assert doc["host_link_latency"] == sx.latency_string(sd.CYCLE_NS)
+    assert {link["latency_ns"] for link in doc["links"]} == {sd.CYCLE_NS}  # no layout: 1 cycle
+
+
+def test_command_line_defaults_come_from_the_shared_module():
+    p = _parser()
+    s = p.parse_args(["simulate", "x.json"])
+    assert s.traffic == sd.TRAFFIC and s.load == sd.LOAD and s.load_unit == sd.LOAD_UNIT
+    assert s.self_packets is sd.SELF_PACKETS
+    assert s.packet_size == sd.PACKET_SIZE and s.flit_bits == sd.FLIT_BITS
+    assert s.link_gbps == sd.LINK_GBPS and s.clock_ns is None  # None: one flit time
+    assert s.credit_delay == sd.CREDIT_DELAY and s.internal_speedup == sd.INTERNAL_SPEEDUP
+    assert p.parse_args(["simulate", "x", "--no-self-packets"]).self_packets is False
+    b = p.parse_args(["run", "booksim", "x.json"])
+    assert b.clock_period == sd.CYCLE_NS and b.setup == "vct33"
+
+
+def test_default_routing_falls_back_until_booksim_min_exists():
+    assert sd.default_routing(available=("nr", sd.ROUTING)) == sd.ROUTING
+    assert sd.default_routing(available=("nr", "fr")) == sd.ROUTING_FALLBACK
+    from topogen.routing import ALGORITHMS
+
+    assert sd.default_routing() in ALGORITHMS
+
+
+def test_reference_rows_record_every_setting_that_changes_their_numbers():
+    t = torus((4, 4), hosts_per_switch=1)
+    row = simulate(nearest(t), load=0.05, seed=2, packet_size=2, vc_buf_size=4,
+                   credit_delay=3, internal_speedup=1.5, sample_period=200)
+    params = row["params"]
+    if isinstance(params, str):
+        params = json.loads(params)
+    cfg = params["config"]
+    assert cfg["credit_delay"] == 3 and cfg["internal_speedup"] == 1.5
+    assert cfg["packet_size"] == 2 and cfg["num_vcs"] == sd.NUM_VCS
+    assert params["cycle_ns"] == sd.CYCLE_NS
+    assert params["traffic"]["self_packets"] is sd.SELF_PACKETS
+    assert np.isfinite(row["latency_avg"])

@@ -1,0 +1,190 @@
+"""One set of simulator defaults, shared by every simulator topogen drives.
+
+``topogen simulate`` (the reference simulator, :class:`topogen.sim.SimConfig`),
+``topogen run booksim`` (the BookSim2 export and its ``vct33`` setup,
+:mod:`topogen.export.booksim`) and ``topogen run sst`` (the SST bundle,
+:mod:`topogen.export.sst`) all take their defaults from here, so that the same topology
+at the same load gives the same numbers whichever simulator runs it (``docs/sim.md``,
+"One set of defaults").  This module sits at the bottom of the pipeline: it imports
+nothing from topogen.
+
+The defaults are the papers' setup (Skywalk IV, layout-conscious random topologies IV-C,
+DSN V-A): virtual cut-through, 33-flit packets of 256 bits on 96 Gbit/s links, 4 VCs of
+two packets each, BookSim's one-cycle router pipeline stages, BookSim's measurement
+(3 warm-up periods of 1,000 cycles, at most 10 periods, 5 % convergence, 500-cycle
+latency abort) and BookSim's and SST's ``uniform`` traffic, which includes the source.
+
+One cycle is the time a flit takes on a link, ``FLIT_BITS / LINK_GBPS`` = 2.667 ns; layout
+link delays (ns) become ``ceil(delay / CYCLE_NS)`` cycles on every simulator.  BookSim
+reports cycles, the reference simulator cycles, SST ns: multiply cycles by
+:data:`CYCLE_NS` to compare.
+
+>>> from topogen import sim_defaults as d
+>>> round(d.CYCLE_NS, 4), d.PACKET_SIZE, d.NUM_VCS, d.VC_BUF_SIZE
+(2.6667, 33, 4, 66)
+>>> d.booksim_options()["vc_buf_size"], d.sst_router_params()["link_bw"]
+(66, '12GB/s')
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "FLIT_BITS", "LINK_GBPS", "CYCLE_NS", "PACKET_SIZE", "NUM_VCS", "VC_BUF_SIZE",
+    "ROUTING_DELAY", "VC_ALLOC_DELAY", "SW_ALLOC_DELAY", "ST_DELAY", "CREDIT_DELAY",
+    "INTERNAL_SPEEDUP", "INJECTION_LATENCY", "EJECTION_LATENCY", "TRAFFIC", "SELF_PACKETS",
+    "LOAD", "LOAD_UNIT", "ROUTING", "ROUTING_FALLBACK", "WARMUP_PERIODS", "SAMPLE_PERIOD",
+    "MAX_SAMPLES", "LATENCY_THRES", "STOPPING_THRES", "ACC_STOPPING_THRES",
+    "cycle_ns", "router_cycles", "default_routing", "as_dict", "booksim_options",
+    "sst_router_params", "sst_nic_params", "sst_message_size",
+]
+
+# ---------------------------------------------------------------- links and cycle
+#: Bits per flit (the papers' 256-bit flits).
+FLIT_BITS = 256
+#: Link rate in Gbit/s: a link carries one flit per cycle.
+LINK_GBPS = 96.0
+#: Cycle length in ns: one flit time, ``FLIT_BITS / LINK_GBPS`` (2.667 ns).
+CYCLE_NS = FLIT_BITS / LINK_GBPS
+
+# ---------------------------------------------------------------- flow control
+#: Flits per packet (33: one header flit and 32 data flits).
+PACKET_SIZE = 33
+#: Virtual channels per port.
+NUM_VCS = 4
+#: Flits per VC buffer: two whole packets (virtual cut-through needs at least one).
+VC_BUF_SIZE = 2 * PACKET_SIZE
+
+# ---------------------------------------------------------------- router (BookSim's iq router)
+#: Pipeline stages in cycles: routing, VC allocation, switch allocation, switch traversal.
+ROUTING_DELAY = 1
+VC_ALLOC_DELAY = 1
+SW_ALLOC_DELAY = 1
+ST_DELAY = 1
+#: Extra cycles before a router processes a returned credit (BookSim ``credit_delay``).
+CREDIT_DELAY = 0
+#: Router internal steps per cycle (BookSim ``internal_speedup``; SST: ``xbar_bw / link_bw``).
+INTERNAL_SPEEDUP = 1.0
+#: Host channels in cycles (BookSim's anynet node channels have latency 1).
+INJECTION_LATENCY = 1
+EJECTION_LATENCY = 1
+
+# ---------------------------------------------------------------- traffic
+#: Traffic pattern.
+TRAFFIC = "uniform"
+#: ``uniform`` includes the source among the destinations, as BookSim's and SST's do.
+SELF_PACKETS = True
+#: Offered load and its unit (flits per host per cycle).
+LOAD = 0.1
+LOAD_UNIT = "flits"
+
+# ---------------------------------------------------------------- routing
+#: Routing of a topology file: BookSim anynet's own route choice (least total link
+#: latency, its tie order), the one routing BookSim, SST (through tables) and the
+#: reference simulator can all run.
+ROUTING = "booksim-min"
+#: Used while :mod:`topogen.routing` does not offer :data:`ROUTING`: fastest routes
+#: (least latency, links and switches; other ties than BookSim's).
+ROUTING_FALLBACK = "fr"
+
+# ---------------------------------------------------------------- measurement (BookSim's)
+WARMUP_PERIODS = 3
+SAMPLE_PERIOD = 1000
+MAX_SAMPLES = 10
+LATENCY_THRES = 500.0
+STOPPING_THRES = 0.05
+ACC_STOPPING_THRES = 0.05
+
+
+def cycle_ns(flit_bits: int = FLIT_BITS, link_gbps: float = LINK_GBPS,
+             clock_ns: float | None = None) -> float:
+    """Cycle length in ns: ``clock_ns`` when given, else one flit time ``flit_bits / link_gbps``."""
+    return float(clock_ns) if clock_ns is not None else flit_bits / link_gbps
+
+
+def router_cycles(pipeline_cycles: int, internal_speedup: float = INTERNAL_SPEEDUP) -> int:
+    """Cycles a head spends in a router's pipeline: ``ceil(pipeline / internal_speedup)``.
+
+    BookSim's router runs ``internal_speedup`` internal steps per cycle (a fractional
+    speedup accumulates), and a one-cycle stage takes one step, so four stages take
+    ``ceil(4 / s)`` cycles (measured on BookSim2: 4, 3, 2, 2 cycles for s = 1, 1.5, 2, 3).
+    """
+    s = float(internal_speedup)
+    return int(math.ceil(pipeline_cycles / s - 1e-9)) if pipeline_cycles else 0
+
+
+def default_routing(available=None) -> str:
+    """The routing algorithm name of :data:`ROUTING`, or :data:`ROUTING_FALLBACK` when
+    ``available`` (default: ``topogen.routing.ALGORITHMS``) does not contain it."""
+    if available is None:
+        from .routing import ALGORITHMS as available
+    return ROUTING if ROUTING in available else ROUTING_FALLBACK
+
+
+def as_dict() -> dict:
+    """Every default by lower-case name (recorded in docs and tests)."""
+    return {k.lower(): v for k, v in globals().items() if k.isupper() and k in __all__}
+
+
+def booksim_options() -> dict:
+    """The BookSim options of the shared defaults (the ``vct33`` setup's values).
+
+    Load is in flits (``injection_rate_uses_flits = 1``); link latencies come from the
+    netlist, exported with :data:`CYCLE_NS` per cycle.
+    """
+    return {
+        "num_vcs": NUM_VCS, "vc_buf_size": VC_BUF_SIZE, "packet_size": PACKET_SIZE,
+        "routing_delay": ROUTING_DELAY, "vc_alloc_delay": VC_ALLOC_DELAY,
+        "sw_alloc_delay": SW_ALLOC_DELAY, "st_final_delay": ST_DELAY,
+        "credit_delay": CREDIT_DELAY, "internal_speedup": float(INTERNAL_SPEEDUP),
+        "traffic": TRAFFIC, "injection_rate": float(LOAD),
+        "injection_rate_uses_flits": 1 if LOAD_UNIT == "flits" else 0,
+        "warmup_periods": WARMUP_PERIODS, "sample_period": SAMPLE_PERIOD,
+        "max_samples": MAX_SAMPLES, "latency_thres": float(LATENCY_THRES),
+        "stopping_thres": float(STOPPING_THRES), "acc_stopping_thres": float(ACC_STOPPING_THRES),
+    }
+
+
+def _bytes(bits: float) -> str:
+    return f"{bits / 8:g}B"
+
+
+def _rate(gbps: float) -> str:
+    return f"{gbps / 8:g}GB/s"
+
+
+def sst_router_params() -> dict:
+    """``merlin.hr_router`` parameters of the shared defaults.
+
+    Link rate :data:`LINK_GBPS`, flits of :data:`FLIT_BITS`, crossbar at
+    ``INTERNAL_SPEEDUP`` times the link rate, the router pipeline split between input
+    and output latency, and input/output buffers of :data:`VC_BUF_SIZE` flits.
+    """
+    half_ns = router_cycles(ROUTING_DELAY + VC_ALLOC_DELAY + SW_ALLOC_DELAY + ST_DELAY) * CYCLE_NS / 2
+    return {
+        "link_bw": _rate(LINK_GBPS),
+        "xbar_bw": _rate(LINK_GBPS * INTERNAL_SPEEDUP),
+        "flit_size": _bytes(FLIT_BITS),
+        "input_latency": f"{round(half_ns * 1000)}ps",
+        "output_latency": f"{round(half_ns * 1000)}ps",
+        "input_buf_size": _bytes(VC_BUF_SIZE * FLIT_BITS),
+        "output_buf_size": _bytes(VC_BUF_SIZE * FLIT_BITS),
+        "xbar_arb": "merlin.xbar_arb_lru",
+        "num_vns": 1,
+    }
+
+
+def sst_nic_params() -> dict:
+    """``merlin.linkcontrol`` parameters of every endpoint (link rate, buffers of
+    :data:`VC_BUF_SIZE` flits so that a whole packet fits)."""
+    return {
+        "link_bw": _rate(LINK_GBPS),
+        "input_buf_size": _bytes(VC_BUF_SIZE * FLIT_BITS),
+        "output_buf_size": _bytes(VC_BUF_SIZE * FLIT_BITS),
+    }
+
+
+def sst_message_size() -> str:
+    """SST message (packet) size of :data:`PACKET_SIZE` flits: ``"1056B"``."""
+    return _bytes(PACKET_SIZE * FLIT_BITS)
