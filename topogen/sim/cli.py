@@ -124,7 +124,10 @@ def _load(args):
     if seed is None:
         seed = seed_from("topogen-simulate-routing", topology_digest(topology), layout_digest(layout),
                          algorithm, args.routing_vcs)
-    return route(topology, layout, algorithm, vcs=args.routing_vcs, seed=seed)
+    extra = {}
+    if algorithm == "booksim-min":  # BookSim's routes weigh links in cycles of the simulated clock
+        extra["clock_period_ns"] = args.clock_ns if args.clock_ns is not None else args.flit_bits / args.link_gbps
+    return route(topology, layout, algorithm, vcs=args.routing_vcs, seed=seed, **extra)
 
 
 def _options(args, routing) -> dict:
