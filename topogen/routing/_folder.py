@@ -37,22 +37,20 @@ _RERUN = "; compute it again with `topogen route FILE -o DIR`"
 
 
 def topology_digest(topology) -> str:
-    """``"sha256:<hex>"`` of what a routing depends on: switch count, links and hosts."""
-    h = hashlib.sha256(b"topogen-topology-1\0")
-    h.update(np.int64(topology.num_switches).tobytes())
-    h.update(np.ascontiguousarray(topology.edges, dtype="<i4").tobytes())
-    h.update(np.ascontiguousarray(topology.hosts, dtype="<i8").tobytes())
-    return "sha256:" + h.hexdigest()
+    """``"sha256:<hex>"`` of what a routing depends on: switch count, links and hosts
+    (:func:`topogen._digest.topology_digest`, the one content digest of a topology)."""
+    from .._digest import topology_digest as digest
+
+    return "sha256:" + digest(topology)
 
 
 def layout_digest(layout) -> str | None:
-    """``"sha256:<hex>"`` of a layout's floor and cabinet of each switch (None: no layout)."""
+    """``"sha256:<hex>"`` of a layout (:func:`topogen._digest.layout_digest`; None: no layout)."""
     if layout is None:
         return None
-    h = hashlib.sha256(b"topogen-layout-1\0")
-    h.update(json.dumps(layout.floor.to_dict(), sort_keys=True).encode())
-    h.update(np.ascontiguousarray(layout.cabinet, dtype="<i8").tobytes())
-    return "sha256:" + h.hexdigest()
+    from .._digest import layout_digest as digest
+
+    return "sha256:" + digest(layout)
 
 
 def _int(value) -> bool:
