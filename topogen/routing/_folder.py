@@ -17,7 +17,6 @@ error or a silently wrong routing:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
