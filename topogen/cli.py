@@ -124,15 +124,12 @@ def _write_output(path: str, text: str) -> None:
         raise FileAccessError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _check_writable(path: str) -> None:
-    """Fail before long work if ``path``'s folder does not exist."""
-    folder = Path(path).parent
-    if not folder.exists():
-        raise FileAccessError(f"cannot write {path}: folder {folder} does not exist")
-    if not folder.is_dir():
-        raise FileAccessError(f"cannot write {path}: {folder} is not a folder")
-    if Path(path).is_dir():
-        raise FileAccessError(f"cannot write {path}: it is a folder")
+def _check_writable(path: str, inputs=()) -> None:
+    """Fail before long work if ``path`` may not be written (see :mod:`topogen.output`):
+    its folder is missing or read-only, it is a folder, or it is one of ``inputs``."""
+    from .output import check_file_output
+
+    check_file_output(path, inputs=inputs)
 
 
 # ============================================================================ parameters
@@ -381,7 +378,7 @@ def _cmd_analyze(args, pairs) -> int:
             raise ParameterError(f"{spelling}: generator parameters need a generator NAME; "
                                  "files carry their own parameters")
     if args.csv:
-        _check_writable(args.csv)
+        _check_writable(args.csv, inputs=[s for s in args.sources if os.path.exists(s)])
     analyze = getattr(metrics, "analyze", None)
     if analyze is None:
         raise TopogenError("topogen.metrics.analyze is not available in this installation")
@@ -523,7 +520,7 @@ def _cmd_convert(args) -> int:
     from .export import formats
 
     formats.format_of(args.output)
-    _check_writable(args.output)
+    _check_writable(args.output, inputs=[args.input])
     topology, layout = _load(args.input)
     try:
         formats.save(args.output, topology, layout)
@@ -619,8 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
-#: ``simulate``, ``plot`` ...) through their ``add_parsers(subparsers, parents)``.
-_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli")
+#: ``simulate``, ``plot``, ``crossval`` ...) through their ``add_parsers(subparsers, parents)``.
+_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.crossval")
 
 
 _WITH_PARAMS = {"generate", "analyze", "analyse", "reproduce"}

@@ -39,6 +39,14 @@ class FormatError(TopogenError, ValueError):
         self.line = line
 
 
+class OutputError(ParameterError):
+    """An output location topogen refuses to write: it would replace an input, a
+    non-empty folder (without ``--force``) or something that is not a file of its kind.
+    Exit status 74, like the CLI's other file errors."""
+
+    exit_code = 74
+
+
 class TopologyError(TopogenError):
     """A topology that cannot be used for the requested operation (e.g. disconnected)."""
 

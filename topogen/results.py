@@ -66,7 +66,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -76,6 +75,7 @@ import pandas as pd
 
 from ._version import __version__
 from .errors import FormatError, ParameterError
+from .output import atomic_write_bytes, atomic_write_text, locked
 
 __all__ = [
     "COLUMNS",
@@ -84,6 +84,7 @@ __all__ = [
     "make_row",
     "to_frame",
     "write_results",
+    "append_rows",
     "read_results",
     "canonical_json",
     "atomic_write_text",
@@ -306,43 +307,6 @@ def _format_of(path: Path, fmt: str | None) -> str:
     return fmt
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
-
-    Parameters
-    ----------
-    path : path-like
-    data : bytes
-
-    Returns
-    -------
-    pathlib.Path
-        The path written.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write UTF-8 ``text`` to ``path`` atomically, with ``\\n`` line endings kept as given."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
-
-
 def write_results(path: str | os.PathLike, rows, *, format: str | None = None) -> Path:
     """Write results atomically as CSV, Parquet or JSON.
 
@@ -365,8 +329,11 @@ def write_results(path: str | os.PathLike, rows, *, format: str | None = None) -
         Unknown format, or Parquet without ``pyarrow`` installed.
     """
     path = Path(path)
-    fmt = _format_of(path, format)
-    frame = to_frame(rows)
+    return _write_frame(path, to_frame(rows), _format_of(path, format))
+
+
+def _write_frame(path: Path, frame: pd.DataFrame, fmt: str) -> Path:
+    """Write a frame already in the schema (see :func:`write_results`)."""
     if fmt == "csv":
         data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
     elif fmt == "json":
@@ -381,6 +348,65 @@ def write_results(path: str | os.PathLike, rows, *, format: str | None = None) -
         frame.to_parquet(buf, index=False)
         data = buf.getvalue()
     return atomic_write_bytes(path, data)
+
+
+def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str | None = None) -> Path:
+    """Add ``rows`` to the shared results file ``path``, safely under concurrency.
+
+    The file is read, merged and rewritten atomically while holding an exclusive
+    advisory lock (:func:`topogen.output.locked`, a ``.NAME.lock`` file beside it), so
+    any number of processes adding rows to one file end with every row exactly once.
+
+    Parameters
+    ----------
+    path : path-like
+        Results file (``.csv``/``.json``/``.parquet``); created if missing.
+    rows : iterable of mapping, or DataFrame
+        New rows of the schema.
+    replace_key : callable(row) -> hashable, or sequence of str, optional
+        Key of a row (a callable, or the column names whose values make it).  An earlier
+        row whose key equals a new row's key is replaced by it; a key of ``None`` never
+        matches.  Default: rows are only added.
+    format : {"csv", "parquet", "json"}, optional
+        Default: from the extension.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    FormatError
+        ``path`` exists and is not a results table (it is left untouched).
+    """
+    path = Path(path)
+    fmt = _format_of(path, format)
+    new = to_frame(rows)
+    key = _key_function(replace_key)
+    with locked(path):
+        if path.exists():
+            old = read_results(path, format=fmt)
+            fresh = set()
+            if key is not None:
+                fresh = {k for k in map(key, new.to_dict("records")) if k is not None}
+            if fresh:
+                keep = [(k is None or k not in fresh) for k in map(key, old.to_dict("records"))]
+                old = old[keep]
+            if len(old):
+                new = pd.concat([old, new], ignore_index=True) if len(new) else old
+        return _write_frame(path, new, fmt)
+
+
+def _key_function(replace_key):
+    if replace_key is None or callable(replace_key):
+        return replace_key
+    columns = tuple(replace_key)
+
+    def key(row):
+        values = tuple(_none_if_na(row.get(c)) for c in columns)
+        return None if all(v is None for v in values) else tuple(str(v) for v in values)
+
+    return key
 
 
 def _require_pyarrow(what: str) -> None:

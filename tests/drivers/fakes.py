@@ -7,7 +7,7 @@ runs (``offered_load``'s table, ``sst.statOutputCSV`` rows, FATAL messages).
 * :func:`booksim` echoes its configuration the way BookSim does (``BEGIN Configuration
   File`` ... ``END``, ``OVERRIDE Parameter`` lines), then prints the completed torus
   fixture for injection rates up to ``knee`` and the saturated one above, exiting 255 and 0
-  like BookSim.
+  like BookSim; a control file can make it record its calls, wait, or hang.
 * :func:`sst` runs topogen's SST model under the fake ``sst`` module (so the model really
   builds the network from the bundle), then prints ``offered_load``'s table and writes
   periodic cumulative NIC statistics as a real run does, from a toy network that accepts at
@@ -24,9 +24,19 @@ from pathlib import Path
 FAKE_SST_MODULE = Path(__file__).parent / "fake_sst"
 
 _BOOKSIM = r'''#!{python}
-import re, sys
+import json, os, re, sys, time
 cfg = sys.argv[1]
 overrides = [a for a in sys.argv[2:] if "=" in a]
+control = {{}}
+if {control!r} and os.path.exists({control!r}):
+    control = json.load(open({control!r}))
+if control.get("pidfile"):
+    with open(control["pidfile"] + ".tmp", "w") as fh:
+        fh.write(str(os.getpid()))
+    os.replace(control["pidfile"] + ".tmp", control["pidfile"])
+if control.get("gate"):  # wait until the test opens the gate (the config is read after it)
+    while not os.path.exists(control["gate"]):
+        time.sleep(0.02)
 text = open(cfg).read()
 rate = 0.1
 m = re.search(r"^injection_rate\s*=\s*([^;]+);", text, re.M)
@@ -35,11 +45,18 @@ if m:
 for a in overrides:
     if a.startswith("injection_rate="):
         rate = float(a.split("=", 1)[1])
+if control.get("calls"):
+    with open(control["calls"], "a") as fh:
+        fh.write(" ".join(sys.argv[2:]) + "\n")
 print("BEGIN Configuration File: " + cfg)
 sys.stdout.write(text)
 print("END Configuration File: " + cfg)
 for a in overrides:
     print("OVERRIDE Parameter: " + a)
+sys.stdout.flush()
+if control.get("hang_above") is not None and rate > control["hang_above"]:
+    print("========================== Routing table  =====================", flush=True)
+    time.sleep(3600)
 src = {low!r} if rate <= {knee} else {high!r}
 after = False
 for line in open(src):
@@ -149,10 +166,17 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def booksim(folder: Path, fixtures: Path, *, knee: float = 0.3) -> Path:
-    """Write a fake ``booksim`` into ``folder`` and return its path."""
+def booksim(folder: Path, fixtures: Path, *, knee: float = 0.3, control: Path | None = None) -> Path:
+    """Write a fake ``booksim`` into ``folder`` and return its path.
+
+    ``control`` names a JSON file read at every run (the executable itself stays the same,
+    as it is part of the resume key): ``calls`` (a file to which each run appends its
+    override arguments), ``pidfile`` (write the process id there), ``gate`` (wait until
+    that file exists before reading the configuration), ``hang_above`` (above this rate,
+    print the routing-table header and sleep for an hour).
+    """
     return _write(Path(folder) / "booksim", _BOOKSIM.format(
-        python=sys.executable, knee=knee,
+        python=sys.executable, knee=knee, control=str(control) if control else "",
         low=str(fixtures / "booksim" / "torus4x4_c2_low.out"),
         high=str(fixtures / "booksim" / "torus4x4_c2_high.out")))
 

@@ -15,7 +15,7 @@ import pytest
 
 from topogen.drivers import booksim as bd
 from topogen.drivers.base import ProcessResult
-from topogen.errors import FormatError, SimulatorFailed, SimulatorNotFound
+from topogen.errors import FormatError, ParameterError, SimulatorFailed, SimulatorNotFound
 
 from shared_paths import FIXTURES as _SHARED  # noqa: E402
 
@@ -343,7 +343,8 @@ import os, signal, sys
 rate = float([a for a in sys.argv if a.startswith("injection_rate=")][0].split("=")[1])
 with open({counter!r}, "a") as fh:
     fh.write(f"{{rate}}\\n")
-if {crash_above} is not None and rate > {crash_above}:
+crash_above = open({control!r}).read().strip()   # the test changes it between runs
+if crash_above and rate > float(crash_above):
     sys.stdout.write("Class 0:\\n")
     sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGKILL)   # the machine went away mid-point
@@ -358,10 +359,13 @@ def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, c
     counter = tmp_path / "calls.txt"
     low, high = str(FIXTURES / "torus4x4_c2_low.out"), str(FIXTURES / "torus4x4_c2_high.out")
 
-    def install(crash_above):
-        exe = fake(tmp_path, CRASHING_FAKE.format(python=sys.executable, counter=str(counter), knee=0.37,
-                                                  crash_above=crash_above, low=low, high=high))
-        monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    control = tmp_path / "crash_above.txt"
+    exe = fake(tmp_path, CRASHING_FAKE.format(python=sys.executable, counter=str(counter), knee=0.37,
+                                              control=str(control), low=low, high=high))
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+
+    def install(crash_above):  # same executable (it is part of the resume key), new behaviour
+        control.write_text("" if crash_above is None else str(crash_above))
 
     out = tmp_path / "sweep"
     install(crash_above=0.5)  # 0.01 completes, then the process dies on the high point 1.0
@@ -371,8 +375,8 @@ def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, c
     assert done == ["0.01", "1.0"]
     points = out / "b" / "points"
     # the finished point is stored with its raw log; the crashed one kept its log only
-    assert (points / "rate_0.01.json").is_file() and (points / "rate_0.01.log").is_file()
-    assert not (points / "rate_1.json").exists() and (points / "rate_1.log").is_file()
+    assert len(list(points.glob("rate_0.01-*.json"))) == 1 and len(list(points.glob("rate_0.01-*.log"))) == 1
+    assert not list(points.glob("rate_1-*.json")) and len(list(points.glob("rate_1-*.log"))) == 1
     assert not [p for p in (out / "b").rglob("*.tmp")]
     from topogen.results import read_results
 
@@ -385,3 +389,353 @@ def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, c
     assert "0.01" not in redone and redone[0] == "1.0"
     assert res.saturation_load <= 0.37 < res.saturation_upper
     assert len(read_results(res.results_path)) == len(redone) + 1
+
+
+# ---------------------------------------------------------------- issue 11/12: keys, kills, fidelity
+from . import fakes  # noqa: E402
+
+
+def _controlled(tmp_path, **control):
+    """The fakes.booksim stand-in driven by a JSON control file (same executable throughout)."""
+    import json
+
+    ctl = tmp_path / "control.json"
+    ctl.write_text(json.dumps(control))
+    exe = fakes.booksim(tmp_path / "bin", _SHARED, knee=0.37, control=ctl)
+    return exe, ctl
+
+
+def _set_control(ctl, **control):
+    import json
+
+    ctl.write_text(json.dumps(control))
+
+
+def _calls(path):
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@needs_fixtures
+def test_sweep_key_covers_config_netlist_overrides_and_binary(tmp_path, config, monkeypatch):
+    """A re-run with another traffic (in the file or as an override), another netlist or
+    another BookSim build simulates again and returns its own rows, never the old ones."""
+    calls = tmp_path / "calls.txt"
+    exe, _ = _controlled(tmp_path, calls=str(calls))
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    net = config.parent / "net.anynet"
+    net.write_text("router 0 node 0 router 1 1\nrouter 1 node 1 router 0 1\n")
+    config.write_text(f"topology = anynet;\nnetwork_file = {net};\ntraffic = uniform;\n")
+    out = tmp_path / "sweep"
+    kw = dict(low=0.01, high=1.0, tolerance=0.1, timeout=30)
+    first = bd.sweep_booksim(config, out, **kw)
+    n = len(_calls(calls))
+    assert n == len(first.rows) and {r["traffic"] for r in first.rows} == {"uniform"}
+    again = bd.sweep_booksim(config, out, **kw)  # the same sweep: every point re-used
+    assert len(_calls(calls)) == n and again.rows == first.rows
+    # another traffic in the configuration file
+    config.write_text(f"topology = anynet;\nnetwork_file = {net};\ntraffic = bitrev;\n")
+    second = bd.sweep_booksim(config, out, **kw)
+    assert len(_calls(calls)) == 2 * n and {r["traffic"] for r in second.rows} == {"bitrev"}
+    # another traffic as an override
+    third = bd.sweep_booksim(config, out, overrides={"traffic": "transpose"}, **kw)
+    assert len(_calls(calls)) == 3 * n and {r["traffic"] for r in third.rows} == {"transpose"}
+    assert all("traffic=transpose" in c for c in _calls(calls)[2 * n:])
+    # another netlist behind the same configuration
+    net.write_text("router 0 node 0 router 1 2\nrouter 1 node 1 router 0 2\n")
+    bd.sweep_booksim(config, out, **kw)
+    assert len(_calls(calls)) == 4 * n
+    # another BookSim build (same behaviour, other bytes)
+    exe.write_text(exe.read_text() + "# rebuilt\n")
+    bd.sweep_booksim(config, out, **kw)
+    assert len(_calls(calls)) == 5 * n
+    with pytest.raises(ParameterError, match="injection_rate"):
+        bd.sweep_booksim(config, out, overrides={"injection_rate": 0.1}, **kw)
+
+
+@needs_fixtures
+def test_sweep_retries_a_hang_only_with_a_longer_timeout(tmp_path, config, monkeypatch):
+    calls = tmp_path / "calls.txt"
+    exe, ctl = _controlled(tmp_path, calls=str(calls), hang_above=0.0)
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    out = tmp_path / "sweep"
+    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.5)
+    assert [r["status"] for r in res.rows] == ["hang"] and len(_calls(calls)) == 1
+    # the same or a shorter timeout would hang again: the stored hang stands
+    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.5)
+    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.3)
+    assert [r["status"] for r in res.rows] == ["hang"] and len(_calls(calls)) == 1
+    # a longer timeout retries it (and this time BookSim gets through)
+    _set_control(ctl, calls=str(calls))
+    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=60)
+    assert res.rows[0]["status"] == "completed" and _calls(calls)[1] == "injection_rate=0.01"
+    logs = sorted(p.name for p in (out / "points").glob("rate_0.01-*.log"))
+    assert len(logs) == 2  # the hung run's log is kept, not overwritten
+
+
+def _cli(argv, exe, capsys):
+    """``topogen ARGV`` in this process, with ``exe`` as BookSim: (exit code, stderr)."""
+    import os
+
+    from topogen.cli import main
+
+    old = os.environ.get("TOPOGEN_BOOKSIM")
+    os.environ["TOPOGEN_BOOKSIM"] = str(exe)
+    try:
+        capsys.readouterr()
+        code = main(argv)
+    finally:
+        if old is None:
+            del os.environ["TOPOGEN_BOOKSIM"]
+        else:
+            os.environ["TOPOGEN_BOOKSIM"] = old
+    return code, capsys.readouterr().err
+
+
+def _env(exe):
+    import os
+
+    env = dict(os.environ)
+    env["TOPOGEN_BOOKSIM"] = str(exe)
+    env["PYTHONPATH"] = str(Path(bd.__file__).resolve().parents[2])
+    return env
+
+
+@needs_fixtures
+def test_cli_config_sweep_passes_traffic_and_set(tmp_path, config, capsys):
+    calls = tmp_path / "calls.txt"
+    exe, _ = _controlled(tmp_path, calls=str(calls))
+    code, err = _cli(["run", "booksim", str(config), "--sweep", "--traffic", "bitrev", "--set", "num_vcs=8",
+                      "--low", "0.01", "--tolerance", "0.1"], exe, capsys)
+    assert code == 0, err
+    made = _calls(calls)
+    assert made and all("traffic=bitrev" in c and "num_vcs=8" in c for c in made)
+    from topogen.results import read_results
+
+    table = read_results(config.parent / "results.csv")
+    assert set(table["traffic"]) == {"bitrev"} and len(table) == len(made)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@needs_fixtures
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
+def test_kill_9_of_topogen_kills_booksim(tmp_path, config):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pidfile = tmp_path / "booksim.pid"
+    exe, _ = _controlled(tmp_path, pidfile=str(pidfile), hang_above=0.0)
+    proc = subprocess.Popen([sys.executable, "-m", "topogen", "run", "booksim", str(config), "--sweep",
+                             "--low", "0.01"], env=_env(exe), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    child = None
+    try:
+        deadline = time.monotonic() + 120
+        while not pidfile.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pidfile.exists(), "the stand-in BookSim never started"
+        child = int(pidfile.read_text())
+        assert _alive(child)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), "BookSim outlived a kill -9 of topogen"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if child is not None and _alive(child):
+            os.kill(child, signal.SIGKILL)
+
+
+@needs_fixtures
+def test_concurrent_runs_into_one_out_dir_keep_their_own_config(tmp_path):
+    """Two `run booksim` of one topology at different rates into one --out-dir: each row
+    comes from the run's own configuration (before, the second export replaced the first's
+    torus.cfg and the first run's row said the second run's offered_load)."""
+    import subprocess
+    import time
+
+    import topogen
+    from topogen.export import formats
+    from topogen.generators.classic import torus
+    from topogen.results import read_results
+
+    t = torus((4, 4), hosts_per_switch=2)
+    src = tmp_path / "net.json"
+    formats.save(src, t, topogen.place(t, topogen.Floor.skywalk(4, 4)))
+    gate = tmp_path / "gate"
+    pids = tmp_path / "pid"
+    exe, _ = _controlled(tmp_path, gate=str(gate), pidfile=str(pids))
+    out = tmp_path / "out"
+    procs = []
+    for rate in ("0.05", "0.1"):
+        pids.unlink(missing_ok=True)
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "topogen", "run", "booksim", str(src), "--out-dir", str(out),
+             "--setup", "default", "--rate", rate, "-o", str(tmp_path / f"r{rate}.csv")],
+            env=_env(exe), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        deadline = time.monotonic() + 120  # this run's BookSim has started (its export is done)
+        while not pids.exists() and procs[-1].poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pids.exists(), procs[-1].communicate()
+    gate.write_text("open")  # both exports are on disk; now both BookSims read their configs
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    for rate in ("0.05", "0.1"):
+        (row,) = read_results(tmp_path / f"r{rate}.csv").to_dict("records")
+        assert row["offered_load"] == float(rate)
+        assert f"injection_rate = {rate};" in Path(row["raw_output"]).read_text()
+    assert len(list(out.glob("torus-*.cfg"))) == 2
+
+
+@needs_fixtures
+def test_failed_run_leaves_nothing_behind(tmp_path, capsys):
+    import topogen
+    from topogen.export import formats
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4), hosts_per_switch=2)
+    src = tmp_path / "net.json"
+    formats.save(src, t, topogen.place(t, topogen.Floor.skywalk(4, 4)))
+    exe = fakes.booksim(tmp_path / "bin", _SHARED)
+    # a new out-dir is not left behind (also not its new parents)
+    code, err = _cli(["run", "booksim", str(src), "--out-dir", str(tmp_path / "new" / "out"),
+                      "--traffic", "bogus"], exe, capsys)
+    assert code == 2 and "traffic" in err and "Traceback" not in err
+    assert not (tmp_path / "new").exists()
+    code, err = _cli(["run", "booksim", str(src), "--out-dir", str(tmp_path / "new"),
+                      "--binary", str(tmp_path / "nope")], exe, capsys)
+    assert code == 6 and not (tmp_path / "new").exists()
+    # an existing out-dir gets no half export (before: the netlist was written, then the
+    # configuration refused)
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "mine.txt").write_text("x")
+    for bad in (["--traffic", "transpose"], ["--set", "num_vcs=x"], ["--set", "latency_thresh=1.0"],
+                ["--sweep", "--low", "0.5", "--high", "0.1"], ["--timeout", "0"]):
+        code, err = _cli(["run", "booksim", str(src), "--out-dir", str(keep), *bad], exe, capsys)
+        assert code == 2 and "Traceback" not in err and err.count("\n") == 1, (bad, err)
+        assert sorted(p.name for p in keep.iterdir()) == ["mine.txt"], bad
+
+
+@needs_fixtures
+def test_message_before_a_crash_reaches_the_error(tmp_path, config, monkeypatch):
+    # what BookSim prints for `router = foo` (stderr, unbuffered) before it segfaults
+    exe = fake(tmp_path, f"#!/bin/sh\nhead -n 40 '{FIXTURES / 'torus4x4_c2_low.out'}'\n"
+                         "echo 'Unknown router type: foo' >&2\nkill -SEGV $$\n")
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    with pytest.raises(SimulatorFailed) as info:
+        bd.run_booksim(config, timeout=20)
+    assert info.value.status == "rejected"
+    assert "Unknown router type: foo" in str(info.value) and "SIGSEGV" in str(info.value)
+    # an unrecognised death still quotes BookSim's last line
+    exe = fake(tmp_path, "#!/bin/sh\necho 'building the routing tables'\nkill -SEGV $$\n")
+    with pytest.raises(SimulatorFailed, match="crash: killed by SIGSEGV; last output: 'building the routing"):
+        bd.run_booksim(config, timeout=20)
+
+
+@needs_fixtures
+@pytest.mark.parametrize("tail", ["kill -KILL $$", "kill -SEGV $$", "exit 139"])
+def test_signal_after_complete_statistics_is_not_completed(tmp_path, config, monkeypatch, tail):
+    exe = sh_printing(tmp_path, "torus4x4_c2_low.out", tail)
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    row = bd.run_booksim(config, timeout=20, raise_on_failure=False)
+    assert row["status"] == "crash" and "after printing its statistics" in row["message"]
+    assert math.isnan(row["latency_avg"])
+
+
+def test_timeout_after_complete_statistics_is_a_hang(tmp_path):
+    parsed = bd.parse_output((FIXTURES / "torus4x4_c2_low.out").read_text()) if FIXTURES.is_dir() else \
+        bd.parse_output("====== Overall Traffic Statistics ======\n====== Traffic class 0 ======\n"
+                        "Packet latency average = 5 (1 samples)\n")
+    proc = ProcessResult(("booksim",), None, True, 5.0, tmp_path / "x.log")
+    status, message = bd.classify(parsed, proc)
+    assert status == "hang" and "statistics were printed" in message
+
+
+def _real_booksim():
+    try:
+        return bd.find_booksim()
+    except SimulatorNotFound as exc:
+        pytest.skip(str(exc))
+
+
+def _real_export(tmp_path, **options):
+    import topogen
+    from topogen.export.booksim import export_booksim
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4), hosts_per_switch=2)
+    return export_booksim(tmp_path, t, topogen.place(t, topogen.Floor.skywalk(4, 4)), setup="default",
+                          options={"injection_rate": 0.05, **options})
+
+
+@pytest.mark.booksim
+def test_real_booksim_unknown_router_message(tmp_path):
+    _real_booksim()
+    exp = _real_export(tmp_path)
+    with pytest.raises(SimulatorFailed) as info:
+        bd.run_booksim(exp.config_file, overrides={"router": "foo"}, timeout=300)
+    err = info.value
+    assert err.status == "rejected" and "Unknown router type: foo" in str(err)
+    assert "SIGSEGV" in str(err) and err.log_path.is_file()
+
+
+@pytest.mark.booksim
+def test_real_booksim_killed_after_statistics_is_a_crash(tmp_path):
+    real = _real_booksim()
+    exp = _real_export(tmp_path)
+    wrapper = fake(tmp_path, f"#!/bin/sh\n'{real}' \"$@\"\nkill -ABRT $$\n")  # real output, then a signal
+    row = bd.run_booksim(exp.config_file, binary=wrapper, timeout=300, raise_on_failure=False)
+    assert "Overall Traffic Statistics" in Path(row["raw_output"]).read_text()
+    assert row["status"] == "crash" and "SIGABRT after printing its statistics" in row["message"]
+    assert bd.run_booksim(exp.config_file, timeout=300)["status"] == "completed"
+
+
+@pytest.mark.booksim
+def test_real_booksim_config_sweep_with_traffic_override(tmp_path):
+    real = _real_booksim()
+    exp = _real_export(tmp_path)
+    kw = dict(low=0.02, high=0.06, tolerance=0.05, timeout=300)
+    uni = bd.sweep_booksim(exp.config_file, tmp_path / "s", **kw)
+    bit = bd.sweep_booksim(exp.config_file, tmp_path / "s", overrides={"traffic": "bitrev"}, **kw)
+    assert {r["traffic"] for r in uni.rows} == {"uniform"} and {r["traffic"] for r in bit.rows} == {"bitrev"}
+    assert uni.rows[0]["latency_avg"] != bit.rows[0]["latency_avg"]
+    assert all("traffic=bitrev" in Path(r["raw_output"]).read_text() for r in bit.rows)
+    assert real
+
+
+def test_content_named_export_is_checked_before_writing_and_never_replaced(tmp_path):
+    import os
+
+    import topogen
+    from topogen.export.booksim import export_booksim
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4), hosts_per_switch=2)
+    layout = topogen.place(t, topogen.Floor.skywalk(4, 4))
+    a = export_booksim(tmp_path, t, layout, options={"traffic": "uniform"}, content_stem=True)
+    b = export_booksim(tmp_path, t, layout, options={"traffic": "bitrev"}, content_stem=True)
+    assert a.config_file != b.config_file and a.network_file != b.network_file
+    assert "traffic = uniform;" in a.config_file.read_text() and str(a.network_file) in a.config_file.read_text()
+    stamp = {p: os.stat(p).st_mtime_ns for p in tmp_path.iterdir()}
+    again = export_booksim(tmp_path, t, layout, options={"traffic": "uniform"}, content_stem=True)
+    assert again == a and {p: os.stat(p).st_mtime_ns for p in tmp_path.iterdir()} == stamp
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ParameterError):  # transpose needs an even power of two hosts (32 is not)
+        export_booksim(tmp_path / "new", t, layout, options={"traffic": "transpose"}, content_stem=True)
+    with pytest.raises(ParameterError):
+        export_booksim(tmp_path, t, layout, stem="other", options={"num_vcs": "x"})
+    assert sorted(tmp_path.iterdir()) == before  # not even the netlist of the refused export

@@ -57,16 +57,17 @@ def test_run_booksim_from_topology_file(tmp_path, capsys):
                  "--traffic", "bitrev", "--rate", "0.05", "--set", "num_vcs=8",
                  "--binary", str(fake_booksim(tmp_path))])
     assert code == 0
-    cfg = (out / "torus.cfg").read_text()
+    (cfg_path,) = out.glob("torus-*.cfg")  # content-named: runs of other settings never clash
+    cfg = cfg_path.read_text()
     assert "traffic = bitrev;" in cfg and "injection_rate = 0.05;" in cfg and "num_vcs = 8;" in cfg
-    assert (out / "torus.anynet").is_file() and (out / "torus.anynet.meta.json").is_file()
+    assert cfg_path.with_suffix(".anynet").is_file() and cfg_path.with_suffix(".anynet.meta.json").is_file()
     table = read_results(out / "results.csv")
     assert table["status"].tolist() == ["completed"] and table["latency_avg"].tolist() == [17.1847]
     assert Path(table["raw_output"][0]).is_file()
     printed = capsys.readouterr().out
     assert "completed" in printed and "results:" in printed
     # a second run appends to the results table
-    call(["run", "booksim", str(out / "torus.cfg"), "--rate", "0.06", "--binary", str(fake_booksim(tmp_path))])
+    call(["run", "booksim", str(cfg_path), "--rate", "0.06", "--binary", str(fake_booksim(tmp_path))])
     assert len(read_results(out / "results.csv")) == 2
 
 

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from topogen.errors import OutputError
 from topogen.export.formats import save
 from topogen.routing.base import load_routing
 from topogen.routing.cli import add_check_parser, add_route_parser
@@ -39,8 +40,13 @@ def test_route_then_check(tmp_path, capsys, alg, acyclic):
     assert ("CYCLIC" in text) != acyclic
     if not acyclic:
         assert "cycle:" in text
-    # rewriting the same folder replaces it
+    # rewriting the same folder is refused; with --force it replaces it
     args = p.parse_args(["route", str(tmp_path / "ring.json"), "--algorithm", "updown", "-o", str(out)])
+    with pytest.raises(OutputError, match="not empty.*--force"):
+        args.func(args)
+    assert load_routing(out).algorithm == alg
+    args = p.parse_args(["route", str(tmp_path / "ring.json"), "--algorithm", "updown", "-o", str(out),
+                         "--force"])
     assert args.func(args) == 0
     assert load_routing(out).algorithm == "updown"
     assert not [x for x in tmp_path.iterdir() if x.name.startswith(".out.")]

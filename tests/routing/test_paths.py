@@ -25,7 +25,9 @@ def test_nearest_matches_networkx(n, d, seed):
     topo = rrg(n, d, seed)
     g = topo.to_networkx()
     dist = dict(nx.all_pairs_shortest_path_length(g))
-    r = nearest(topo, all_next_hops=True)
+    r = nearest(topo, all_next_hops=True, ties="lowest")
+    spread = nearest(topo, ties_seed=seed)
+    assert spread.params["tie_rule"] == "spread" and spread.params["ties_seed"] == seed
     for s in range(n):
         nh = r.next_hop(s)
         assert nh[s] == -1
@@ -38,6 +40,7 @@ def test_nearest_matches_networkx(n, d, seed):
                 assert sw[1] == _lowest_next_hop(g, dist, s, t)
                 exp = sorted(w for w in g[s] if dist[w][t] == dist[s][t] - 1)
                 assert r.next_hops(s, t).tolist() == exp
+                assert spread.next_hop(t)[s] in exp
     # next_hop(dst) rows agree with path()
     for t in range(n):
         row = r.next_hop(t)
@@ -57,7 +60,8 @@ def test_fastest_matches_networkx_dijkstra():
     topo = rrg(48, 4, 7)
     floor = Floor(cabinets=12, switches_per_cabinet=4)
     layout = place(topo, floor, "random", seed=3)
-    r = fastest(layout, 60.0, all_next_hops=True)
+    r = fastest(layout, 60.0, all_next_hops=True, ties="lowest")
+    spread = fastest(layout, 60.0)
     w = fr_weights(layout, 60.0)
     g = nx.Graph()
     wt = {}
@@ -75,6 +79,7 @@ def test_fastest_matches_networkx_dijkstra():
                 assert sw[1] == _lowest_next_hop(g, dist, s, t, wt)
                 exp = sorted(x for x in g[s] if dist[x][t] + wt[(s, x)] == dist[s][t])
                 assert r.next_hops(s, t).tolist() == exp
+                assert spread.next_hop(t)[s] in exp
     assert r.params["switch_delay"] == 60.0
     assert len(w) == 2 * topo.num_links
 
@@ -140,7 +145,7 @@ def test_high_degree_uses_uint16_ranks():
     g = nx.complete_graph(257)
     g.remove_edge(0, 1)
     topo = Topology.from_networkx(g)
-    r = nearest(topo)
+    r = nearest(topo, ties="lowest")
     assert r.ranks.dtype == np.uint16 and r.ranks[0, 3, 3] == 65535
     assert r.path(0, 1)[0].tolist() == [0, 2, 1]  # lowest-id detour
     assert r.path(200, 100)[0].tolist() == [200, 100]
@@ -200,7 +205,7 @@ def test_random_ties_keep_shortest_routes_and_spread_the_load():
     from topogen.routing import fastest, nearest
 
     cube = topogen.generate("hypercube", dimension=6)
-    low, rnd = nearest(cube), nearest(cube, ties="random", seed=3)
+    low, rnd = nearest(cube, ties="lowest"), nearest(cube, ties="random", seed=3)
     again = nearest(cube, ties="random", seed=3)
     assert np.array_equal(rnd.ranks, again.ranks) and not np.array_equal(rnd.ranks, low.ranks)
     assert rnd.params["tie_rule"] == "random" and rnd.params["ties_seed"] == 3

@@ -7,7 +7,7 @@ import pytest
 
 from topogen import Topology
 from topogen.drivers.booksim import parse_output
-from topogen.routing import nearest
+from topogen.routing import booksim_min
 from topogen.sim import SimConfig, simulate
 
 from shared_paths import FIXTURES
@@ -62,7 +62,7 @@ def _run(name, seed):
     assert cfg["topology"] == "anynet" and cfg["routing_function"] == "min"
     assert cfg["traffic"] == "uniform" and cfg.get("injection_rate_uses_flits", "0") == "0"
     topo = _anynet(FIX / cfg["network_file"])
-    row = simulate(nearest(topo), traffic="uniform", self_packets=True,
+    row = simulate(booksim_min(topo), traffic="uniform", self_packets=True,
                    load=float(cfg["injection_rate"]), load_unit="packets",
                    config=_config(cfg), seed=seed)
     return out, row
@@ -106,7 +106,7 @@ def test_cross_check_against_a_real_booksim(tmp_path):
     assert row_bs["status"] == "completed"
     out = parse_output(row_bs["raw_output"])
     topo = _anynet(tmp_path / "torus4x4_c2.anynet")
-    row = simulate(nearest(topo), traffic="uniform", self_packets=True,
+    row = simulate(booksim_min(topo), traffic="uniform", self_packets=True,
                    load=float(out.config["injection_rate"]), load_unit="packets",
                    config=_config(out.config), seed=1)
     assert row["status"] == "completed"

@@ -9,10 +9,13 @@ then judges the outcome from that log.
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +31,7 @@ __all__ = [
     "FAILURE_STATUSES",
     "signal_name",
     "fresh_path",
+    "binary_digest",
 ]
 
 #: Statuses that mean the simulator did not produce a usable result.
@@ -144,7 +148,7 @@ def _executable(path) -> str | None:
     return None
 
 
-def fresh_path(path: str | os.PathLike) -> Path:
+def fresh_path(path: str | os.PathLike, *, claim: bool = False) -> Path:
     """``path`` made absolute, or ``<stem>.1<suffix>``, ``<stem>.2<suffix>`` ... if it exists.
 
     Raw simulator output is never overwritten: a results row written earlier may name it.
@@ -152,21 +156,99 @@ def fresh_path(path: str | os.PathLike) -> Path:
     Parameters
     ----------
     path : path-like
+    claim : bool
+        Create the chosen file (empty, exclusively), so that two processes choosing a name
+        at the same moment never get the same one.  Parent folders are created.
 
     Returns
     -------
     pathlib.Path
-        An absolute path that does not exist yet (at the time of the call).
+        An absolute path that did not exist before the call (created if ``claim``).
     """
     path = Path(path).resolve()
-    if not path.exists():
-        return path
-    k = 1
+    if claim:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    k = 0
     while True:
-        candidate = path.with_name(f"{path.stem}.{k}{path.suffix}")
-        if not candidate.exists():
-            return candidate
+        candidate = path if k == 0 else path.with_name(f"{path.stem}.{k}{path.suffix}")
         k += 1
+        if not claim:
+            if not candidate.exists():
+                return candidate
+            continue
+        try:
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return candidate
+
+
+_BINARY_DIGESTS: dict[tuple, str] = {}
+
+
+def binary_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of an executable's bytes (cached per path, size and modification time).
+
+    Used in resume keys, so that results of one simulator build are not reused for another.
+
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    str
+        Hex digest, or ``"unreadable:<path>"`` if the file cannot be read.
+    """
+    p = os.path.realpath(os.fspath(path))
+    try:
+        st = os.stat(p)
+    except OSError:
+        return f"unreadable:{p}"
+    ident = (p, st.st_size, st.st_mtime_ns, st.st_ino)
+    if ident not in _BINARY_DIGESTS:
+        h = hashlib.sha256()
+        try:
+            with open(p, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+        except OSError:
+            return f"unreadable:{p}"
+        _BINARY_DIGESTS[ident] = h.hexdigest()
+    return _BINARY_DIGESTS[ident]
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent_hook():
+    """A ``preexec_fn`` that makes the child receive SIGKILL when topogen dies (Linux
+    ``prctl(PR_SET_PDEATHSIG)``), or None where that is not available.
+
+    The parent's pid is checked after the call: if topogen died between ``fork`` and
+    ``prctl``, the child kills itself.  Note that Linux sends the signal when the *thread*
+    that started the child ends, so simulators must be started from a thread that lives
+    as long as the run (run_process waits for the child in that same thread).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    parent = os.getpid()
+    kill_sig = int(signal.SIGKILL)
+
+    def hook():  # runs in the child between fork and exec
+        prctl(_PR_SET_PDEATHSIG, kill_sig, 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), kill_sig)
+
+    return hook
 
 
 def run_process(
@@ -181,8 +263,10 @@ def run_process(
     """Run a simulator with its output in ``log_path`` and a wall-clock timeout.
 
     stdout and stderr both go to the log file (kept on disk, never deleted).  The process
-    runs in its own session so that a timeout kills it and all its children (SIGTERM, then
-    SIGKILL after 2 s).
+    runs in its own session (its own process group) so that a timeout kills it and all its
+    children (SIGTERM, then SIGKILL after 2 s); on Linux it also gets
+    ``PR_SET_PDEATHSIG = SIGKILL``, so it dies with topogen even when topogen is killed
+    with ``kill -9`` (which leaves no chance to clean up).
 
     Parameters
     ----------
@@ -220,6 +304,7 @@ def run_process(
         proc = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=None if cwd is None else os.fspath(cwd), env=full_env, start_new_session=True,
+            preexec_fn=_die_with_parent_hook(),
         )
         try:
             rc = proc.wait(timeout=timeout)

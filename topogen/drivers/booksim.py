@@ -1,21 +1,26 @@
 """BookSim2 driver: find the binary, run a configuration, parse and classify its output,
 and sweep the injection rate to find zero-load latency and the saturation point.
 
-The outcome is judged from the output alone: BookSim exits 255 after a *successful*
-run, 0 after "Simulation unstable", 255 on configuration errors, 134 on assertions and
-139 on segfaults.  Classification (:func:`classify`):
+The outcome is judged from the output and from how the process ended (a signal, the
+timeout), never from the exit status alone: BookSim exits 255 after a *successful* run,
+0 after "Simulation unstable", 255 on configuration errors, 134 on assertions and 139
+on segfaults.  Classification (:func:`classify`):
 
-``completed``  the ``Overall Traffic Statistics`` block was printed (this wins; warnings
-               go to the message);
+``completed``  the ``Overall Traffic Statistics`` block was printed and the process ended
+               by itself, not by a signal or the timeout (warnings go to the message);
 ``rejected``   a parse/configuration/netlist error was printed (``Parse error ...``,
-               ``Error ...``, ``Anynet:...``, ``Unknown topology ...``);
+               ``Error ...``, ``Anynet:...``, ``Unknown router type ...``), also when a
+               signal followed it (the message says so);
 ``hang``       topogen's timeout expired (after the ``Routing table`` header with no
                sample printed this almost always means a disconnected netlist);
 ``deadlock``   "Simulation unstable" after ``WARNING: Possible network deadlock.``;
 ``saturated``  "Simulation unstable" without deadlock warnings (latency above
                ``latency_thres`` or no convergence within ``max_samples``);
-``crash``      killed by a signal / assertion without any of the above;
+``crash``      killed by a signal / assertion without a rejection message, even after
+               the statistics (a half-written block cannot be told from a whole one);
 ``incomplete`` the output just stops.
+
+Failure messages end with BookSim's last output line when nothing better explains them.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any
 
 from ..errors import FormatError, ParameterError
 from ..export.booksim import format_option
-from ..results import atomic_write_text, make_row, write_results
+from ..results import make_row
 from .base import (
     FAILURE_STATUSES,
     ProcessResult,
@@ -51,6 +56,7 @@ __all__ = [
     "run_booksim",
     "SweepResult",
     "sweep_booksim",
+    "point_key",
     "ENV_VAR",
 ]
 
@@ -58,9 +64,11 @@ ENV_VAR = "TOPOGEN_BOOKSIM"
 
 _KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z \-]*?)\s*=\s*(?P<val>\S+)(?:\s+\((?P<n>\d+) samples\))?")
 _MINMAX = re.compile(r"^\s+(?P<key>minimum|maximum)\s*=\s*(?P<val>\S+)(?:\s+\((?:(?P<n>\d+) samples|at node \d+)\))?")
+# BookSim's own complaints about its input; some are followed by a SIGSEGV (an unknown
+# router type returns a null router), so they must be kept whatever happens next
 _REJECT = re.compile(
-    r"^(Parse error|Error in |Error:|No network file name provided|Anynet:|Unknown topology|"
-    r"Unknown simulation type|Unknown traffic|Invalid )"
+    r"^(Parse error|Error in |Error:|No network file name provided|Anynet:|Unknown |"
+    r"Invalid |Could not open configuration file|Usage: )"
 )
 # printed for a whitespace-only netlist line; BookSim ignores the line and carries on
 _WARNING_TEXT = re.compile(r"^Anynet:Incomplete parse of the line")
@@ -112,6 +120,11 @@ class BookSimOutput:
         The ``Routing table`` header was printed (routing built or being built).
     csv_results : list of list of str
         ``results:`` lines of ``print_csv_results = 1``.
+    unstable_reason : str or None
+        Why BookSim gave up ("Average latency for class ..." / "Too many sample periods").
+    last_line : str or None
+        The last non-blank line of the output (cut to 200 characters): the simulator's
+        own last word when it dies without a recognised message.
     """
 
     overall: dict[int, dict[str, float]] = field(default_factory=dict)
@@ -129,6 +142,7 @@ class BookSimOutput:
     routing_table_seen: bool = False
     csv_results: list[list[str]] = field(default_factory=list)
     unstable_reason: str | None = None
+    last_line: str | None = None
 
 
 def _lines_of(source):
@@ -175,6 +189,8 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
     saw_cycles = False
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
+        if line.strip():
+            out.last_line = line.strip()[:200]
         if in_config:
             if line.startswith("END Configuration File:"):
                 in_config = False
@@ -289,37 +305,68 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
     (status, message)
         ``status`` is one of ``completed``, ``saturated``, ``deadlock``, ``rejected``,
         ``crash``, ``hang``, ``incomplete``; ``message`` explains it.
+
+    Notes
+    -----
+    BookSim's own complaint (``Unknown router type: foo``, ``Error: ...``) is the
+    message of a rejection even when a signal follows it (an unknown router type
+    segfaults right after the message).  A process killed by a signal, or by topogen's
+    timeout, is never ``completed``, even after the ``Overall Traffic Statistics``
+    block: a half-written or unflushed block cannot be told from a finished one.
     """
-    if parsed.overall:
-        notes = []
-        if parsed.deadlock_warnings:
-            notes.append(f"completed with {parsed.deadlock_warnings} 'Possible network deadlock' warning(s)")
-        notes.extend(parsed.errors[:2])  # whatever BookSim complained about but survived
-        notes.extend(parsed.warnings[:1])
-        return "completed", "; ".join(notes) or None
+    sig = process.signal if process is not None else None
+    timed_out = process is not None and process.timed_out
+    if parsed.overall and not timed_out and sig is None:
+        return "completed", _completed_message(parsed)
     if parsed.errors:
-        return "rejected", "; ".join(parsed.errors[:3])
-    if process is not None and process.timed_out:
-        if parsed.routing_table_seen and parsed.sample_blocks == 0:
+        msg = "; ".join(parsed.errors[:3])
+        if timed_out:
+            msg += f"; then no exit within the {process.wall_time_s:.0f} s timeout"
+        elif sig is not None:
+            msg += f"; then killed by {signal_name(sig)}"
+        return "rejected", msg
+    if timed_out:
+        if parsed.overall:
+            msg = (f"statistics were printed but BookSim did not exit within the "
+                   f"{process.wall_time_s:.0f} s timeout; the run is not trusted")
+        elif parsed.routing_table_seen and parsed.sample_blocks == 0:
             msg = ("no progress after the 'Routing table' header: BookSim hangs like this on a "
                    "disconnected netlist (or a very large one still building routes)")
         else:
             msg = f"killed after the {process.wall_time_s:.0f} s timeout"
-        return "hang", msg
-    if parsed.unstable:
+        return "hang", _with_last_line(msg, parsed)
+    if parsed.unstable and sig is None:
         if parsed.deadlock_warnings:
             return "deadlock", (f"{parsed.deadlock_warnings} 'Possible network deadlock' warning(s), "
                                 "then Simulation unstable")
         return "saturated", parsed.unstable_reason or "Simulation unstable"
-    sig = process.signal if process is not None else None
     if sig is not None or parsed.crash_text:
         parts = []
         if sig is not None:
-            parts.append(f"killed by {signal_name(sig)}")
+            parts.append(f"killed by {signal_name(sig)}"
+                         + (" after printing its statistics; the run is not trusted" if parsed.overall else ""))
         parts.extend(parsed.crash_text[:2])
-        return "crash", "; ".join(parts)
+        msg = "; ".join(parts)
+        if not parsed.crash_text:
+            msg = _with_last_line(msg, parsed)
+        return "crash", msg
     rc = process.returncode if process is not None else None
-    return "incomplete", f"output ended without statistics (exit status {rc})"
+    return "incomplete", _with_last_line(f"output ended without statistics (exit status {rc})", parsed)
+
+
+def _completed_message(parsed: BookSimOutput) -> str | None:
+    notes = []
+    if parsed.deadlock_warnings:
+        notes.append(f"completed with {parsed.deadlock_warnings} 'Possible network deadlock' warning(s)")
+    notes.extend(parsed.errors[:2])  # whatever BookSim complained about but survived
+    notes.extend(parsed.warnings[:1])
+    return "; ".join(notes) or None
+
+
+def _with_last_line(message: str, parsed: BookSimOutput) -> str:
+    if parsed.last_line:
+        return f"{message}; last output: {parsed.last_line!r}"
+    return f"{message}; no output"
 
 
 def _metric(block: Mapping[str, float] | None, key: str):
@@ -547,7 +594,7 @@ def run_booksim(
     if not config.is_file():
         raise ParameterError(f"BookSim configuration {config} does not exist")
     if log_path is None:
-        log_path = fresh_path(config.with_suffix(".log"))
+        log_path = fresh_path(config.with_suffix(".log"), claim=True)
     argv = [exe, str(config), *_override_args(overrides)]
     proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent)
     parsed = parse_output(proc.log_path)
@@ -560,175 +607,5 @@ def run_booksim(
     return row
 
 
-# --------------------------------------------------------------------------- sweep
-@dataclass
-class SweepResult:
-    """Outcome of :func:`sweep_booksim`.
-
-    Attributes
-    ----------
-    rows : list of dict
-        One results row per simulated load, sorted by load.
-    zero_load_latency : float
-        Packet latency (cycles) at the lowest load.
-    saturation_load : float
-        Highest load that completed (the bisection's lower bound); ``nan`` if even the
-        lowest load was unstable.
-    saturation_upper : float
-        Lowest load found unstable (``nan`` if none was: saturation is above ``high``).
-    results_path : pathlib.Path
-        The CSV of all rows (rewritten atomically after every point).
-    summary_path : pathlib.Path
-        JSON summary.
-    """
-
-    rows: list[dict]
-    zero_load_latency: float
-    saturation_load: float
-    saturation_upper: float
-    results_path: Path
-    summary_path: Path
-
-
-def _rate_key(rate: float) -> str:
-    return f"{rate:.6g}"
-
-
-def sweep_booksim(
-    config,
-    out_dir,
-    *,
-    low: float = 0.005,
-    high: float = 1.0,
-    tolerance: float = 0.01,
-    max_points: int = 30,
-    timeout: float | None = 3600.0,
-    binary=None,
-    resume: bool = True,
-    progress=None,
-    **fields,
-) -> SweepResult:
-    """Find zero-load latency and the saturation load of a configuration by bisection.
-
-    Runs ``low`` (zero-load latency), then ``high``; if ``high`` is unstable it bisects
-    between the highest stable and lowest unstable load until they are within
-    ``tolerance``.  A load is *stable* if the run completed; ``saturated``, ``deadlock``
-    and ``hang`` count as unstable; ``rejected``/``crash``/``incomplete`` stop the sweep
-    with :class:`~topogen.errors.SimulatorFailed`.
-
-    Every point's row is stored as ``out_dir/points/rate_<load>.json`` (atomically) and its
-    raw log as ``rate_<load>.log`` beside it; with ``resume=True`` a point whose JSON exists
-    is not simulated again, so an interrupted batch job can simply be re-run.
-
-    Parameters
-    ----------
-    config : path-like
-        Base configuration; the load is passed as the ``injection_rate`` override (its unit
-        follows the config's ``injection_rate_uses_flits``).
-    out_dir : path-like
-    low, high : float
-        Lowest and highest load (0 < low < high).
-    tolerance : float
-        Stop when the stable/unstable bracket is narrower than this.
-    max_points : int
-        Upper bound on simulations (including resumed ones).
-    timeout : float or None
-        Per-run timeout in seconds.
-    binary : path-like, optional
-    resume : bool
-    progress : callable, optional
-        Called as ``progress(load, row)`` after each point.
-    **fields
-        Extra results columns for every row.
-
-    Returns
-    -------
-    SweepResult
-    """
-    if not (0 < low < high):
-        raise ParameterError(f"need 0 < low < high for a load sweep, got low={low}, high={high}")
-    if tolerance <= 0:
-        raise ParameterError(f"tolerance must be > 0, got {tolerance}")
-    out_dir = Path(out_dir).resolve()
-    points_dir = out_dir / "points"
-    points_dir.mkdir(parents=True, exist_ok=True)
-    rows: dict[str, dict] = {}
-    results_path = out_dir / "sweep.csv"
-    summary_path = out_dir / "sweep.json"
-    count = 0
-
-    def point(rate: float) -> dict:
-        nonlocal count
-        key = _rate_key(rate)
-        jpath = points_dir / f"rate_{key}.json"
-        if resume and jpath.is_file():
-            row = json.loads(jpath.read_text(encoding="utf-8"))
-            row = make_row(**{k: v for k, v in row.items()})
-        else:
-            if count >= max_points:
-                raise ParameterError(f"load sweep needs more than max_points={max_points} simulations")
-            count += 1
-            row = run_booksim(config, overrides={"injection_rate": float(key)},
-                              log_path=points_dir / f"rate_{key}.log", timeout=timeout,
-                              binary=binary, raise_on_failure=False, **fields)
-            if row["status"] in ("rejected", "crash", "incomplete"):
-                raise simulator_failed("booksim", row["status"], row["message"], row["raw_output"], row)
-            atomic_write_text(jpath, json.dumps(_jsonable_row(row), sort_keys=True, indent=1) + "\n")
-        rows[key] = row
-        write_results(results_path, sorted(rows.values(), key=lambda r: r["offered_load"]))
-        if progress is not None:
-            progress(float(key), row)
-        return row
-
-    def stable(row) -> bool:
-        return row["status"] == "completed"
-
-    first = point(low)
-    zero = first["latency_avg"] if stable(first) else math.nan
-    lo, hi = (low, math.nan) if stable(first) else (math.nan, low)
-    if stable(first):
-        top = point(high)
-        if stable(top):
-            lo = high
-        else:
-            hi = high
-            while hi - lo > tolerance:
-                mid = float(_rate_key((lo + hi) / 2))
-                if mid <= lo or mid >= hi:
-                    break
-                if stable(point(mid)):
-                    lo = mid
-                else:
-                    hi = mid
-    result = SweepResult(
-        rows=sorted(rows.values(), key=lambda r: r["offered_load"]),
-        zero_load_latency=zero,
-        saturation_load=lo,
-        saturation_upper=hi,
-        results_path=results_path,
-        summary_path=summary_path,
-    )
-    summary = {
-        "config": str(Path(config).resolve()),
-        "low": low, "high": high, "tolerance": tolerance,
-        "zero_load_latency": _json_float(zero),
-        "saturation_load": _json_float(lo),
-        "saturation_upper": _json_float(hi),
-        "load_unit": first["load_unit"],
-        "latency_unit": "cycles",
-        "points": [r["offered_load"] for r in result.rows],
-        "topology": first["topology"],
-        "topology_params": json.loads(first["topology_params"]) if first["topology_params"] else None,
-        "seed": first["seed"],
-        "topogen_version": first["topogen_version"],
-    }
-    atomic_write_text(summary_path, json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    return result
-
-
-def _json_float(v):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
-
-
-def _jsonable_row(row: Mapping[str, Any]) -> dict:
-    return {k: _json_float(v) for k, v in row.items()}
+# the load sweep lives in its own module; re-exported here (its documented home)
+from .booksim_sweep import SweepResult, point_key, sweep_booksim  # noqa: E402

@@ -66,12 +66,15 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--setup", default="vct33", help="base config template: vct33, slimfly1 or default (default: vct33)")
     b.add_argument("--clock-period", type=float, default=1.0, metavar="NS",
                    help="router clock period in ns for link latencies (default: 1.0)")
-    b.add_argument("--traffic", default=None, help="traffic pattern (uniform, bitrev, transpose ...)")
+    b.add_argument("--traffic", default=None,
+                   help="traffic pattern (uniform, bitrev, transpose ...); with a .cfg INPUT passed "
+                        "on BookSim's command line, also to every sweep point")
     b.add_argument("--rate", type=float, default=None, metavar="R",
                    help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
-                        "packets/node/cycle for slimfly1 and default)")
+                        "packets/node/cycle for slimfly1 and default); not used by --sweep")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra BookSim option, typed as BookSim demands (repeatable)")
+                   help="extra BookSim option, typed as BookSim demands (repeatable; with a .cfg "
+                        "INPUT passed on BookSim's command line, also to every sweep point)")
     b.add_argument("--sweep", action="store_true",
                    help="bisect the injection rate: zero-load latency and saturation load")
     b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
@@ -134,8 +137,10 @@ def add_results_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         description="Read a results file (.csv/.json/.parquet) and print it as a table or CSV, "
                     "or convert it (-o FILE; parquet needs -o).")
     r.add_argument("file", metavar="FILE")
-    r.add_argument("--format", choices=("table", "csv", "parquet", "json"), default="table")
-    r.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
+    r.add_argument("--format", choices=("table", "csv", "parquet", "json"), default=None,
+                   help="default: table on stdout; with -o, from FILE's extension")
+    r.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write here (atomically) instead of stdout; never the input FILE")
     r.add_argument("--all-columns", action="store_true", help="table: show every column")
     r.set_defaults(handler=results_command)
     return r
@@ -211,26 +216,27 @@ def run_command(args) -> int:
     path) in the table; then :class:`~topogen.errors.SimulatorFailed` is raised, which the
     main CLI prints as one line and turns into a non-zero exit status.
     """
-    from ..results import read_results, write_results
+    from ..output import check_file_output
+    from ..results import append_rows, read_results
     from .base import FAILURE_STATUSES, simulator_failed
 
     src = Path(args.input)
     if not src.exists():
         raise ParameterError(f"{src} does not exist")
     out_dir = Path(args.out_dir).resolve() if args.out_dir else src.resolve().parent
-    out_dir.mkdir(parents=True, exist_ok=True)
     output = Path(args.output).resolve() if args.output else out_dir / "results.csv"
+    check_file_output(output, inputs=[src], make_parents=True)  # before the work
+    if output.exists():
+        read_results(output)  # a file that is not a results table is refused now, not after the run
+    if args.simulator != "booksim":  # _run_booksim creates it (and removes it if it fails early)
+        out_dir.mkdir(parents=True, exist_ok=True)
     if args.simulator == "booksim":
         rows, summary = _run_booksim(args, src, out_dir)
     else:
         rows, summary = _run_sst(args, src, out_dir)
-    old = []
-    if output.exists():
-        # keep earlier rows, except those of points simulated again (a resumed sweep
-        # returns all its points; they are recognised by their raw-output path)
-        fresh = {r["raw_output"] for r in rows}
-        old = [r for r in read_results(output).to_dict("records") if r["raw_output"] not in fresh]
-    write_results(output, old + rows)
+    # rows of points simulated again (a resumed sweep returns all its points, recognised by
+    # their raw-output path) replace the earlier ones; the merge is locked (concurrent runs)
+    append_rows(output, rows, replace_key=("raw_output",))
     failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
     for row in rows:
         if row["status"] in FAILURE_STATUSES:
@@ -249,27 +255,61 @@ def run_command(args) -> int:
 
 
 def _run_booksim(args, src: Path, out_dir: Path):
+    """Export (if INPUT is a topology) and run one point or a sweep; returns (rows, summary).
+
+    Everything that can be refused is checked before anything is written.  Exports get
+    content-named files (``torus-<digest>.cfg``), so concurrent runs into one folder never
+    share a configuration, and logs are claimed exclusively.  If the run fails before the
+    simulator starts, the folders and export files this run created are removed again.
+    """
+    import os
+
     from ..export.booksim import export_booksim
     from .base import fresh_path
-    from .booksim import find_booksim, run_booksim, sweep_booksim
+    from .booksim import _override_args, find_booksim, run_booksim
+    from .booksim_sweep import check_sweep, sweep_booksim, sweep_folder_name
 
     find_booksim(args.binary)  # fail in one line before any export work
+    if args.timeout is not None and not args.timeout > 0:
+        raise ParameterError(f"--timeout must be > 0 seconds, got {args.timeout:g}")
     options = _parse_set(args.set)
     if args.traffic:
         options["traffic"] = args.traffic
-    if src.suffix.lower() == ".cfg":
-        config = src.resolve()
-        overrides = dict(options)
-        if args.rate is not None:
-            overrides["injection_rate"] = args.rate
+    rate = None if args.sweep else args.rate  # a sweep sets the rate of every point itself
+    is_config = src.suffix.lower() == ".cfg"
+    overrides = dict(options) if is_config else {}
+    if is_config and rate is not None:
+        overrides["injection_rate"] = rate
+    if args.sweep:
+        check_sweep(args.low, args.high, args.tolerance, overrides=overrides)
     else:
-        topology, layout = _load_topology(src)
-        if args.rate is not None:
-            options["injection_rate"] = args.rate
-        exp = export_booksim(out_dir, topology, layout, setup=args.setup,
-                             clock_period_ns=args.clock_period, options=options)
-        config = exp.config_file
-        overrides = {}
+        _override_args(overrides)
+    created_dirs = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
+    before = set(os.listdir(out_dir)) if out_dir.is_dir() else set()
+    new_files: list[Path] = []
+    try:
+        if is_config:
+            config = src.resolve()
+        else:
+            topology, layout = _load_topology(src)
+            if rate is not None:
+                options["injection_rate"] = rate
+            exp = export_booksim(out_dir, topology, layout, setup=args.setup,
+                                 clock_period_ns=args.clock_period, options=options, content_stem=True)
+            config = exp.config_file
+            new_files = [p for p in (exp.network_file, exp.meta_file, exp.config_file) if p.name not in before]
+        if not args.sweep:
+            tag = "" if rate is None else f".rate_{rate:g}"
+            log = fresh_path(out_dir / f"{config.stem}{tag}.log", claim=True)
+    except BaseException:
+        for path in new_files:
+            path.unlink(missing_ok=True)
+        for folder in created_dirs:  # deepest first; only if still empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
     if args.sweep:
         from .. import _progress
 
@@ -278,16 +318,17 @@ def _run_booksim(args, src: Path, out_dir: Path):
                 bar.update()
                 bar.status(f"load {load:g}: {row['status']}")
 
-            res = sweep_booksim(config, out_dir / f"{config.stem}_sweep", low=args.low, high=args.high,
-                                tolerance=args.tolerance, timeout=args.timeout, binary=args.binary,
-                                resume=not args.no_resume, progress=report)
+            res = sweep_booksim(config, out_dir / sweep_folder_name(config, overrides), low=args.low,
+                                high=args.high, tolerance=args.tolerance, timeout=args.timeout,
+                                binary=args.binary, resume=not args.no_resume, progress=report,
+                                overrides=overrides)
         summary = (f"zero-load latency {res.zero_load_latency:.4g} cycles; saturation between "
-                   f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})")
+                   f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})"
+                   f"; config: {config}")
         return res.rows, summary
-    tag = "" if args.rate is None else f".rate_{args.rate:g}"
     row = run_booksim(config, overrides=overrides, timeout=args.timeout, binary=args.binary,
-                      log_path=fresh_path(out_dir / f"{config.stem}{tag}.log"), raise_on_failure=False)
-    return [row], None
+                      log_path=log, raise_on_failure=False)
+    return [row], f"config: {config}"
 
 
 def _run_sst(args, src: Path, out_dir: Path):
@@ -337,24 +378,42 @@ _TABLE_COLUMNS = ["simulator", "topology", "routing", "traffic", "offered_load",
                   "latency_avg", "latency_p99", "latency_unit", "accepted_load", "hops_avg"]
 
 
+_EXT_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+
+
 def results_command(args) -> int:
-    """Handler of ``topogen results``; returns the exit code."""
+    """Handler of ``topogen results``; returns the exit code.
+
+    With ``-o FILE`` the format follows FILE's extension (``.csv``, ``.json``,
+    ``.parquet``; any other extension gets the text table) unless ``--format`` names one;
+    a ``--format`` that contradicts a data extension is refused.  FILE is written
+    atomically and may not be the input.
+    """
+    from ..output import atomic_write_text, check_file_output
     from ..results import read_results, write_results
 
-    frame = read_results(args.file)
-    if args.format == "parquet" and not args.output:
-        raise ParameterError("--format parquet needs -o FILE.parquet (binary output)")
+    fmt = args.format
     if args.output:
-        fmt = "json" if args.format == "table" else args.format
-        if args.format == "table":
-            text = _table(frame, args.all_columns)
-            Path(args.output).write_text(text, encoding="utf-8")
+        check_file_output(args.output, inputs=[args.file], make_parents=True)
+        ext_fmt = _EXT_FORMATS.get(Path(args.output).suffix.lower())
+        if fmt is None:
+            fmt = ext_fmt or "table"
+        elif ext_fmt is not None and fmt != ext_fmt:
+            raise ParameterError(f"--format {fmt} does not match {args.output} ({ext_fmt}); "
+                                 f"drop --format or name the file .{'txt' if fmt == 'table' else fmt}")
+    elif fmt == "parquet":
+        raise ParameterError("--format parquet needs -o FILE.parquet (binary output)")
+    fmt = fmt or "table"
+    frame = read_results(args.file)
+    if args.output:
+        if fmt == "table":
+            atomic_write_text(args.output, _table(frame, args.all_columns))
         else:
             write_results(args.output, frame, format=fmt)
         return 0
-    if args.format == "csv":
+    if fmt == "csv":
         sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
-    elif args.format == "json":
+    elif fmt == "json":
         sys.stdout.write(json.dumps(json.loads(frame.to_json(orient="records")), indent=1) + "\n")
     else:
         sys.stdout.write(_table(frame, args.all_columns))

@@ -19,6 +19,7 @@ point, integers without, bare string tokens), unknown option names are refused, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -293,6 +294,14 @@ def write_anynet(path, topology, layout=None, *, clock_period_ns: float = 1.0, l
         The netlist path; the sidecar is ``path + ".meta.json"``.
     """
     path = Path(path)
+    text, meta_text = _anynet_texts(topology, layout, clock_period_ns, latency)
+    atomic_write_text(path, text)
+    atomic_write_text(meta_path(path), meta_text)
+    return path
+
+
+def _anynet_texts(topology, layout, clock_period_ns, latency) -> tuple[str, str]:
+    """(netlist text, sidecar JSON text), checked and rendered, nothing written."""
     if latency is None and layout is not None:
         if layout.topology is not topology and layout.topology.num_links != topology.num_links:
             raise ParameterError("layout belongs to a different topology")
@@ -304,9 +313,7 @@ def write_anynet(path, topology, layout=None, *, clock_period_ns: float = 1.0, l
         source = "unit"
     text = anynet_text(topology, latency)
     meta = _netlist_metadata(topology, layout, float(clock_period_ns), source)
-    atomic_write_text(path, text)
-    atomic_write_text(meta_path(path), json.dumps(meta, indent=1, sort_keys=True) + "\n")
-    return path
+    return text, json.dumps(meta, indent=1, sort_keys=True) + "\n"
 
 
 def meta_path(path) -> Path:
@@ -575,6 +582,7 @@ def export_booksim(
     clock_period_ns: float = 1.0,
     options: Mapping[str, Any] | None = None,
     latency=None,
+    content_stem: bool = False,
 ) -> BookSimExport:
     """Export a netlist, its metadata sidecar and a configuration into ``directory``.
 
@@ -598,17 +606,27 @@ def export_booksim(
         Configuration overrides (``traffic``, ``injection_rate``, ``num_vcs`` ...).
     latency : array_like, optional
         Explicit link latencies in cycles (overrides ``layout``).
+    content_stem : bool
+        Append a short digest of the exported content (netlist, sidecar, configuration)
+        to the stem (``torus-3f2a9c01d4.cfg``), so that exports of different settings
+        into one folder never replace each other; an identical export finds its files
+        already there and leaves them untouched.
 
     Returns
     -------
     BookSimExport
+
+    Notes
+    -----
+    Everything is rendered and checked before the first file is written (a bad option
+    or traffic leaves nothing behind); each file is written to a temporary name and
+    renamed, the configuration last, so a configuration on disk always has its netlist.
     """
     directory = Path(directory).resolve()
     stem = stem or re.sub(r"[^A-Za-z0-9_.\-]", "_", topology.name) or "topology"
     if stem[0].isdigit():
         stem = "t" + stem
-    net = write_anynet(directory / f"{stem}.anynet", topology, layout,
-                       clock_period_ns=clock_period_ns, latency=latency)
+    net_text, net_meta = _anynet_texts(topology, layout, clock_period_ns, latency)
     meta = {
         "generator": topology.name,
         "params": json.loads(canonical_json(topology.params)),
@@ -622,6 +640,23 @@ def export_booksim(
     if layout is not None:
         meta["placement"] = layout.placement
         meta["placement_seed"] = layout.seed
-    cfg = write_config(directory / f"{stem}.cfg", net, setup=setup, options=options,
-                       metadata=meta, num_hosts=int(topology.num_hosts))
+    config_args = dict(setup=setup, options=options, metadata=meta, num_hosts=int(topology.num_hosts))
+    if content_stem:
+        # the digest covers everything but the netlist's own (digest-named) path
+        probe = render_config("/topogen-netlist.anynet", **config_args)
+        digest = hashlib.sha256("\0".join((net_text, net_meta, probe)).encode("utf-8")).hexdigest()
+        stem = f"{stem}-{digest[:10]}"
+    net = directory / f"{stem}.anynet"
+    cfg_text = render_config(net, **config_args)
+    cfg = directory / f"{stem}.cfg"
+    for path, text in ((net, net_text), (meta_path(net), net_meta), (cfg, cfg_text)):
+        if not (content_stem and _same_text(path, text)):
+            atomic_write_text(path, text)
     return BookSimExport(network_file=net, meta_file=meta_path(net), config_file=cfg)
+
+
+def _same_text(path: Path, text: str) -> bool:
+    try:
+        return path.read_bytes() == text.encode("utf-8")
+    except OSError:
+        return False

@@ -28,13 +28,11 @@ the format allows, the 1-based line.  See ``docs/formats.md`` for examples.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -83,74 +81,8 @@ EXTENSIONS: dict[str, str] = {ext: fmt for fmt, exts in FORMATS.items() for ext 
 
 
 # ============================================================================ atomic writes
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[Any]:
-    """Open ``path`` for writing so that it appears only complete, or not at all.
-
-    The data goes to a temporary file in the same folder, which replaces ``path``
-    (:func:`os.replace`) when the ``with`` block ends without an exception; on an
-    exception the temporary file is removed and ``path`` is untouched.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        Final file name.
-    mode : {"w", "wb"}
-        Text or binary.
-    encoding : str, optional
-        Text encoding (ignored in binary mode).
-
-    Yields
-    ------
-    file object
-        The open temporary file.
-
-    Raises
-    ------
-    OSError
-        If the folder does not exist or is not writable.
-    """
-    if mode not in ("w", "wb"):
-        raise ParameterError(f"atomic_open mode must be 'w' or 'wb', got {mode!r}")
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        if hasattr(os, "fchmod"):  # mkstemp makes 0600; give the usual umask-based mode
-            os.fchmod(fd, 0o666 & ~_umask())
-        if mode == "wb":
-            f = os.fdopen(fd, "wb")
-        else:
-            f = os.fdopen(fd, "w", encoding=encoding, newline="\n")
-        with f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write(path, data: str | bytes) -> None:
-    """Write ``data`` (text or bytes) to ``path`` atomically (see :func:`atomic_open`).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        Destination.
-    data : str or bytes
-        Complete file contents.
-    """
-    with atomic_open(path, "wb" if isinstance(data, bytes) else "w") as f:
-        f.write(data)
+# one output policy for every command: the helpers live in topogen.output (re-exported here)
+from ..output import atomic_open, atomic_write  # noqa: E402
 
 
 def _reader(func):

@@ -3,6 +3,7 @@
 Compute functions (each returns a :class:`Routing`):
 
 * :func:`nearest` (NR) and :func:`fastest` (FR) — Skywalk Sec. II-E;
+* :func:`booksim_min` — BookSim2 anynet's ``min`` routing, route for route;
 * :func:`dor` — dimension order on torus / mesh / hypercube / HyperX (dateline VCs);
 * :func:`updown` — up*/down* with shortest legal paths;
 * :func:`escape` — Silla–Duato adaptive routing with an up*/down* escape VC (Skywalk IV-A);
@@ -15,6 +16,7 @@ Compute functions (each returns a :class:`Routing`):
 
 from .base import Routing, TableRouting, load_routing, save_routing
 from .paths import nearest, fastest, spread_ties
+from .booksim_min import booksim_min
 from .dor import dor
 from .updown import updown
 from .escape import escape, EscapeRouting
@@ -26,24 +28,31 @@ __all__ = [
     "Routing", "TableRouting", "EscapeRouting", "ValiantRouting", "UgalCandidates",
     "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
-    "save_routing", "route",
+    "save_routing", "route", "booksim_min",
 ]
 
-ALGORITHMS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
+ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered",
+              "dsnf")
 
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
           switch_delay: float = 60.0, base: str | None = None, root=None,
-          ties: str = "lowest"):
+          ties: str = "spread", ties_seed=None, clock_period_ns: float | None = None):
     """Compute a routing by name (the CLI's ``--algorithm``).
 
     ``hop``, ``layered`` and ``valiant`` are built on ``base`` (default ``"fr"`` when a
     layout is given, else ``"nr"``); ``vcs`` is the VC count (``escape``: total, default
     4; ``dor``/``hop``: declared count, default the minimum; ``layered``: the maximum;
     ``dsnf``: hop-indexed VCs, default the longest route, ``vcs=1`` for the single-VC
-    routing exactly as DSN-F's Fig. 2 states it, which is not deadlock-free).  ``ties``
-    (``"lowest"`` or ``"random"``, seeded by ``seed``) is the tie rule of ``nr``/``fr``
-    tables, also when they are the base of another scheme (:func:`spread_ties`).
+    routing exactly as DSN-F's Fig. 2 states it, which is not deadlock-free).  ``ties`` is
+    the tie rule of ``nr``/``fr`` tables, also when they are the base of another scheme:
+    ``"spread"`` (default; a uniform choice per switch and destination from a hash of
+    ``ties_seed``, None = 0, so the same tables on every run), ``"lowest"`` (lowest
+    next-hop id) or ``"random"`` (drawn from ``seed``, :func:`spread_ties`); see
+    :mod:`topogen.routing.paths`.
+    ``booksim-min`` (BookSim anynet's ``min``, :func:`booksim_min`) weighs links by their
+    latency in cycles at ``clock_period_ns`` (default 1.0 ns, as ``topogen run booksim``),
+    from the layout, else from the default layout, like the BookSim export.
     """
     from ..errors import ParameterError
 
@@ -57,21 +66,31 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
             from ..layout import default_layout
 
             return fastest(layout if layout is not None else default_layout(topology), switch_delay,
-                           ties=ties, seed=seed)
+                           ties=ties, seed=seed, ties_seed=ties_seed)
         if base == "nr":
-            return nearest(topology, layout, ties=ties, seed=seed)
+            return nearest(topology, layout, ties=ties, seed=seed, ties_seed=ties_seed)
         if base == "updown":
             return updown(topology, root, layout=layout)
-        raise ParameterError(f"base must be fr, nr or updown, got {base!r}")
+        if base == "booksim-min":
+            return _booksim()
+        raise ParameterError(f"base must be fr, nr, booksim-min or updown, got {base!r}")
+
+    def _booksim():
+        from ..layout import default_layout
+
+        return booksim_min(topology, layout if layout is not None else default_layout(topology),
+                           clock_period_ns=clock_period_ns)
 
     if algorithm == "nr":
-        return nearest(topology, layout, ties=ties, seed=seed)
+        return nearest(topology, layout, ties=ties, seed=seed, ties_seed=ties_seed)
     if algorithm == "fr":
         if layout is None:
             from ..layout import default_layout
 
             layout = default_layout(topology)
-        return fastest(layout, switch_delay, ties=ties, seed=seed)
+        return fastest(layout, switch_delay, ties=ties, seed=seed, ties_seed=ties_seed)
+    if algorithm == "booksim-min":
+        return _booksim()
     if algorithm == "updown":
         return updown(topology, root, layout=layout)
     if algorithm == "dor":

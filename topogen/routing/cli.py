@@ -1,7 +1,7 @@
 """The ``route`` and ``check-deadlock`` sub-commands (wired into ``topogen`` by
 :mod:`topogen.cli`).
 
-``topogen route FILE --algorithm nr|fr|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
+``topogen route FILE --algorithm nr|fr|booksim-min|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
     Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
     loadable with :func:`topogen.routing.load_routing`) and the per-switch table
@@ -9,7 +9,8 @@
     ``AUTO_TABLE_MAX_SWITCHES`` switches since it has N^2 rows); with ``--booksim-table`` also
     ``booksim_table.txt`` (+ ``.json`` provenance), with ``--sst-routes`` also
     ``sst_routes.txt`` (see :mod:`topogen.routing.export`).  The folder is first written
-    under a temporary name next to DIR and renamed when complete.
+    under a temporary name next to DIR and renamed when complete; an existing non-empty DIR
+    is refused unless ``--force`` (which replaces it), see :mod:`topogen.output`.
 
 ``topogen check-deadlock DIR``
     Loads the routing, builds its channel dependency graph and prints the verdict, the
@@ -22,15 +23,12 @@ input; the main CLI turns those into messages.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 __all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
 
-_ALGS = ("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
+_ALGS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
 
 
 def add_parsers(subparsers, parents=()) -> None:
@@ -51,14 +49,21 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="VCs (escape: total, default 4; dor/hop: at least the minimum; "
                         "layered: maximum layers; dsnf: hop-indexed, default the longest route, "
                         "1 = the single-VC routing of the paper)")
-    p.add_argument("--base", choices=("nr", "fr", "updown"),
+    p.add_argument("--base", choices=("nr", "fr", "booksim-min", "updown"),
                    help="base routing of hop/layered/valiant/escape (default fr with a layout, else nr)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
+    p.add_argument("--clock-period", dest="clock_period", type=float, default=None, metavar="NS",
+                   help="booksim-min: router clock period giving link latencies in cycles, as "
+                        "`topogen run booksim --clock-period` (default 1.0)")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
     p.add_argument("--seed", type=int, help="seed of valiant routing and of --ties random")
-    p.add_argument("--ties", choices=("lowest", "random"), default="lowest",
-                   help="nr/fr tie rule among equal-cost next hops: lowest neighbour id "
-                        "(default) or random per switch and destination (spreads the load)")
+    p.add_argument("--ties", choices=("spread", "lowest", "random"), default="spread",
+                   help="nr/fr tie rule among equal-cost next hops: spread (default: a uniform "
+                        "choice per switch and destination from a hash of --ties-seed, the same "
+                        "on every run), lowest neighbour id (piles uniform traffic onto few "
+                        "links), or random (drawn from --seed)")
+    p.add_argument("--ties-seed", dest="ties_seed", type=int, default=None, metavar="S",
+                   help="seed of --ties spread (default 0)")
     p.add_argument("--table", choices=("auto", "csv", "json", "none"), default="auto",
                    help="per-switch table written into DIR: N^2 rows, so 'auto' (default) "
                         f"writes csv up to {AUTO_TABLE_MAX_SWITCHES} switches and none above")
@@ -68,7 +73,10 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--sst-routes", dest="sst_routes", action="store_true",
                    help="also write sst_routes.txt: the SST anytopo routing_entry_string of "
                         "every router")
-    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="output folder: new or empty (see --force)")
+    p.add_argument("--force", action="store_true",
+                   help="replace DIR even if it is not empty (everything in it is deleted)")
     p.set_defaults(func=run_route, handler=run_route)
     return p
 
@@ -90,18 +98,19 @@ AUTO_TABLE_MAX_SWITCHES = 1024
 
 def run_route(args) -> int:
     from ..export.formats import load
+    from ..output import check_dir_output, output_dir
     from . import route
     from .export import write_booksim_table, write_sst_routes, write_table
 
+    force = getattr(args, "force", False)
+    check_dir_output(args.output, inputs=[args.file], force=force)  # before the work
     topology, layout = load(args.file)
     routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
                     switch_delay=args.switch_delay, base=args.base, root=args.root,
-                    ties=getattr(args, "ties", "lowest"))
+                    ties=getattr(args, "ties", "spread"), ties_seed=getattr(args, "ties_seed", None),
+                    clock_period_ns=getattr(args, "clock_period", None))
     out = Path(args.output)
-    parent = out.parent if str(out.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
-    try:
+    with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp:
         table = args.table
         if table == "auto":
             table = "csv" if topology.num_switches <= AUTO_TABLE_MAX_SWITCHES else "none"
@@ -116,16 +125,6 @@ def run_route(args) -> int:
         if getattr(args, "sst_routes", False):
             write_sst_routes(routing, tmp / "sst_routes.txt")
         routing.save(tmp)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
-            os.replace(out, old / "x")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     if not getattr(args, "quiet", False):
         print(f"{routing.algorithm} routing of {topology.num_switches} switches, "
               f"{routing.num_vcs} VC(s) -> {out}", file=sys.stdout)

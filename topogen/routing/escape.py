@@ -149,9 +149,9 @@ def escape(topology: Topology, layout=None, num_vcs: int = 4, base: str = "fr", 
             from ..layout import default_layout
 
             layout = default_layout(topology)
-        minimal = fastest(layout, switch_delay, all_next_hops=True)
+        minimal = fastest(layout, switch_delay, all_next_hops=True, ties="lowest")
     else:
-        minimal = nearest(topology, layout, all_next_hops=True)
+        minimal = nearest(topology, layout, all_next_hops=True, ties="lowest")
     esc = updown(topology, root, layout=layout, metric="latency" if base == "fr" else "hops",
                  switch_delay=switch_delay)
     return EscapeRouting(minimal, esc, num_vcs=num_vcs,

@@ -4,11 +4,26 @@ NR follows shortest-hop paths; FR follows lowest-latency paths, found with Dijks
 algorithm on link weights ``switch_delay + link_delay`` (Skywalk II-E: "defining
 distances in a way that accounts for cable delays and switch delays").
 
-Tie rule (both): among the neighbours ``w`` of ``v`` on a shortest path to ``dst``
-(``dist(w, dst) + weight(v, w) == dist(v, dst)``), ``v`` takes the one with the
-**lowest switch id** (= lowest link rank).  Each switch's choice only depends on
-``(v, dst)``, so the routes form one in-tree per destination and are loop-free.
-FR weights are rounded to whole picoseconds so that ties are exact (integer sums).
+Tie rules (both): among the neighbours ``w`` of ``v`` on a shortest path to ``dst``
+(``dist(w, dst) + weight(v, w) == dist(v, dst)``), ``v`` takes
+
+* ``ties="spread"`` (default): the one of index ``floor(u * k)`` among the ``k`` tied
+  neighbours (in increasing id), where ``u`` in ``[0, 1)`` is a hash of
+  ``(ties_seed, v, dst)`` (SplitMix64): an independent, uniform choice per switch and
+  destination that spreads uniform traffic over the equal paths, is the same for every
+  block size and worker count, and needs no distance table.  ``ties_seed=None`` means 0, so
+  default tables are a function of the topology alone (every simulator that takes tables
+  gets the same routes);
+* ``ties="lowest"``: the **lowest switch id** (= lowest link rank), topogen's former default;
+  it sends every tied route through the same neighbour, which piles uniform traffic
+  onto a few links (6-cube: the busiest link is full at 0.26 flits per host per cycle,
+  0.78-1.16 with ``"spread"`` over tie seeds 0..19);
+* ``ties="random"``: one drawn from ``numpy`` random numbers of ``seed``
+  (:func:`spread_ties`, needs the N x N distance table; kept for results recorded with it).
+
+Each switch's choice only depends on ``(v, dst)``, so the routes form one in-tree per
+destination and are loop-free.  FR weights are rounded to whole picoseconds so that ties
+are exact (integer sums).
 
 Algorithms: NR uses a bit-parallel breadth-first search (64 destinations per machine
 word, all destinations of a block at once).  FR works per block of destinations, either
@@ -32,8 +47,105 @@ from .base import TableRouting, csr_view
 
 __all__ = ["nearest", "fastest", "fr_weights", "spread_ties", "TIES"]
 
-#: Tie rules of :func:`nearest` and :func:`fastest`.
-TIES = ("lowest", "random")
+#: Tie rules of :func:`nearest` and :func:`fastest` (the first is the default).
+TIES = ("spread", "lowest", "random")
+
+_U64 = np.uint64
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        x = x + _U64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
+        return x ^ (x >> _U64(31))
+
+
+def tie_hash(seed: int, v, dst) -> np.ndarray:
+    """32-bit hash (``uint32``) of ``(seed, switch, destination)``; broadcasts ``v``
+    against ``dst``.
+
+    SplitMix64 of ``(seed, v)`` and of ``(seed, dst)`` (one per switch), combined by XOR
+    and mixed by a 32-bit multiply-xorshift finaliser (``lowbias32``).
+    """
+    sd = _splitmix(np.asarray(seed, dtype=np.uint64))
+    hv = _splitmix(np.asarray(v, dtype=np.uint64) ^ sd).astype(np.uint32)
+    hd = _splitmix(np.asarray(dst, dtype=np.uint64) + (sd << _U64(1))).astype(np.uint32)
+    with np.errstate(over="ignore"):
+        x = hv ^ hd
+        x ^= x >> np.uint32(16)
+        x *= np.uint32(0x7FEB352D)
+        x ^= x >> np.uint32(15)
+        x *= np.uint32(0x846CA68B)
+        x ^= x >> np.uint32(16)
+    return x
+
+
+def _spread_tight_ranks(dt, nbr_pad, wpad, ds, seed, rank_dtype, sentinel, chunk=1024):
+    """Next hops of the ``"spread"`` tie rule toward a block of destinations.
+
+    ``dt[v, j]`` (shape ``(N + 1, B)``, row ``N`` = padding holding a huge value) is the
+    integer distance from switch ``v`` to ``ds[j]``; ``wpad[v, r]`` the integer weight of
+    ``v``'s link of rank ``r`` (``-1`` = none).  Among the ``k`` ranks on a shortest path
+    the one of index ``(tie_hash * k) >> 32`` is taken (two passes over the ranks per
+    chunk of destinations).
+    """
+    n, r_count = nbr_pad.shape
+    b = len(ds)
+    out = np.empty((n, b), dtype=rank_dtype)
+    vs = np.arange(n, dtype=np.uint64)[:, None]
+    cdt = np.uint8 if r_count < 255 else np.uint16
+    w = np.where(wpad >= 0, wpad, 0).astype(dt.dtype)
+    for c0 in range(0, b, chunk):
+        c1 = min(b, c0 + chunk)
+        sub = dt[:, c0:c1]
+        here = sub[:n]
+        g = np.empty(here.shape, dtype=dt.dtype)
+        count = np.zeros(here.shape, dtype=cdt)
+        tights = []
+        for r in range(r_count):
+            np.take(sub, nbr_pad[:, r], axis=0, out=g)
+            np.add(g, w[:, r:r + 1], out=g)
+            t = np.equal(g, here)
+            np.logical_and(t, (nbr_pad[:, r] < n)[:, None], out=t)
+            count += t
+            tights.append(t)
+        target = tie_hash(seed, vs, ds[None, c0:c1]).astype(np.uint64)
+        target *= count
+        target >>= _U64(32)
+        target = target.astype(cdt)
+        seen = np.zeros(here.shape, dtype=cdt)
+        o = np.full(here.shape, sentinel, dtype=rank_dtype)
+        hit = np.empty(here.shape, dtype=bool)
+        for r, t in enumerate(tights):
+            np.equal(seen, target, out=hit)
+            hit &= t
+            np.copyto(o, rank_dtype(r), where=hit)
+            seen += t
+        cols = np.arange(c0, c1)
+        o[ds[cols], cols - c0] = sentinel
+        if np.any(count[np.arange(n)[:, None] != ds[None, c0:c1]] == 0):
+            raise RoutingError("spread ties: a switch has no next hop on a shortest path "
+                               "(internal error)")
+        out[:, c0:c1] = o
+    return out
+
+
+def _dist_dtype(top: int):
+    """Smallest signed dtype holding distances up to ``top`` plus a padding value."""
+    for dt in (np.int16, np.int32):
+        if top < np.iinfo(dt).max // 8:
+            return dt
+    return np.int64
+
+
+def _padded(dist_vb: np.ndarray, dtype=np.int64) -> np.ndarray:
+    """``(N, B)`` distances with a padding row ``N`` that is never on a shortest path."""
+    n, b = dist_vb.shape
+    dt = np.empty((n + 1, b), dtype=dtype)
+    dt[:n] = dist_vb
+    dt[n] = np.iinfo(dtype).max // 4
+    return dt
 
 
 # ---------------------------------------------------------------------------- bit-parallel BFS
@@ -158,7 +270,7 @@ def _require(topology: Topology, what: str) -> None:
 
 
 def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
-            block: int = 4096, ties: str = "lowest", seed=None) -> TableRouting:
+            block: int = 4096, ties: str = "spread", seed=None, ties_seed=None) -> TableRouting:
     """Nearest Routing: shortest-hop next-hop tables, one next hop per pair.
 
     Parameters
@@ -173,12 +285,15 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     block : int
         Destinations per bit-parallel BFS block (memory ~ ``N * block / 8`` bytes per
         bit matrix).
-    ties : {"lowest", "random"}
-        Which of several shortest-path next hops a table names: the lowest neighbour id
-        (default, deterministic) or one drawn uniformly at random per (switch,
-        destination) from ``seed`` (:func:`spread_ties`; keeps the distance table).
+    ties : {"spread", "lowest", "random"}
+        Which of several shortest-path next hops a table names (see the module docs):
+        a uniform choice per (switch, destination) from a hash of ``ties_seed``
+        (default), the lowest neighbour id, or one drawn from ``seed``'s random numbers
+        (:func:`spread_ties`; keeps the distance table).
     seed : int, optional
         Seed of ``ties="random"`` (drawn and recorded when None).
+    ties_seed : int, optional
+        Seed of ``ties="spread"`` (None = 0: the same tables on every run).
 
     Returns
     -------
@@ -192,8 +307,8 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
 
     Notes
     -----
-    Skywalk Sec. II-E calls shortest-hop routing "Nearest Routing".  Tie rule: the
-    lowest-id neighbour on a shortest path (see the module docs).
+    Skywalk Sec. II-E calls shortest-hop routing "Nearest Routing".  Tie rules: see the
+    module docs.
 
     References
     ----------
@@ -204,22 +319,31 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     check_int("block", block, 64)
     _check_ties(ties)
     if ties == "random":
-        return spread_ties(nearest(topology, layout, all_next_hops=True, block=block), seed)
+        return spread_ties(nearest(topology, layout, all_next_hops=True, block=block,
+                                   ties="lowest"), seed)
+    tseed = _ties_seed(ties_seed)
     view = csr_view(topology)
     n = view.n
+    spread = ties == "spread"
     ranks = np.empty((1, n, n), dtype=view.rank_dtype)
     dist = np.empty((n, n), dtype=np.uint16) if all_next_hops else None
+    wpad = np.where(view.valid_pad, 1, -1)
     for d0 in range(0, n, block):
         d1 = min(n, d0 + block)
         ds = np.arange(d0, d1, dtype=np.int64)
-        r, lev, _, ecc = bitbfs(view.nbr_pad, n, ds[:, None], want_levels=all_next_hops,
+        r, lev, _, ecc = bitbfs(view.nbr_pad, n, ds[:, None],
+                                want_levels=all_next_hops or spread, want_ranks=not spread,
                                 rank_dtype=view.rank_dtype, sentinel=view.sentinel)
+        if spread:
+            r = _spread_tight_ranks(_padded(lev, _dist_dtype(int(lev.max()))), view.nbr_pad,
+                                    wpad, ds, tseed,
+                                    view.rank_dtype, view.sentinel)
         ranks[0, :, d0:d1] = r
         if all_next_hops:
             dist[:, d0:d1] = lev
     ew = np.ones(len(view.indices), dtype=np.int64) if all_next_hops else None
     return TableRouting(topology, ranks, layout=layout, algorithm="nr",
-                        params={"tie_rule": "lowest next-hop id", "metric": "hops"},
+                        params=dict(_tie_params(ties, tseed), metric="hops"),
                         num_vcs=1, distances=dist, entry_weight=ew)
 
 
@@ -356,7 +480,7 @@ def _fr_block(args, cache=None):
     toward this block when blocks ``0 .. lo/block - 1`` are done; this block's rows are
     written there in turn.
     """
-    indptr, indices, weights, n, nbr_pad, ds, rank_dtype, sentinel, keep, bf_rounds = args
+    indptr, indices, weights, n, nbr_pad, ds, rank_dtype, sentinel, keep, bf_rounds, tseed = args
     r_count = nbr_pad.shape[1]
     row = np.repeat(np.arange(n), np.diff(indptr))
     rank = np.arange(len(indices)) - indptr[row]
@@ -379,8 +503,13 @@ def _fr_block(args, cache=None):
         dist = dijkstra(a, directed=True, indices=ds)  # symmetric: dist[d, v] = v -> d
         if not np.all(np.isfinite(dist)):
             raise TopologyError("fastest routing needs a connected topology")
-        out = _lowest_tight_ranks(dist, nbr_pad, wpad, ds, rank_dtype, sentinel)
+        if tseed is None:
+            out = _lowest_tight_ranks(dist, nbr_pad, wpad, ds, rank_dtype, sentinel)
         dist = dist.astype(np.int64)
+    if tseed is not None:
+        top = int(dist.max()) + int(weights.max() if len(weights) else 0)
+        out = _spread_tight_ranks(_padded(dist.T, _dist_dtype(top)), nbr_pad, wpad, ds, tseed,
+                                  rank_dtype, sentinel)
     if cache is not None:
         cdist, done, block = cache
         if dist.max() <= np.iinfo(cdist.dtype).max:
@@ -462,8 +591,8 @@ def _fr_parallel(common, tail, n, block, starts, workers, rank_dtype, keep):
 
 
 def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
-            block: int = 256, workers: int = 1, method: str = "auto", ties: str = "lowest",
-            seed=None) -> TableRouting:
+            block: int = 256, workers: int = 1, method: str = "auto", ties: str = "spread",
+            seed=None, ties_seed=None) -> TableRouting:
     """Fastest Routing: minimum-latency next-hop tables (Skywalk Sec. II-E).
 
     Parameters
@@ -487,12 +616,15 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         picks Bellman–Ford when a cost model says it pays (few hops, see
         :func:`_bf_budget`) and falls back to Dijkstra for a block that needs too many
         rounds; ``"bellman-ford"`` always iterates to convergence.
-    ties : {"lowest", "random"}
-        Which of several minimum-latency next hops a table names: the lowest neighbour
-        id (default) or one drawn uniformly at random per (switch, destination) from
-        ``seed`` (:func:`spread_ties`; keeps the N x N latency table).
+    ties : {"spread", "lowest", "random"}
+        Which of several minimum-latency next hops a table names (see the module docs):
+        a uniform choice per (switch, destination) from a hash of ``ties_seed``
+        (default), the lowest neighbour id, or one drawn from ``seed``'s random numbers
+        (:func:`spread_ties`; keeps the N x N latency table).
     seed : int, optional
         Seed of ``ties="random"`` (drawn and recorded when None).
+    ties_seed : int, optional
+        Seed of ``ties="spread"`` (None = 0: the same tables on every run).
 
     Returns
     -------
@@ -509,8 +641,8 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
 
     Notes
     -----
-    Weights are rounded to whole picoseconds; the tie rule is the lowest next-hop id
-    among equal-latency next hops.
+    Weights are rounded to whole picoseconds, so equal-latency routes tie exactly; tie
+    rules: see the module docs.
 
     References
     ----------
@@ -529,7 +661,8 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
     _check_ties(ties)
     if ties == "random":
         return spread_ties(fastest(layout, switch_delay, all_next_hops=True, block=block,
-                                   workers=workers, method=method), seed)
+                                   workers=workers, method=method, ties="lowest"), seed)
+    tseed = _ties_seed(ties_seed)
     topology = layout.topology
     _require(topology, "fastest routing")
     view = csr_view(topology)
@@ -540,7 +673,8 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         bf_rounds = _bf_budget(topology, view)
     starts = list(range(0, n, block))
     common = (view.indptr, view.indices, w, n, view.nbr_pad)
-    tail = (view.rank_dtype, view.sentinel, all_next_hops, bf_rounds)
+    tail = (view.rank_dtype, view.sentinel, all_next_hops, bf_rounds,
+            tseed if ties == "spread" else None)
     if workers > 1 and len(starts) > 1:
         ranks, dist = _fr_parallel(common, tail, n, block, starts, workers, view.rank_dtype,
                                    all_next_hops)
@@ -557,14 +691,26 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
             if all_next_hops:
                 dist[:, d0:d0 + len(ds)] = dd.T
     return TableRouting(topology, ranks, layout=layout, algorithm="fr",
-                        params={"switch_delay": switch_delay, "weight_unit": "ps",
-                                "tie_rule": "lowest next-hop id", "metric": "latency"},
+                        params=dict(_tie_params(ties, tseed), switch_delay=switch_delay,
+                                    weight_unit="ps", metric="latency"),
                         num_vcs=1, distances=dist, entry_weight=w if all_next_hops else None)
 
 
 def _check_ties(ties: str) -> None:
     if ties not in TIES:
         raise ParameterError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
+
+
+def _ties_seed(ties_seed) -> int:
+    if ties_seed is None:
+        return 0
+    return check_int("ties_seed", ties_seed, 0, (1 << 63) - 1)
+
+
+def _tie_params(ties: str, tseed: int) -> dict:
+    if ties == "spread":
+        return {"tie_rule": "spread", "ties_seed": tseed}
+    return {"tie_rule": "lowest next-hop id"}
 
 
 def spread_ties(routing: TableRouting, seed=None) -> TableRouting:

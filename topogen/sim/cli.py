@@ -32,8 +32,8 @@ def add_parsers(subparsers, parents=()) -> None:
                     "virtual cut-through) and write rows of the results table. See docs/sim.md.")
     s.add_argument("input", metavar="FILE", help="topology file (.json/.edges/.graphml) or routing folder")
     s.add_argument("--routing", default="nr",
-                   help="routing algorithm when FILE is a topology: nr, fr, updown, dor, valiant, "
-                        "escape, hop, layered (default nr)")
+                   help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, "
+                        "dor, valiant, escape, hop, layered (default nr)")
     s.add_argument("--routing-vcs", type=int, default=None, metavar="K",
                    help="VCs given to the routing algorithm (its --vcs)")
     s.add_argument("--traffic", default="uniform", help=f"pattern: {', '.join(PATTERNS)} (default uniform)")
@@ -62,7 +62,8 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--max-samples", type=int, default=d.max_samples)
     s.add_argument("--latency-thres", type=float, default=d.latency_thres)
     s.add_argument("--deadlock-cycles", type=int, default=d.deadlock_cycles)
-    s.add_argument("--seed", default=None, help="simulation seed (drawn and recorded if omitted)")
+    s.add_argument("--seed", default=None,
+                   help="simulation seed (default: derived from the point's content; recorded)")
     s.add_argument("--sweep", action="store_true",
                    help="find the zero-load latency and the saturation load by bisection")
     s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
@@ -70,7 +71,8 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
     s.add_argument("--no-resume", action="store_true", help="sweep: simulate points again")
     s.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="results file .csv/.json/.parquet (rows are added; default: print only)")
+                   help="results file .csv/.json/.parquet (rows are added under a lock; a row of the "
+                        "same point is replaced; default: print only)")
     s.set_defaults(handler=simulate_command)
 
     p = subparsers.add_parser(
@@ -85,6 +87,11 @@ def add_parsers(subparsers, parents=()) -> None:
 
 
 def _load(args):
+    """The routing to simulate: a saved routing folder, or FILE routed with ``--routing``.
+
+    Without ``--seed`` a routing that draws random numbers gets a seed derived from the
+    topology's and layout's content, so the same command gives the same routing."""
+    from .._digest import layout_digest, seed_from, topology_digest
     from ..export import formats
     from ..layout import default_layout
     from ..routing import load_routing, route
@@ -97,7 +104,11 @@ def _load(args):
     topology, layout = formats.load(path)
     if layout is None:
         layout = default_layout(topology)
-    return route(topology, layout, args.routing, vcs=args.routing_vcs, seed=args.seed)
+    seed = args.seed
+    if seed is None:
+        seed = seed_from("topogen-simulate-routing", topology_digest(topology), layout_digest(layout),
+                         args.routing, args.routing_vcs)
+    return route(topology, layout, args.routing, vcs=args.routing_vcs, seed=seed)
 
 
 def _options(args, routing) -> dict:
@@ -128,21 +139,32 @@ def _line(row) -> str:
 
 
 def simulate_command(args) -> int:
-    """Handler of ``topogen simulate``; returns the exit code."""
-    from .._rng import resolve_seed
-    from ..results import read_results, write_results
-    from .measure import simulate
-    from .sweep import sweep
+    """Handler of ``topogen simulate``; returns the exit code.
 
-    seed = resolve_seed(args.seed)
-    args.seed = seed
+    Without ``--seed`` the simulation seed is derived from the point's content
+    (:func:`topogen.sim.sweep.derive_seed`), so rerunning a command finds its rows.  With
+    ``-o`` the file is checked before the simulation and the row is added under a lock; a
+    row with the same key (same content, load and seed) is replaced.
+    """
+    from .._rng import resolve_seed
+    from ..output import check_file_output
+    from ..results import append_rows, read_results
+    from .measure import simulate
+    from .sweep import derive_seed, point_key, sweep, with_digest
+
+    if args.seed is not None:
+        args.seed = resolve_seed(args.seed)
+    if args.sweep and not args.output:
+        raise ParameterError("--sweep needs -o FILE (the sweep writes and resumes from it)")
+    if args.output:  # before the work: a wrong output is refused now, not after simulating
+        check_file_output(args.output, inputs=[args.input], make_parents=True)
+        if Path(args.output).exists():
+            read_results(args.output)
     routing = _load(args)
     opts = _options(args, routing)
     if args.sweep:
-        if not args.output:
-            raise ParameterError("--sweep needs -o FILE (the sweep writes and resumes from it)")
         res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
-                    resume=not args.no_resume, seed=seed, **opts)
+                    resume=not args.no_resume, seed=args.seed, **opts)
         for row in res.rows:
             print(_line(row))
         upper = "inf" if math.isinf(res.saturation_upper) else f"{res.saturation_upper:g}"
@@ -151,21 +173,22 @@ def simulate_command(args) -> int:
               f"{res.simulated} simulated, {res.reused} reused")
         print(f"results: {args.output}")
         return 0
-    row = simulate(routing, load=args.load, seed=seed, **opts)
+    seed = args.seed if args.seed is not None else derive_seed(routing, load=args.load, **opts)
+    row = with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing)
     print(_line(row))
     if args.output:
-        out = Path(args.output)
-        old = read_results(out).to_dict("records") if out.exists() else []
-        write_results(out, old + [row])
-        print(f"results: {out}")
+        append_rows(args.output, [row], replace_key=point_key)
+        print(f"results: {args.output}")
     return 0
 
 
 def plot_command(args) -> int:
     """Handler of ``topogen plot``; returns the exit code."""
+    from ..output import check_file_output
     from ..results import read_results
     from .plot import plot_latency
 
+    check_file_output(args.output, inputs=args.results, make_parents=True)
     frames = []
     for f in args.results:
         if not Path(f).is_file():

@@ -2,24 +2,33 @@
 
 :func:`sweep` simulates the lowest load (the zero-load latency) and bisects the offered load
 between ``low`` and ``high`` on the outcome (``completed`` = sustained, anything else =
-saturated) until the bracket is narrower than ``tolerance``.  After every point the whole
-results table is rewritten atomically, so an interrupted sweep leaves a valid file; run
-again with the same arguments it reuses the points already in the file (same topology,
-routing, traffic, load and simulator parameters) instead of simulating them again.
+saturated) until the bracket is narrower than ``tolerance``.  After every point its row is
+added to the results file under a lock (:func:`topogen.results.append_rows`), so an
+interrupted sweep leaves a valid file and concurrent sweeps into one file keep every row.
+
+Resume is keyed by content: a point's key (:func:`point_key`) is every column that changes
+its numbers -- topology, the routing's content digest (topology, layout, tables; recorded as
+``network_digest`` in ``params``), routing, traffic, load, simulator configuration, clock
+and ``sim_seed``.  Without a seed the seed is derived from that key (:func:`derive_seed`),
+so a sweep killed and run again finds its points instead of simulating them under a new seed.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
+from .._digest import routing_digest, seed_from
 from .._rng import resolve_seed
 from ..errors import ParameterError
-from ..results import read_results, write_results
+from ..results import append_rows, make_row, read_results
 from .measure import describe, simulate
 
-__all__ = ["sweep", "SweepOutcome"]
+__all__ = ["sweep", "SweepOutcome", "point_key", "derive_seed", "with_digest"]
 
 _KEY_COLUMNS = ("simulator", "topology", "topology_params", "num_switches", "routing", "traffic",
                 "load_unit", "params", "sim_seed")
@@ -41,8 +50,43 @@ class SweepOutcome:
     reused: int
 
 
-def _key(row, load) -> tuple:
-    return tuple(str(row.get(c)) for c in _KEY_COLUMNS) + (f"{float(load):.12g}",)
+def with_digest(row: dict, routing) -> dict:
+    """``row`` with the routing's content digest recorded as ``network_digest`` in ``params``."""
+    params = json.loads(row["params"]) if row.get("params") else {}
+    params["network_digest"] = routing_digest(routing)
+    out = dict(row)
+    out["params"] = make_row(params=params)["params"]
+    return out
+
+
+def point_key(row) -> tuple | None:
+    """The resume key of a reference-simulator row (``None`` for other simulators' rows)."""
+    if row.get("simulator") != "reference":
+        return None
+    def text(v):
+        return "None" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+    return tuple(text(row.get(c)) for c in _KEY_COLUMNS) + (f"{float(row.get('offered_load')):.12g}",)
+
+
+def derive_seed(routing, **kwargs) -> int:
+    """The seed of a point simulated without one: derived from everything in its key but
+    the load and the seed (so one sweep shares one seed, and a single ``simulate`` at a
+    load gets the seed of the sweep's point at that load).
+
+    Parameters
+    ----------
+    routing : Routing
+    **kwargs
+        The arguments of :func:`topogen.sim.simulate` (traffic, load, load_unit, config
+        fields ...); ``seed`` is ignored.
+    """
+    kwargs = {k: v for k, v in kwargs.items() if k != "seed"}
+    row = with_digest(describe(routing, seed=0, **kwargs), routing)
+    params = json.loads(row["params"])
+    params.pop("packet_rate", None)  # the only load-dependent parameter
+    parts = [str(row.get(c)) for c in _KEY_COLUMNS if c not in ("params", "sim_seed")]
+    return seed_from("topogen-reference-sim", parts, params)
 
 
 def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: float = 0.01,
@@ -53,7 +97,8 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
     ----------
     routing : Routing
     output : path
-        Results file (``.csv``/``.json``/``.parquet``); rows of other sweeps in it are kept.
+        Results file (``.csv``/``.json``/``.parquet``); rows of other sweeps in it are kept,
+        and rows are added under a lock, so concurrent sweeps may share it.
     low, high : float
         Lowest and highest offered load (in ``kwargs["load_unit"]``, default flits/host/cycle).
     tolerance : float
@@ -61,7 +106,8 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
     resume : bool
         Reuse points already in ``output``.
     seed : int, optional
-        One seed for every point (drawn once and recorded when None).
+        One seed for every point (derived from the points' content when None, see
+        :func:`derive_seed`).
     progress : callable(load, row), optional
     **kwargs
         Passed to :func:`topogen.sim.simulate` (traffic, load_unit, config fields ...).
@@ -70,32 +116,27 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
         raise ParameterError(f"sweep needs 0 < low < high, got low={low}, high={high}")
     if not tolerance > 0:
         raise ParameterError(f"tolerance must be positive, got {tolerance}")
-    seed = resolve_seed(seed)
+    seed = derive_seed(routing, load=low, **kwargs) if seed is None else resolve_seed(seed)
     output = Path(output)
-    table: list[dict] = []
+    index: dict = {}
     if output.exists():
-        table = [dict(r) for r in read_results(output).to_dict("records")]
-    index = {}
-    for i, r in enumerate(table):
-        if r.get("simulator") == "reference":
-            index[_key(r, r["offered_load"])] = i
+        for r in read_results(output).to_dict("records"):
+            k = point_key(r)
+            if k is not None:
+                index[k] = dict(r)
     done_rows: list[dict] = []
     counts = {"simulated": 0, "reused": 0}
 
     def point(load: float) -> dict:
-        k = _key(describe(routing, load=load, seed=seed, **kwargs), load)
+        k = point_key(with_digest(describe(routing, load=load, seed=seed, **kwargs), routing))
         if k in index and resume:
             counts["reused"] += 1
-            row = table[index[k]]
+            row = index[k]
         else:
-            row = simulate(routing, load=load, seed=seed, **kwargs)
+            row = with_digest(simulate(routing, load=load, seed=seed, **kwargs), routing)
             counts["simulated"] += 1
-            if k in index:
-                table[index[k]] = row
-            else:
-                index[k] = len(table)
-                table.append(row)
-            write_results(output, table)
+            index[k] = row
+            append_rows(output, [row], replace_key=point_key)
         done_rows.append(row)
         if progress is not None:
             progress(load, row)

@@ -1,0 +1,500 @@
+"""The simulators of :mod:`topogen.experiments.crossval`: the experiment spec, the
+network and routing it names, and one thin adapter per simulator mapping the spec onto
+that simulator's call and reading its results row back into common units.  See
+the module notes of :mod:`topogen.experiments.crossval` for how settings are matched."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParameterError, SimulatorNotFound
+
+__all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
+           "common_units", "booksim_options", "sst_parameters", "shared_defaults", "SIMULATOR_ORDER",
+           "TRAFFICS"]
+
+#: the simulators in table order
+SIMULATOR_ORDER = ("reference", "booksim", "sst")
+#: traffic names crossval knows on all three simulators
+TRAFFICS = ("uniform", "tornado")
+_FALLBACK_ROUTING = "nr"
+
+
+@dataclass(frozen=True)
+class CrossvalSpec:
+    """One cross-validation experiment.
+
+    Parameters
+    ----------
+    topology : str
+        A generator name (``topogen list``) or a topology file (.json/.edges/.graphml).
+    params : mapping
+        Generator parameters (``{"dims": [4, 4]}``); empty for a file.
+    seed : int, optional
+        The one seed of the experiment: random topologies, routing ties and every
+        simulator's RNG (drawn and recorded when None).
+    routing : str
+        topogen routing of the reference simulator and SST (``booksim-min``, ``nr``, ``fr``,
+        ``dor`` ...; see :func:`topogen.routing.route`).  BookSim always routes with its
+        anynet ``min``.
+    traffic : str
+        ``uniform`` or ``tornado`` (:data:`TRAFFICS`).
+    packet_size : int
+        Flits per packet.  This and every other field marked *shared* default to the
+        simulator defaults shared by ``simulate``, ``run booksim`` and ``run sst``
+        (:func:`shared_defaults`).
+    loads : tuple of float
+        Offered loads, flits/node/cycle.
+    num_vcs, vc_buf_size : int
+        VCs per port (*shared*) and flits per VC buffer (default ``max(8, 2 * packet_size)``).
+    clock_ns : float
+        The shared clock: ns per cycle (one flit per cycle on a link; *shared*).
+    flit_bits : int
+        Bits per flit (SST's ``flit_size`` and bandwidths; *shared*).
+    link_latency : int or None
+        Cycles of every router-router link; None: the topology's layout cable delays
+        over ``clock_ns``, rounded up.
+    warmup_periods, sample_period, max_samples : int
+        Measurement (BookSim's ``sim_type = latency`` and the reference simulator's; *shared*);
+        SST warms up ``warmup_periods * sample_period`` cycles and collects
+        ``(max_samples - warmup_periods) * sample_period``.
+    latency_thres : float
+        Mean latency (cycles) above which BookSim and the reference simulator call a run
+        saturated (*shared*).
+    credit_delay : int
+        Cycles before a returned credit is used (BookSim ``credit_delay``; *shared*).
+    simulators : tuple of str
+        Simulators to run; empty: the reference simulator and every one found.
+    saturation : bool
+        Bisect each simulator's saturation load (else only the loads given bracket it).
+    latency_tolerance, saturation_tolerance, up_to : float
+        Verdict tolerances (relative) and the fraction of the other simulator's
+        saturation up to which latencies are compared.
+    timeout : float
+        Seconds per BookSim/SST run before it is declared hung.
+    """
+
+    topology: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = 1
+    routing: str = "booksim-min"
+    traffic: str = "uniform"
+    packet_size: int | None = None
+    loads: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4)
+    num_vcs: int | None = None
+    vc_buf_size: int | None = None
+    clock_ns: float | None = None
+    flit_bits: int | None = None
+    link_latency: int | None = 1
+    warmup_periods: int | None = None
+    sample_period: int | None = None
+    max_samples: int | None = None
+    latency_thres: float | None = None
+    credit_delay: int | None = None
+    simulators: tuple[str, ...] = ()
+    saturation: bool = False
+    latency_tolerance: float = 0.03
+    saturation_tolerance: float = 0.05
+    up_to: float = 0.8
+    timeout: float = 3600.0
+
+    def __post_init__(self):
+        def fix(name, value):
+            object.__setattr__(self, name, value)
+
+        fix("params", dict(self.params or {}))
+        for name, value in shared_defaults().items():
+            if name in _DEFAULTED and getattr(self, name) is None:
+                fix(name, value)
+        loads = (self.loads,) if isinstance(self.loads, (int, float)) else tuple(self.loads)
+        if not loads or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < x <= 1
+                            for x in loads):
+            raise ParameterError(f"loads must be offered loads in (0, 1] flits/node/cycle, got {self.loads!r}")
+        fix("loads", tuple(sorted(set(float(x) for x in loads))))
+        sims = (self.simulators,) if isinstance(self.simulators, str) else tuple(self.simulators)
+        bad = [s for s in sims if s not in SIMULATOR_ORDER]
+        if bad:
+            raise ParameterError(f"simulators must be among {', '.join(SIMULATOR_ORDER)}, got {', '.join(bad)}")
+        fix("simulators", tuple(s for s in SIMULATOR_ORDER if s in sims))
+        if self.traffic not in TRAFFICS:
+            raise ParameterError(f"traffic must be one of {', '.join(TRAFFICS)} (patterns all three "
+                                 f"simulators share), got {self.traffic!r}")
+        for name in ("packet_size", "num_vcs", "flit_bits", "warmup_periods", "sample_period", "max_samples",
+                     "credit_delay"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name in ("warmup_periods",
+                                                                                    "credit_delay") else 1):
+                raise ParameterError(f"{name} must be a positive integer, got {v!r}")
+        if self.vc_buf_size is None:
+            fix("vc_buf_size", max(8, 2 * self.packet_size))
+        if isinstance(self.vc_buf_size, bool) or not isinstance(self.vc_buf_size, int) \
+                or self.vc_buf_size < self.packet_size:
+            raise ParameterError(f"vc_buf_size must be an integer >= packet_size={self.packet_size} "
+                                 f"(virtual cut-through), got {self.vc_buf_size!r}")
+        if self.link_latency is not None and (isinstance(self.link_latency, bool) or
+                                              not isinstance(self.link_latency, int) or self.link_latency < 1):
+            raise ParameterError(f"link_latency must be an integer >= 1 cycle (or None for the "
+                                 f"layout's cable delays), got {self.link_latency!r}")
+        if self.flit_bits % 8:
+            raise ParameterError(f"flit_bits must be a multiple of 8 (SST sizes are bytes), got {self.flit_bits}")
+        if self.max_samples <= self.warmup_periods:
+            raise ParameterError(f"max_samples must exceed warmup_periods={self.warmup_periods}, "
+                                 f"got {self.max_samples}")
+        for name in ("clock_ns", "latency_thres", "latency_tolerance", "saturation_tolerance", "up_to",
+                     "timeout"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 and math.isfinite(v)):
+                raise ParameterError(f"{name} must be a positive number, got {v!r}")
+        if self.up_to > 1:
+            raise ParameterError(f"up_to is a fraction of the saturation load in (0, 1], got {self.up_to}")
+        if not isinstance(self.routing, str) or not self.routing:
+            raise ParameterError(f"routing must be a routing name such as booksim-min or nr, got {self.routing!r}")
+
+    def to_dict(self) -> dict:
+        """The spec as plain data (TOML/JSON-able apart from None values)."""
+        d = asdict(self)
+        d["loads"] = list(self.loads)
+        d["simulators"] = list(self.simulators)
+        return d
+
+
+_SPEC_FIELDS = {f.name for f in fields(CrossvalSpec)}
+
+#: spec fields that default to the shared simulator defaults
+_DEFAULTED = ("packet_size", "num_vcs", "clock_ns", "flit_bits", "warmup_periods", "sample_period",
+              "max_samples", "latency_thres", "credit_delay")
+#: the values of issue 12's shared defaults, used while ``topogen.sim_defaults`` is absent
+_FALLBACK_DEFAULTS = {"packet_size": 33, "num_vcs": 4, "clock_ns": 256 / 96, "flit_bits": 256,
+                      "warmup_periods": 3, "sample_period": 1000, "max_samples": 10,
+                      "latency_thres": 500.0, "credit_delay": 0, "stopping_thres": 0.05,
+                      "acc_stopping_thres": 0.05}
+
+
+def shared_defaults() -> dict:
+    """The simulator defaults a spec starts from: those of ``topogen.sim_defaults`` (the one
+    set shared by ``simulate``, ``run booksim`` and ``run sst``) when this topogen has it,
+    else the same values kept here.
+
+    Returns
+    -------
+    dict
+        ``packet_size``, ``num_vcs``, ``clock_ns``, ``flit_bits``, ``warmup_periods``,
+        ``sample_period``, ``max_samples``, ``latency_thres``, ``credit_delay``,
+        ``stopping_thres``, ``acc_stopping_thres``.
+    """
+    try:
+        from .. import sim_defaults as d
+    except ImportError:
+        return dict(_FALLBACK_DEFAULTS)
+    names = {"packet_size": "PACKET_SIZE", "num_vcs": "NUM_VCS", "clock_ns": "CYCLE_NS",
+             "flit_bits": "FLIT_BITS", "warmup_periods": "WARMUP_PERIODS",
+             "sample_period": "SAMPLE_PERIOD", "max_samples": "MAX_SAMPLES",
+             "latency_thres": "LATENCY_THRES", "credit_delay": "CREDIT_DELAY",
+             "stopping_thres": "STOPPING_THRES", "acc_stopping_thres": "ACC_STOPPING_THRES"}
+    return {k: getattr(d, v, _FALLBACK_DEFAULTS[k]) for k, v in names.items()}
+
+
+def load_spec(path, **overrides) -> CrossvalSpec:
+    """Read a :class:`CrossvalSpec` from a TOML file.
+
+    Top-level keys are the spec's fields; generator parameters go in a ``[params]`` table,
+    tolerances may also go in a ``[tolerances]`` table (``latency``, ``saturation``,
+    ``up_to``).  ``overrides`` (non-None values) replace the file's.
+
+    Raises
+    ------
+    FormatError
+        Not TOML.
+    ParameterError
+        An unknown key or an invalid value.
+    """
+    import tomllib
+
+    from ..errors import FormatError
+
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"not a TOML crossval spec: {exc}", path=path) from None
+    except OSError as exc:
+        raise ParameterError(f"cannot read crossval spec {path}: {exc.strerror or exc}") from None
+    tol = doc.pop("tolerances", {}) or {}
+    for key, name in (("latency", "latency_tolerance"), ("saturation", "saturation_tolerance"),
+                      ("up_to", "up_to")):
+        if key in tol:
+            doc[name] = tol.pop(key)
+    if tol:
+        raise ParameterError(f"{path}: unknown [tolerances] key(s) {', '.join(sorted(tol))}; "
+                             "known: latency, saturation, up_to")
+    unknown = sorted(set(doc) - _SPEC_FIELDS)
+    if unknown:
+        raise ParameterError(f"{path}: unknown crossval spec key(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(_SPEC_FIELDS))}")
+    doc.update({k: v for k, v in overrides.items() if v is not None})
+    if "link_latency" in doc and doc["link_latency"] in ("layout", 0):
+        doc["link_latency"] = None
+    for key in ("loads", "simulators"):
+        if isinstance(doc.get(key), list):
+            doc[key] = tuple(doc[key])
+    return CrossvalSpec(**doc)
+
+
+# --------------------------------------------------------------------------- building
+def _is_file(name: str) -> bool:
+    from ..export.formats import EXTENSIONS
+
+    return os.path.exists(name) or Path(name).suffix.lower() in EXTENSIONS or "/" in name
+
+
+def build_network(spec: CrossvalSpec, seed: int):
+    """(topology, layout) of the spec: a generated topology on its default layout, or a
+    file's topology and layout (its default layout when the file has none)."""
+    from .. import registry
+    from ..layout import default_layout
+
+    if _is_file(spec.topology):
+        from ..export import formats
+
+        if spec.params:
+            raise ParameterError("generator parameters need a generator name; a topology file "
+                                 "carries its own parameters")
+        if not os.path.isfile(spec.topology):
+            raise ParameterError(f"topology file {spec.topology} does not exist")
+        topology, layout = formats.load(spec.topology)
+    else:
+        gen = registry.get(spec.topology)
+        kwargs = dict(spec.params)
+        if gen.random and "seed" not in kwargs:
+            kwargs["seed"] = seed
+        topology = registry.generate(spec.topology, **kwargs)
+        layout = None
+    topology.require_connected("cross-validation")
+    if int(topology.num_hosts) < 2:
+        raise ParameterError(f"{topology.describe()} has {int(topology.num_hosts)} host(s); "
+                             "traffic needs at least 2 (set hosts_per_switch)")
+    if layout is None:
+        layout = default_layout(topology, seed=seed)
+    return topology, layout
+
+
+def build_routing(spec: CrossvalSpec, topology, layout, seed: int):
+    """(routing, note): topogen's routing named ``spec.routing``.
+
+    ``booksim-min`` is built with the same link latencies as the BookSim export (``link_latency``
+    cycles per link, or the layout's delays over ``clock_ns``), so that its routes are
+    BookSim's; while topogen has no ``booksim-min`` it falls back to ``nr`` (with the
+    reason in ``note``).
+    """
+    from .. import routing as rt
+
+    name, note = spec.routing, None
+    algorithms = getattr(rt, "ALGORITHMS", ())
+    booksim_min = getattr(rt, "booksim_min", None)
+    if name == "booksim-min" and booksim_min is not None:
+        import numpy as np
+
+        if spec.link_latency is None:
+            return booksim_min(topology, layout, clock_period_ns=spec.clock_ns), None
+        return booksim_min(topology, latency=np.full(topology.num_links, spec.link_latency)), None
+    if name not in algorithms:
+        if name == "booksim-min":
+            note = (f"routing booksim-min (BookSim anynet's exact route choice) is not in this "
+                    f"topogen yet (topogen.routing.ALGORITHMS: {', '.join(algorithms)}); the reference "
+                    f"simulator and SST use {_FALLBACK_ROUTING} instead, so their routes may differ "
+                    f"from BookSim's min where shortest paths tie")
+            name = _FALLBACK_ROUTING
+        else:
+            raise ParameterError(f"routing must be booksim-min or one of {', '.join(algorithms)}, "
+                                 f"got {spec.routing!r}")
+    use_layout = layout if spec.link_latency is None else None
+    return rt.route(topology, use_layout, name, seed=seed), note
+
+
+def _traffic_for(simulator: str, traffic: str, num_hosts: int) -> str:
+    """The spec's traffic in each simulator's spelling."""
+    if traffic == "uniform":
+        return "uniform"
+    # tornado: d = (s + ceil(N/2) - 1) mod N on every simulator
+    if simulator == "booksim":
+        return f"tornado({{{num_hosts},1,1}})"
+    if simulator == "sst":
+        return f"shift:{(num_hosts + 1) // 2 - 1}"
+    return "tornado"
+
+
+_CONVERGENCE = {k: shared_defaults()[k] for k in ("stopping_thres", "acc_stopping_thres")}
+
+
+def _reference_config(spec: CrossvalSpec):
+    from ..sim import SimConfig
+
+    return SimConfig(num_vcs=spec.num_vcs, vc_buf_size=spec.vc_buf_size, packet_size=spec.packet_size,
+                     routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1, st_delay=1,
+                     link_latency=spec.link_latency, clock_ns=spec.clock_ns, flit_bits=spec.flit_bits,
+                     link_gbps=spec.flit_bits / spec.clock_ns, injection_latency=1, ejection_latency=1,
+                     injection_overhead=1, warmup_periods=spec.warmup_periods,
+                     sample_period=spec.sample_period, max_samples=spec.max_samples,
+                     latency_thres=float(spec.latency_thres), credit_delay=spec.credit_delay,
+                     stopping_thres=_CONVERGENCE["stopping_thres"],
+                     acc_stopping_thres=_CONVERGENCE["acc_stopping_thres"])
+
+
+def booksim_options(spec: CrossvalSpec, traffic: str, seed: int) -> dict:
+    """The BookSim options of the spec (on top of the ``vct33`` setup)."""
+    return {"num_vcs": spec.num_vcs, "vc_buf_size": spec.vc_buf_size, "packet_size": spec.packet_size,
+            "hold_switch_for_packet": 1, "wait_for_tail_credit": 0,
+            "routing_delay": 1, "vc_alloc_delay": 1, "sw_alloc_delay": 1, "st_final_delay": 1,
+            "traffic": traffic, "injection_rate_uses_flits": 1, "injection_rate": spec.loads[0],
+            "warmup_periods": spec.warmup_periods, "sample_period": spec.sample_period,
+            "max_samples": spec.max_samples, "latency_thres": float(spec.latency_thres),
+            "stopping_thres": float(_CONVERGENCE["stopping_thres"]),
+            "acc_stopping_thres": float(_CONVERGENCE["acc_stopping_thres"]),
+            "credit_delay": spec.credit_delay, "internal_speedup": 1.0, "seed": seed % (2 ** 31)}
+
+
+def _ps(ns: float) -> str:
+    return f"{max(1, round(ns * 1000))}ps"
+
+
+def sst_parameters(spec: CrossvalSpec) -> dict:
+    """SST router/NIC parameters and run times of the spec (see the module notes)."""
+    flit_bytes = spec.flit_bits // 8
+    bw = f"{flit_bytes / spec.clock_ns:g}GB/s"
+    buf = f"{spec.vc_buf_size * flit_bytes}B"
+    c = spec.clock_ns
+    return {
+        "router_params": {"link_bw": bw, "xbar_bw": bw, "flit_size": f"{flit_bytes}B",
+                          "input_latency": _ps(2 * c), "output_latency": _ps(2 * c),
+                          "input_buf_size": buf, "output_buf_size": buf},
+        "nic_params": {"link_bw": bw, "input_buf_size": buf, "output_buf_size": buf},
+        "host_latency_ns": c,
+        "link_latency_ns": (spec.link_latency or 1) * c,
+        "message_size": f"{spec.packet_size * flit_bytes}B",
+        "warmup": _ps(spec.warmup_periods * spec.sample_period * c),
+        "collect": _ps((spec.max_samples - spec.warmup_periods) * spec.sample_period * c),
+        "drain": _ps(2 * (spec.max_samples - spec.warmup_periods) * spec.sample_period * c),
+    }
+
+
+# --------------------------------------------------------------------------- adapters
+@dataclass
+class Adapter:
+    """How one simulator runs the spec: ``run(load)`` returns one results row of the
+    shared schema; ``routing`` says which routes it used."""
+
+    simulator: str
+    run: Callable[[float], dict]
+    routing: str
+    note: str | None = None
+
+
+def _reference_adapter(spec, seed, topology, layout, routing, out_dir) -> Adapter:
+    from ..sim import simulate
+
+    cfg = _reference_config(spec)
+    traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
+
+    def run(load: float) -> dict:
+        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=seed,
+                        layout=layout if spec.link_latency is None else None, self_packets=True)
+
+    return Adapter("reference", run, routing.algorithm)
+
+
+def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
+    import numpy as np
+
+    from ..drivers.base import fresh_path
+    from ..drivers.booksim import find_booksim, run_booksim
+    from ..export.booksim import export_booksim
+
+    exe = find_booksim(binary)
+    folder = fresh_path(Path(out_dir) / "booksim")
+    latency = None if spec.link_latency is None else np.full(topology.num_links, spec.link_latency)
+    exp = export_booksim(folder, topology, layout if spec.link_latency is None else None,
+                         stem="net", setup="vct33", clock_period_ns=spec.clock_ns, latency=latency,
+                         options=booksim_options(spec, _traffic_for("booksim", spec.traffic,
+                                                                    int(topology.num_hosts)), seed))
+
+    def run(load: float) -> dict:
+        log = fresh_path(folder / f"load{load:g}.log")
+        return run_booksim(exp.config_file, overrides={"injection_rate": float(load)}, log_path=log,
+                           timeout=spec.timeout, binary=exe, raise_on_failure=False)
+
+    return Adapter("booksim", run, "min_anynet")
+
+
+def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
+    from ..drivers.base import fresh_path
+    from ..drivers.sst import find_sst, run_sst
+    from ..export.sst import write_bundle
+
+    exe = find_sst(binary)
+    folder = fresh_path(Path(out_dir) / "sst")
+    folder.mkdir(parents=True)
+    p = sst_parameters(spec)
+    bundle = write_bundle(folder / "net.json", topology, layout if spec.link_latency is None else None,
+                          routing, link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
+                          router_params=p["router_params"], nic_params=p["nic_params"])
+    traffic = _traffic_for("sst", spec.traffic, int(topology.num_hosts))
+
+    def run(load: float) -> dict:
+        rows = run_sst(bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
+                       warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
+                       timeout=spec.timeout, binary=exe, raise_on_failure=False)
+        return rows[0]
+
+    return Adapter("sst", run, "source:" + routing.algorithm,
+                   note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs")
+
+
+_ADAPTERS = {"reference": _reference_adapter, "booksim": _booksim_adapter, "sst": _sst_adapter}
+
+
+def build_adapters(spec, seed, topology, layout, routing, out_dir, *, binaries=None):
+    """(adapters, skipped): one :class:`Adapter` per simulator to run and ``{simulator:
+    reason}`` of those not found.  A simulator named in ``spec.simulators`` that is not
+    found raises :class:`~topogen.errors.SimulatorNotFound`."""
+    binaries = dict(binaries or {})
+    wanted = spec.simulators or SIMULATOR_ORDER
+    adapters, skipped = [], {}
+    for sim in wanted:
+        try:
+            if sim == "reference":
+                adapters.append(_reference_adapter(spec, seed, topology, layout, routing, out_dir))
+            else:
+                adapters.append(_ADAPTERS[sim](spec, seed, topology, layout, routing, out_dir,
+                                               binary=binaries.get(sim)))
+        except SimulatorNotFound as exc:
+            if spec.simulators:
+                raise
+            skipped[sim] = str(exc)
+    return adapters, skipped
+
+
+def common_units(row: Mapping[str, Any], clock_ns: float) -> dict:
+    """Latency (cycles of the shared clock and ns) and accepted load (flits/node/cycle) of
+    a results row of any simulator."""
+    def num(key):
+        v = row.get(key)
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return math.nan
+
+    lat = num("latency_avg")
+    unit = row.get("latency_unit")
+    if unit == "ns":
+        cycles, ns = lat / clock_ns, lat
+    else:
+        cycles, ns = lat, lat * clock_ns
+    acc = num("accepted_flit_rate")
+    if math.isnan(acc) and row.get("load_unit") == "fraction of link bandwidth":
+        acc = num("accepted_load")
+    return {"latency_cycles": cycles, "latency_ns": ns, "accepted_flits": acc}

@@ -1,0 +1,569 @@
+"""Cross-validation of the simulators: one experiment spec run on every simulator found.
+
+:func:`crossval` takes one :class:`CrossvalSpec` (a topology -- generator name and
+parameters, or a topology file --, a routing, a traffic pattern, a packet size and a list
+of offered loads) and runs it on
+
+* topogen's reference simulator (:func:`topogen.sim.simulate`), always;
+* BookSim2 (anynet export + :func:`topogen.drivers.booksim.run_booksim`) when its binary
+  is found (``$TOPOGEN_BOOKSIM`` or ``booksim`` on PATH);
+* SST/merlin (bundle + :func:`topogen.drivers.sst.run_sst`) when ``sst`` is found
+  (``$TOPOGEN_SST`` or PATH).
+
+Each simulator has a thin *adapter* (``_reference_adapter``, ``_booksim_adapter``,
+``_sst_adapter``): one function that maps the spec onto that simulator's call and
+returns a results row of the shared schema (:mod:`topogen.results`); :func:`common_units`
+reads any row back into common units: latency in cycles of the shared clock
+(``spec.clock_ns``) and in ns, offered and accepted load in flits/node/cycle (one flit
+per cycle on a link is the unit of all three).
+
+The outcome is one tidy table (one line per load and simulator, with the ratio of each
+latency to BookSim's and to SST's at that load), a saturation table (the bracket of
+each simulator's saturation load, bisected when ``spec.saturation`` is set) and a
+verdict per point against stated tolerances: latency within ``latency_tolerance``
+(default 3 %) at every load up to ``up_to`` (80 %) of the other simulator's saturation,
+saturation within ``saturation_tolerance`` (5 %), the acceptance criteria of issue 12.
+
+How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
+
+* BookSim's anynet routing is always its own ``min``; the reference simulator and SST use
+  topogen's routing named by ``spec.routing`` (``booksim-min``, BookSim's exact route
+  choice, once topogen has it; until then ``nr`` with a note in the results);
+* uniform traffic includes the source itself on every simulator (BookSim's and SST's
+  definition: ``self_packets=True`` in the reference simulator); ``tornado`` is BookSim's
+  ``tornado({N,1,1})``, the reference simulator's ``tornado`` and SST's ``shift:ceil(N/2)-1``;
+* loads in flits/node/cycle (BookSim ``injection_rate_uses_flits = 1``; SST: fraction of
+  the endpoint link bandwidth, which carries one flit per cycle);
+* one-cycle pipeline stages (routing, VC allocation, switch allocation, switch
+  traversal), one-cycle host channels, links of ``link_latency`` cycles (or the layout's
+  cable delays over ``clock_ns``), ``num_vcs`` VCs of ``vc_buf_size`` flits, virtual
+  cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
+* SST: ``link_bw`` = one flit (``flit_bits``) per ``clock_ns``, the four pipeline cycles
+  split evenly into ``input_latency`` and ``output_latency``, buffers of ``vc_buf_size``
+  flits; merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
+  route, not ``num_vcs``;
+* fields a spec leaves unset take the shared simulator defaults
+  (:func:`topogen.experiments._crossval_sim.shared_defaults`).
+
+The command line (``topogen crossval``, :func:`add_parsers`) and the issue's matrix
+(``topogen reproduce crossval``, :mod:`topogen.experiments.crossval_matrix`) are built on
+:func:`crossval`; ``docs/reproductions.md`` has measured numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .._rng import resolve_seed
+from ..errors import ParameterError
+from ._crossval_sim import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
+                            build_network, build_routing, common_units, load_spec)
+
+__all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
+           "common_units", "verdicts", "saturation_bracket", "plot_crossval", "SIMULATOR_ORDER",
+           "TRAFFICS", "add_parsers"]
+
+
+# --------------------------------------------------------------------------- saturation
+def saturation_bracket(points: Mapping[float, str]) -> tuple[float, float]:
+    """(highest sustained load, lowest load not sustained) from ``{load: status}``.
+
+    The bracket's lower end is the highest ``completed`` load below every other outcome
+    (``nan`` if the lowest load already failed); the upper end is the lowest load that
+    did not complete (``inf`` if every load completed).
+    """
+    bad = [x for x, st in points.items() if st != "completed"]
+    hi = min(bad) if bad else math.inf
+    good = [x for x, st in points.items() if st == "completed" and x < hi]
+    return (max(good) if good else math.nan), hi
+
+
+def _bisect(run_point, points: dict, rel_tol: float, ceiling: float = 1.0, max_steps: int = 12) -> None:
+    """Narrow a simulator's saturation bracket by bisection until it is within ``rel_tol``
+    of its lower end, adding the loads it runs to ``points``; an unbounded bracket is first
+    closed by doubling the highest sustained load (up to ``ceiling``)."""
+    lo, hi = saturation_bracket(points)
+    if math.isnan(lo):
+        return
+    while math.isinf(hi):  # no load failed yet: double the load up to the ceiling
+        probe = min(ceiling, float(f"{2 * lo:.6g}"))
+        if probe in points or probe <= lo:
+            return
+        run_point(probe)
+        lo, hi = saturation_bracket(points)
+    for _ in range(max_steps):
+        if hi - lo <= rel_tol * lo:
+            return
+        mid = float(f"{(lo + hi) / 2:.6g}")
+        if not lo < mid < hi:
+            return
+        run_point(mid)
+        lo, hi = saturation_bracket(points)
+
+
+def _saturation_value(lo: float, hi: float) -> float:
+    """The saturation estimate of a bracket: its midpoint (``nan`` when unbounded)."""
+    if math.isnan(lo) or math.isinf(hi):
+        return math.nan
+    return (lo + hi) / 2
+
+
+# --------------------------------------------------------------------------- verdicts
+def verdicts(table, saturation, spec: CrossvalSpec):
+    """Add ``ratio_<base>`` and ``verdict_<base>`` columns (base: booksim, sst) to the tidy
+    table and ``ratio_<base>``/``verdict_<base>`` to the saturation table.
+
+    A point (load, simulator X) against base B is ``pass`` when both completed and
+    ``|lat_X / lat_B - 1| <= latency_tolerance``, ``FAIL`` when not (or when one of them
+    did not complete), and ``n/a`` above ``up_to`` times B's saturation estimate
+    (midpoint of its bracket; every load counts when B did not saturate) or where B has
+    no point.  Saturation: ``pass`` when the estimates (bracket midpoints) are within
+    ``saturation_tolerance`` of B's, ``FAIL`` when not, ``undetermined`` when a bracket
+    is unbounded or wider than the tolerance (``spec.saturation`` bisects it).
+    """
+    import pandas as pd
+
+    table = table.copy()
+    saturation = saturation.copy()
+    sims = list(saturation["simulator"])
+    sat = {r["simulator"]: r for r in saturation.to_dict("records")}
+    for base in ("booksim", "sst"):
+        rcol, vcol = f"ratio_{base}", f"verdict_{base}"
+        table[rcol] = math.nan
+        table[vcol] = "-"
+        saturation[rcol] = math.nan
+        saturation[vcol] = "-"
+        if base not in sims:
+            continue
+        b = sat[base]
+        limit = spec.up_to * b["saturation"] if not math.isnan(b["saturation"]) else (
+            spec.up_to * b["sat_low"] if not math.isinf(b["sat_high"]) else math.inf)
+        base_rows = table[table["simulator"] == base].set_index("load")
+        for i, r in table.iterrows():
+            if r["simulator"] == base or r["load"] not in base_rows.index:
+                continue
+            br = base_rows.loc[r["load"]]
+            if r["status"] == "completed" and br["status"] == "completed":
+                ratio = r["latency_cycles"] / br["latency_cycles"]
+                table.at[i, rcol] = ratio
+            else:
+                ratio = math.nan
+            if r["load"] > limit * (1 + 1e-9):
+                table.at[i, vcol] = "n/a"
+            elif r["status"] == "skipped" or br["status"] == "skipped":
+                table.at[i, vcol] = "n/a"
+            elif math.isnan(ratio):
+                table.at[i, vcol] = "FAIL"
+            else:
+                table.at[i, vcol] = "pass" if abs(ratio - 1) <= spec.latency_tolerance else "FAIL"
+        for j, s in saturation.iterrows():
+            if s["simulator"] == base:
+                continue
+            x, y = s["saturation"], b["saturation"]
+            if math.isnan(x) or math.isnan(y):
+                both_unbounded = math.isinf(s["sat_high"]) and math.isinf(b["sat_high"])
+                saturation.at[j, vcol] = "undetermined" if not both_unbounded else "n/a"
+                continue
+            ratio = x / y
+            saturation.at[j, rcol] = ratio
+            tol = spec.saturation_tolerance
+            wide = [r["simulator"] for r in (s, b) if r["sat_high"] - r["sat_low"] > tol * r["sat_low"]]
+            if wide:
+                saturation.at[j, vcol] = "undetermined"  # a bracket wider than the tolerance
+            else:
+                saturation.at[j, vcol] = "pass" if abs(ratio - 1) <= tol else "FAIL"
+    return table, pd.DataFrame(saturation)
+
+
+# --------------------------------------------------------------------------- run
+@dataclass
+class CrossvalResult:
+    """What :func:`crossval` returns.
+
+    ``table``: one line per (load, simulator) in common units with ratios and verdicts;
+    ``saturation``: one line per simulator; ``rows``: the results rows of the shared
+    schema; ``skipped``: simulators not run and why; ``notes``: how settings were matched.
+    """
+
+    spec: CrossvalSpec
+    seed: int
+    table: Any
+    saturation: Any
+    rows: list
+    skipped: dict
+    notes: list
+    files: dict
+
+    def summary(self) -> list[str]:
+        """One line per compared pair: points passed, saturation verdict."""
+        lines = []
+        for base in ("booksim", "sst"):
+            col = f"verdict_{base}"
+            for sim in SIMULATOR_ORDER:
+                if sim == base:
+                    continue
+                t = self.table[(self.table["simulator"] == sim) & (self.table[col] != "-")]
+                if not len(t):
+                    continue
+                judged = t[t[col].isin(("pass", "FAIL"))]
+                s = self.saturation[self.saturation["simulator"] == sim][col]
+                lines.append(f"{sim} vs {base}: latency {int((judged[col] == 'pass').sum())}/{len(judged)} "
+                             f"points within {self.spec.latency_tolerance:.0%} (up to "
+                             f"{self.spec.up_to:.0%} of {base}'s saturation); saturation "
+                             f"{s.iloc[0] if len(s) else '-'}")
+        return lines
+
+    @property
+    def passed(self) -> bool:
+        """No ``FAIL`` in any verdict column."""
+        cols = [c for c in self.table.columns if c.startswith("verdict_")]
+        scols = [c for c in self.saturation.columns if c.startswith("verdict_")]
+        return not any((self.table[c] == "FAIL").any() for c in cols) and \
+            not any((self.saturation[c] == "FAIL").any() for c in scols)
+
+
+def check_out_dir(out_dir, force: bool, *, create: bool = True) -> Path:
+    """The output folder, checked before any work (and created if missing when ``create``);
+    a non-empty one is refused without ``force`` (with it, nothing in it is replaced: new
+    files get fresh names and results are added to ``results.csv``)."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"--out-dir {out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise ParameterError(f"output folder {out} is not empty; choose another --out-dir or add "
+                             "--force to add this run beside what is there (nothing is replaced)")
+    if not create:
+        parent = next((q for q in [out, *out.absolute().parents] if q.exists()), None)
+        if parent is None or not os.access(parent, os.W_OK):
+            raise ParameterError(f"output folder {out} cannot be created or written")
+        return out.absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    if not os.access(out, os.W_OK):
+        raise ParameterError(f"output folder {out} is not writable")
+    return out.resolve()
+
+
+def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
+             progress: Callable[[str, float, dict], None] | None = None) -> CrossvalResult:
+    """Run one experiment spec on every simulator found and compare them.
+
+    Parameters
+    ----------
+    spec : CrossvalSpec, mapping or path
+        The experiment (a mapping of :class:`CrossvalSpec` fields, or a TOML file).
+    out_dir : path-like
+        Raw outputs (BookSim exports and logs under ``booksim/``, SST bundle and logs under
+        ``sst/``), ``results.csv`` (rows of the shared schema), ``crossval.csv`` (the
+        tidy table) and ``saturation.csv``.  Refused if not empty unless ``force``.
+    force : bool
+        Use a non-empty ``out_dir`` (new files get fresh names; results are added).
+    plot : path-like, optional
+        Latency-vs-load chart (.png/.svg/.pdf), one curve per simulator.
+    binaries : mapping, optional
+        ``{"booksim": path, "sst": path}`` overriding ``$TOPOGEN_BOOKSIM``/``$TOPOGEN_SST``/PATH.
+    progress : callable(simulator, load, row), optional
+        Called after every point.
+
+    Returns
+    -------
+    CrossvalResult
+
+    Raises
+    ------
+    ParameterError
+        Invalid spec or output location.
+    SimulatorNotFound
+        A simulator named in ``spec.simulators`` is not installed.
+    """
+    import pandas as pd
+
+    from ..results import atomic_write_text, read_results, write_results
+
+    if isinstance(spec, (str, os.PathLike)):
+        spec = load_spec(spec)
+    elif isinstance(spec, Mapping):
+        spec = CrossvalSpec(**spec)
+    if not isinstance(spec, CrossvalSpec):
+        raise ParameterError("spec must be a CrossvalSpec, a mapping of its fields or a TOML file")
+    if plot is not None:
+        plot = Path(plot)
+        if plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise ParameterError(f"plot output must end in .png, .svg or .pdf, got {plot}")
+        if plot.exists() and not force:
+            raise ParameterError(f"plot file {plot} exists; choose another name or add --force")
+        if not plot.resolve().parent.is_dir() and plot.resolve().parent != Path(out_dir).resolve():
+            raise ParameterError(f"cannot write {plot}: folder {plot.resolve().parent} does not exist")
+    seed = resolve_seed(spec.seed)
+    spec = replace(spec, seed=seed)
+    check_out_dir(out_dir, force, create=False)
+    topology, layout = build_network(spec, seed)
+    routing, routing_note = build_routing(spec, topology, layout, seed)
+    out = check_out_dir(out_dir, force)
+    results_path = out / "results.csv"
+    old = read_results(results_path).to_dict("records") if results_path.exists() else []
+    adapters, skipped = build_adapters(spec, seed, topology, layout, routing, out, binaries=binaries)
+
+    rows: list[dict] = []
+    lines: list[dict] = []
+    sat_lines: list[dict] = []
+    extra = {"crossval_routing": spec.routing, "crossval_traffic": spec.traffic}
+    for ad in adapters:
+        points: dict[float, str] = {}
+
+        def run_point(load, ad=ad, points=points, kind="bisection"):
+            row = _tagged(ad.run(load), extra)
+            rows.append(row)
+            write_results(results_path, old + rows)  # after every point: an interruption keeps them
+            points[load] = row["status"]
+            conv = common_units(row, spec.clock_ns)
+            lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": row["status"],
+                          **conv, "routing": row.get("routing"), "message": row.get("message"),
+                          "raw_output": row.get("raw_output")})
+            if progress is not None:
+                progress(ad.simulator, load, row)
+            return row
+
+        for load in spec.loads:
+            lo, hi = saturation_bracket(points)
+            if load > hi:  # above this simulator's saturation: not run
+                lines.append({"load": load, "simulator": ad.simulator, "point": "spec", "status": "skipped",
+                              "latency_cycles": math.nan, "latency_ns": math.nan,
+                              "accepted_flits": math.nan, "routing": ad.routing,
+                              "message": f"above the saturated load {hi:g}", "raw_output": None})
+                continue
+            run_point(load, kind="spec")
+        if spec.saturation:
+            _bisect(run_point, points, spec.saturation_tolerance / 2)
+        lo, hi = saturation_bracket(points)
+        sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
+                          "saturation": _saturation_value(lo, hi), "routing": ad.routing,
+                          "points": len(points)})
+    table = pd.DataFrame(lines)
+    order = {s: i for i, s in enumerate(SIMULATOR_ORDER)}
+    table = table.sort_values(["load", "simulator"], key=lambda c: c.map(order) if c.name == "simulator" else c,
+                              kind="stable").reset_index(drop=True)
+    saturation = pd.DataFrame(sat_lines)
+    table, saturation = verdicts(table, saturation, spec)
+
+    notes = [f"seed {seed}; loads in flits/node/cycle; latency in cycles of the shared "
+             f"{spec.clock_ns:g} ns clock and in ns; tolerances: latency {spec.latency_tolerance:.0%} "
+             f"up to {spec.up_to:.0%} of the other simulator's saturation, saturation "
+             f"{spec.saturation_tolerance:.0%}"]
+    if routing_note:
+        notes.append(routing_note)
+    if any(a.simulator == "booksim" for a in adapters):
+        notes.append("BookSim routes with anynet's min (its own tables); the reference simulator"
+                     + (" and SST use" if any(a.simulator == "sst" for a in adapters) else " uses")
+                     + f" topogen's {routing.algorithm} tables")
+    notes.extend(a.note for a in adapters if a.note)
+    notes.extend(f"{sim} skipped: {why}" for sim, why in skipped.items())
+
+    # outputs: results rows (written after every point), tidy tables, plot
+    files = {"results": results_path}
+    for name, frame in (("crossval", table), ("saturation", saturation)):
+        from ..drivers.base import fresh_path
+
+        path = fresh_path(out / f"{name}.csv")
+        header = f"# topogen crossval: {spec.topology} {spec.routing} {spec.traffic} " \
+                 f"packet_size={spec.packet_size} seed={seed}\n"
+        atomic_write_text(path, header + frame.to_csv(index=False, lineterminator="\n"))
+        files[name] = path
+    if plot is not None:
+        files["plot"] = plot_crossval(table, spec, plot)
+    return CrossvalResult(spec, seed, table, saturation, rows, skipped, notes, files)
+
+
+def _tagged(row: dict, extra: Mapping) -> dict:
+    """``row`` with the crossval spec's routing and traffic added to its ``params`` JSON."""
+    import json
+
+    params = row.get("params")
+    try:
+        p = json.loads(params) if isinstance(params, str) else {}
+    except json.JSONDecodeError:
+        p = {"text": params}
+    if isinstance(p, dict):
+        p.update(extra)
+        row = dict(row, params=p)
+    return row
+
+
+def plot_crossval(table, spec: CrossvalSpec, output) -> Path:
+    """Latency (cycles) against offered load (flits/node/cycle), one curve per simulator,
+    through :func:`topogen.sim.plot.plot_latency`."""
+    import pandas as pd
+
+    from ..results import make_row, to_frame
+    from ..sim.plot import plot_latency
+
+    recs = []
+    for r in table.to_dict("records"):
+        if r["status"] == "skipped":
+            continue
+        recs.append(make_row(simulator=r["simulator"], topology=spec.topology, routing=r["routing"],
+                             traffic=spec.traffic, offered_load=r["load"], load_unit="flits/node/cycle",
+                             status=r["status"], latency_avg=r["latency_cycles"], latency_unit="cycles"))
+    frame = to_frame(recs) if recs else pd.DataFrame()
+    title = (f"crossval: {spec.topology} {_short_params(spec.params)} {spec.traffic}, "
+             f"{spec.packet_size}-flit packets")
+    return plot_latency([frame], output, title=title)
+
+
+def _short_params(params: Mapping) -> str:
+    text = ",".join(f"{k}={'x'.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                    for k, v in sorted(params.items()))
+    return f"({text})" if text else ""
+
+
+# --------------------------------------------------------------------------- command line
+def add_parsers(subparsers, parents=()) -> None:
+    """Add ``crossval`` to the ``topogen`` sub-commands."""
+    c = subparsers.add_parser(
+        "crossval", parents=list(parents),
+        help="run one experiment on every simulator found and compare them",
+        description="Run one experiment (topology, routing, traffic, packet size, loads) on the "
+                    "reference simulator, BookSim2 ($TOPOGEN_BOOKSIM or PATH) and SST ($TOPOGEN_SST "
+                    "or PATH), print latency and accepted load side by side per load in cycles of "
+                    "the shared clock and ns, the ratios to BookSim and SST, and a verdict per "
+                    "point against the tolerances. See docs/cli.md and docs/reproductions.md.")
+    c.add_argument("topology", nargs="?", metavar="TOPOLOGY",
+                   help="generator name (with --param) or topology file; or give --spec")
+    c.add_argument("--spec", metavar="FILE", help="TOML experiment spec (options below override it)")
+    c.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="generator parameter, e.g. --param dims=4,4 (repeatable)")
+    c.add_argument("--seed", type=int, default=None, help="the one seed (topology, ties, simulators; default 1)")
+    c.add_argument("--routing", default=None,
+                   help="topogen routing of the reference simulator and SST (default booksim-min, "
+                        "nr until topogen has it); BookSim always uses anynet min")
+    c.add_argument("--traffic", default=None, choices=TRAFFICS, help="default uniform")
+    c.add_argument("--packet-size", type=int, default=None, metavar="FLITS",
+                   help="flits per packet (default: the shared simulator default, 33)")
+    c.add_argument("--loads", default=None, metavar="L,L,...",
+                   help="offered loads in flits/node/cycle (default 0.05,0.1,0.2,0.3,0.4)")
+    c.add_argument("--num-vcs", type=int, default=None, help="VCs per port (default: shared, 4)")
+    c.add_argument("--buffer", type=int, default=None, metavar="FLITS",
+                   help="flits per VC buffer (default max(8, 2 x packet size))")
+    c.add_argument("--clock-ns", type=float, default=None, metavar="NS", help="the shared clock (default: flit_bits / link rate, 2.667 ns)")
+    c.add_argument("--link-latency", default=None, metavar="CYCLES",
+                   help="cycles per link (default 1), or 'layout' for the cable delays over the clock")
+    c.add_argument("--latency-thres", type=float, default=None, metavar="CYCLES",
+                   help="mean latency that makes BookSim and the reference simulator call a run "
+                        "saturated (default: shared, 500)")
+    c.add_argument("--credit-delay", type=int, default=None, metavar="CYCLES", help="default: shared, 0")
+    c.add_argument("--warmup-periods", type=int, default=None, help="default: shared, 3")
+    c.add_argument("--sample-period", type=int, default=None, metavar="CYCLES", help="default: shared, 1000")
+    c.add_argument("--max-samples", type=int, default=None, help="default: shared, 10")
+    c.add_argument("--simulators", default=None, metavar="S,S",
+                   help="run only these (reference, booksim, sst); default: all found")
+    c.add_argument("--saturation", action="store_true", default=None,
+                   help="bisect each simulator's saturation load to within half the tolerance")
+    c.add_argument("--latency-tolerance", type=float, default=None, metavar="FRAC", help="default 0.03")
+    c.add_argument("--saturation-tolerance", type=float, default=None, metavar="FRAC", help="default 0.05")
+    c.add_argument("--up-to", type=float, default=None, metavar="FRAC",
+                   help="compare latencies up to this fraction of the other's saturation (default 0.8)")
+    c.add_argument("--timeout", type=float, default=None, metavar="S", help="per BookSim/SST run (default 3600)")
+    c.add_argument("--booksim", default=None, metavar="PATH", help="BookSim executable")
+    c.add_argument("--sst", default=None, metavar="PATH", help="sst executable")
+    c.add_argument("--out-dir", required=True, metavar="DIR",
+                   help="raw outputs, results.csv (shared schema), crossval.csv, saturation.csv")
+    c.add_argument("--force", action="store_true", help="use a non-empty --out-dir (nothing is replaced)")
+    c.add_argument("--plot", default=None, metavar="FILE", help="latency-vs-load chart (.png/.svg/.pdf)")
+    c.add_argument("--strict", action="store_true", help="exit 1 when any verdict is FAIL")
+    c.set_defaults(handler=crossval_command)
+
+
+def _spec_from_args(args) -> CrossvalSpec:
+    over: dict[str, Any] = {}
+    if args.topology:
+        over["topology"] = args.topology
+    if args.param:
+        params = {}
+        for item in args.param:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ParameterError(f"--param needs KEY=VALUE, got {item!r}")
+            params[key.strip().replace("-", "_")] = value.strip()
+        over["params"] = params
+    if args.loads is not None:
+        try:
+            over["loads"] = tuple(float(x) for x in args.loads.split(",") if x.strip())
+        except ValueError:
+            raise ParameterError(f"--loads needs comma-separated numbers, got {args.loads!r}") from None
+    if args.simulators is not None:
+        over["simulators"] = tuple(s.strip() for s in args.simulators.split(",") if s.strip())
+    if args.link_latency is not None:
+        if args.link_latency == "layout":
+            over["link_latency"] = None
+        else:
+            try:
+                over["link_latency"] = int(args.link_latency)
+            except ValueError:
+                raise ParameterError(f"--link-latency needs a number of cycles or 'layout', "
+                                     f"got {args.link_latency!r}") from None
+    for opt, name in (("seed", "seed"), ("routing", "routing"), ("traffic", "traffic"),
+                      ("packet_size", "packet_size"), ("num_vcs", "num_vcs"), ("buffer", "vc_buf_size"),
+                      ("clock_ns", "clock_ns"), ("saturation", "saturation"),
+                      ("latency_thres", "latency_thres"), ("credit_delay", "credit_delay"),
+                      ("warmup_periods", "warmup_periods"), ("sample_period", "sample_period"),
+                      ("max_samples", "max_samples"),
+                      ("latency_tolerance", "latency_tolerance"),
+                      ("saturation_tolerance", "saturation_tolerance"), ("up_to", "up_to"),
+                      ("timeout", "timeout")):
+        if getattr(args, opt) is not None:
+            over[name] = getattr(args, opt)
+    if args.spec:
+        return load_spec(args.spec, **over)
+    if "topology" not in over:
+        raise ParameterError("crossval needs a TOPOLOGY (generator name or file) or --spec FILE")
+    return CrossvalSpec(**over)
+
+
+def format_table(table) -> str:
+    """The tidy table as aligned text (latencies to 0.01 cycle, ratios to 0.001)."""
+    show = table.drop(columns=[c for c in ("message", "raw_output") if c in table.columns])
+    fmt = {"load": "{:g}", "latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
+           "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "sat_low": "{:g}", "sat_high": "{:g}",
+           "saturation": "{:.4g}"}
+    show = show.copy()
+    for col, f in fmt.items():
+        if col in show.columns:
+            show[col] = [("-" if v != v else f.format(v)) for v in show[col]]
+    return show.to_string(index=False)
+
+
+def crossval_command(args) -> int:
+    """Handler of ``topogen crossval``; returns the exit code."""
+    from .._progress import Progress
+
+    spec = _spec_from_args(args)
+    binaries = {"booksim": args.booksim, "sst": args.sst}
+    with Progress(desc="crossval") as bar:
+        def progress(sim, load, row):
+            bar.status(f"{sim} load {load:g}: {row['status']}")
+
+        res = crossval(spec, args.out_dir, force=args.force, plot=args.plot, binaries=binaries,
+                       progress=progress)
+    s = res.spec
+    print(f"crossval: {s.topology} {_short_params(s.params)} routing {s.routing}, traffic {s.traffic}, "
+          f"{s.packet_size}-flit packets, seed {res.seed}")
+    print(format_table(res.table))
+    print()
+    print(format_table(res.saturation))
+    odd = res.table[~res.table["status"].isin(("completed", "skipped"))]
+    for r in odd.to_dict("records"):
+        print(f"{r['simulator']} at load {r['load']:g}: {r['status']}"
+              + (f" ({r['message']})" if r.get("message") else "")
+              + (f"; raw output {r['raw_output']}" if isinstance(r.get("raw_output"), str) else ""))
+    print("\nnotes:")
+    for note in res.notes:
+        print(f"  - {note}")
+    for line in res.summary():
+        print(line)
+    for name, path in res.files.items():
+        print(f"{name}: {path}")
+    return 1 if args.strict and not res.passed else 0
