@@ -309,3 +309,72 @@ def test_cli_runs_its_own_thousand_endpoint_bundle(tmp_path, monkeypatch, capsys
     assert table["num_hosts"].tolist() == [1000] and table["status"].tolist() == ["completed"]
     assert table["accepted_load"][0] == pytest.approx(0.2, rel=0.01)
     assert not (tmp_path / "big.sst.sst.json").exists()  # used as given, not re-exported
+
+
+def test_valiant_untimed_table_chains_end_within_the_diameter(tmp_path):
+    """anytopo routes untimed packets with each router's first path; chained Valiant first
+    paths exceeded the VCs on a real SST, so the model gives such bundles shortest paths."""
+    import importlib.util
+    import json
+
+    import networkx as nx
+
+    from topogen import registry, routing as rt
+
+    t = registry.get("torus").func(dims=(4, 4))
+    layout = topogen.layout.default_layout(t)
+    b = sx.write_bundle(tmp_path / "v.sst.json", t, layout, rt.route(t, layout, "valiant"))
+    doc = json.loads(b.read_text())
+    assert any(";" in r["routing_entry_string"] for r in doc["routers"])  # several paths
+    spec = importlib.util.spec_from_file_location("model_topogen_sst", sx.model_path())
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    tables = model.simple_tables(doc)
+    first = [{int(e.split(":")[0]): [int(h) for h in e.split(";")[0].split(",")[1:]]
+              for e in s.split("|")} for s in tables]
+    g = nx.Graph((lk["u"], lk["v"]) for lk in doc["links"])
+    for s in range(doc["num_routers"]):
+        for d in range(doc["num_routers"]):
+            if s == d:
+                continue
+            u, hops = s, 0
+            while u != d:  # what anytopo's route_simple does, one router at a time
+                nxt = first[u][d][0]
+                assert g.has_edge(u, nxt)
+                u, hops = nxt, hops + 1
+                assert hops < doc["vcs_per_vn"]
+            assert hops == nx.shortest_path_length(g, s, d)
+    single = sx.write_bundle(tmp_path / "n.sst.json", t, layout, rt.route(t, layout, "nr"))
+    doc1 = json.loads(single.read_text())
+    assert model.simple_tables(doc1) == [r["routing_entry_string"] for r in doc1["routers"]]
+
+
+def test_lost_packet_bound_uses_the_largest_latency_up_to_that_load():
+    """A later saturated load's huge latencies must not hide packets lost by an earlier load."""
+    from topogen.drivers.sst_output import StatWindows
+
+    n = 25  # outputs every 1 us; load 0 is measured from 1 to 11 us
+    sent = [2 * i for i in range(n)]  # packets of 100 bits sent by 2 endpoints (0.1 of 1 Gb/s)
+    got = [min(2 * i, 12) for i in range(n)]  # delivery stops at 6 us: 10 in flight at 11 us
+    win = StatWindows(times_ps=[i * 10**6 for i in range(n)], delivered=got,
+                      latency_sum=[100.0 * g for g in got], sent_bits=[100 * s for s in sent],
+                      latency_max=1e5, latency_max_upto=[150.0] * 12 + [1e5] * 13, components=2)
+    kw = dict(load=0.1, endpoints=2, link_bw_bits=1e9, packet_bits=100, warmup_ps=10**6,
+              collect_ps=10**7, drain_ps=10**6)
+    m = sd.measure_load(win, 0, **kw)
+    assert m["in_flight"] == 10 and m["in_flight_bound"] == 4 and "10 of 22 packets" in m["lost"]
+    win.latency_max_upto = []  # only the run's maximum: the bound is too loose to see the loss
+    m = sd.measure_load(win, 0, **kw)
+    assert m["lost"] is None and m["in_flight_bound"] > 100
+
+
+def test_parse_windows_keeps_the_largest_latency_up_to_each_output(tmp_path):
+    head = "ComponentName,StatisticName,StatisticSubId,StatisticType,SimTime,Rank,Sum.u64,SumSQ.u64,Count.u64,Min.u64,Max.u64\n"
+    rows = ["ol_0,packet_latency,,Accumulator,1000,0,100,0,1,100,100",
+            "ol_1,packet_latency,,Accumulator,1000,0,0,0,0,0,0",
+            "ol_0,packet_latency,,Accumulator,2000,0,200,0,2,100,100",
+            "ol_1,packet_latency,,Accumulator,2000,0,900,0,1,900,900"]
+    p = tmp_path / "s.csv"
+    p.write_text(head + "\n".join(rows) + "\n")
+    win = sd.parse_windows(p)
+    assert win.delivered == [1, 3] and win.latency_max_upto == [100.0, 900.0] and win.latency_max == 900.0

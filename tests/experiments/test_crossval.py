@@ -381,7 +381,7 @@ def test_real_sst_torus4x4(tmp_path):
     for load in (0.05, 0.2):
         row = t.loc[(load, "sst")]
         assert row["status"] == "completed", row["message"]
-        assert row["latency_ns"] == pytest.approx(row["latency_cycles"] * 1.0)
+        assert row["latency_ns"] == pytest.approx(row["latency_cycles"] * res.spec.clock_ns)
         ref = t.loc[(load, "reference")]
         ratio = ref["latency_cycles"] / row["latency_cycles"]
         assert ref["ratio_sst"] == pytest.approx(ratio)

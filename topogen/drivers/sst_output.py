@@ -398,6 +398,8 @@ class StatWindows:
         Bits the NICs put on the wire up to each time (``send_bit_count``).
     latency_max : float
         Largest network latency of the whole run (ns; NaN for histograms or no packets).
+    latency_max_upto : list of float
+        Largest network latency delivered up to each time (ns; NaN as above).
     components : int
         NICs with a ``packet_latency`` record.
     """
@@ -407,6 +409,7 @@ class StatWindows:
     latency_sum: list[float] = field(default_factory=list)
     sent_bits: list[int] = field(default_factory=list)
     latency_max: float = math.nan
+    latency_max_upto: list[float] = field(default_factory=list)
     components: int = 0
 
     def at(self, t_ps: float) -> int | None:
@@ -468,6 +471,7 @@ def parse_windows(path) -> StatWindows:
     delivered = [0] * len(times)
     lat_sum = [0.0] * len(times)
     sent = [0] * len(times)
+    upto = [math.nan] * len(times)
     maxima = []
     for (name, _), s in series.items():
         last = None
@@ -480,8 +484,11 @@ def parse_windows(path) -> StatWindows:
             else:
                 delivered[i] += last[0]
                 lat_sum[i] += last[1]
+                if not math.isnan(last[2]) and not last[2] <= upto[i]:
+                    upto[i] = last[2]
         if name == "packet_latency" and last is not None and not math.isnan(last[2]):
             maxima.append(last[2])
     result.delivered, result.latency_sum, result.sent_bits = delivered, lat_sum, sent
     result.latency_max = max(maxima) if maxima else math.nan
+    result.latency_max_upto = upto
     return result

@@ -80,6 +80,47 @@ def _traffic(spec):
     return TRAFFIC[name], params
 
 
+def simple_tables(bundle):
+    """anytopo's tables for untimed packets (``simple_routing_entry_string``), per router.
+
+    anytopo routes an untimed packet hop by hop with the *first* path of each router's own
+    table.  With several weighted paths (Valiant) chaining first paths can wander past the
+    VC count ("Number of hops exceeded the total number of VCs", seen on a real build), so
+    such a bundle gets shortest paths along one breadth-first tree per destination, whose
+    chains end within the diameter.  Single-path tables are used as they are.
+    """
+    tables = [r["routing_entry_string"] for r in bundle["routers"]]
+    if ";" not in "".join(tables):
+        return tables
+    n = bundle["num_routers"]
+    adj = [[] for _ in range(n)]
+    for link in bundle["links"]:
+        adj[link["u"]].append(link["v"])
+        adj[link["v"]].append(link["u"])
+    nxt = []  # nxt[d][r]: r's next router towards d
+    for d in range(n):
+        hop, todo = {d: d}, [d]
+        for u in todo:
+            for v in sorted(adj[u]):
+                if v not in hop:
+                    hop[v] = u
+                    todo.append(v)
+        nxt.append(hop)
+    out = []
+    for r in range(n):
+        parts = []
+        for d in range(n):
+            if d == r or r not in nxt[d]:
+                continue
+            path, u = [], r
+            while u != d:
+                u = nxt[d][u]
+                path.append(str(u))
+            parts.append("%d:1.00000,%s" % (d, ",".join(path)))
+        out.append("|".join(parts))
+    return out
+
+
 def build(sst, bundle, args):
     """Create every component and link.  Returns the routers and endpoints it made."""
     loads = [float(x) for x in str(args.load).split(",") if x.strip()]
@@ -95,6 +136,7 @@ def build(sst, bundle, args):
     ep_map = bundle["endpoint_router_mapping"]
     tables = [r["routing_entry_string"] for r in bundle["routers"]]
 
+    simple = simple_tables(bundle)
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
@@ -112,7 +154,7 @@ def build(sst, bundle, args):
             "routing_mode": "source_routing",
             "source_routing_algo": "weighted",
             "vcs_per_vn": vcs,
-            "simple_routing_entry_string": r["routing_entry_string"],
+            "simple_routing_entry_string": simple[r["id"]],
         })
         routers.append(rtr)
 
