@@ -739,3 +739,51 @@ def test_content_named_export_is_checked_before_writing_and_never_replaced(tmp_p
     with pytest.raises(ParameterError):
         export_booksim(tmp_path, t, layout, stem="other", options={"num_vcs": "x"})
     assert sorted(tmp_path.iterdir()) == before  # not even the netlist of the refused export
+
+
+@needs_fixtures
+def test_kill_9_during_booksim_sweep_then_resume(tmp_path, config):
+    """kill -9 of ``run booksim --sweep`` at seeded random moments (stand-in BookSim): the
+    results file stays a valid table, and the rerun finishes the sweep with every rate once,
+    re-running at most the one point each kill interrupted."""
+    import signal
+    import subprocess
+    import time
+
+    import numpy as np
+
+    from topogen.results import read_results
+
+    calls = tmp_path / "calls.txt"
+    exe, _ = _controlled(tmp_path, calls=str(calls))
+    out = tmp_path / "r.csv"
+    cmd = [sys.executable, "-m", "topogen", "run", "booksim", str(config), "--sweep", "--low", "0.01",
+           "--tolerance", "0.02", "-o", str(out)]
+    clean_calls = tmp_path / "clean_calls.txt"
+    clean_dir = tmp_path / "clean"
+    clean_dir.mkdir()
+    clean_cfg = clean_dir / "net.cfg"
+    clean_cfg.write_text(config.read_text())
+    exe_clean, _ = _controlled(clean_dir, calls=str(clean_calls))
+    subprocess.run([*cmd[:5], str(clean_cfg), *cmd[6:-1], str(clean_dir / "r.csv")], env=_env(exe_clean),
+                   check=True, capture_output=True, timeout=300)
+    clean = read_results(clean_dir / "r.csv")
+    rng = np.random.default_rng(5)
+    kills = 0
+    for delay in rng.uniform(0.3, 2.5, size=2):
+        proc = subprocess.Popen(cmd, env=_env(exe), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=60)
+        if out.exists():
+            assert read_results(out)["offered_load"].is_unique
+    done = subprocess.run(cmd, env=_env(exe), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    final = read_results(out)
+    assert final["offered_load"].is_unique
+    assert sorted(final["offered_load"]) == sorted(clean["offered_load"])
+    n_clean = len(clean_calls.read_text().splitlines())
+    n_all = len(calls.read_text().splitlines())
+    assert n_clean <= n_all <= n_clean + kills  # finished points were never simulated again
