@@ -96,16 +96,11 @@ def test_tornado_is_the_same_permutation_on_every_simulator():
     check_traffic(_traffic_for("booksim", "tornado", 50), 50)
 
 
-def test_routing_booksim_min_or_a_clear_fallback():
-    from topogen.routing import ALGORITHMS
-
+def test_routing_booksim_min_and_unknown_routings():
     spec = cv.CrossvalSpec(**TINY)
     topo, layout = build_network(spec, 1)
     routing, note = build_routing(spec, topo, layout, 1)
-    if "booksim-min" in ALGORITHMS:
-        assert note is None
-    else:
-        assert "booksim-min" in note and "nr" in note and routing.algorithm == "nr"
+    assert note is None and routing.algorithm == "booksim-min"
     with pytest.raises(ParameterError, match="routing must be"):
         build_routing(cv.CrossvalSpec(**dict(TINY, routing="fastest-ever")), topo, layout, 1)
 

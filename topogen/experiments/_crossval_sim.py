@@ -22,7 +22,6 @@ __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routi
 SIMULATOR_ORDER = ("reference", "booksim", "sst")
 #: traffic names crossval knows on all three simulators
 TRAFFICS = ("uniform", "tornado")
-_FALLBACK_ROUTING = "nr"
 
 
 @dataclass(frozen=True)
@@ -168,17 +167,9 @@ _SPEC_FIELDS = {f.name for f in fields(CrossvalSpec)}
 #: spec fields that default to the shared simulator defaults
 _DEFAULTED = ("packet_size", "num_vcs", "clock_ns", "flit_bits", "warmup_periods", "sample_period",
               "max_samples", "latency_thres", "credit_delay")
-#: the values of issue 12's shared defaults, used while ``topogen.sim_defaults`` is absent
-_FALLBACK_DEFAULTS = {"packet_size": 33, "num_vcs": 4, "clock_ns": 256 / 96, "flit_bits": 256,
-                      "warmup_periods": 3, "sample_period": 1000, "max_samples": 10,
-                      "latency_thres": 500.0, "credit_delay": 0, "stopping_thres": 0.05,
-                      "acc_stopping_thres": 0.05}
-
-
 def shared_defaults() -> dict:
-    """The simulator defaults a spec starts from: those of ``topogen.sim_defaults`` (the one
-    set shared by ``simulate``, ``run booksim`` and ``run sst``) when this topogen has it,
-    else the same values kept here.
+    """The simulator defaults a spec starts from: those of :mod:`topogen.sim_defaults` (the
+    one set shared by ``simulate``, ``run booksim`` and ``run sst``).
 
     Returns
     -------
@@ -187,16 +178,13 @@ def shared_defaults() -> dict:
         ``sample_period``, ``max_samples``, ``latency_thres``, ``credit_delay``,
         ``stopping_thres``, ``acc_stopping_thres``.
     """
-    try:
-        from .. import sim_defaults as d
-    except ImportError:
-        return dict(_FALLBACK_DEFAULTS)
-    names = {"packet_size": "PACKET_SIZE", "num_vcs": "NUM_VCS", "clock_ns": "CYCLE_NS",
-             "flit_bits": "FLIT_BITS", "warmup_periods": "WARMUP_PERIODS",
-             "sample_period": "SAMPLE_PERIOD", "max_samples": "MAX_SAMPLES",
-             "latency_thres": "LATENCY_THRES", "credit_delay": "CREDIT_DELAY",
-             "stopping_thres": "STOPPING_THRES", "acc_stopping_thres": "ACC_STOPPING_THRES"}
-    return {k: getattr(d, v, _FALLBACK_DEFAULTS[k]) for k, v in names.items()}
+    from .. import sim_defaults as d
+
+    return {"packet_size": d.PACKET_SIZE, "num_vcs": d.NUM_VCS, "clock_ns": d.CYCLE_NS,
+            "flit_bits": d.FLIT_BITS, "warmup_periods": d.WARMUP_PERIODS,
+            "sample_period": d.SAMPLE_PERIOD, "max_samples": d.MAX_SAMPLES,
+            "latency_thres": d.LATENCY_THRES, "credit_delay": d.CREDIT_DELAY,
+            "stopping_thres": d.STOPPING_THRES, "acc_stopping_thres": d.ACC_STOPPING_THRES}
 
 
 def load_spec(path, **overrides) -> CrossvalSpec:
@@ -284,36 +272,24 @@ def build_network(spec: CrossvalSpec, seed: int):
 
 
 def build_routing(spec: CrossvalSpec, topology, layout, seed: int):
-    """(routing, note): topogen's routing named ``spec.routing``.
+    """(routing, note): topogen's routing named ``spec.routing`` (``note`` is always None).
 
     ``booksim-min`` is built with the same link latencies as the BookSim export (``link_latency``
     cycles per link, or the layout's delays over ``clock_ns``), so that its routes are
-    BookSim's; while topogen has no ``booksim-min`` it falls back to ``nr`` (with the
-    reason in ``note``).
+    BookSim's.
     """
     from .. import routing as rt
 
-    name, note = spec.routing, None
-    algorithms = getattr(rt, "ALGORITHMS", ())
-    booksim_min = getattr(rt, "booksim_min", None)
-    if name == "booksim-min" and booksim_min is not None:
+    if spec.routing == "booksim-min":
         import numpy as np
 
         if spec.link_latency is None:
-            return booksim_min(topology, layout, clock_period_ns=spec.clock_ns), None
-        return booksim_min(topology, latency=np.full(topology.num_links, spec.link_latency)), None
-    if name not in algorithms:
-        if name == "booksim-min":
-            note = (f"routing booksim-min (BookSim anynet's exact route choice) is not in this "
-                    f"topogen yet (topogen.routing.ALGORITHMS: {', '.join(algorithms)}); the reference "
-                    f"simulator and SST use {_FALLBACK_ROUTING} instead, so their routes may differ "
-                    f"from BookSim's min where shortest paths tie")
-            name = _FALLBACK_ROUTING
-        else:
-            raise ParameterError(f"routing must be booksim-min or one of {', '.join(algorithms)}, "
-                                 f"got {spec.routing!r}")
+            return rt.booksim_min(topology, layout, clock_period_ns=spec.clock_ns), None
+        return rt.booksim_min(topology, latency=np.full(topology.num_links, spec.link_latency)), None
+    if spec.routing not in rt.ALGORITHMS:
+        raise ParameterError(f"routing must be one of {', '.join(rt.ALGORITHMS)}, got {spec.routing!r}")
     use_layout = layout if spec.link_latency is None else None
-    return rt.route(topology, use_layout, name, seed=seed), note
+    return rt.route(topology, use_layout, spec.routing, seed=seed), None
 
 
 def _traffic_for(simulator: str, traffic: str, num_hosts: int) -> str:
