@@ -111,12 +111,10 @@ def test_command_line_defaults_come_from_the_shared_module():
     assert b.clock_period == sd.CYCLE_NS and b.setup == "vct33"
 
 
-def test_default_routing_falls_back_until_booksim_min_exists():
-    assert sd.default_routing(available=("nr", sd.ROUTING)) == sd.ROUTING
-    assert sd.default_routing(available=("nr", "fr")) == sd.ROUTING_FALLBACK
+def test_default_routing_is_a_topogen_routing():
     from topogen.routing import ALGORITHMS
 
-    assert sd.default_routing() in ALGORITHMS
+    assert sd.ROUTING in ALGORITHMS
 
 
 def test_reference_rows_record_every_setting_that_changes_their_numbers():

@@ -34,9 +34,9 @@ __all__ = [
     "FLIT_BITS", "LINK_GBPS", "CYCLE_NS", "PACKET_SIZE", "NUM_VCS", "VC_BUF_SIZE",
     "ROUTING_DELAY", "VC_ALLOC_DELAY", "SW_ALLOC_DELAY", "ST_DELAY", "CREDIT_DELAY",
     "INTERNAL_SPEEDUP", "INJECTION_LATENCY", "EJECTION_LATENCY", "TRAFFIC", "SELF_PACKETS",
-    "LOAD", "LOAD_UNIT", "ROUTING", "ROUTING_FALLBACK", "WARMUP_PERIODS", "SAMPLE_PERIOD",
+    "LOAD", "LOAD_UNIT", "ROUTING", "WARMUP_PERIODS", "SAMPLE_PERIOD",
     "MAX_SAMPLES", "LATENCY_THRES", "STOPPING_THRES", "ACC_STOPPING_THRES",
-    "cycle_ns", "router_cycles", "default_routing", "as_dict", "booksim_options",
+    "cycle_ns", "router_cycles", "as_dict", "booksim_options",
     "sst_router_params", "sst_nic_params", "sst_message_size",
 ]
 
@@ -84,9 +84,6 @@ LOAD_UNIT = "flits"
 #: latency, its tie order), the one routing BookSim, SST (through tables) and the
 #: reference simulator can all run.
 ROUTING = "booksim-min"
-#: Used while :mod:`topogen.routing` does not offer :data:`ROUTING`: fastest routes
-#: (least latency, links and switches; other ties than BookSim's).
-ROUTING_FALLBACK = "fr"
 
 # ---------------------------------------------------------------- measurement (BookSim's)
 WARMUP_PERIODS = 3
@@ -112,14 +109,6 @@ def router_cycles(pipeline_cycles: int, internal_speedup: float = INTERNAL_SPEED
     """
     s = float(internal_speedup)
     return int(math.ceil(pipeline_cycles / s - 1e-9)) if pipeline_cycles else 0
-
-
-def default_routing(available=None) -> str:
-    """The routing algorithm name of :data:`ROUTING`, or :data:`ROUTING_FALLBACK` when
-    ``available`` (default: ``topogen.routing.ALGORITHMS``) does not contain it."""
-    if available is None:
-        from .routing import ALGORITHMS as available
-    return ROUTING if ROUTING in available else ROUTING_FALLBACK
 
 
 def as_dict() -> dict:

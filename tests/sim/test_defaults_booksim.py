@@ -97,7 +97,7 @@ def test_slimfly1_setup_router_features_agree(booksim, tmp_path):
                  routing_delay=i("routing_delay"), vc_alloc_delay=i("vc_alloc_delay"),
                  sw_alloc_delay=i("sw_alloc_delay"), st_delay=i("st_final_delay"),
                  credit_delay=i("credit_delay"), internal_speedup=float(cfg["internal_speedup"]))
-    rt = route(topo, layout, sd.default_routing(), seed=1)
+    rt = route(topo, layout, sd.ROUTING, seed=1)
     row = simulate(rt, load=float(cfg["injection_rate"]), load_unit="packets", seed=1, **setup)
     assert row["status"] == "completed"
     b, r = row_bs["latency_avg"], row["latency_avg"]

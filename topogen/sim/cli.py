@@ -34,10 +34,9 @@ def add_parsers(subparsers, parents=()) -> None:
                     "with the packet-level reference simulator (input-buffered VC switches, credits, "
                     "virtual cut-through) and write rows of the results table. See docs/sim.md.")
     s.add_argument("input", metavar="FILE", help="topology file (.json/.edges/.graphml) or routing folder")
-    s.add_argument("--routing", default=None,
+    s.add_argument("--routing", default=sd.ROUTING,
                    help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, dor, valiant, "
-                        f"escape, hop, layered ... (default {sd.ROUTING}, BookSim's own routes; "
-                        f"{sd.ROUTING_FALLBACK} where topogen does not offer it)")
+                        f"escape, hop, layered ... (default {sd.ROUTING}, BookSim's own routes)")
     s.add_argument("--routing-vcs", type=int_option(1), default=None, metavar="K",
                    help="VCs given to the routing algorithm (its --vcs)")
     s.add_argument("--traffic", default=sd.TRAFFIC, help=f"pattern: {', '.join(PATTERNS)} (default {sd.TRAFFIC})")
@@ -116,10 +115,6 @@ def _load(args):
     if layout is None:
         layout = default_layout(topology)
     algorithm = args.routing
-    if algorithm is None:
-        from ..sim_defaults import default_routing
-
-        algorithm = default_routing()
     seed = args.seed
     if seed is None:
         seed = seed_from("topogen-simulate-routing", topology_digest(topology), layout_digest(layout),
