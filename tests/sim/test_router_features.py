@@ -73,9 +73,13 @@ def test_speedup_shortens_the_pipeline_like_booksim(speedup, pipeline):
 
 def test_speedup_raises_saturation_throughput_on_a_contended_input():
     # Eight hosts of switch 0 flood one host of switch 1 over the single link, whose
-    # input buffer at switch 1 has one VC: each packet there waits for the one before it
-    # and its own pipeline, so the VC serves one packet per 1 + router delay cycles; with
-    # speedup 2 the pipeline is half as long and the throughput higher.
+    # input buffer at switch 1 has one VC.  BookSim frees the VC when a tail wins switch
+    # allocation and runs the next head through routing, VC and switch allocation (3
+    # steps), so the VC serves one 1-flit packet per 3 cycles: measured on BookSim2
+    # (hotspot traffic on this two-router anynet, 1 VC): 0.30-0.31 packets/cycle over the
+    # link beside the hotspot's own 0.05-0.1 self traffic, i.e. the 1/3 ceiling.  With
+    # speedup 2 the 3 steps take 1.5 cycles (BookSim: about 0.62); the integer-cycle model
+    # rounds them up to 2, a packet per 2 cycles.
     r = _pair(hosts=8)
     pkts = [(0, h, 8) for h in range(8) for _ in range(25)]
     rate = {}
@@ -84,8 +88,8 @@ def test_speedup_raises_saturation_throughput_on_a_contended_input():
                        internal_speedup=s)
         t = np.sort(tr.delivered)
         rate[s] = (len(t) - 1) / (t[-1] - t[0])
-    assert rate[1.0] == pytest.approx(1 / 5, rel=0.02)
-    assert rate[2.0] == pytest.approx(1 / 3, rel=0.02)
+    assert rate[1.0] == pytest.approx(1 / 3, rel=0.02)
+    assert rate[2.0] == pytest.approx(1 / 2, rel=0.02)
 
 
 def test_speedup_empties_a_buffered_packet_faster():
@@ -94,11 +98,14 @@ def test_speedup_empties_a_buffered_packet_faster():
     # 16-flit packets, links of 1 cycle.  Speedup 2: pipeline 2 cycles; A arrives at 5,
     # leaves at 20 when C is out; a buffered packet crosses the switch at 2 flits per cycle
     # but not before its tail has arrived (5 + 16), so the VC is free at
-    # max(20 + 8, 21) = 28 (not 20 + 16 = 36), B leaves at 28 + 2 and is delivered at
-    # 30 + 1 + 15 = 46 (54 without the crossbar speedup).  Speedup 1: 58.
+    # max(20 + 8, 21) = 28 (not 20 + 16 = 36).  B, already buffered, went through routing,
+    # VC and switch allocation behind A's tail (BookSim's IQ router), so it leaves
+    # ceil(3 / 2) - 1 = 1 cycle after the VC frees, at 29, and is delivered at 45 (53
+    # without the crossbar speedup).  Speedup 1: the VC frees at 36, B leaves at 36 + 2,
+    # delivered at 56.
     r = _pair(hosts=2)
     pkts = [(0, 3, 2), (0, 0, 2), (0, 1, 3)]  # C, A, B
-    want = {1.0: [22, 38, 58], 2.0: [20, 36, 46]}
+    want = {1.0: [22, 38, 56], 2.0: [20, 36, 45]}
     for s, delivered in want.items():
         tr = run_trace(r, pkts, packet_size=16, vc_buf_size=64, num_vcs=1, link_latency=1,
                        internal_speedup=s)

@@ -1,0 +1,177 @@
+"""BookSim's separable input-first switch allocator for the reference simulator's
+:class:`~topogen.sim.model.Engine` (a mixin: the engine's state lives on the engine)."""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from ._events import _ALLOC, _FREE, _IWAKE, _LATE
+
+
+class SeparableAllocator:
+    """Switch allocation per switch and cycle, as BookSim's IQ router does it."""
+
+    def _setup_allocator(self, net) -> None:
+        """Port numbering of every switch for :meth:`_allocate` (BookSim anynet's: the
+        switch's hosts first, then its neighbours by increasing id)."""
+        n, m, H = net.num_switches, net.num_links, net.num_hosts
+        indptr = np.asarray(net.indptr, dtype=np.int64)
+        indices = np.asarray(net.indices, dtype=np.int64)
+        hosts = np.diff(np.append(net.host_offset, H))
+        src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        rank = np.arange(m, dtype=np.int64) - indptr[src]
+        # entry e = (u -> w) feeds switch w; its port there is hosts[w] + rank of u at w
+        key = src * n + indices
+        order = np.argsort(key)
+        rev = order[np.searchsorted(key[order], indices * n + src)]
+        h = np.arange(H, dtype=np.int64)
+        h_local = h - net.host_offset[net.host_switch]
+        self.out_local = np.concatenate([hosts[src] + rank, h_local, np.zeros(H, np.int64)]).tolist()
+        self.in_local = np.concatenate([hosts[indices] + rank[rev], np.zeros(H, np.int64),
+                                        h_local]).tolist()
+        self.out_switch = np.concatenate([src, net.host_switch, np.full(H, -1)]).tolist()
+        self.sw_ports = (hosts + np.diff(indptr)).tolist()
+        ej = [[] for _ in range(n)]
+        for hh, v in enumerate(net.host_switch.tolist()):
+            ej[v].append(m + hh)
+        self.sw_outputs = [tuple(ej[v]) + tuple(range(int(indptr[v]), int(indptr[v + 1])))
+                           for v in range(n)]
+        P = net.num_ports
+        self.in_ptr = [0] * P
+        self.out_ptr = [0] * P
+        self.vc_ptr = [0] * P
+        self.alloc_at = [-1] * n
+
+    def _serve_switch(self, o: int, now: int) -> None:
+        """The ``separable`` allocator: a packet waits for output ``o`` of a switch; run
+        that switch's allocation at the end of this cycle (:meth:`_allocate`)."""
+        if o >= self.inj_base:
+            self._serve(o, now)
+            return
+        busy = self.busy
+        if busy[o] > now:
+            if o not in self.wake:
+                self.wake.add(o)
+                self.seq += 1
+                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            return
+        sw = self.out_switch[o]
+        if self.alloc_at[sw] != now:
+            self.alloc_at[sw] = now
+            self.seq += 1
+            heapq.heappush(self.heap, (now, self.seq + _LATE, _ALLOC, sw))
+
+    def _allocate(self, sw: int, now: int) -> None:
+        """BookSim's separable input-first switch allocation at switch ``sw``, one round.
+
+        Requests: the packets waiting for a free output of ``sw`` whose input port is not
+        sending and which have a VC of their class with credits for the whole packet (an
+        ejection port always accepts).  Per input port and output, the VC nearest the
+        input's VC round-robin pointer requests; each input's round-robin arbiter over
+        output ports picks one request, each output's round-robin arbiter over input
+        ports grants one; pointers move past a winner only (BookSim's
+        ``separable_input_first`` with round-robin arbiters, ``alloc_iters = 1``, ports
+        numbered hosts first, then neighbours by id).  Losers try again next cycle.
+        """
+        waiting = self.waiting
+        busy = self.busy
+        inb = self.in_busy
+        credits = self.credits
+        V, S, k = self.V, self.S, self.kcls
+        ej0 = self.ej_base
+        olocal, ilocal = self.out_local, self.in_local
+        n = self.sw_ports[sw]
+        vptr = self.vc_ptr
+        per_in: dict = {}  # input port -> {output: (pkt, buffer)}
+        held = []
+        for o in self.sw_outputs[sw]:
+            wl = waiting.get(o)
+            if wl is None or busy[o] > now:
+                continue
+            for pkt in wl:
+                b = pkt.buf
+                ip = b // V
+                if inb[ip] > now:
+                    held.append(o)
+                    continue
+                if o >= ej0:
+                    best = -1
+                else:
+                    lo = o * V + pkt.vlo[pkt.hop]
+                    if k == 1:
+                        if credits[lo] < S:
+                            continue
+                        best = lo
+                    else:
+                        best, bc = -1, S - 1
+                        for x in range(lo, lo + k):
+                            cx = credits[x]
+                            if cx > bc:
+                                best, bc = x, cx
+                        if best < 0:
+                            continue
+                reqs = per_in.get(ip)
+                if reqs is None:
+                    per_in[ip] = {o: (pkt, best)}
+                else:
+                    old = reqs.get(o)
+                    if old is None or (b - vptr[ip]) % V < (old[0].buf - vptr[ip]) % V:
+                        reqs[o] = (pkt, best)
+        if per_in:
+            iptr, optr = self.in_ptr, self.out_ptr
+            chosen: dict = {}  # output -> [(input, pkt, buffer)]
+            lost = False
+            for ip, reqs in per_in.items():
+                if len(reqs) > 1:
+                    lost = True
+                    p0 = iptr[ip]
+                    o = min(reqs, key=lambda x: (olocal[x] - p0) % n)
+                else:
+                    o = next(iter(reqs))
+                pk, b = reqs[o]
+                c = chosen.get(o)
+                if c is None:
+                    chosen[o] = [(ip, pk, b)]
+                else:
+                    c.append((ip, pk, b))
+            for o, cands in chosen.items():
+                if len(cands) > 1:
+                    lost = True
+                    p0 = optr[o]
+                    ip, pk, b = min(cands, key=lambda c: (ilocal[c[0]] - p0) % n)
+                else:
+                    ip, pk, b = cands[0]
+                optr[o] = (ilocal[ip] + 1) % n
+                iptr[ip] = (olocal[o] + 1) % n
+                vptr[ip] = (pk.buf % V + 1) % V
+                wl = waiting[o]
+                wl.remove(pk)
+                self._send(pk, o, b, now)
+                if not wl:
+                    del waiting[o]
+                elif o not in self.wake:
+                    self.wake.add(o)
+                    self.seq += 1
+                    heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            if lost:
+                self.alloc_at[sw] = now + 1
+                self.seq += 1
+                heapq.heappush(self.heap, (now + 1, self.seq + _LATE, _ALLOC, sw))
+        for o in held:
+            wl = waiting.get(o)
+            if wl is not None and busy[o] <= now:
+                self._input_wake(o, wl, now)
+
+    def _input_wake(self, o: int, wl: list, now: int) -> None:
+        """Serve ``o`` again when the first input port holding back a packet of ``wl``
+        frees (unless a wake-up of ``o`` that early is pending)."""
+        inb = self.in_busy
+        V = self.V
+        t = min((inb[p.buf // V] for p in wl if inb[p.buf // V] > now), default=0)
+        if t and self.iwake.get(o, math.inf) > t:
+            self.iwake[o] = t
+            self.seq += 1
+            heapq.heappush(self.heap, (t, self.seq, _IWAKE, o))

@@ -1,0 +1,146 @@
+"""Parameters of the reference simulator: :class:`SimConfig` (see ``docs/sim.md``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .. import sim_defaults as _d
+from ..errors import ParameterError
+
+__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES"]
+
+#: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
+#: first ready, first served with no input-port limit (the model before 0.2)
+ALLOCATORS = ("separable", "fifo")
+#: when a run that did not converge is saturated: ``booksim`` (only through
+#: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
+#: under 90 % of the offered packets or left a backlog at the sources)
+STOP_RULES = ("booksim", "strict")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Parameters of the reference simulator (all times in cycles).
+
+    A cycle is the time one flit takes on a link; ``clock_ns`` converts the layout's link
+    delays (ns) to cycles.  Defaults are topogen's shared simulator defaults
+    (:mod:`topogen.sim_defaults`: 33-flit packets of 256 bits at 96 Gbit/s, 4 VCs of 66
+    flits, BookSim's one-cycle pipeline stages), the same as the BookSim and SST exports.
+    ``credit_delay`` delays the processing of credits a router gets back (BookSim's
+    ``credit_delay``); ``internal_speedup`` is the number of router-internal steps per
+    cycle (BookSim's ``internal_speedup``): the pipeline takes
+    ``ceil(pipeline / internal_speedup)`` cycles and a buffered packet crosses the
+    switch at ``internal_speedup`` flits per cycle.
+    """
+
+    num_vcs: int = _d.NUM_VCS
+    vc_buf_size: int = _d.VC_BUF_SIZE
+    packet_size: int = _d.PACKET_SIZE
+    routing_delay: int = _d.ROUTING_DELAY
+    vc_alloc_delay: int = _d.VC_ALLOC_DELAY
+    sw_alloc_delay: int = _d.SW_ALLOC_DELAY
+    st_delay: int = _d.ST_DELAY
+    link_latency: int | None = None
+    clock_ns: float | None = None
+    flit_bits: int = _d.FLIT_BITS
+    link_gbps: float = _d.LINK_GBPS
+    injection_latency: int = _d.INJECTION_LATENCY
+    ejection_latency: int = _d.EJECTION_LATENCY
+    injection_overhead: int = 1
+    credit_delay: int = _d.CREDIT_DELAY
+    internal_speedup: float = _d.INTERNAL_SPEEDUP
+    deadlock_cycles: int = 2000
+    warmup_periods: int = _d.WARMUP_PERIODS
+    sample_period: int = _d.SAMPLE_PERIOD
+    min_period_packets: int = 100
+    max_samples: int = _d.MAX_SAMPLES
+    converge_samples: int = 3
+    latency_thres: float = _d.LATENCY_THRES
+    stopping_thres: float = _d.STOPPING_THRES
+    acc_stopping_thres: float = _d.ACC_STOPPING_THRES
+    drain_cycles: int | None = None
+    max_queue_packets: int = 1000
+    allocator: str = "separable"
+    stop_rule: str = "booksim"
+
+    def __post_init__(self):
+        ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
+                    routing_delay=(0, 1 << 20), vc_alloc_delay=(0, 1 << 20),
+                    sw_alloc_delay=(0, 1 << 20), st_delay=(0, 1 << 20),
+                    injection_latency=(1, 1 << 30), ejection_latency=(1, 1 << 30),
+                    injection_overhead=(0, 1 << 30), credit_delay=(0, 1 << 30),
+                    deadlock_cycles=(1, 1 << 40), warmup_periods=(0, 1 << 20),
+                    sample_period=(1, 1 << 40), max_samples=(1, 1 << 20),
+                    converge_samples=(1, 1 << 20), flit_bits=(1, 1 << 30),
+                    max_queue_packets=(1, 1 << 40), min_period_packets=(0, 1 << 30))
+        for name, (lo, hi) in ints.items():
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+                raise ParameterError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
+        if self.link_latency is not None and (isinstance(self.link_latency, bool) or not isinstance(
+                self.link_latency, (int, np.integer)) or self.link_latency < 1):
+            raise ParameterError(f"link_latency must be an integer >= 1 (cycles), got {self.link_latency!r}")
+        if self.stop_rule not in STOP_RULES:
+            raise ParameterError(f"stop_rule must be one of {', '.join(STOP_RULES)}, got {self.stop_rule!r}")
+        if self.allocator not in ALLOCATORS:
+            raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
+        sp = self.internal_speedup
+        if isinstance(sp, bool) or not isinstance(sp, (int, float)) or not (1 <= sp <= 1024):
+            raise ParameterError(f"internal_speedup must be a number in [1, 1024] (router steps "
+                                 f"per cycle), got {sp!r}")
+        for name in ("link_gbps", "latency_thres", "stopping_thres", "acc_stopping_thres"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
+                raise ParameterError(f"{name} must be a positive number, got {v!r}")
+        if self.clock_ns is not None and not (isinstance(self.clock_ns, (int, float)) and self.clock_ns > 0):
+            raise ParameterError(f"clock_ns must be a positive number of ns, got {self.clock_ns!r}")
+        if self.vc_buf_size < self.packet_size:
+            raise ParameterError(
+                f"virtual cut-through needs vc_buf_size >= packet_size: a buffer must hold a whole "
+                f"packet (vc_buf_size={self.vc_buf_size}, packet_size={self.packet_size})")
+        if self.max_samples <= self.warmup_periods:
+            raise ParameterError(f"max_samples (all sample periods, warm-up included) must exceed "
+                                 f"warmup_periods={self.warmup_periods}, got {self.max_samples}")
+
+    @property
+    def pipeline_delay(self) -> int:
+        """Router pipeline stages in cycles at speedup 1 (routing + VC and switch
+        allocation + switch traversal)."""
+        return self.routing_delay + self.vc_alloc_delay + self.sw_alloc_delay + self.st_delay
+
+    @property
+    def router_delay(self) -> int:
+        """Cycles from a head reaching the front of its input VC to leaving the switch:
+        ``ceil(pipeline_delay / internal_speedup)``."""
+        return _d.router_cycles(self.pipeline_delay, self.internal_speedup)
+
+    @property
+    def rearm_cycles(self) -> int:
+        """Cycles from the end of a packet's tail leaving an input VC (the cycle after it
+        started) to the earliest start of the next packet of that VC.
+
+        BookSim's IQ router frees the VC when the tail wins switch allocation, then runs
+        the next head through routing, VC and switch allocation (``routing_delay +
+        vc_alloc_delay + sw_alloc_delay`` steps) while the tail crosses the switch: the
+        next head leaves ``pipeline - st_delay`` cycles after the tail, i.e.
+        ``ceil((pipeline - st_delay) / internal_speedup) - 1`` cycles after the tail's
+        slot ends.  A head that arrives later takes the full ``router_delay``.
+        """
+        return max(0, _d.router_cycles(self.pipeline_delay - self.st_delay, self.internal_speedup) - 1)
+
+    @property
+    def crossbar_cycles(self) -> int:
+        """Cycles a whole buffered packet takes through the switch:
+        ``ceil(packet_size / internal_speedup)``."""
+        return _d.router_cycles(self.packet_size, self.internal_speedup)
+
+    @property
+    def cycle_ns(self) -> float:
+        """Length of a cycle in ns (``clock_ns``, else one flit time ``flit_bits / link_gbps``)."""
+        return float(self.clock_ns) if self.clock_ns is not None else self.flit_bits / self.link_gbps
+
+    def to_dict(self) -> dict:
+        return asdict(self)
