@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -237,6 +238,23 @@ def test_reference_only_run_writes_every_output(tmp_path):
     assert res.files["plot"].stat().st_size > 1000
     assert pd.read_csv(res.files["crossval"], comment="#").shape[0] == 2
     assert res.skipped == {}
+
+
+def test_repeats_average_seeded_runs_and_keep_every_row(tmp_path):
+    res = cv.crossval(dict(TINY, loads=(0.1,), repeats=3), tmp_path / "out")
+    line = res.table.iloc[0]
+    rows = read_results(res.files["results"])
+    assert len(rows) == 3 and line["runs"] == 3
+    # seeds seed, seed + 1, seed + 2: three different runs, averaged in the table
+    assert sorted(rows["sim_seed"].tolist()) == [1, 2, 3]
+    lat = rows["latency_avg"].to_numpy(dtype=float)
+    assert len(set(lat.round(9))) > 1
+    assert line["latency_cycles"] == pytest.approx(lat.mean())
+    assert line["latency_sem"] == pytest.approx(lat.std(ddof=1) / np.sqrt(3))
+    one = cv.crossval(dict(TINY, loads=(0.1,)), tmp_path / "one")
+    assert one.table.iloc[0]["runs"] == 1 and one.table.iloc[0]["latency_sem"] != one.table.iloc[0]["latency_sem"]
+    with pytest.raises(ParameterError, match="repeats"):
+        cv.CrossvalSpec(**dict(TINY, repeats=0))
 
 
 def test_output_folder_policy(tmp_path):

@@ -76,6 +76,11 @@ class CrossvalSpec:
         saturation up to which latencies are compared.
     timeout : float
         Seconds per BookSim/SST run before it is declared hung.
+    repeats : int
+        Runs per load and simulator, with seeds ``seed, seed + 1, ...`` (the topology and
+        routing keep ``seed``); the table shows their mean latency and its standard error
+        (``latency_sem``), so a verdict at 3 % can be told from sampling noise.  SST's
+        traffic generator takes no seed here: it runs once per load.
     """
 
     topology: str
@@ -101,6 +106,7 @@ class CrossvalSpec:
     saturation_tolerance: float = 0.05
     up_to: float = 0.8
     timeout: float = 3600.0
+    repeats: int = 1
 
     def __post_init__(self):
         def fix(name, value):
@@ -124,7 +130,7 @@ class CrossvalSpec:
             raise ParameterError(f"traffic must be one of {', '.join(TRAFFICS)} (patterns all three "
                                  f"simulators share), got {self.traffic!r}")
         for name in ("packet_size", "num_vcs", "flit_bits", "warmup_periods", "sample_period", "max_samples",
-                     "credit_delay"):
+                     "credit_delay", "repeats"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name in ("warmup_periods",
                                                                                     "credit_delay") else 1):
@@ -381,9 +387,10 @@ class Adapter:
     shared schema; ``routing`` says which routes it used."""
 
     simulator: str
-    run: Callable[[float], dict]
+    run: Callable[[float, int], dict]
     routing: str
     note: str | None = None
+    seeded: bool = True  # run(load, seed) varies with the seed (repeats make sense)
 
 
 def _reference_adapter(spec, seed, topology, layout, routing, out_dir) -> Adapter:
@@ -392,8 +399,8 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir) -> Adapte
     cfg = _reference_config(spec)
     traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
 
-    def run(load: float) -> dict:
-        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=seed,
+    def run(load: float, run_seed: int = seed) -> dict:
+        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=run_seed,
                         layout=layout if spec.link_latency is None else None, self_packets=True)
 
     return Adapter("reference", run, routing.algorithm)
@@ -414,9 +421,10 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
                          options=booksim_options(spec, _traffic_for("booksim", spec.traffic,
                                                                     int(topology.num_hosts)), seed))
 
-    def run(load: float) -> dict:
+    def run(load: float, run_seed: int = seed) -> dict:
         log = fresh_path(folder / f"load{load:g}.log", claim=True)
-        return run_booksim(exp.config_file, overrides={"injection_rate": float(load)}, log_path=log,
+        return run_booksim(exp.config_file, overrides={"injection_rate": float(load),
+                                                       "seed": run_seed % (2 ** 31)}, log_path=log,
                            timeout=spec.timeout, binary=exe, raise_on_failure=False)
 
     return Adapter("booksim", run, "min_anynet")
@@ -434,14 +442,15 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) ->
                           router_params=p["router_params"], nic_params=p["nic_params"])
     traffic = _traffic_for("sst", spec.traffic, int(topology.num_hosts))
 
-    def run(load: float) -> dict:
+    def run(load: float, run_seed: int = seed) -> dict:
         rows = run_sst(bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
                        warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
                        timeout=spec.timeout, binary=exe, raise_on_failure=False)
         return rows[0]
 
     return Adapter("sst", run, "source:" + routing.algorithm,
-                   note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs")
+                   note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs",
+                   seeded=False)
 
 
 _ADAPTERS = {"reference": _reference_adapter, "booksim": _booksim_adapter, "sst": _sst_adapter}

@@ -282,6 +282,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     SimulatorNotFound
         A simulator named in ``spec.simulators`` is not installed.
     """
+    import numpy as np
     import pandas as pd
 
     from ..results import append_rows, atomic_write_text
@@ -318,24 +319,38 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         points: dict[float, str] = {}
 
         def run_point(load, ad=ad, points=points, kind="bisection"):
-            row = _tagged(ad.run(load), extra)
-            rows.append(row)
-            append_rows(results_path, [row])  # after every point: an interruption keeps them
-            points[load] = row["status"]
-            conv = common_units(row, spec.clock_ns)
-            lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": row["status"],
-                          **conv, "routing": row.get("routing"), "message": row.get("message"),
-                          "raw_output": row.get("raw_output")})
-            if progress is not None:
-                progress(ad.simulator, load, row)
-            return row
+            runs = []
+            for i in range(spec.repeats if ad.seeded else 1):
+                row = _tagged(ad.run(load, seed + i), extra)
+                rows.append(row)
+                append_rows(results_path, [row])  # after every run: an interruption keeps them
+                runs.append(row)
+                if progress is not None:
+                    progress(ad.simulator, load, row)
+            bad = [r["status"] for r in runs if r["status"] != "completed"]
+            status = bad[0] if bad else "completed"
+            points[load] = status
+            conv = [common_units(r, spec.clock_ns) for r in runs]
+            merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
+                      else math.nan for k in conv[0]}
+            lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
+            sem = float(np.std(lat, ddof=1) / math.sqrt(len(lat))) if len(lat) > 1 else math.nan
+            if status != "completed":
+                merged["latency_cycles"] = merged["latency_ns"] = math.nan
+            msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
+            lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": status,
+                          **merged, "latency_sem": sem, "runs": len(runs),
+                          "routing": runs[0].get("routing"), "message": msg,
+                          "raw_output": runs[0].get("raw_output")})
+            return runs[0]
 
         for load in spec.loads:
             lo, hi = saturation_bracket(points)
             if load > hi:  # above this simulator's saturation: not run
                 lines.append({"load": load, "simulator": ad.simulator, "point": "spec", "status": "skipped",
                               "latency_cycles": math.nan, "latency_ns": math.nan,
-                              "accepted_flits": math.nan, "routing": ad.routing,
+                              "accepted_flits": math.nan, "latency_sem": math.nan, "runs": 0,
+                              "routing": ad.routing,
                               "message": f"above the saturated load {hi:g}", "raw_output": None})
                 continue
             run_point(load, kind="spec")
@@ -469,6 +484,9 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--up-to", type=float, default=None, metavar="FRAC",
                    help="compare latencies up to this fraction of the other's saturation (default 0.8)")
     c.add_argument("--timeout", type=float, default=None, metavar="S", help="per BookSim/SST run (default 3600)")
+    c.add_argument("--repeats", type=int, default=None, metavar="N",
+                   help="runs per load and simulator with seeds SEED, SEED+1, ... (mean and standard "
+                        "error in the table; default 1)")
     c.add_argument("--booksim", default=None, metavar="PATH", help="BookSim executable")
     c.add_argument("--sst", default=None, metavar="PATH", help="sst executable")
     c.add_argument("--out-dir", required=True, metavar="DIR",
@@ -515,7 +533,7 @@ def _spec_from_args(args) -> CrossvalSpec:
                       ("max_samples", "max_samples"),
                       ("latency_tolerance", "latency_tolerance"),
                       ("saturation_tolerance", "saturation_tolerance"), ("up_to", "up_to"),
-                      ("timeout", "timeout")):
+                      ("timeout", "timeout"), ("repeats", "repeats")):
         if getattr(args, opt) is not None:
             over[name] = getattr(args, opt)
     if args.spec:
@@ -529,7 +547,7 @@ def format_table(table) -> str:
     """The tidy table as aligned text (latencies to 0.01 cycle, ratios to 0.001)."""
     show = table.drop(columns=[c for c in ("message", "raw_output") if c in table.columns])
     fmt = {"load": "{:g}", "latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
-           "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "sat_low": "{:g}", "sat_high": "{:g}",
+           "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "latency_sem": "{:.2f}", "sat_low": "{:g}", "sat_high": "{:g}",
            "saturation": "{:.4g}"}
     show = show.copy()
     for col, f in fmt.items():

@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
+from .. import sim_defaults
 from .._validate import check_float, check_int
 from ..errors import FormatError, ParameterError, TopologyError
 from ..topology import Topology
@@ -52,7 +53,8 @@ __all__ = ["booksim_min", "anynet_entry_latency", "booksim_first_hops", "parse_w
 
 #: Router clock period (ns) of topogen's BookSim export and ``topogen run booksim``
 #: (``--clock-period``): link latency in cycles = ``ceil(link delay / period)``.
-DEFAULT_CLOCK_PERIOD_NS = 1.0
+#: the shared clock of ``simulate``, ``run booksim`` and the BookSim export (2.667 ns)
+DEFAULT_CLOCK_PERIOD_NS = sim_defaults.CYCLE_NS
 
 
 def anynet_entry_latency(topology: Topology, layout=None, *, clock_period_ns: float | None = None,
@@ -291,8 +293,9 @@ def booksim_min(topology: Topology, layout=None, *, clock_period_ns: float | Non
         (``ceil(delay / clock_period_ns)``, at least 1).  Without a layout and without
         ``latency`` every link takes 1 cycle, as in an export without a layout.
     clock_period_ns : float, optional
-        Router clock period of the export (default 1.0 ns, the default of ``topogen run
-        booksim --clock-period`` and of :func:`topogen.export.booksim.export_booksim`).
+        Router clock period of the export (default :data:`topogen.sim_defaults.CYCLE_NS`,
+        the default of ``topogen run booksim --clock-period`` and of
+        :func:`topogen.export.booksim.export_booksim`).
     latency : array_like of int, optional
         Explicit link latencies in cycles, per link or ``(E, 2)`` per direction.
     block : int

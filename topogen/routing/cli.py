@@ -56,7 +56,7 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
     p.add_argument("--clock-period", dest="clock_period", type=float, default=None, metavar="NS",
                    help="booksim-min: router clock period giving link latencies in cycles, as "
-                        "`topogen run booksim --clock-period` (default 1.0)")
+                        "`topogen run booksim --clock-period` (default: the shared 2.667 ns)")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
     p.add_argument("--seed", type=int, help="seed of valiant routing and of --ties random")
     p.add_argument("--ties", choices=("spread", "lowest", "random"), default="spread",
