@@ -98,7 +98,10 @@ def test_routes_are_least_latency_and_loop_free():
     m = topo.csr()
     best = dijkstra(sp.csr_matrix((lat.astype(float), m.indices, m.indptr), shape=(60, 60)))
     np.testing.assert_array_equal(total, best[s, d].astype(np.int64))
-    assert r.algorithm == "booksim-min" and r.params["clock_period_ns"] == 1.0
+    # the shared clock of simulate / run booksim / the BookSim export
+    from topogen import sim_defaults
+
+    assert r.algorithm == "booksim-min" and r.params["clock_period_ns"] == sim_defaults.CYCLE_NS
 
 
 @pytest.mark.parametrize("name", sorted(TOPOLOGIES))
@@ -142,8 +145,9 @@ def test_netlist_latencies_are_the_exporters():
     lay = default_layout(topo)
     t2, lat, nodes = read_anynet(DATA / "random64d4.anynet")
     np.testing.assert_array_equal(t2.edges, topo.edges)
+    # the fixture netlists were exported with a 1 ns clock
     np.testing.assert_array_equal(anynet_entry_latency(t2, latency=lat),
-                                  anynet_entry_latency(topo, lay))
+                                  anynet_entry_latency(topo, lay, clock_period_ns=1.0))
     assert len(np.unique(lat)) > 3 and nodes.tolist() == list(range(64))
 
 
@@ -230,7 +234,7 @@ def test_route_for_route_against_a_real_booksim(name, tmp_path):
     netlist = write_anynet(tmp_path / f"{name}.anynet", topo, lay, clock_period_ns=1.0)
     routes = trace_routes(binary, netlist, tmp_path, packets=3000, seed=11)
     assert len(routes) > 2500
-    r = route(topo, lay, "booksim-min")
+    r = route(topo, lay, "booksim-min", clock_period_ns=1.0)  # as the netlist
     node_router = np.repeat(np.arange(topo.num_switches), topo.hosts)
     src = node_router[[s for s, _, _ in routes]]
     dst = node_router[[d for _, d, _ in routes]]
