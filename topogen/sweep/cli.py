@@ -124,17 +124,20 @@ def _estimate(exp, store, pending) -> str:
             except (OSError, ValueError):
                 continue
             per.setdefault(rec["content"]["simulator"], []).append(float(rec.get("seconds") or 0))
+    if not pending:
+        return "nothing left to run"
     total = 0.0
-    measured = True
+    guessed = set()
     for p in pending:
         s = per.get(p.content["simulator"])
         if s:
             total += sum(s) / len(s)
         else:
             total += exp.seconds_per_point
-            measured = False
-    how = "measured" if measured and pending else f"guess {exp.seconds_per_point:g} s/point"
-    return f"{total / 3600:.4f} core-hours ({total:.0f} core-seconds, {how})"
+            guessed.add(p.content["simulator"])
+    how = (f"guess {exp.seconds_per_point:g} s/point for {', '.join(sorted(guessed))}" if guessed
+           else "measured on the store's points")
+    return f"{total / 3600:.4f} core-hours ({total:.1f} core-seconds, {how})"
 
 
 def experiment_command(args) -> int:

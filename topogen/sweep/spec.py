@@ -142,6 +142,8 @@ def _type_ok(value, types) -> bool:
 
 def _want(types) -> str:
     types = types if isinstance(types, tuple) else (types,)
+    if set(types) == {int, float}:
+        return "a number"
     return " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
 
 
@@ -163,7 +165,7 @@ def _axis_list(axes: dict, name: str, types, path, default=None) -> list:
         raise ParameterError(f"axis {name} in {_where(path, 'axes')} is empty; give at least one value")
     for v in values:
         if not _type_ok(v, types):
-            raise ParameterError(f"axis {name} in {_where(path, 'axes')} takes {_want(types)} values, "
+            raise ParameterError(f"axis {name} in {_where(path, 'axes')} takes values that are each {_want(types)}, "
                                  f"got {v!r} ({type(v).__name__})")
     if len({canonical_json(v) for v in values}) != len(values):
         raise ParameterError(f"axis {name} in {_where(path, 'axes')} lists a value twice")
