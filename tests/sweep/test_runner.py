@@ -105,3 +105,26 @@ def test_kill_9_of_a_local_run_then_resume(tmp_path):
     for p in sample:
         a, b = clean.record(p.id)["row"], Store(tmp_path / "st").record(p.id)["row"]
         np.testing.assert_equal([a[k] for k in NUMBERS], [b[k] for k in NUMBERS])
+
+
+@pytest.mark.booksim
+def test_booksim_points_keep_their_raw_output(tmp_path):
+    from topogen.drivers.booksim import find_booksim
+    from topogen.errors import SimulatorNotFound
+
+    try:
+        find_booksim()
+    except SimulatorNotFound as exc:
+        pytest.skip(str(exc))
+    text = SMALL.replace('simulator = ["reference"]', 'simulator = ["reference", "booksim"]').replace(
+        'traffic = ["uniform", "tornado"]', 'traffic = ["uniform"]').replace("seed = [1, 2]", "seed = [1]")
+    exp = load_experiment(write_spec(tmp_path, text), store=tmp_path / "st")
+    store = Store.open(exp.store, exp.name, create=True)
+    summary = run_points(exp.points, store, jobs=2, progress=False)
+    assert summary.ran == 8 and not summary.failed
+    for p in exp.points:
+        row = store.record(p.id)["row"]
+        assert row["simulator"] == p.content["simulator"]
+        if row["simulator"] == "booksim":
+            raw = row["raw_output"]
+            assert raw.startswith(str(store.root / "raw" / p.id)) and os.path.getsize(raw) > 0

@@ -105,6 +105,8 @@ def test_unknown_keys_name_the_nearest(tmp_path, old, new, words):
     ("load = [0.05, 0.3]", "load = [0.05, 1.5]", ["load", "(0, 1]"]),
     ("load = [0.05, 0.3]", "load = [0.05, 0.05]", ["twice"]),
     ("max_samples = 3", "max_samples = 1", ["max_samples"]),
+    ("dims = [3, 3]", 'dims = "3x3"', ["dims", "int,int,...", "'3x3'"]),
+    ("dimension = 3", "dimension = 3.5", ["dimension", "int", "3.5"]),
     ('name = "small"', "name = 3", ["name", "a string"]),
     ('name = "small"', 'name = "s"\nzip = [["load", "routing"]]', ["equal lengths"]),
 ])

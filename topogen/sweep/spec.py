@@ -43,7 +43,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .._digest import seed_from
 from ..errors import FormatError, ParameterError
@@ -215,9 +214,41 @@ def _topology(entry, path, base: Path) -> tuple[dict, str | None]:
     if missing:
         raise ParameterError(f"{gen.name} in {_where(path, 'axes')} needs parameter(s) {', '.join(missing)}; "
                              f"`topogen list {gen.name}` shows them")
+    for p in gen.params:
+        if p.name in params and not _param_ok(params[p.name], p.type):
+            raise ParameterError(f"{gen.name} parameter {p.name} in {_where(path, 'axes')} must be "
+                                 f"{p.type_name}, got {params[p.name]!r} ({type(params[p.name]).__name__})")
     text = ",".join(f"{k}={canonical_json(v)}" for k, v in sorted(params.items()))
     return ({"generator": gen.name, "params": json.loads(canonical_json(params)),
              "label": label or (f"{gen.name}({text})" if text else gen.name)}, None)
+
+
+def _param_ok(value, t) -> bool:
+    """Whether a TOML value fits a generator parameter's annotation (int, float, bool, str,
+    tuple[...], Literal[...], X | None); unknown annotations accept anything."""
+    import inspect
+    import types
+    import typing
+
+    if t is inspect.Parameter.empty or t is typing.Any:
+        return True
+    origin = typing.get_origin(t)
+    if origin in (typing.Union, types.UnionType):
+        return any(value is None if a is type(None) else _param_ok(value, a) for a in typing.get_args(t))
+    if origin is tuple:
+        args = [a for a in typing.get_args(t) if a is not Ellipsis] or [typing.Any]
+        return isinstance(value, list) and all(_param_ok(v, args[0]) for v in value)
+    if origin is typing.Literal:
+        return value in typing.get_args(t)
+    if t is bool:
+        return isinstance(value, bool)
+    if t is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if t is str:
+        return isinstance(value, str)
+    return True
 
 
 def _measure(doc: dict, path) -> dict:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._version import __version__
-from ..errors import FormatError, OutputError, ParameterError, TopogenError
+from ..errors import FormatError, OutputError, TopogenError
 from ..output import atomic_write, check_dir_output, check_file_output, output_dir
 
 __all__ = ["Store", "StoreVersionError", "FAILED_STATUSES", "collect", "experiment_point_of"]
@@ -243,7 +243,5 @@ def collect(experiment, store: Store, output=None):
             (bad if p.id in failed else missing).append(p.id)
     if not rows:
         return None, 0, missing, bad
-    if not store.exists:
-        raise ParameterError(f"{store.root} is not an experiment store")
     append_rows(output, rows, replace_key=experiment_point_of)
     return output, len(rows), missing, bad
