@@ -100,13 +100,14 @@ def test_store_of_another_version(capsys, tmp_path):
     assert _tree(st) == before
 
 
-def _fake_slurm(folder, sinfo_ok=True):
-    """sbatch/squeue/sinfo stand-ins: sinfo fails like a controller that does not answer."""
-    folder.mkdir()
+def _fake_slurm(folder, sinfo_ok=True, queued=""):
+    """sbatch/squeue/sinfo stand-ins: sinfo fails like a controller that does not answer;
+    squeue prints ``queued``."""
+    folder.mkdir(exist_ok=True)
     scripts = {
         "sinfo": "#!/bin/sh\n" + ("echo up\n" if sinfo_ok else
                                   "echo 'sinfo: error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n"),
-        "sbatch": "#!/bin/sh\necho 4242\n", "squeue": "#!/bin/sh\nexit 0\n",
+        "sbatch": "#!/bin/sh\necho 4242\n", "squeue": f"#!/bin/sh\nprintf '{queued}'\n",
     }
     for name, text in scripts.items():
         (folder / name).write_text(text)
@@ -148,6 +149,12 @@ def test_submit_writes_the_array_job(capsys, tmp_path, monkeypatch):
     assert code == 0 and "submitted job 4242" in out
     assert json.loads((st / "slurm" / "submit-002" / "submission.json").read_text())["job"] == "4242"
     # a task runs its chunk into the store, then the store is complete after both
+    _fake_slurm(tmp_path / "bin", queued="4242_1|RUNNING\\n4242_0|PENDING\\n")
+    code, _, err = _run(capsys, "submit", spec, "--store", st)  # the array is still queued: refused
+    assert code == 2 and "still has 2 array task(s) queued or running" in _one_error_line(err)
+    code, out, _ = _run(capsys, "status", spec, "--store", st)
+    assert "1 pending, 1 running" in out
+    _fake_slurm(tmp_path / "bin")
     pj = st / "slurm" / "submit-002" / "points.json"
     for i in (0, 1):
         assert _run(capsys, "task", pj, "--index", i)[0] == 0

@@ -65,6 +65,9 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="table the collect job writes (default STORE/results.csv)")
     p.add_argument("--no-collect", action="store_true", help="do not submit the collect job")
     p.add_argument("--dry-run", action="store_true", help="write the job scripts, do not submit")
+    p.add_argument("--resubmit-running", action="store_true",
+                   help="submit even while an earlier array of this store is queued or running "
+                        "(its unfinished points are submitted again)")
     p.set_defaults(handler=experiment_command)
 
     p = sub.add_parser("status", parents=parents, help="store counts and the SLURM jobs' states")
@@ -262,6 +265,7 @@ def _submit(args, exp) -> int:
         if v is not None:
             conf[key] = v
     conf["collect"] = not args.no_collect
+    conf["resubmit_running"] = args.resubmit_running
     opts = SlurmOptions(**conf)
     if not args.dry_run:
         check_slurm()  # before the store is touched

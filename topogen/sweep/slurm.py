@@ -63,6 +63,7 @@ class SlurmOptions:
     python: str = sys.executable
     collect: bool = True
     collect_output: str | None = None
+    resubmit_running: bool = False
 
     def __post_init__(self):
         for name in ("chunk", "cpus_per_task"):
@@ -197,6 +198,8 @@ def submit(experiment: Experiment, store, opts: SlurmOptions, *, dry_run: bool =
         return {"folder": None, "points": 0, "tasks": 0, "array": None, "job": None, "collect_job": None}
     if not dry_run:
         check_slurm()
+        if not opts.resubmit_running:
+            _refuse_running(store.root)
     folder = _new_folder(store.root / "slurm")
     info = write_submission(folder, experiment, store.root, pending, opts)
     info.update(folder=folder, job=None, collect_job=None)
@@ -209,6 +212,24 @@ def submit(experiment: Experiment, store, opts: SlurmOptions, *, dry_run: bool =
            "tasks": info["tasks"], "array": info["array"], "topogen_version": __version__}
     atomic_write(folder / "submission.json", json.dumps(rec, indent=1) + "\n")
     return info
+
+
+def _refuse_running(store_root: Path) -> None:
+    """Refuse when an earlier array of this store is still queued or running: its points
+    would be submitted a second time."""
+    jobs = [s["job"] for s in submissions(store_root) if s.get("job")]
+    if not jobs:
+        return
+    states, _ = job_states(jobs)
+    for job in jobs:
+        active = sum(n for st, n in states.get(job, {}).items() if st in _ACTIVE)
+        if active:
+            raise ParameterError(f"SLURM job {job} of this store still has {active} array task(s) queued or "
+                                 "running; submit again when it ends (topogen experiment status), or pass "
+                                 "--resubmit-running to submit their points a second time")
+
+
+_ACTIVE = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING")
 
 
 def load_submission(path) -> tuple[Experiment, list[list[int]]]:
@@ -260,7 +281,10 @@ def job_states(job_ids: list[str]) -> tuple[dict, str | None]:
                 states[base][st] = states[base].get(st, 0) + 1
     else:
         note = f"squeue: {_first_line(r.stderr)}"
-    r = _run(["sacct", "-n", "-P", "-X", "-j", ",".join(job_ids), "-o", "JobID,State"])
+    try:
+        r = _run(["sacct", "-n", "-P", "-X", "-j", ",".join(job_ids), "-o", "JobID,State"])
+    except SlurmUnavailable as exc:
+        return states, (note + "; " if note else "") + f"sacct: {exc}"
     if r.returncode == 0:
         for line in r.stdout.splitlines():
             jid, _, st = line.partition("|")
