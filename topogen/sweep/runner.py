@@ -108,7 +108,8 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
 
 
 def _worker_init() -> None:
-    """Pool worker set-up: die with the parent (Linux), no progress bars, default SIGINT."""
+    """Pool worker set-up: die with the parent (Linux), no progress bars, Ctrl-C left to the
+    parent (which lets the running points finish and stops)."""
     import signal
 
     os.environ["TOPOGEN_QUIET"] = "1"

@@ -200,8 +200,9 @@ def submit(experiment: Experiment, store, opts: SlurmOptions, *, dry_run: bool =
         check_slurm()
         if not opts.resubmit_running:
             _refuse_running(store.root)
-    folder = _new_folder(store.root / "slurm")
-    info = write_submission(folder, experiment, store.root, pending, opts)
+    root = Path(os.path.abspath(store.root))  # the jobs may start in another folder
+    folder = _new_folder(root / "slurm")
+    info = write_submission(folder, experiment, root, pending, opts)
     info.update(folder=folder, job=None, collect_job=None)
     if dry_run:
         return info
