@@ -85,6 +85,7 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
         ``outcome`` is ``"done"`` or ``"failed"``.
     """
     from ..experiments._crossval_sim import build_adapters
+    from ..sim.sweep import with_digest
 
     t0 = time.perf_counter()
     store = _store(store_root)
@@ -95,6 +96,8 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
         out = store.raw_dir(point.id) if point.content["simulator"] != "reference" else store.root / "raw"
         adapters, _ = build_adapters(spec, spec.seed, topology, layout, routing, out)
         row = dict(adapters[0].run(point.content["load"]))
+        if row.get("simulator") == "reference":  # keyed as `topogen simulate` keys its rows
+            row = with_digest(row, routing)
         params = json.loads(row["params"]) if row.get("params") else {}
         params["experiment_point"] = point.id
         row["params"] = canonical_json(params)
