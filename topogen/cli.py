@@ -384,6 +384,13 @@ def _cmd_analyze(args, pairs) -> int:
     if analyze is None:
         raise TopogenError("topogen.metrics.analyze is not available in this installation")
     relayout = any(v is not None for v in (args.switches_per_cabinet, args.cabinets, args.placement))
+    extra: dict[str, Any] = {}  # analysis options, passed only when asked for
+    if args.bisection:
+        extra.update(bisection=True, bisection_runs=args.bisection_runs)
+    if args.resilience:
+        extra["resilience_trials"] = args.resilience
+    if args.cost:
+        extra["cost"] = True
     rows, labels, provenance = [], [], []
     for k, src in enumerate(_progress.progress(args.sources, desc="analyzing"), 1):
         own = [p for p in pairs if p[3] in (0, k)]
@@ -391,8 +398,7 @@ def _cmd_analyze(args, pairs) -> int:
         if relayout or layout is None:
             layout = default_layout(topology, **_layout_kwargs(args), seed=seed)
         row = analyze(layout, switch_delay=args.switch_delay, routings=routings, sample=args.sample, seed=seed,
-                      bisection=args.bisection, bisection_runs=args.bisection_runs,
-                      resilience_trials=args.resilience or 0, cost=args.cost)
+                      **extra)
         rows.append(dict(row))
         labels.append(label)
         provenance.append(_provenance(topology))
