@@ -79,7 +79,8 @@ class BisectionResult:
         Second-smallest Laplacian eigenvalue used for the spectral bound (NaN when the
         bound came from enumeration alone).
     cuts : dict
-        Best cut of each partitioner run (``{"metis": ..., "kahip": ...}``).
+        Best cut of each partitioner run (``{"metis": ..., "kahip": ...}``; a partitioner
+        is skipped once an earlier cut met the lower bound).
     runs : int
         Seeded runs per partitioner.
     seed : int or None
@@ -349,33 +350,29 @@ def _orient(side: np.ndarray) -> np.ndarray:
     return side if int(side.sum()) * 2 <= len(side) else (1 - side).astype(np.int8)
 
 
-def _run_metis(topology: Topology, seeds) -> list[tuple[int, np.ndarray]]:
+def _run_metis(topology: Topology, seeds):
     pymetis = _import_partitioner("metis")
     csr = topology.csr()
     adjacency = pymetis.CSRAdjacency(csr.indptr.astype(np.int32), csr.indices.astype(np.int32))
-    out = []
     for s in seeds:
         opts = pymetis.Options(seed=int(s % (2**31 - 1)), ufactor=1)
         _, parts = pymetis.part_graph(2, adjacency, options=opts)
         side = _rebalance(csr, _orient(np.asarray(parts, dtype=np.int8)))
-        out.append((cut_size(topology, side), side))
-    return out
+        yield cut_size(topology, side), side
 
 
-def _run_kahip(topology: Topology, seeds, mode: str) -> list[tuple[int, np.ndarray]]:
+def _run_kahip(topology: Topology, seeds, mode: str):
     kahip = _import_partitioner("kahip")
     csr = topology.csr()
     n = topology.num_switches
     xadj = csr.indptr.astype(np.int64).tolist()
     adjncy = csr.indices.astype(np.int64).tolist()
     vw, ew = [1] * n, [1] * len(adjncy)
-    out = []
     for s in seeds:
         _, blocks = kahip.kaffpa(vw, xadj, ew, adjncy, 2, 0.0, True, int(s % (2**31 - 1)),
                                  getattr(kahip, _KAHIP_MODES[mode]))
         side = _rebalance(csr, _orient(np.asarray(blocks, dtype=np.int8)))
-        out.append((cut_size(topology, side), side))
-    return out
+        yield cut_size(topology, side), side
 
 
 def bisection(
@@ -399,7 +396,8 @@ def bisection(
         KaHIP (each that is installed; at least one must be).  ``"exact"``: enumeration
         (N <= ``exact_limit``).  ``"metis"`` / ``"kahip"``: that partitioner only.
     runs : int
-        Seeded runs of each partitioner, in [1, 1000]; the best cut is kept.
+        Seeded runs of each partitioner, in [1, 1000]; the best cut is kept.  The runs
+        stop early once a cut meets the lower bound (it is then optimal).
     seed : int, optional
         Seed of the runs (drawn and recorded when None); run i of every partitioner
         gets the i-th child seed.
@@ -457,14 +455,20 @@ def bisection(
         names = [method]
     seed = resolve_seed(seed)
     seeds = child_seeds(seed, runs)
+    # the bound first: once a cut meets it, further runs cannot improve on it
+    bound, lam = spectral_lower_bound(topology) if lower_bound else (0, math.nan)
     cuts: dict[str, int] = {}
     best = None
     for name in names:
+        if best is not None and best[0] <= bound:
+            break
         results = _run_metis(topology, seeds) if name == "metis" else _run_kahip(topology, seeds, kahip_mode)
-        c, s = min(results, key=lambda r: r[0])
-        cuts[name] = c
-        if best is None or c < best[0]:
-            best = (c, s, name)
+        for c, s in results:
+            if name not in cuts or c < cuts[name]:
+                cuts[name] = c
+            if best is None or c < best[0]:
+                best = (c, s, name)
+            if c <= bound:
+                break
     width, side, found_by = best
-    bound, lam = spectral_lower_bound(topology) if lower_bound else (0, math.nan)
     return BisectionResult(width, min(bound, width), bound >= width, found_by, side, lam, cuts, runs, seed)
