@@ -182,9 +182,10 @@ def memsys_table(*, max_nodes: int = 10000, max_torus_dimension: int = 10, bisec
     Parameters
     ----------
     max_nodes : int
-        Largest network built, in [10, 200000] (default 10000, about 10 s on 2 cores;
-        20000 takes a few minutes because the Dragonfly and Fishnet rows, which are not
-        vertex-transitive, need all-pairs BFS).
+        Largest network built, in [10, 200000] (default 10000, about a minute of CPU,
+        mostly the partitioner runs of the measured bisections; 20000 takes several
+        minutes because the Dragonfly and Fishnet rows, which are not vertex-transitive,
+        need all-pairs BFS).
     max_torus_dimension : int
         Highest torus / flattened-butterfly dimension, in [2, 10] (the paper goes to 10D).
     bisection_runs : int
