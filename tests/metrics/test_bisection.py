@@ -154,3 +154,11 @@ def test_missing_partitioner_names_pip(monkeypatch):
         bisection(torus((8, 8)), method="metis")
     with pytest.raises(ParameterError, match="pip install pymetis kahip"):
         bisection(torus((8, 8)))
+
+
+def test_popcount_fallback_matches_numpy(monkeypatch):
+    x = np.random.default_rng(0).integers(0, 2**62, 1000, dtype=np.uint64)
+    want = np.array([bin(int(v)).count("1") for v in x])
+    assert np.array_equal(bis_mod._popcount(x), want)
+    monkeypatch.delattr(np, "bitwise_count", raising=False)  # numpy < 2.0
+    assert np.array_equal(bis_mod._popcount(x), want)

@@ -185,6 +185,16 @@ def cut_size(topology, side) -> int:
 
 
 # ----------------------------------------------------------------------------- exact
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each uint64 (``np.bitwise_count`` where numpy has it, else SWAR)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
 def exact_bisection(topology, *, limit: int = 24) -> tuple[int, np.ndarray]:
     """The bisection width by enumerating every balanced partition.
 
@@ -222,7 +232,7 @@ def exact_bisection(topology, *, limit: int = 24) -> tuple[int, np.ndarray]:
     chunk = 1 << 20
     for start in range(0, total, chunk):
         masks = np.arange(start, min(total, start + chunk), dtype=np.uint64)
-        count = np.bitwise_count(masks)
+        count = _popcount(masks)
         masks = masks[(count == small) | (count == big)]
         if not len(masks):
             continue

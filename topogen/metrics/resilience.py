@@ -242,19 +242,20 @@ def removable_links(topology, orders, *, engine: str = "auto") -> np.ndarray:
         raise ParameterError(f"engine must be auto, unionfind or scipy; got {engine!r}")
     if engine == "unionfind" and not _NUMBA:
         raise ParameterError("engine='unionfind' needs numba: run `pip install numba`")
+    count = _counter(topology, engine)
+    return np.array([count(order) for order in orders], dtype=np.int64)
+
+
+def _counter(topology: Topology, engine: str = "auto"):
+    """A function: failure order -> links it can lose while staying connected."""
     n = topology.num_switches
     e = topology.edges
-    out = np.empty(len(orders), dtype=np.int64)
     if engine == "scipy" or not _NUMBA:
-        for i, order in enumerate(orders):
-            out[i] = _removable_scipy(n, e, order)
-        return out
+        return lambda order: _removable_scipy(n, e, order)
     u = np.ascontiguousarray(e[:, 0], dtype=np.int64)
     v = np.ascontiguousarray(e[:, 1], dtype=np.int64)
     parent = np.empty(n, dtype=np.int64)
-    for i, order in enumerate(orders):
-        out[i] = _connect_point(n, u, v, np.ascontiguousarray(order), parent)
-    return out
+    return lambda order: int(_connect_point(n, u, v, np.ascontiguousarray(order, dtype=np.int64), parent))
 
 
 # ----------------------------------------------------------------------------- main
@@ -339,10 +340,13 @@ def resilience(
     m = topology.num_links
     n = topology.num_switches
     failed = np.floor(grid * m + 1e-9).astype(np.int64)
-    orders = np.empty((trials, m), dtype=np.int64)
-    for i, s in enumerate(child_seeds(seed, trials)):
-        orders[i] = make_rng(s).permutation(m)
-    removable = removable_links(topology, orders)
+    seeds = child_seeds(seed, trials)
+
+    def order(i):  # re-drawn when needed: no trials x links matrix is kept
+        return make_rng(seeds[i]).permutation(m)
+
+    count = _counter(topology)
+    removable = np.array([count(order(i)) for i in range(trials)], dtype=np.int64)
     # connected at grid point g iff failed[g] <= removable
     ok_conn = failed[None, :] <= removable[:, None]
     per_trial = {"connectivity": _last_true(ok_conn, grid)}
@@ -354,7 +358,9 @@ def resilience(
     def stats(i, g):
         key = (i, g)
         if key not in cache:
-            sub = Topology(n, topology.edges[np.sort(orders[i, failed[g]:])])
+            if cache.get("trial") != i:
+                cache["trial"], cache["order"] = i, order(i)
+            sub = Topology(n, topology.edges[np.sort(cache["order"][failed[g]:])])
             st = distance_stats(sub)
             cache[key] = (st.diameter, st.aspl)
         return cache[key]
