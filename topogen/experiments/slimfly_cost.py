@@ -3,7 +3,6 @@ derived from built networks laid out on racks (Besta & Hoefler Sections VI-A..VI
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd
