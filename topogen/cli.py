@@ -384,13 +384,21 @@ def _cmd_analyze(args, pairs) -> int:
     if analyze is None:
         raise TopogenError("topogen.metrics.analyze is not available in this installation")
     relayout = any(v is not None for v in (args.switches_per_cabinet, args.cabinets, args.placement))
+    extra: dict[str, Any] = {}  # analysis options, passed only when asked for
+    if args.bisection:
+        extra.update(bisection=True, bisection_runs=args.bisection_runs)
+    if args.resilience:
+        extra["resilience_trials"] = args.resilience
+    if args.cost:
+        extra["cost"] = True
     rows, labels, provenance = [], [], []
     for k, src in enumerate(_progress.progress(args.sources, desc="analyzing"), 1):
         own = [p for p in pairs if p[3] in (0, k)]
         label, topology, layout = _source(src, own, args)
         if relayout or layout is None:
             layout = default_layout(topology, **_layout_kwargs(args), seed=seed)
-        row = analyze(layout, switch_delay=args.switch_delay, routings=routings, sample=args.sample, seed=seed)
+        row = analyze(layout, switch_delay=args.switch_delay, routings=routings, sample=args.sample, seed=seed,
+                      **extra)
         rows.append(dict(row))
         labels.append(label)
         provenance.append(_provenance(topology))
@@ -556,6 +564,8 @@ def _layout_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``topogen`` (generator parameters are handled separately)."""
+    from ._validate import int_option
+
     common = _common()
     parser = _Parser(
         prog="topogen", parents=[common], allow_abbrev=False,
@@ -596,6 +606,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", metavar="S", help="seed of generation, sampling and random placement")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--csv", metavar="FILE", help="also write the rows as CSV to FILE")
+    g = p.add_argument_group("analysis (topogen.metrics.bisection, resilience, cost)")
+    g.add_argument("--bisection", action="store_true",
+                   help="measure the bisection width (METIS/KaHIP, certified lower bound)")
+    g.add_argument("--bisection-runs", "--bisection_runs", dest="bisection_runs", type=int_option(1),
+                   default=4, metavar="K", help="seeded partitioner runs (default: 4)")
+    g.add_argument("--resilience", type=int_option(1), metavar="TRIALS",
+                   help="random link failure resilience (Slim Fly III-D) over TRIALS seeded trials")
+    g.add_argument("--cost", action="store_true",
+                   help="cost and power on the layout (Slim Fly VI-B/VI-C model, paper constants)")
     _layout_options(p)
 
     p = sub.add_parser("reproduce", parents=[common], allow_abbrev=False,

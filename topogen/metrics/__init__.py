@@ -4,11 +4,19 @@
   distance histogram; exact by bit-parallel BFS or sampled with a stated error.
 * :func:`latency_stats` -- maximum and average end-to-end latency under Fastest or
   Nearest Routing (Skywalk II-E, III-A).
+* :mod:`.bisection` -- measured bisection width with a certified lower bound.
+* :mod:`.resilience` -- random link failure resilience (Slim Fly III-D).
+* :mod:`.cost` -- cost and power of a laid-out network (Slim Fly VI-B, VI-C).
+
+(The functions ``bisection`` and ``resilience`` are imported from their modules,
+``from topogen.metrics.bisection import bisection``, so that the module names are not
+shadowed.)
 * :func:`analyze` -- one flat dictionary of everything, for tables and the CLI.
 """
 
 from .hops import HopStats, distance_stats, hop_matrix
 from .latency import LatencyStats, latency_matrix, latency_stats, path_latency
+from .cost import CostBreakdown, CostModel, network_cost
 from .summary import analyze, cable_stats, degree_stats
 
 __all__ = [
@@ -22,4 +30,7 @@ __all__ = [
     "path_latency",
     "degree_stats",
     "cable_stats",
+    "network_cost",
+    "CostModel",
+    "CostBreakdown",
 ]

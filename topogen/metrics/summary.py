@@ -54,7 +54,8 @@ def cable_stats(layout) -> dict[str, Any]:
 
 
 def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr", "nr"),
-            sample: int | None = None, seed=None, hops: bool = True) -> dict[str, Any]:
+            sample: int | None = None, seed=None, hops: bool = True, bisection: bool = False,
+            bisection_runs: int = 4, resilience_trials: int = 0, cost=False) -> dict[str, Any]:
     """Everything about a topology or layout in one flat dictionary.
 
     Parameters
@@ -72,6 +73,22 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         Seed of the sample; the same sources are used for hops and every routing.
     hops : bool
         Compute ``diameter`` and ``aspl``.
+    bisection : bool
+        Add the measured bisection (:func:`topogen.metrics.bisection.bisection`:
+        ``bisection_links``, ``bisection_lower_bound``, ``bisection_exact``,
+        ``bisection_method``), best of ``bisection_runs`` seeded runs per partitioner.
+    bisection_runs : int
+        Seeded METIS/KaHIP runs for ``bisection``.
+    resilience_trials : int
+        If > 0, add Slim Fly III-D resilience with this many seeded failure orders
+        (:func:`topogen.metrics.resilience.resilience`: ``resilience_disconnection``,
+        ``resilience_diameter``, ``resilience_aspl`` as failure fractions,
+        ``resilience_trials``).
+    cost : bool or CostModel
+        Add cost and power (Layout only; :func:`topogen.metrics.cost.network_cost`
+        with the given model, or the Slim Fly paper's when True): ``electric_cables``,
+        ``optical_cables``, ``router_cost``, ``cable_cost``, ``total_cost``,
+        ``cost_per_endpoint`` ($), ``power_w``, ``power_per_endpoint`` (W).
 
     Returns
     -------
@@ -82,10 +99,12 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         ``cable_max_m``, ``intra_links``, ``inter_links`` (Layout), ``diameter``,
         ``aspl`` (``hops``), ``fr_max_ns``, ``fr_avg_ns``, ``fr_max_hops``,
         ``fr_avg_hops``, ``nr_max_ns``, ``nr_avg_ns``, ``nr_max_hops``, ``nr_avg_hops``
-        (Layout, per routing), ``sampled``.  With ``sample``, also ``aspl_stderr``
+        (Layout, per routing), the bisection, resilience and cost keys when asked,
+        ``sampled``.  With ``sample``, also ``aspl_stderr``
         and ``<routing>_avg_ns_stderr`` (standard errors of the estimates, 0 when every
         switch was a source) after their figures, and ``sample_sources``,
-        ``sample_seed`` at the end.
+        ``sample_seed`` at the end; with bisection or resilience, ``analysis_seed`` (the
+        seed of their runs) last.
 
     Raises
     ------
@@ -106,10 +125,13 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
     for r in routings:
         if r not in ROUTINGS:
             raise ParameterError(f"routings must be drawn from {', '.join(ROUTINGS)}, got {r!r}")
-    if sample is not None:
+    randomized = sample is not None or bisection or resilience_trials
+    if randomized:
         from .._rng import resolve_seed
 
         seed = resolve_seed(seed)
+    if cost is not False and cost is not None and layout is None:
+        raise ParameterError("cost needs a Layout (cable lengths come from the floor); place the topology first")
     out: dict[str, Any] = {
         "name": topology.name,
         "switches": topology.num_switches,
@@ -140,10 +162,26 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
             out[f"{r}_max_hops"] = s.max_hops
             out[f"{r}_avg_hops"] = s.avg_hops
             sampled = sampled or not s.exact
+    if bisection:
+        from .bisection import bisection as measure_bisection
+
+        out.update(measure_bisection(topology, runs=bisection_runs, seed=seed).as_row())
+    if resilience_trials:
+        from .resilience import resilience
+
+        out.update(resilience(topology, trials=resilience_trials, seed=seed).as_row())
+    if cost is not False and cost is not None:
+        from .cost import CostModel, network_cost
+
+        c = network_cost(layout, cost if isinstance(cost, CostModel) else None).as_row()
+        out.update({k: c[k] for k in ("electric_cables", "optical_cables", "router_cost", "cable_cost",
+                                       "total_cost", "cost_per_endpoint", "power_w", "power_per_endpoint")})
     out["sampled"] = bool(sampled)
     if sample is not None:
         out["sample_sources"] = int(min(sample, topology.num_switches))
         out["sample_seed"] = seed
+    if bisection or resilience_trials:
+        out["analysis_seed"] = seed
     return out
 
 

@@ -1,0 +1,126 @@
+"""Resilience to random link failures against a naive networkx recomputation."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from topogen import Topology
+from topogen._rng import child_seeds, make_rng
+from topogen.errors import ParameterError
+from topogen.generators.classic import torus
+from topogen.generators.moore import petersen
+from topogen.generators.slimfly import slimfly
+from topogen.metrics.resilience import failure_grid, removable_links, resilience
+
+
+def _orders(m, trials, seed):
+    """The failure orders resilience documents: trial i permutes with child seed i."""
+    return np.array([make_rng(s).permutation(m) for s in child_seeds(seed, trials)])
+
+
+def _naive(topology, orders, grid, dinc, ainc):
+    """Per-fraction shares recomputed from scratch with networkx at every grid point."""
+    m = topology.num_links
+    base = topology.to_networkx()
+    d0, a0 = nx.diameter(base), nx.average_shortest_path_length(base)
+    conn, dia, asp = [], [], []
+    for f in grid:
+        k = int(math.floor(f * m + 1e-9))
+        c = d = a = 0
+        for order in orders:
+            g = nx.Graph()
+            g.add_nodes_from(range(topology.num_switches))
+            g.add_edges_from(map(tuple, topology.edges[order[k:]]))
+            if nx.is_connected(g):
+                c += 1
+                d += nx.diameter(g) <= d0 + dinc
+                a += nx.average_shortest_path_length(g) <= a0 + ainc + 1e-12
+        conn.append(c / len(orders))
+        dia.append(d / len(orders))
+        asp.append(a / len(orders))
+    return np.array(conn), np.array(dia), np.array(asp)
+
+
+@pytest.mark.parametrize("topo", [petersen(), slimfly(3), torus((4, 5))], ids=["petersen", "sf3", "torus4x5"])
+def test_matches_naive_recomputation(topo):
+    r = resilience(topo, trials=6, step=0.1, seed=7)
+    grid = failure_grid(0.1)
+    conn, dia, asp = _naive(topo, _orders(topo.num_links, 6, 7), grid, 2, 1.0)
+    assert np.allclose(r.table["fraction"], grid)
+    assert np.allclose(r.table["connected"], conn)
+    assert np.allclose(r.table["diameter_ok"], dia)
+    assert np.allclose(r.table["aspl_ok"], asp)
+    # the summaries are the last grid fraction held by at least half of the trials
+    for col, value in (("connected", r.disconnection), ("diameter_ok", r.diameter), ("aspl_ok", r.aspl)):
+        held = grid[np.asarray(r.table[col]) >= 0.5]
+        assert value == held.max()
+
+
+def test_unionfind_equals_scipy_reference():
+    topo = slimfly(5)
+    orders = _orders(topo.num_links, 8, 3)
+    a = removable_links(topo, orders, engine="unionfind")
+    b = removable_links(topo, orders, engine="scipy")
+    assert np.array_equal(a, b)
+    # the definition: failing r links keeps it connected, r + 1 does not
+    g_ok = nx.Graph(list(map(tuple, topo.edges[orders[0][a[0]:]])))
+    g_bad = nx.Graph(list(map(tuple, topo.edges[orders[0][a[0] + 1:]])))
+    assert g_ok.number_of_nodes() == topo.num_switches and nx.is_connected(g_ok)
+    assert g_bad.number_of_nodes() < topo.num_switches or not nx.is_connected(g_bad)
+
+
+def test_trees_and_rings():
+    path = Topology.from_networkx(nx.path_graph(41))  # 40 links: any failure disconnects
+    r = resilience(path, trials=5, seed=1, properties=("connectivity",))
+    assert r.disconnection == 0.0 and (r.removable == 0).all()
+    ring = Topology.from_networkx(nx.cycle_graph(40))  # one failure is fine, two are not
+    r = resilience(ring, trials=5, seed=1, fractions=[0, 0.025, 0.05])
+    assert (r.removable == 1).all()
+    assert list(r.table["connected"]) == [1.0, 1.0, 0.0]
+    assert r.disconnection == 0.025
+
+
+def test_slimfly_q19_near_paper():
+    # Table III: SF (N ~ 10K) 75 %; III-D2: the diameter 2 -> 4 bound holds to ~40-55 %
+    r = resilience(slimfly(19), trials=20, seed=2, properties=("connectivity",))
+    assert r.disconnection in (0.7, 0.75, 0.8)
+    mean, half = r.mean_ci()
+    assert 0.65 < mean < 0.85 and 0 < half < 0.05
+
+
+def test_seed_and_aspl_factor():
+    topo = torus((5, 6))
+    a = resilience(topo, trials=4, seed=9)
+    b = resilience(topo, trials=4, seed=9)
+    assert a.table.equals(b.table) and a.seed == 9
+    loose = resilience(topo, trials=4, seed=9, aspl_factor=2.0)
+    assert loose.aspl >= a.aspl
+    assert loose.criteria["aspl_factor"] == 2.0
+    assert set(a.as_row()) == {"resilience_disconnection", "resilience_diameter",
+                               "resilience_aspl", "resilience_trials"}
+
+
+def test_bad_input():
+    two = Topology.from_networkx(nx.Graph([(0, 1), (2, 3)]))
+    with pytest.raises(ParameterError, match="connected"):
+        resilience(two)
+    with pytest.raises(ParameterError, match=r"\[0, 1\]"):
+        resilience(petersen(), fractions=[0.2, 1.5])
+    with pytest.raises(ParameterError, match=r"\[0, 1\]"):
+        resilience(petersen(), fractions=[-0.1])
+    with pytest.raises(ParameterError, match="step"):
+        resilience(petersen(), step=0)
+    with pytest.raises(ParameterError, match="trials"):
+        resilience(petersen(), trials=0)
+    with pytest.raises(ParameterError, match="level"):
+        resilience(petersen(), level=0)
+    with pytest.raises(ParameterError, match="aspl_factor"):
+        resilience(petersen(), aspl_factor=0.5)
+    with pytest.raises(ParameterError, match="properties"):
+        resilience(petersen(), properties=("bisection",))
+    with pytest.raises(ParameterError, match="1 link"):
+        resilience(Topology(1, np.zeros((0, 2), dtype=np.int32)))
