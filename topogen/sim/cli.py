@@ -79,6 +79,9 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
     s.add_argument("--high", type=float, default=1.0, help="sweep: highest load (default 1.0)")
     s.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
+    s.add_argument("--points", type=int, default=8, metavar="N",
+                   help="sweep: evenly spaced loads from --low to 95%% of saturation after the bisection, "
+                        "reusing bisection points near them (default 8; 0 = bisection only)")
     s.add_argument("--no-resume", action="store_true", help="sweep: simulate points again")
     s.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="results file .csv/.json/.parquet (rows are added under a lock; a row of the "
@@ -174,6 +177,10 @@ def simulate_command(args) -> int:
         args.seed = resolve_seed(args.seed)
     if args.sweep and not args.output:
         raise ParameterError("--sweep needs -o FILE (the sweep writes and resumes from it)")
+    if args.sweep:
+        from ..sweep.loads import check_points
+
+        check_points(args.points)
     if args.output:  # before the work: a wrong output is refused now, not after simulating
         check_file_output(args.output, inputs=[args.input], make_parents=True)
         if Path(args.output).exists():
@@ -181,8 +188,16 @@ def simulate_command(args) -> int:
     routing = _load(args)
     opts = _options(args, routing)
     if args.sweep:
-        res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
-                    resume=not args.no_resume, seed=args.seed, **opts)
+        from .. import _progress
+
+        with _progress.Progress(desc="sweep") as bar:
+            def report(load, row):
+                bar.update()
+                bar.status(f"load {load:g}: {row['status']}")
+
+            res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
+                        resume=not args.no_resume, seed=args.seed, points=args.points, progress=report,
+                        **opts)
         for row in res.rows:
             print(_line(row))
         upper = "inf" if math.isinf(res.saturation_upper) else f"{res.saturation_upper:g}"
