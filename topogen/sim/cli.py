@@ -90,12 +90,20 @@ def add_parsers(subparsers, parents=()) -> None:
 
     p = subparsers.add_parser(
         "plot", parents=parents, help="plot latency against offered load from results tables",
-        description="Draw one latency/offered-load curve per topology, routing and traffic of the "
-                    "given results tables (any simulator) on one chart.")
+        description="Draw one latency/offered-load curve per topology, routing, traffic and simulator "
+                    "of the given results tables (reference, BookSim, SST rows alike) on one chart, "
+                    "saturation marked; --throughput adds accepted vs offered load.")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results files (.csv/.json/.parquet)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="chart file .png or .svg")
     p.add_argument("--title", default=None)
     p.add_argument("--log-y", action="store_true", help="logarithmic latency axis")
+    p.add_argument("--throughput", action="store_true",
+                   help="add a panel of accepted against offered load")
+    p.add_argument("--per-file", action="store_true",
+                   help="one panel per results file, all on the same axes")
+    p.add_argument("--clock-ns", type=float, default=None, metavar="NS",
+                   help="cycle length for drawing ns latencies (SST) in cycles (default: the rows' "
+                        "recorded clock, else the shared default)")
     p.set_defaults(handler=plot_command)
 
 
@@ -227,6 +235,8 @@ def plot_command(args) -> int:
         if not Path(f).is_file():
             raise ParameterError(f"results file {f} does not exist")
         frames.append(read_results(f))
-    out = plot_latency(frames, args.output, title=args.title, log_y=args.log_y)
+    out = plot_latency(frames, args.output, title=args.title, log_y=args.log_y,
+                       throughput=args.throughput, per_file=args.per_file, names=args.results,
+                       clock_ns=args.clock_ns)
     print(f"plot: {out}")
     return 0
