@@ -169,9 +169,6 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.collections import LineCollection, PatchCollection
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Rectangle
 
     from ..output import atomic_write_bytes
 
@@ -187,6 +184,24 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
         raise ParameterError("colouring by load needs channel loads (--load with a routing)")
     if bundle not in ("auto", "yes", "no"):
         raise ParameterError(f"--bundle must be auto, yes or no, got {bundle!r}")
+
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text (searchable)
+        fig = _figure(layout, color_by, bundle, loads, title, histogram)
+    buf = io.BytesIO()
+    meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(buf, format=fmt, metadata=meta, bbox_inches="tight", pad_inches=0.1)
+    plt.close(fig)
+    return atomic_write_bytes(output, buf.getvalue())
+
+
+def _figure(layout, color_by, bundle, loads, title, histogram):
+    """The matplotlib figure of :func:`draw_floor`."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection, PatchCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
 
     topo, floor = layout.topology, layout.floor
     n, edges = topo.num_switches, topo.edges
@@ -389,8 +404,4 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
                      fontsize=8)
         hx.grid(True, alpha=0.3)
     fig.tight_layout()
-    buf = io.BytesIO()
-    meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
-    fig.savefig(buf, format=fmt, metadata=meta, bbox_inches="tight", pad_inches=0.1)
-    plt.close(fig)
-    return atomic_write_bytes(output, buf.getvalue())
+    return fig

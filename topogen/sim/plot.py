@@ -194,7 +194,6 @@ def plot_latency(frames, output, *, title: str | None = None, log_y: bool = Fals
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import pandas as pd
 
     from ..results import atomic_write_bytes
@@ -209,10 +208,24 @@ def plot_latency(frames, output, *, title: str | None = None, log_y: bool = Fals
     if not frames:
         raise ParameterError("no results rows to plot")
     frame = pd.concat(frames, ignore_index=True)
-    cs = curves(frame, clock_ns=clock_ns)
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text (searchable)
+        fig = _figure(curves(frame, clock_ns=clock_ns), title, log_y, throughput, per_file, names, len(frames))
+        buf = io.BytesIO()
+        meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
+        fig.savefig(buf, format=fmt, metadata=meta)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return atomic_write_bytes(output, buf.getvalue())
+
+
+def _figure(cs, title, log_y, throughput, per_file, names, n_frames):
+    """The matplotlib figure of :func:`plot_latency`."""
+    import matplotlib.pyplot as plt
+
     if not any(c["load"] for c in cs):
         raise ParameterError("no completed rows with a latency to plot")
-    names = list(names) if names is not None else [f"table {i + 1}" for i in range(len(frames))]
+    names = list(names) if names is not None else [f"table {i + 1}" for i in range(n_frames)]
     files = sorted({c["file"] for c in cs}) if per_file else [None]
     # what every curve shares goes to the title; the legend names what differs
     keys = ("network", "routing", "traffic", "simulator")
@@ -238,7 +251,8 @@ def plot_latency(frames, output, *, title: str | None = None, log_y: bool = Fals
         ax = axes[0][j]
         for c in (c for c in cs if f is None or c["file"] == f):
             ls, marker = SIMULATOR_STYLE.get(c["parts"]["simulator"], ("-.", "d"))
-            label = ", ".join(c["parts"][k] for k in keys if k not in shared and c["parts"][k]) or "curve"
+            label = ", ".join(c["parts"][k] for k in ("simulator", "network", "routing", "traffic")
+                              if k not in shared and c["parts"][k]) or "curve"
             if not math.isnan(c["saturation"]):
                 label += f"  (sat. {c['saturation']:.3g})"
             if c["load"]:
@@ -271,8 +285,4 @@ def plot_latency(frames, output, *, title: str | None = None, log_y: bool = Fals
     if head:
         fig.suptitle(head, fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
-    fig.savefig(buf, format=fmt, metadata=meta)
-    plt.close(fig)
-    return atomic_write_bytes(output, buf.getvalue())
+    return fig
