@@ -54,7 +54,8 @@ def cable_stats(layout) -> dict[str, Any]:
 
 
 def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr", "nr"),
-            sample: int | None = None, seed=None, hops: bool = True) -> dict[str, Any]:
+            sample: int | None = None, seed=None, hops: bool = True,
+            progress=None) -> dict[str, Any]:
     """Everything about a topology or layout in one flat dictionary.
 
     Parameters
@@ -72,6 +73,9 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         Seed of the sample; the same sources are used for hops and every routing.
     hops : bool
         Compute ``diameter`` and ``aspl``.
+    progress : callable, optional
+        Called as ``progress(stage, done, total)`` while measuring (``stage`` is
+        ``"hops"`` or ``"<routing> latency"``; ``done`` and ``total`` count sources).
 
     Returns
     -------
@@ -124,6 +128,8 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         out.update(cable_stats(layout))
     sampled = False
     if hops:
+        if progress is not None:
+            progress("hops", 0, 0)
         h = distance_stats(topology, sample=sample, seed=seed)
         out["diameter"] = h.diameter
         out["aspl"] = h.aspl
@@ -132,7 +138,9 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         sampled = sampled or not h.exact
     if layout is not None:
         for r in dict.fromkeys(routings):
-            s = latency_stats(layout, switch_delay=switch_delay, routing=r, sample=sample, seed=seed)
+            report = None if progress is None else (lambda done, total, r=r: progress(f"{r} latency", done, total))
+            s = latency_stats(layout, switch_delay=switch_delay, routing=r, sample=sample, seed=seed,
+                              progress=report)
             out[f"{r}_max_ns"] = s.max
             out[f"{r}_avg_ns"] = s.avg
             if sample is not None:

@@ -388,7 +388,7 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
         spine.set_visible(False)
     from ..sim.plot import short_params
 
-    head = title or (f"{topo.name}({short_params(topo.params)}): {n:,} switches in {floor.cabinets:,} cabinets "
+    head = title or (f"{topo.name}({short_params(topo.params, name=topo.name)}): {n:,} switches in {floor.cabinets:,} cabinets "
                      f"({floor.rows} rows x {floor.columns}, {floor.switches_per_cabinet}/cabinet)")
     ax.set_title(head, fontsize=9)
 

@@ -175,6 +175,7 @@ def simulate_command(args) -> int:
     ``-o`` the file is checked before the simulation and the row is added under a lock; a
     row with the same key (same content, load and seed) is replaced.
     """
+    from .. import _progress
     from .._rng import resolve_seed
     from ..output import check_file_output
     from ..results import append_rows, read_results
@@ -193,11 +194,10 @@ def simulate_command(args) -> int:
         check_file_output(args.output, inputs=[args.input], make_parents=True)
         if Path(args.output).exists():
             read_results(args.output)
-    routing = _load(args)
+    with _progress.Progress(desc="routing"):
+        routing = _load(args)
     opts = _options(args, routing)
     if args.sweep:
-        from .. import _progress
-
         with _progress.Progress(desc="sweep") as bar:
             def report(load, row):
                 bar.update()
@@ -215,7 +215,8 @@ def simulate_command(args) -> int:
         print(f"results: {args.output}")
         return 0
     seed = args.seed if args.seed is not None else derive_seed(routing, load=args.load, **opts)
-    row = with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing)
+    with _progress.Progress(desc=f"simulating load {args.load:g}"):
+        row = with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing)
     print(_line(row))
     if args.output:
         append_rows(args.output, [row], replace_key=point_key)

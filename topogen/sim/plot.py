@@ -48,9 +48,27 @@ def _text(v) -> str | None:
     return str(v)
 
 
-def short_params(params, limit: int = 4) -> str:
+def _generator_order(name, params: dict) -> dict:
+    """``params`` in the generator's signature order, without those left at their default."""
+    try:
+        from .. import registry
+
+        spec = registry.get(name)
+    except Exception:  # noqa: BLE001 - not a registered generator: keep what was recorded
+        return params
+    out = {}
+    for p in spec.params:
+        if p.name in params and (p.required or params[p.name] != p.default):
+            out[p.name] = params[p.name]
+    out.update({k: v for k, v in params.items() if k not in {p.name for p in spec.params}})
+    return out
+
+
+def short_params(params, limit: int = 4, name: str | None = None) -> str:
     """Key parameters of a topology as short text: ``dims=4x4,k=3`` (lists joined by ``x``;
-    seeds, host counts and nested values left out; at most ``limit`` parameters)."""
+    seeds, host counts and nested values left out; at most ``limit`` parameters).  With
+    the generator's ``name``, parameters follow its signature and those at their default
+    are left out."""
     if isinstance(params, str):
         try:
             params = json.loads(params)
@@ -58,6 +76,8 @@ def short_params(params, limit: int = 4) -> str:
             return ""
     if not isinstance(params, dict):
         return ""
+    if name:
+        params = _generator_order(name, params)
     parts = []
     for k, v in params.items():
         if k in _HIDDEN_PARAMS or isinstance(v, dict) or v is None:
@@ -72,7 +92,7 @@ def short_params(params, limit: int = 4) -> str:
 
 def _parts(row) -> dict:
     name = _text(row.get("topology")) or "?"
-    short = short_params(row.get("topology_params"))
+    short = short_params(row.get("topology_params"), name=name)
     return {"network": f"{name}({short})" if short else name,
             "routing": _text(row.get("routing")), "traffic": _text(row.get("traffic")),
             "simulator": _text(row.get("simulator"))}
