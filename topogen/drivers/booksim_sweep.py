@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..results import atomic_write_text, canonical_json, make_row, write_results
-from ..sweep.loads import DEFAULT_POINTS, check_points, fill_loads
+from ..sweep.loads import check_points, fill_loads
 from .base import binary_digest, fresh_path, simulator_failed
 from .booksim import _override_args, find_booksim, read_config_file, run_booksim
 
@@ -117,7 +117,7 @@ def sweep_folder_name(config, overrides: Mapping[str, Any] | None = None) -> str
 
 
 def check_sweep(low: float, high: float, tolerance: float, max_points: int = 30,
-                overrides: Mapping[str, Any] | None = None, points: int = DEFAULT_POINTS) -> None:
+                overrides: Mapping[str, Any] | None = None, points: int = 0) -> None:
     """Refuse impossible sweep settings (before anything is written).
 
     Raises
@@ -165,7 +165,7 @@ def sweep_booksim(
     resume: bool = True,
     progress=None,
     overrides: Mapping[str, Any] | None = None,
-    points: int = DEFAULT_POINTS,
+    points: int = 0,
     **fields,
 ) -> SweepResult:
     """Find zero-load latency and the saturation load of a configuration by bisection,
@@ -209,7 +209,8 @@ def sweep_booksim(
         Further command-line options for every point (``traffic``, ``num_vcs`` ...);
         not ``injection_rate``.
     points : int
-        Evenly spaced loads below saturation (0: bisection only).
+        Evenly spaced loads below saturation (0, the default here: bisection only;
+        ``topogen run booksim --sweep`` asks for 8).
     **fields
         Extra results columns for every row.
 

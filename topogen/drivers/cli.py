@@ -50,6 +50,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         The ``run`` parser.
     """
     parents = list(parents)
+    from ..sweep.loads import DEFAULT_POINTS
     run = subparsers.add_parser(
         "run", parents=parents, help="run BookSim2 or SST/merlin on a topology and collect results",
         description="Export a topology (or take an exported config/bundle), run the simulator "
@@ -82,7 +83,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
     b.add_argument("--high", type=float, default=1.0, help="sweep: highest rate (default 1.0)")
     b.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
-    b.add_argument("--points", type=int, default=8, metavar="N",
+    b.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",
                    help="sweep: evenly spaced rates from --low to 95%% of saturation after the bisection, "
                         "reusing bisection points near them (default 8; 0 = bisection only)")
     b.add_argument("--no-resume", action="store_true", help="sweep: re-run points that have results")

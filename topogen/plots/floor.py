@@ -310,8 +310,8 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
             segs = [np.column_stack(xy(p[:, 0], p[:, 1])) for p in pts]
             lw = 1.2 if len(idx) < 200 else 0.7
             alpha = 0.85 if len(idx) < 300 else max(0.25, 0.85 * math.sqrt(300 / len(idx)))
-            if color_by == "load":  # busy channels on top
-                srt = np.argsort(link_load[idx])
+            if color_by in ("load", "length"):  # busy channels, long cables on top
+                srt = np.argsort((link_load if color_by == "load" else lengths)[idx], kind="stable")
                 segs = [segs[i] for i in srt]
                 idx = idx[srt]
             ax.add_collection(LineCollection(segs, colors=colours(idx), linewidths=lw, alpha=alpha,

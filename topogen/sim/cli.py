@@ -24,6 +24,7 @@ def add_parsers(subparsers, parents=()) -> None:
     parents = list(parents)
     from .._validate import int_option
     from .. import sim_defaults as sd
+    from ..sweep.loads import DEFAULT_POINTS
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -79,7 +80,7 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
     s.add_argument("--high", type=float, default=1.0, help="sweep: highest load (default 1.0)")
     s.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
-    s.add_argument("--points", type=int, default=8, metavar="N",
+    s.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",
                    help="sweep: evenly spaced loads from --low to 95%% of saturation after the bisection, "
                         "reusing bisection points near them (default 8; 0 = bisection only)")
     s.add_argument("--no-resume", action="store_true", help="sweep: simulate points again")

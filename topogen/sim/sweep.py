@@ -29,7 +29,7 @@ from .._digest import routing_digest, seed_from
 from .._rng import resolve_seed
 from ..errors import ParameterError
 from ..results import append_rows, make_row, read_results
-from ..sweep.loads import DEFAULT_POINTS, check_points, fill_loads
+from ..sweep.loads import check_points, fill_loads
 from .measure import describe, simulate
 
 __all__ = ["sweep", "SweepOutcome", "point_key", "derive_seed", "with_digest"]
@@ -94,7 +94,7 @@ def derive_seed(routing, **kwargs) -> int:
 
 
 def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: float = 0.01,
-          resume: bool = True, seed=None, progress=None, points: int = DEFAULT_POINTS,
+          resume: bool = True, seed=None, progress=None, points: int = 0,
           **kwargs) -> SweepOutcome:
     """Find the zero-load latency and the saturation load by bisection, then fill the
     curve below saturation with evenly spaced loads.
@@ -116,8 +116,10 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
         :func:`derive_seed`).
     progress : callable(load, row), optional
     points : int
-        Evenly spaced loads from ``low`` to 95 % of the saturation load on the curve (0:
-        bisection only); loads a bisection point already stands close to are not simulated.
+        Evenly spaced loads from ``low`` to 95 % of the saturation load on the curve (0, the
+        default here: bisection only, for callers that need only the saturation load;
+        ``topogen simulate --sweep`` asks for :data:`~topogen.sweep.loads.DEFAULT_POINTS`);
+        loads a bisection point already stands close to are not simulated.
     **kwargs
         Passed to :func:`topogen.sim.simulate` (traffic, load_unit, config fields ...).
     """
