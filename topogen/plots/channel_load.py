@@ -91,7 +91,8 @@ def _switch_of_hosts(topology) -> np.ndarray:
     return np.repeat(np.arange(topology.num_switches, dtype=np.int64), np.asarray(topology.hosts, dtype=np.int64))
 
 
-def channel_loads(routing, traffic: str = "uniform", *, seed=None, self_traffic: bool = True) -> ChannelLoads:
+def channel_loads(routing, traffic: str = "uniform", *, seed=None, self_traffic: bool = True,
+                  progress=None) -> ChannelLoads:
     """Expected flits per cycle on every directed link of ``routing`` under ``traffic``.
 
     Parameters
@@ -104,6 +105,8 @@ def channel_loads(routing, traffic: str = "uniform", *, seed=None, self_traffic:
         Draws the fixed parts of ``randperm`` and ``worstcase`` (as the simulator does).
     self_traffic : bool
         ``uniform``: a host may send to itself (BookSim's definition; default).
+    progress : callable, optional
+        ``uniform``: called as ``progress(done_pairs, total_pairs)``.
 
     Returns
     -------
@@ -125,7 +128,7 @@ def channel_loads(routing, traffic: str = "uniform", *, seed=None, self_traffic:
     link = np.asarray(topology.directed_edge_ids, dtype=np.int64)
     name = str(traffic).lower()
     if name in ("uniform", "uniform_random"):
-        load = uniform_channel_load(routing, self_traffic=self_traffic)
+        load = uniform_channel_load(routing, self_traffic=self_traffic, progress=progress)
         return ChannelLoads(load, src, dst, link, "uniform")
     pattern = Traffic(traffic, topology.num_hosts, make_rng(seed), routing=routing)
     active = pattern.active

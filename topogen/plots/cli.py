@@ -82,12 +82,17 @@ def draw_command(args) -> int:
     if args.load:
         from .channel_load import channel_loads
 
-        with _progress.Progress(desc="channel loads"):
-            if routing is None:
-                from ..routing import route
+        if routing is None:
+            from ..routing import route
 
+            with _progress.Progress(desc=f"{args.routing} routing"):
                 routing = route(layout.topology, layout, args.routing, vcs=args.vcs, seed=seed, ties=args.ties)
-            loads = channel_loads(routing, args.traffic, seed=seed)
+        with _progress.Progress(desc="channel loads") as bar:
+            def report(done, total):
+                bar.total, bar.count = total, done
+                bar.update(0)
+
+            loads = channel_loads(routing, args.traffic, seed=seed, progress=report)
     from .floor import draw_floor
 
     with _progress.Progress(desc="drawing"):

@@ -370,18 +370,19 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
         cax = ax.inset_axes([1.015, 0.1, 0.018, 0.8])
         cbar = fig.colorbar(sm, cax=cax)
-        cbar.set_label(f"max channel load in a tray (flits/cycle per flit/host/cycle, {loads.traffic})"
+        cbar.set_label(f"busiest channel in the tray\n(flits/cycle per flit/host/cycle, {loads.traffic})"
                        if bundled and color_by == "load" else
-                       f"flits/cycle per flit/host/cycle ({loads.traffic})" if color_by == "load" else
+                       f"channel load (flits/cycle\nper flit/host/cycle, {loads.traffic})" if color_by == "load" else
                        "cables per tray segment" if bundled else "cable length (m)", fontsize=8)
         cbar.ax.tick_params(labelsize=7)
 
     ax.set_aspect("equal")
     ax.autoscale_view()
-    margin = 0.6 * depth
-    xs, ys = zip(*[xy(np.array([-margin, span_u]), np.array([-width, span_v]))])
-    ax.set_xlim(min(xs[0]), max(xs[0]))
-    ax.set_ylim(min(ys[0]), max(ys[0]))
+    lim_u = np.array([-0.6 * depth, (floor.rows - 1) * depth + 0.6 * depth])
+    lim_v = np.array([-0.7 * width, (floor.columns - 1) * width + 0.7 * width])
+    xs, ys = xy(lim_u, lim_v)
+    ax.set_xlim(xs.min(), xs.max())
+    ax.set_ylim(ys.min(), ys.max())
     ax.set_xticks([])
     ax.set_yticks([])
     for spine in ax.spines.values():
@@ -396,6 +397,7 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
         load = loads.load
         hx.hist(load, bins=min(60, max(10, int(math.sqrt(len(load))))), color="0.45")
         hx.axvline(loads.max_load, color="red", lw=1.5)
+        hx.set_yscale("log")  # the few hot channels stay visible
         hx.set_xlabel(f"channel load (flits/cycle at 1 flit/host/cycle)", fontsize=8)
         hx.set_ylabel("directed channels", fontsize=8)
         hx.tick_params(labelsize=7)

@@ -19,7 +19,7 @@ from .base import TableRouting
 __all__ = ["uniform_channel_load", "load_ceiling", "pair_channel_load"]
 
 
-def uniform_channel_load(routing: TableRouting, *, self_traffic: bool = True) -> np.ndarray:
+def uniform_channel_load(routing: TableRouting, *, self_traffic: bool = True, progress=None) -> np.ndarray:
     """Flits per cycle on each directed link (CSR entry) at one flit per host per cycle.
 
     Parameters
@@ -29,6 +29,8 @@ def uniform_channel_load(routing: TableRouting, *, self_traffic: bool = True) ->
     self_traffic : bool
         Destinations drawn among all hosts, the source included (BookSim's ``uniform``;
         default), or among the other hosts only.
+    progress : callable, optional
+        Called as ``progress(done_pairs, total_pairs)`` after each block of switch pairs.
 
     Returns
     -------
@@ -47,7 +49,12 @@ def uniform_channel_load(routing: TableRouting, *, self_traffic: bool = True) ->
         raise ParameterError("channel loads need at least two hosts")
     denom = total if self_traffic else total - 1.0
     load = np.zeros(len(routing.view.indices), dtype=float)
+    n = routing.num_switches
+    done = 0
     for s, d in routing._pair_blocks():
+        done += len(s)
+        if progress is not None:
+            progress(done, n * (n - 1))
         rate = hosts[s] * hosts[d] / denom
         ent, _ = routing.route_matrix(s, d)
         if ent.size == 0:
