@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
 
 __all__ = ["ChannelLoads", "channel_loads"]
 

@@ -398,7 +398,7 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
         hx.hist(load, bins=min(60, max(10, int(math.sqrt(len(load))))), color="0.45")
         hx.axvline(loads.max_load, color="red", lw=1.5)
         hx.set_yscale("log")  # the few hot channels stay visible
-        hx.set_xlabel(f"channel load (flits/cycle at 1 flit/host/cycle)", fontsize=8)
+        hx.set_xlabel("channel load (flits/cycle at 1 flit/host/cycle)", fontsize=8)
         hx.set_ylabel("directed channels", fontsize=8)
         hx.tick_params(labelsize=7)
         hx.set_title(f"{loads.traffic}: max {loads.max_load:.3g} (switch {int(loads.src[loads.busiest])}"
