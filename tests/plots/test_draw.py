@@ -134,3 +134,23 @@ def test_cli_draw_refuses_bad_input_in_one_line(tmp_path, capsys, argv, words):
 def test_cli_draw_missing_file(tmp_path, capsys):
     assert main(["draw", str(tmp_path / "none.json"), "-o", str(tmp_path / "x.png")]) != 0
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_cli_draw_a_routing_folder(tmp_path, capsys):
+    topo = tmp_path / "cube.json"
+    formats.save(topo, hypercube(4))
+    assert main(["-q", "route", str(topo), "-a", "nr", "--ties", "lowest", "-o", str(tmp_path / "r")]) == 0
+    capsys.readouterr()
+    assert main(["draw", str(tmp_path / "r"), "--load", "-o", str(tmp_path / "r.svg")]) == 0
+    assert "busiest channel: switch 0 -> 1" in capsys.readouterr().out  # the folder's lowest-id ties
+    assert "busiest channel 0->1" in svg_text(tmp_path / "r.svg")
+    # the folder's routing is drawn: routing options are refused, not ignored
+    assert main(["draw", str(tmp_path / "r"), "--load", "--ties", "spread", "-o", str(tmp_path / "s.png")]) != 0
+    assert "drop --ties" in capsys.readouterr().err and not (tmp_path / "s.png").exists()
+    # a non-table routing has no channel loads: one line, no picture
+    assert main(["-q", "route", str(topo), "-a", "valiant", "-o", str(tmp_path / "v")]) == 0
+    capsys.readouterr()
+    assert main(["draw", str(tmp_path / "v"), "--load", "-o", str(tmp_path / "v2.png")]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith("topogen: error:") and "table routing" in err and err.count("\n") == 1
+    assert not (tmp_path / "v2.png").exists()

@@ -39,8 +39,8 @@ def add_parsers(subparsers, parents=()) -> None:
     d.add_argument("--title", default=None)
     d.add_argument("--load", action="store_true",
                    help="expected channel loads of --routing under --traffic, on the floor and as a histogram")
-    d.add_argument("--routing", default="nr", help="routing when FILE is a topology (default nr)")
-    d.add_argument("--ties", choices=("spread", "lowest", "random"), default="spread",
+    d.add_argument("--routing", default=None, help="routing when FILE is a topology (default nr)")
+    d.add_argument("--ties", choices=("spread", "lowest", "random"), default=None,
                    help="tie rule of nr/fr tables (default spread)")
     d.add_argument("--vcs", type=int, default=None, metavar="K", help="VCs given to the routing")
     d.add_argument("--traffic", default="uniform", help=f"pattern for --load: {', '.join(PATTERNS)} (default uniform)")
@@ -72,6 +72,11 @@ def draw_command(args) -> int:
     if path.is_dir():
         from ..routing import load_routing
 
+        given = [o for o, v in (("--routing", args.routing), ("--ties", args.ties), ("--vcs", args.vcs))
+                 if v is not None]
+        if given:
+            raise ParameterError(f"{path} is a routing folder, whose routing is drawn; drop {', '.join(given)} "
+                                 "(or give the topology file)")
         routing = load_routing(path)
         layout = routing.layout if getattr(routing, "layout", None) is not None else default_layout(routing.topology)
     else:
@@ -85,8 +90,10 @@ def draw_command(args) -> int:
         if routing is None:
             from ..routing import route
 
-            with _progress.Progress(desc=f"{args.routing} routing"):
-                routing = route(layout.topology, layout, args.routing, vcs=args.vcs, seed=seed, ties=args.ties)
+            algorithm = args.routing or "nr"
+            with _progress.Progress(desc=f"{algorithm} routing"):
+                routing = route(layout.topology, layout, algorithm, vcs=args.vcs, seed=seed,
+                                ties=args.ties or "spread")
         with _progress.Progress(desc="channel loads") as bar:
             def report(done, total):
                 bar.total, bar.count = total, done
