@@ -175,9 +175,10 @@ def sweep_booksim(
     between the highest stable and lowest unstable load until they are within
     ``tolerance``.  Then it simulates the loads of :func:`topogen.sweep.loads.fill_loads`:
     ``points`` evenly spaced loads from ``low`` to 95 % of the highest stable load, but
-    for those a point already simulated stands close to.  A load is *stable* if the run completed; ``saturated``, ``deadlock``
-    and ``hang`` count as unstable; ``rejected``/``crash``/``incomplete`` stop the sweep
-    with :class:`~topogen.errors.SimulatorFailed`.
+    for those a point already simulated stands close to.  A load is *stable* if the run
+    completed; ``saturated``, ``deadlock`` and ``hang`` count as unstable;
+    ``rejected``/``crash``/``incomplete`` stop the sweep with
+    :class:`~topogen.errors.SimulatorFailed`.
 
     Every point is stored as ``out_dir/points/rate_<load>-<key>.json`` (atomically; the
     key is :func:`point_key`) with its raw log ``rate_<load>-<key>.log`` beside it (an
