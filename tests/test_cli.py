@@ -91,7 +91,7 @@ def test_registry():
 def fake_analyze(monkeypatch):
     calls = []
 
-    def analyze(obj, *, switch_delay=60.0, routings=("fr", "nr"), sample=None, seed=None):
+    def analyze(obj, *, switch_delay=60.0, routings=("fr", "nr"), sample=None, seed=None, progress=None):
         calls.append(dict(obj=obj, switch_delay=switch_delay, routings=routings, sample=sample, seed=seed))
         t = obj.topology
         return {"name": t.name, "switches": t.num_switches, "links": t.num_links,

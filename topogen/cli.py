@@ -392,13 +392,20 @@ def _cmd_analyze(args, pairs) -> int:
     if args.cost:
         extra["cost"] = True
     rows, labels, provenance = [], [], []
-    for k, src in enumerate(_progress.progress(args.sources, desc="analyzing"), 1):
+    for k, src in enumerate(args.sources, 1):
         own = [p for p in pairs if p[3] in (0, k)]
         label, topology, layout = _source(src, own, args)
         if relayout or layout is None:
             layout = default_layout(topology, **_layout_kwargs(args), seed=seed)
-        row = analyze(layout, switch_delay=args.switch_delay, routings=routings, sample=args.sample, seed=seed,
-                      **extra)
+
+        where = f"analyzing {k}/{len(args.sources)}" if len(args.sources) > 1 else "analyzing"
+        with _progress.Progress(desc=where) as bar:
+            def report(stage, done, total, bar=bar, where=where):
+                bar.desc, bar.total, bar.count = f"{where} {stage}", total or None, done
+                bar.update(0)
+
+            row = analyze(layout, switch_delay=args.switch_delay, routings=routings, sample=args.sample,
+                          seed=seed, progress=report, **extra)
         rows.append(dict(row))
         labels.append(label)
         provenance.append(_provenance(topology))
@@ -640,7 +647,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
 #: ``simulate``, ``plot``, ``crossval`` ...) through their ``add_parsers(subparsers, parents)``.
-_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.crossval", ".sweep.cli")
+_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.crossval", ".sweep.cli",
+            ".plots.cli")
 
 
 _WITH_PARAMS = {"generate", "analyze", "analyse", "reproduce"}

@@ -787,3 +787,31 @@ def test_kill_9_during_booksim_sweep_then_resume(tmp_path, config):
     n_clean = len(clean_calls.read_text().splitlines())
     n_all = len(calls.read_text().splitlines())
     assert n_clean <= n_all <= n_clean + kills  # finished points were never simulated again
+
+
+@needs_fixtures
+def test_sweep_fills_the_curve_below_saturation(tmp_path, config, monkeypatch):
+    """points=N: evenly spaced rates up to 95 % of saturation after the bisection, reusing
+    bisection points near them; resumed without simulating anything again."""
+    from topogen.sweep.loads import fill_loads
+
+    counter = tmp_path / "calls.txt"
+    exe = fake(tmp_path, SWEEP_FAKE.format(python=sys.executable, counter=str(counter), knee=0.37,
+                                           low=str(FIXTURES / "torus4x4_c2_low.out"),
+                                           high=str(FIXTURES / "torus4x4_c2_high.out")))
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
+    kw = dict(low=0.01, high=1.0, tolerance=0.05, timeout=20)
+    bare = bd.sweep_booksim(config, tmp_path / "bare", **kw)
+    n_bare = len(counter.read_text().split())
+    res = bd.sweep_booksim(config, tmp_path / "full", points=6, **kw)
+    assert res.saturation_load == bare.saturation_load
+    loads = sorted(r["offered_load"] for r in res.rows)
+    grid = fill_loads(0.01, res.saturation_load, points=6)
+    step = grid[1] - grid[0]
+    assert all(min(abs(x - g) for x in loads) <= step / 3 + 1e-9 for g in grid)
+    simulated = len(counter.read_text().split()) - n_bare
+    assert simulated == len(res.rows) < len(bare.rows) + 6
+    bd.sweep_booksim(config, tmp_path / "full", points=6, **kw)
+    assert len(counter.read_text().split()) - n_bare == simulated  # resumed: nothing new
+    with pytest.raises(ParameterError, match="--points"):
+        bd.sweep_booksim(config, tmp_path / "x", points=1, **kw)

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..results import atomic_write_text, canonical_json, make_row, write_results
+from ..sweep.loads import check_points, fill_loads
 from .base import binary_digest, fresh_path, simulator_failed
 from .booksim import _override_args, find_booksim, read_config_file, run_booksim
 
@@ -116,7 +117,7 @@ def sweep_folder_name(config, overrides: Mapping[str, Any] | None = None) -> str
 
 
 def check_sweep(low: float, high: float, tolerance: float, max_points: int = 30,
-                overrides: Mapping[str, Any] | None = None) -> None:
+                overrides: Mapping[str, Any] | None = None, points: int = 0) -> None:
     """Refuse impossible sweep settings (before anything is written).
 
     Raises
@@ -129,6 +130,7 @@ def check_sweep(low: float, high: float, tolerance: float, max_points: int = 30,
         raise ParameterError(f"tolerance must be > 0, got {tolerance}")
     if max_points < 2:
         raise ParameterError(f"max_points must be at least 2, got {max_points}")
+    check_points(points)
     if overrides and "injection_rate" in overrides:
         raise ParameterError("a load sweep sets injection_rate itself; drop it from the overrides")
     _override_args(overrides)  # fixed options refused here
@@ -163,15 +165,20 @@ def sweep_booksim(
     resume: bool = True,
     progress=None,
     overrides: Mapping[str, Any] | None = None,
+    points: int = 0,
     **fields,
 ) -> SweepResult:
-    """Find zero-load latency and the saturation load of a configuration by bisection.
+    """Find zero-load latency and the saturation load of a configuration by bisection,
+    then fill the curve below saturation with evenly spaced loads.
 
     Runs ``low`` (zero-load latency), then ``high``; if ``high`` is unstable it bisects
     between the highest stable and lowest unstable load until they are within
-    ``tolerance``.  A load is *stable* if the run completed; ``saturated``, ``deadlock``
-    and ``hang`` count as unstable; ``rejected``/``crash``/``incomplete`` stop the sweep
-    with :class:`~topogen.errors.SimulatorFailed`.
+    ``tolerance``.  Then it simulates the loads of :func:`topogen.sweep.loads.fill_loads`:
+    ``points`` evenly spaced loads from ``low`` to 95 % of the highest stable load, but
+    for those a point already simulated stands close to.  A load is *stable* if the run
+    completed; ``saturated``, ``deadlock`` and ``hang`` count as unstable;
+    ``rejected``/``crash``/``incomplete`` stop the sweep with
+    :class:`~topogen.errors.SimulatorFailed`.
 
     Every point is stored as ``out_dir/points/rate_<load>-<key>.json`` (atomically; the
     key is :func:`point_key`) with its raw log ``rate_<load>-<key>.log`` beside it (an
@@ -202,6 +209,9 @@ def sweep_booksim(
     overrides : mapping, optional
         Further command-line options for every point (``traffic``, ``num_vcs`` ...);
         not ``injection_rate``.
+    points : int
+        Evenly spaced loads below saturation (0, the default here: bisection only;
+        ``topogen run booksim --sweep`` asks for 8).
     **fields
         Extra results columns for every row.
 
@@ -213,7 +223,7 @@ def sweep_booksim(
     ------
     ParameterError, SimulatorNotFound, SimulatorFailed
     """
-    check_sweep(low, high, tolerance, max_points, overrides)
+    check_sweep(low, high, tolerance, max_points, overrides, points)
     exe = find_booksim(binary)
     config = Path(config).resolve()
     if not config.is_file():
@@ -279,6 +289,8 @@ def sweep_booksim(
                     lo = mid
                 else:
                     hi = mid
+        for rate in fill_loads(low, lo, points=points, done=[float(k) for k in rows]):
+            point(rate)
     result = SweepResult(
         rows=sorted(rows.values(), key=lambda r: r["offered_load"]),
         zero_load_latency=zero,

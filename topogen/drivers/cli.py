@@ -50,6 +50,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         The ``run`` parser.
     """
     parents = list(parents)
+    from ..sweep.loads import DEFAULT_POINTS
     run = subparsers.add_parser(
         "run", parents=parents, help="run BookSim2 or SST/merlin on a topology and collect results",
         description="Export a topology (or take an exported config/bundle), run the simulator "
@@ -82,6 +83,9 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
     b.add_argument("--high", type=float, default=1.0, help="sweep: highest rate (default 1.0)")
     b.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
+    b.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",
+                   help="sweep: evenly spaced rates from --low to 95%% of saturation after the bisection, "
+                        "reusing bisection points near them (default 8; 0 = bisection only)")
     b.add_argument("--no-resume", action="store_true", help="sweep: re-run points that have results")
     b.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="per-run timeout (default 3600)")
     b.add_argument("--binary", default=None, metavar="PATH", help="BookSim executable")
@@ -283,7 +287,7 @@ def _run_booksim(args, src: Path, out_dir: Path):
     if is_config and rate is not None:
         overrides["injection_rate"] = rate
     if args.sweep:
-        check_sweep(args.low, args.high, args.tolerance, overrides=overrides)
+        check_sweep(args.low, args.high, args.tolerance, overrides=overrides, points=args.points)
     else:
         _override_args(overrides)
     created_dirs = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
@@ -323,7 +327,7 @@ def _run_booksim(args, src: Path, out_dir: Path):
             res = sweep_booksim(config, out_dir / sweep_folder_name(config, overrides), low=args.low,
                                 high=args.high, tolerance=args.tolerance, timeout=args.timeout,
                                 binary=args.binary, resume=not args.no_resume, progress=report,
-                                overrides=overrides)
+                                overrides=overrides, points=args.points)
         summary = (f"zero-load latency {res.zero_load_latency:.4g} cycles; saturation between "
                    f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})"
                    f"; config: {config}")

@@ -55,7 +55,8 @@ def cable_stats(layout) -> dict[str, Any]:
 
 def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr", "nr"),
             sample: int | None = None, seed=None, hops: bool = True, bisection: bool = False,
-            bisection_runs: int = 4, resilience_trials: int = 0, cost=False) -> dict[str, Any]:
+            bisection_runs: int = 4, resilience_trials: int = 0, cost=False,
+            progress=None) -> dict[str, Any]:
     """Everything about a topology or layout in one flat dictionary.
 
     Parameters
@@ -89,6 +90,9 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         with the given model, or the Slim Fly paper's when True): ``electric_cables``,
         ``optical_cables``, ``router_cost``, ``cable_cost``, ``total_cost``,
         ``cost_per_endpoint`` ($), ``power_w``, ``power_per_endpoint`` (W).
+    progress : callable, optional
+        Called as ``progress(stage, done, total)`` while measuring (``stage`` is
+        ``"hops"`` or ``"<routing> latency"``; ``done`` and ``total`` count sources).
 
     Returns
     -------
@@ -146,6 +150,8 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         out.update(cable_stats(layout))
     sampled = False
     if hops:
+        if progress is not None:
+            progress("hops", 0, 0)
         h = distance_stats(topology, sample=sample, seed=seed)
         out["diameter"] = h.diameter
         out["aspl"] = h.aspl
@@ -154,7 +160,9 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         sampled = sampled or not h.exact
     if layout is not None:
         for r in dict.fromkeys(routings):
-            s = latency_stats(layout, switch_delay=switch_delay, routing=r, sample=sample, seed=seed)
+            report = None if progress is None else (lambda done, total, r=r: progress(f"{r} latency", done, total))
+            s = latency_stats(layout, switch_delay=switch_delay, routing=r, sample=sample, seed=seed,
+                              progress=report)
             out[f"{r}_max_ns"] = s.max
             out[f"{r}_avg_ns"] = s.avg
             if sample is not None:

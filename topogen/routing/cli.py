@@ -106,13 +106,17 @@ def run_route(args) -> int:
 
     force = getattr(args, "force", False)
     check_dir_output(args.output, inputs=[args.file], force=force)  # before the work
+    from .. import _progress
+
     topology, layout = load(args.file)
-    routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
-                    switch_delay=args.switch_delay, base=args.base, root=args.root,
-                    ties=getattr(args, "ties", "spread"), ties_seed=getattr(args, "ties_seed", None),
-                    clock_period_ns=getattr(args, "clock_period", None))
+    with _progress.Progress(desc=f"{args.algorithm} routing of {topology.num_switches:,} switches"):
+        routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
+                        switch_delay=args.switch_delay, base=args.base, root=args.root,
+                        ties=getattr(args, "ties", "spread"), ties_seed=getattr(args, "ties_seed", None),
+                        clock_period_ns=getattr(args, "clock_period", None))
     out = Path(args.output)
-    with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp:
+    with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp, \
+            _progress.Progress(desc=f"writing {out}"):
         table = args.table
         if table == "auto":
             table = "csv" if topology.num_switches <= AUTO_TABLE_MAX_SWITCHES else "none"
@@ -137,7 +141,10 @@ def run_check(args) -> int:
     from .base import load_routing
     from .deadlock import check
 
+    from .. import _progress
+
     routing = load_routing(args.directory)
-    report = check(routing)
+    with _progress.Progress(desc="checking the channel dependency graph"):
+        report = check(routing)
     print(report.summary())
     return 0 if report.acyclic else 1

@@ -24,6 +24,7 @@ def add_parsers(subparsers, parents=()) -> None:
     parents = list(parents)
     from .._validate import int_option
     from .. import sim_defaults as sd
+    from ..sweep.loads import DEFAULT_POINTS
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -79,6 +80,9 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
     s.add_argument("--high", type=float, default=1.0, help="sweep: highest load (default 1.0)")
     s.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
+    s.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",
+                   help="sweep: evenly spaced loads from --low to 95%% of saturation after the bisection, "
+                        "reusing bisection points near them (default 8; 0 = bisection only)")
     s.add_argument("--no-resume", action="store_true", help="sweep: simulate points again")
     s.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="results file .csv/.json/.parquet (rows are added under a lock; a row of the "
@@ -87,12 +91,20 @@ def add_parsers(subparsers, parents=()) -> None:
 
     p = subparsers.add_parser(
         "plot", parents=parents, help="plot latency against offered load from results tables",
-        description="Draw one latency/offered-load curve per topology, routing and traffic of the "
-                    "given results tables (any simulator) on one chart.")
+        description="Draw one latency/offered-load curve per topology, routing, traffic and simulator "
+                    "of the given results tables (reference, BookSim, SST rows alike) on one chart, "
+                    "saturation marked; --throughput adds accepted vs offered load.")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results files (.csv/.json/.parquet)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="chart file .png or .svg")
     p.add_argument("--title", default=None)
     p.add_argument("--log-y", action="store_true", help="logarithmic latency axis")
+    p.add_argument("--throughput", action="store_true",
+                   help="add a panel of accepted against offered load")
+    p.add_argument("--per-file", action="store_true",
+                   help="one panel per results file, all on the same axes")
+    p.add_argument("--clock-ns", type=float, default=None, metavar="NS",
+                   help="cycle length for drawing ns latencies (SST) in cycles (default: the rows' "
+                        "recorded clock, else the shared default)")
     p.set_defaults(handler=plot_command)
 
 
@@ -164,6 +176,7 @@ def simulate_command(args) -> int:
     ``-o`` the file is checked before the simulation and the row is added under a lock; a
     row with the same key (same content, load and seed) is replaced.
     """
+    from .. import _progress
     from .._rng import resolve_seed
     from ..output import check_file_output
     from ..results import append_rows, read_results
@@ -174,15 +187,26 @@ def simulate_command(args) -> int:
         args.seed = resolve_seed(args.seed)
     if args.sweep and not args.output:
         raise ParameterError("--sweep needs -o FILE (the sweep writes and resumes from it)")
+    if args.sweep:
+        from ..sweep.loads import check_points
+
+        check_points(args.points)
     if args.output:  # before the work: a wrong output is refused now, not after simulating
         check_file_output(args.output, inputs=[args.input], make_parents=True)
         if Path(args.output).exists():
             read_results(args.output)
-    routing = _load(args)
+    with _progress.Progress(desc="routing"):
+        routing = _load(args)
     opts = _options(args, routing)
     if args.sweep:
-        res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
-                    resume=not args.no_resume, seed=args.seed, **opts)
+        with _progress.Progress(desc="sweep") as bar:
+            def report(load, row):
+                bar.update()
+                bar.status(f"load {load:g}: {row['status']}")
+
+            res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
+                        resume=not args.no_resume, seed=args.seed, points=args.points, progress=report,
+                        **opts)
         for row in res.rows:
             print(_line(row))
         upper = "inf" if math.isinf(res.saturation_upper) else f"{res.saturation_upper:g}"
@@ -192,7 +216,8 @@ def simulate_command(args) -> int:
         print(f"results: {args.output}")
         return 0
     seed = args.seed if args.seed is not None else derive_seed(routing, load=args.load, **opts)
-    row = with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing)
+    with _progress.Progress(desc=f"simulating load {args.load:g}"):
+        row = with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing)
     print(_line(row))
     if args.output:
         append_rows(args.output, [row], replace_key=point_key)
@@ -212,6 +237,8 @@ def plot_command(args) -> int:
         if not Path(f).is_file():
             raise ParameterError(f"results file {f} does not exist")
         frames.append(read_results(f))
-    out = plot_latency(frames, args.output, title=args.title, log_y=args.log_y)
+    out = plot_latency(frames, args.output, title=args.title, log_y=args.log_y,
+                       throughput=args.throughput, per_file=args.per_file, names=args.results,
+                       clock_ns=args.clock_ns)
     print(f"plot: {out}")
     return 0

@@ -2,7 +2,10 @@
 
 :func:`sweep` simulates the lowest load (the zero-load latency) and bisects the offered load
 between ``low`` and ``high`` on the outcome (``completed`` = sustained, anything else =
-saturated) until the bracket is narrower than ``tolerance``.  After every point its row is
+saturated) until the bracket is narrower than ``tolerance``, then fills the curve below
+saturation with evenly spaced loads (:func:`topogen.sweep.loads.fill_loads`, ``points``
+of them up to 95 % of the saturation load, leaving out those a point already simulated
+stands in for), so the curve shows its knee.  After every point its row is
 added to the results file under a lock (:func:`topogen.results.append_rows`), so an
 interrupted sweep leaves a valid file and concurrent sweeps into one file keep every row.
 
@@ -26,6 +29,7 @@ from .._digest import routing_digest, seed_from
 from .._rng import resolve_seed
 from ..errors import ParameterError
 from ..results import append_rows, make_row, read_results
+from ..sweep.loads import check_points, fill_loads
 from .measure import describe, simulate
 
 __all__ = ["sweep", "SweepOutcome", "point_key", "derive_seed", "with_digest"]
@@ -90,8 +94,10 @@ def derive_seed(routing, **kwargs) -> int:
 
 
 def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: float = 0.01,
-          resume: bool = True, seed=None, progress=None, **kwargs) -> SweepOutcome:
-    """Find the zero-load latency and the saturation load by bisection.
+          resume: bool = True, seed=None, progress=None, points: int = 0,
+          **kwargs) -> SweepOutcome:
+    """Find the zero-load latency and the saturation load by bisection, then fill the
+    curve below saturation with evenly spaced loads.
 
     Parameters
     ----------
@@ -109,6 +115,11 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
         One seed for every point (derived from the points' content when None, see
         :func:`derive_seed`).
     progress : callable(load, row), optional
+    points : int
+        Evenly spaced loads from ``low`` to 95 % of the saturation load on the curve (0, the
+        default here: bisection only, for callers that need only the saturation load;
+        ``topogen simulate --sweep`` asks for :data:`~topogen.sweep.loads.DEFAULT_POINTS`);
+        loads a bisection point already stands close to are not simulated.
     **kwargs
         Passed to :func:`topogen.sim.simulate` (traffic, load_unit, config fields ...).
     """
@@ -116,6 +127,7 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
         raise ParameterError(f"sweep needs 0 < low < high, got low={low}, high={high}")
     if not tolerance > 0:
         raise ParameterError(f"tolerance must be positive, got {tolerance}")
+    check_points(points)
     seed = derive_seed(routing, load=low, **kwargs) if seed is None else resolve_seed(seed)
     output = Path(output)
     index: dict = {}
@@ -149,8 +161,9 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
     lo, hi = low, high
     top = point(high)
     if top["status"] == "completed":
-        return SweepOutcome(done_rows, zero, high, math.inf, counts["simulated"], counts["reused"])
-    while hi - lo > tolerance:
+        hi = math.inf
+        lo = high
+    while math.isfinite(hi) and hi - lo > tolerance:
         mid = float(f"{(lo + hi) / 2:.6g}")
         if not lo < mid < hi:
             break
@@ -158,4 +171,7 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
             lo = mid
         else:
             hi = mid
+    for load in fill_loads(low, lo, points=points, done=[float(r["offered_load"]) for r in done_rows]):
+        point(load)
+    done_rows.sort(key=lambda r: float(r["offered_load"]))
     return SweepOutcome(done_rows, zero, lo, hi, counts["simulated"], counts["reused"])

@@ -1,0 +1,81 @@
+"""Offered loads of a latency-load curve below saturation.
+
+A saturation search (bisection) simulates almost every point at or just below the
+saturation load, so its points alone draw no knee.  :func:`fill_loads` gives the evenly
+spaced loads from the lowest load up to a fraction (95 %) of the saturation load that
+a sweep simulates afterwards, leaving out every target that a point already simulated
+stands close enough to, so no simulation is repeated or wasted::
+
+    >>> fill_loads(0.01, 0.4, points=4, done=[0.01, 0.25])
+    [0.133333, 0.38]
+
+The loads are rounded to 6 significant digits, like the bisection's, so a resumed sweep
+asks for exactly the same loads and finds its points by their content key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from ..errors import ParameterError
+
+__all__ = ["fill_loads", "DEFAULT_POINTS", "FILL_FRACTION", "check_points"]
+
+#: evenly spaced loads below saturation on a swept curve (``--points``)
+DEFAULT_POINTS = 8
+#: the highest filled load as a fraction of the saturation load
+FILL_FRACTION = 0.95
+
+
+def check_points(points) -> int:
+    """``points`` as an int, refused with a one-line message unless it is 0 (no filling) or
+    at least 2.
+
+    Raises
+    ------
+    ParameterError
+    """
+    if isinstance(points, bool) or not isinstance(points, int) or points < 0 or points == 1:
+        raise ParameterError(f"--points must be 0 (bisection only) or an integer >= 2, got {points!r}")
+    return points
+
+
+def fill_loads(low: float, saturation: float, *, points: int = DEFAULT_POINTS,
+               done: Iterable[float] = (), fraction: float = FILL_FRACTION) -> list[float]:
+    """Loads to simulate so the curve has ``points`` evenly spaced loads below saturation.
+
+    Parameters
+    ----------
+    low : float
+        Lowest load of the sweep (its zero-load point, the first of the grid).
+    saturation : float
+        Highest sustained load found by the search.
+    points : int
+        Loads on the grid ``low, ..., fraction * saturation`` (both ends included); 0
+        asks for none.
+    done : iterable of float
+        Loads already simulated (sustained or not); a grid load within a third of the
+        grid step of one of them is left out.
+    fraction : float
+        Top of the grid as a fraction of ``saturation``.
+
+    Returns
+    -------
+    list of float
+        Increasing loads, rounded to 6 significant digits; empty when ``points`` is 0 or
+        the grid's top is not above ``low`` or not finite.
+    """
+    points = check_points(points)
+    top = fraction * saturation
+    if points == 0 or not (math.isfinite(top) and math.isfinite(low)) or top <= low:
+        return []
+    step = (top - low) / (points - 1)
+    done = sorted(float(d) for d in done if d is not None and math.isfinite(float(d)))
+    out = []
+    for i in range(points):
+        target = float(f"{low + i * step:.6g}")
+        if any(abs(d - target) <= step / 3 for d in done):
+            continue
+        out.append(target)
+    return out
