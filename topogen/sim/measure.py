@@ -144,15 +144,18 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     def mean_latency(first: int, last: int, running: bool) -> float:
         """BookSim's check against ``latency_thres``: the packets delivered since the
         statistics were last cleared (periods ``first .. last-1``; once measuring, only
-        the measured packets) and every flit still in flight or queued at its source,
-        counted at its age (a packet weighs ``S``, one per flit)."""
+        the measured packets) and every flit BookSim has created and not yet delivered,
+        counted at its age (a packet weighs ``S``, one per flit).  BookSim creates a
+        source's next packet only when the previous one is injected (its creation time
+        stays the Bernoulli time), so of a source queue only the head packet counts."""
         if running:
             lsum, n = m_sum[0], len(m_lat)
         else:
             lsum = sum(lat_sum.get(i, 0) for i in range(first, last))
             n = sum(acc.get(i, 0) for i in range(first, last))
-        inflight = eng.in_network + eng.in_source
-        ages = eng.now * inflight - eng.ctime_sum
+        heads = [q[0].ctime for q in eng.srcq.values()]
+        inflight = eng.in_network + len(heads)
+        ages = eng.now * inflight - (eng.ctime_sum - eng.srcq_ctime) - sum(heads)
         return (lsum + S * ages) / max(n + S * inflight, 1)
 
     eng.on_deliver = on_deliver

@@ -139,6 +139,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         self.measure_to = math.inf
         self.measured_created = 0
         self.ctime_sum = 0  # sum of creation times of the packets not yet delivered
+        self.srcq_ctime = 0  # ... of those still in a source queue
         # adaptive routing with an escape channel (see _ready_adaptive)
         self.adaptive = network.adaptive
         self.separable = c.allocator == "separable" and not self.adaptive
@@ -195,6 +196,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         else:
             q.append(p)
         self.in_source += 1
+        self.srcq_ctime += t
 
     def run(self, until: int, stop_when_idle: bool = False) -> None:
         """Process events with time < ``until``; stops early on a deadlock.
@@ -346,6 +348,7 @@ class Engine(SeparableAllocator, EscapeRouting):
             q = self.srcq[src]
             q.popleft()
             self.in_source -= 1
+            self.srcq_ctime -= pkt.ctime
             if not self.in_network:
                 self.last_move = now
             self.in_network += 1
