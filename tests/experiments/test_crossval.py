@@ -257,6 +257,17 @@ def test_repeats_average_seeded_runs_and_keep_every_row(tmp_path):
         cv.CrossvalSpec(**dict(TINY, repeats=0))
 
 
+def test_capacity_run_measures_the_saturation_throughput(tmp_path):
+    res = cv.crossval(dict(TINY, loads=(0.05,), capacity_load=1.0), tmp_path / "out")
+    cap = res.saturation.iloc[0]["capacity"]
+    # 1-flit-per-cycle offered on a 3x3 torus is far above what it carries
+    assert 0.05 < cap < 0.95
+    rows = read_results(res.files["results"])
+    assert len(rows) == 2 and rows["params"].str.contains('"crossval_capacity"').sum() == 1
+    with pytest.raises(ParameterError, match="capacity_load"):
+        cv.CrossvalSpec(**dict(TINY, capacity_load=1.5))
+
+
 def test_output_folder_policy(tmp_path):
     out = tmp_path / "out"
     out.mkdir()

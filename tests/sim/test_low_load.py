@@ -46,3 +46,14 @@ def test_short_periods_that_fall_behind_are_saturated():
                    seed=5)
     assert row["status"] == "saturated"
     assert "under 90 %" in row["message"] or "latency_thres" in row["message"], row["message"]
+
+
+def test_saturated_rows_carry_the_accepted_rate():
+    """Like BookSim, a saturated run reports the rates of its measurement periods (the
+    saturation throughput when the offered load is above it), but no latency."""
+    r = dor(torus((4, 4)))
+    row = simulate(r, load=1.0, packet_size=2, vc_buf_size=4, sample_period=200, link_latency=1,
+                   seed=5, latency_thres=1e12, max_queue_packets=1 << 40)
+    assert row["status"] == "saturated"
+    assert 0.1 < row["accepted_flit_rate"] < 0.9 < row["injected_flit_rate"] + 0.2
+    assert row["latency_avg"] != row["latency_avg"]  # NaN

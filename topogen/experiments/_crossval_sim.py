@@ -76,6 +76,12 @@ class CrossvalSpec:
         saturation up to which latencies are compared.
     timeout : float
         Seconds per BookSim/SST run before it is declared hung.
+    capacity_load : float or None
+        If set, each simulator also runs once at this offered load (flits/node/cycle, above
+        saturation) with ``latency_thres`` out of the way, and its accepted rate there, the
+        saturation throughput, is compared (``capacity`` in the saturation table, same
+        tolerance as saturation).  The stopping rule's saturation load is a noisy event near
+        the knee (BookSim's own differs by up to 5 % between seeds); the throughput is not.
     repeats : int
         Runs per load and simulator, with seeds ``seed, seed + 1, ...`` (the topology and
         routing keep ``seed``); the table shows their mean latency and its standard error
@@ -107,6 +113,7 @@ class CrossvalSpec:
     up_to: float = 0.8
     timeout: float = 3600.0
     repeats: int = 1
+    capacity_load: float | None = None
 
     def __post_init__(self):
         def fix(name, value):
@@ -155,6 +162,9 @@ class CrossvalSpec:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 and math.isfinite(v)):
                 raise ParameterError(f"{name} must be a positive number, got {v!r}")
+        c = self.capacity_load
+        if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c <= 1):
+            raise ParameterError(f"capacity_load must be an offered load in (0, 1] flits/node/cycle, got {c!r}")
         if self.up_to > 1:
             raise ParameterError(f"up_to is a fraction of the saturation load in (0, 1], got {self.up_to}")
         if not isinstance(self.routing, str) or not self.routing:
@@ -387,7 +397,7 @@ class Adapter:
     shared schema; ``routing`` says which routes it used."""
 
     simulator: str
-    run: Callable[[float, int], dict]
+    run: Callable[..., dict]  # run(load, seed, capacity=False)
     routing: str
     note: str | None = None
     seeded: bool = True  # run(load, seed) varies with the seed (repeats make sense)
@@ -399,8 +409,13 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir) -> Adapte
     cfg = _reference_config(spec)
     traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
 
-    def run(load: float, run_seed: int = seed) -> dict:
-        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=run_seed,
+    from dataclasses import replace as _replace
+
+    cap_cfg = _replace(cfg, latency_thres=1e12, max_queue_packets=1 << 40)
+
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+        return simulate(routing, traffic=traffic, load=load, load_unit="flits",
+                        config=cap_cfg if capacity else cfg, seed=run_seed,
                         layout=layout if spec.link_latency is None else None, self_packets=True)
 
     return Adapter("reference", run, routing.algorithm)
@@ -421,10 +436,12 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
                          options=booksim_options(spec, _traffic_for("booksim", spec.traffic,
                                                                     int(topology.num_hosts)), seed))
 
-    def run(load: float, run_seed: int = seed) -> dict:
-        log = fresh_path(folder / f"load{load:g}.log", claim=True)
-        return run_booksim(exp.config_file, overrides={"injection_rate": float(load),
-                                                       "seed": run_seed % (2 ** 31)}, log_path=log,
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+        log = fresh_path(folder / (f"capacity{load:g}.log" if capacity else f"load{load:g}.log"), claim=True)
+        over = {"injection_rate": float(load), "seed": run_seed % (2 ** 31)}
+        if capacity:
+            over["latency_thres"] = 1e12
+        return run_booksim(exp.config_file, overrides=over, log_path=log,
                            timeout=spec.timeout, binary=exe, raise_on_failure=False)
 
     return Adapter("booksim", run, "min_anynet")
@@ -442,7 +459,7 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) ->
                           router_params=p["router_params"], nic_params=p["nic_params"])
     traffic = _traffic_for("sst", spec.traffic, int(topology.num_hosts))
 
-    def run(load: float, run_seed: int = seed) -> dict:
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         rows = run_sst(bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
                        warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
                        timeout=spec.timeout, binary=exe, raise_on_failure=False)

@@ -138,6 +138,8 @@ def verdicts(table, saturation, spec: CrossvalSpec):
         table[vcol] = "-"
         saturation[rcol] = math.nan
         saturation[vcol] = "-"
+        saturation[f"capacity_{rcol}"] = math.nan
+        saturation[f"capacity_{vcol}"] = "-"
         if base not in sims:
             continue
         b = sat[base]
@@ -164,6 +166,11 @@ def verdicts(table, saturation, spec: CrossvalSpec):
         for j, s in saturation.iterrows():
             if s["simulator"] == base:
                 continue
+            cx, cy = s.get("capacity", math.nan), b.get("capacity", math.nan)
+            if cx == cx and cy == cy and cy > 0:
+                saturation.at[j, f"capacity_{rcol}"] = cx / cy
+                saturation.at[j, f"capacity_{vcol}"] = ("pass" if abs(cx / cy - 1) <= spec.saturation_tolerance
+                                                        else "FAIL")
             x, y = s["saturation"], b["saturation"]
             if math.isnan(x) or math.isnan(y):
                 both_unbounded = math.isinf(s["sat_high"]) and math.isinf(b["sat_high"])
@@ -212,17 +219,20 @@ class CrossvalResult:
                     continue
                 judged = t[t[col].isin(("pass", "FAIL"))]
                 s = self.saturation[self.saturation["simulator"] == sim][col]
+                cap = self.saturation[self.saturation["simulator"] == sim].get(f"capacity_{col}")
+                cap_text = (f"; capacity {cap.iloc[0]}" if cap is not None and len(cap) and cap.iloc[0] != "-"
+                            else "")
                 lines.append(f"{sim} vs {base}: latency {int((judged[col] == 'pass').sum())}/{len(judged)} "
                              f"points within {self.spec.latency_tolerance:.0%} (up to "
                              f"{self.spec.up_to:.0%} of {base}'s saturation); saturation "
-                             f"{s.iloc[0] if len(s) else '-'}")
+                             f"{s.iloc[0] if len(s) else '-'}{cap_text}")
         return lines
 
     @property
     def passed(self) -> bool:
         """No ``FAIL`` in any verdict column."""
         cols = [c for c in self.table.columns if c.startswith("verdict_")]
-        scols = [c for c in self.saturation.columns if c.startswith("verdict_")]
+        scols = [c for c in self.saturation.columns if "verdict_" in c]
         return not any((self.table[c] == "FAIL").any() for c in cols) and \
             not any((self.saturation[c] == "FAIL").any() for c in scols)
 
@@ -357,8 +367,16 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         if spec.saturation:
             _bisect(run_point, points, spec.saturation_tolerance / 2)
         lo, hi = saturation_bracket(points)
+        cap = math.nan
+        if spec.capacity_load is not None:
+            row = _tagged(ad.run(spec.capacity_load, seed, capacity=True), dict(extra, crossval_capacity=True))
+            rows.append(row)
+            append_rows(results_path, [row])
+            cap = common_units(row, spec.clock_ns)["accepted_flits"]
+            if progress is not None:
+                progress(ad.simulator, spec.capacity_load, row)
         sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
-                          "saturation": _saturation_value(lo, hi), "routing": ad.routing,
+                          "saturation": _saturation_value(lo, hi), "capacity": cap, "routing": ad.routing,
                           "points": len(points)})
     table = pd.DataFrame(lines)
     order = {s: i for i, s in enumerate(SIMULATOR_ORDER)}
@@ -484,6 +502,9 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--up-to", type=float, default=None, metavar="FRAC",
                    help="compare latencies up to this fraction of the other's saturation (default 0.8)")
     c.add_argument("--timeout", type=float, default=None, metavar="S", help="per BookSim/SST run (default 3600)")
+    c.add_argument("--capacity-load", type=float, default=None, metavar="LOAD",
+                   help="also run each simulator once at this offered load with latency_thres out of "
+                        "the way and compare the accepted rates (saturation throughput)")
     c.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="runs per load and simulator with seeds SEED, SEED+1, ... (mean and standard "
                         "error in the table; default 1)")
@@ -533,7 +554,7 @@ def _spec_from_args(args) -> CrossvalSpec:
                       ("max_samples", "max_samples"),
                       ("latency_tolerance", "latency_tolerance"),
                       ("saturation_tolerance", "saturation_tolerance"), ("up_to", "up_to"),
-                      ("timeout", "timeout"), ("repeats", "repeats")):
+                      ("timeout", "timeout"), ("repeats", "repeats"), ("capacity_load", "capacity_load")):
         if getattr(args, opt) is not None:
             over[name] = getattr(args, opt)
     if args.spec:
@@ -548,7 +569,8 @@ def format_table(table) -> str:
     show = table.drop(columns=[c for c in ("message", "raw_output") if c in table.columns])
     fmt = {"load": "{:g}", "latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
            "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "latency_sem": "{:.2f}", "sat_low": "{:g}", "sat_high": "{:g}",
-           "saturation": "{:.4g}"}
+           "saturation": "{:.4g}", "capacity": "{:.4f}", "capacity_ratio_booksim": "{:.3f}",
+           "capacity_ratio_sst": "{:.3f}"}
     show = show.copy()
     for col, f in fmt.items():
         if col in show.columns:

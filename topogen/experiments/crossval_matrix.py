@@ -63,7 +63,8 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
         row = {"network": label, "traffic": traffic, "packet_size": packet_size, "simulator": sim,
                "zero_load_cycles": round(float(ok["latency_cycles"].iloc[0]), 2) if len(ok) else math.nan,
                "statuses": ",".join(sorted(set(g["status"]))),
-               "sat_low": s.loc[sim, "sat_low"], "sat_high": s.loc[sim, "sat_high"]}
+               "sat_low": s.loc[sim, "sat_low"], "sat_high": s.loc[sim, "sat_high"],
+               "capacity": round(float(s.loc[sim, "capacity"]), 4) if "capacity" in s.columns else math.nan}
         for base in ("booksim", "sst"):
             col = f"verdict_{base}"
             judged = g[g[col].isin(("pass", "FAIL"))]
@@ -72,6 +73,8 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
                                      if len(judged) else "-")
             row[f"max_dev_{base}"] = round(float((ratios - 1).abs().max()), 4) if len(ratios) else math.nan
             row[f"sat_vs_{base}"] = s.loc[sim, col]
+            ccol = f"capacity_{col}"
+            row[f"cap_vs_{base}"] = s.loc[sim, ccol] if ccol in s.columns else "-"
         out.append(row)
     return out
 
@@ -80,7 +83,8 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
 def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_sizes: str = "all",
                        loads: str = "", simulators: str = "", quick: bool = False,
                        saturation: bool = True, routing: str = "booksim-min", seed: int = 1,
-                       out_dir: str = "", timeout: float = 3600.0, repeats: int = 1) -> ExperimentResult:
+                       out_dir: str = "", timeout: float = 3600.0, repeats: int = 1,
+                       capacity_load: float = 1.0) -> ExperimentResult:
     """Issue 12's agreement matrix: every network x traffic x packet size on every simulator found.
 
     Parameters
@@ -113,6 +117,10 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
         default a temporary folder, deleted afterwards.
     timeout : float
         Seconds per BookSim/SST run.
+    capacity_load : float
+        Offered load of each simulator's saturation-throughput run (``latency_thres`` out
+        of the way; 0 skips it): the accepted rates are compared with the saturation
+        tolerance.
     repeats : int
         Runs per load on the reference simulator and BookSim with seeds ``seed, seed+1, ...``;
         their mean is compared (single runs of the default length scatter by 3-8 % near
@@ -150,7 +158,7 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
                 specs.append((key, label, tr, size, CrossvalSpec(
                     gen, params, seed=seed, routing=routing, traffic=tr, packet_size=size,
                     loads=load_list, simulators=sims, saturation=bisect, timeout=timeout,
-                    repeats=repeats)))
+                    repeats=repeats, capacity_load=capacity_load or None)))
     rows, skipped, notes = [], {}, []
     wall0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

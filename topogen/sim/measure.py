@@ -282,6 +282,15 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
             accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
             injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span),
             hops_avg=float(np.mean(m_hops)) + 1.0, packets=len(lat))
+    elif status == "saturated" and samples:
+        # no latency, but the rates of the measurement periods run so far (the
+        # saturation throughput when the offered load is above it, as BookSim prints)
+        k0 = cfg.warmup_periods
+        span = samples * P
+        acc_n = sum(acc.get(i, 0) for i in range(k0, k0 + samples))
+        cre_n = sum(created.get(i, 0) for i in range(k0, k0 + samples))
+        row.update(accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
+                   injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span))
     return make_row(**row)
 
 
