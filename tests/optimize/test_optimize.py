@@ -1,0 +1,135 @@
+"""topogen.optimize end to end: results, reproducibility, bounds, checkpoints, bad input."""
+
+import json
+
+import numpy as np
+import pytest
+
+from topogen import Topology
+from topogen.errors import ParameterError, TopogenError
+from topogen.export import formats
+from topogen.layout import Floor, Layout
+from topogen.metrics import distance_stats
+from topogen.optimize import CableModel, get_objective, optimize
+from topogen.optimize.search import random_regular_edges
+from topogen._rng import make_rng
+
+
+def test_golf_improves_and_reports_exact_figures():
+    start = optimize(num_switches=64, degree=4, seed=5, moves=1)
+    res = optimize(num_switches=64, degree=4, seed=5, moves=4000)
+    s = res.summary
+    assert np.all(res.topology.degrees == 4)
+    full = distance_stats(res.topology)
+    assert s["aspl"] == full.aspl and s["diameter"] == full.diameter
+    assert s["aspl"] < start.summary["aspl"]
+    assert s["aspl"] >= s["aspl_bound"] and s["diameter"] >= s["diameter_bound"]
+    assert s["aspl_gap_pct"] == pytest.approx(100 * (s["aspl"] / s["aspl_bound"] - 1))
+    # the history's last best is the result
+    assert res.history["best_aspl"].iloc[-1] == pytest.approx(full.aspl)
+    p = res.topology.params
+    assert p["objective"] == "golf" and p["moves"] == 4000 and res.topology.seed == 5
+
+
+def test_same_seed_same_bytes(tmp_path):
+    outs = []
+    for k in range(2):
+        res = optimize(num_switches=48, degree=3, seed=9, moves=1500)
+        path = tmp_path / f"r{k}.json"
+        formats.save(path, res.topology, res.layout)
+        outs.append(path.read_bytes())
+    assert outs[0] == outs[1]
+    other = optimize(num_switches=48, degree=3, seed=10, moves=1500)
+    assert not np.array_equal(other.topology.edges, optimize(num_switches=48, degree=3, seed=9,
+                                                             moves=1500).topology.edges)
+
+
+def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch):
+    from topogen.optimize import search
+
+    full = optimize(num_switches=40, degree=4, seed=3, moves=6000)
+    monkeypatch.setattr(search, "CHECKPOINT_EVERY", 0.0)  # a checkpoint after every batch
+    ck = tmp_path / "run.ckpt"
+    calls = []
+
+    def stop_after_some(frac, text):
+        calls.append(frac)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        optimize(num_switches=40, degree=4, seed=3, moves=6000, checkpoint=ck, progress=stop_after_some)
+    assert ck.exists()
+    resumed = optimize(resume=ck)
+    assert resumed.topology.params["moves"] == 6000
+    np.testing.assert_array_equal(resumed.topology.edges, full.topology.edges)
+    assert resumed.summary["aspl"] == full.summary["aspl"]
+
+
+def test_latency_objective_with_cable_budget():
+    n, z = 64, 4
+    floor = Floor.for_switches(n, z)
+    cab = np.arange(n) // z
+    topo = Topology(n, random_regular_edges(n, 4, make_rng(1)), name="start")
+    lay = Layout(topo, floor, cab)
+    budget = float(lay.total_cable_length) * 0.8
+    res = optimize(topo, layout=lay, objective="latency", seed=2, moves=300, cable_budget=budget)
+    s = res.summary
+    assert s["cable_m"] <= budget + 1e-6
+    assert np.array_equal(res.topology.degrees, topo.degrees)
+    assert np.array_equal(res.layout.cabinet, cab)
+    assert s["fr_max_ns"] > 0 and s["fr_avg_ns"] > 0
+
+
+def test_max_cable_is_respected():
+    res = optimize(num_switches=64, degree=4, seed=4, moves=400, switches_per_cabinet=4, max_cable=8.0)
+    assert res.summary["max_cable_m"] <= 8.0
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    (dict(num_switches=9, degree=3), "odd"),
+    (dict(num_switches=8, degree=8), "needs more than"),
+    (dict(num_switches=16, degree=4, objective="fastest"), "unknown objective"),
+    (dict(num_switches=64, degree=4, max_cable=2.5, switches_per_cabinet=4), "max_cable"),
+    (dict(num_switches=64, degree=4, cable_budget=10.0), "cable_budget"),
+    (dict(num_switches=16, degree=4, moves=None), "time limit"),
+])
+def test_bad_input_is_one_clear_error(kwargs, needle):
+    kwargs.setdefault("moves", 10)
+    if kwargs["moves"] is None:
+        del kwargs["moves"]
+    with pytest.raises(ParameterError, match=needle):
+        optimize(seed=1, **kwargs)
+
+
+def test_cable_model_feasibility_bound_is_a_true_lower_bound():
+    floor = Floor.for_switches(32, 4)
+    cab = np.arange(32) // 4
+    model = CableModel(cab, floor)
+    edges = random_regular_edges(32, 3, make_rng(2))
+    total = model.total_m(edges)
+    CableModel(cab, floor, cable_budget=total).check_feasible(np.full(32, 3))  # a graph meets it
+
+
+def test_objectives_listed():
+    assert get_objective("GOLF").lexicographic
+    with pytest.raises(ParameterError):
+        get_objective("nope")
+
+
+def test_cli_optimize(tmp_path, capsys):
+    from topogen.cli import main
+
+    out = tmp_path / "o.edges"
+    plot = tmp_path / "c.png"
+    rc = main(["optimize", "--num-switches", "32", "--degree", "3", "--seed", "1", "--moves", "500",
+               "-o", str(out), "--plot", str(plot), "--format", "json"])
+    assert rc == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["num_switches"] == 32 and plot.stat().st_size > 0
+    topo, _ = formats.load(out)
+    assert topo.num_links == 48
+    rc = main(["optimize", "--num-switches", "9", "--degree", "3", "--moves", "5", "-o", str(tmp_path / "x.json")])
+    err = capsys.readouterr().err
+    assert rc != 0 and rc != 70 and err.strip().count("\n") == 0 and "odd" in err
+    assert not (tmp_path / "x.json").exists()
