@@ -143,3 +143,39 @@ def test_bit_bfs_totals_equal_hops_module():
                                        np.zeros((1, 1), np.uint8))
     full = distance_stats(Topology(n, g.sorted_edges()))
     assert complete and levels == full.diameter and total == round(full.aspl * n * (n - 1))
+
+
+def test_dynamic_latency_rows_equal_dijkstra():
+    from topogen.optimize.evaluate import _dijkstra_rows
+
+    n, z = 60, 4
+    floor = Floor.for_switches(n, z)
+    cab = np.arange(n) // z
+    rng = make_rng(21)
+    g = SwapGraph(n, random_regular_edges(n, 3, rng))
+    ev = LatencyEvaluator(g, cab, floor.distance_matrix() * floor.ns_per_meter, 60.0)
+    m = len(g.edges)
+    seen = {True: 0, False: 0}
+    while seen[True] < 150:
+        i, j = (int(x) for x in rng.integers(m, size=2))
+        mv = g.swap_links(i, j, int(rng.integers(2))) if i != j else None
+        if mv is None:
+            continue
+        g.apply(i, j, *mv)
+        cand = ev.evaluate(*mv)
+        full = np.zeros((n, n), dtype=np.int64)
+        connected = _dijkstra_rows(g.adj, g.deg, ev._cab, ev._cabw, np.int64(ev._sw),
+                                   np.arange(n, dtype=np.int32), full)
+        assert cand.connected == connected
+        seen[connected] += 1
+        if connected:
+            expect = full.copy()
+            expect[cand.sources] = cand.rows
+            np.testing.assert_array_equal(expect, full)  # the affected rows are right...
+            unaffected = np.setdiff1d(np.arange(n), cand.sources)
+            np.testing.assert_array_equal(ev.dist[unaffected], full[unaffected])  # ...the rest unchanged
+            assert cand.total == full.sum() and cand.peak == full.max()
+        if connected and rng.random() < 0.5:
+            ev.commit(cand)
+        else:
+            g.undo(i, j, *mv)

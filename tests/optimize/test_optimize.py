@@ -31,23 +31,25 @@ def test_golf_improves_and_reports_exact_figures():
     assert p["objective"] == "golf" and p["moves"] == 4000 and res.topology.seed == 5
 
 
-def test_same_seed_same_bytes(tmp_path):
+@pytest.mark.parametrize("degree,symmetry", [(3, None), (4, 1), (4, 6)])
+def test_same_seed_same_bytes(tmp_path, degree, symmetry):
     outs = []
     for k in range(2):
-        res = optimize(num_switches=48, degree=3, seed=9, moves=1500)
+        res = optimize(num_switches=48, degree=degree, seed=9, moves=1500, symmetry=symmetry)
         path = tmp_path / f"r{k}.json"
         formats.save(path, res.topology, res.layout)
         outs.append(path.read_bytes())
     assert outs[0] == outs[1]
-    other = optimize(num_switches=48, degree=3, seed=10, moves=1500)
-    assert not np.array_equal(other.topology.edges, optimize(num_switches=48, degree=3, seed=9,
-                                                             moves=1500).topology.edges)
+    other = optimize(num_switches=48, degree=degree, seed=10, moves=1500, symmetry=symmetry)
+    assert not np.array_equal(other.topology.edges, optimize(num_switches=48, degree=degree, seed=9,
+                                                             moves=1500, symmetry=symmetry).topology.edges)
 
 
-def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch):
+@pytest.mark.parametrize("symmetry", [1, 5])
+def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch, symmetry):
     from topogen.optimize import search
 
-    full = optimize(num_switches=40, degree=4, seed=3, moves=6000)
+    full = optimize(num_switches=40, degree=4, seed=3, moves=6000, symmetry=symmetry)
     monkeypatch.setattr(search, "CHECKPOINT_EVERY", 0.0)  # a checkpoint after every batch
     ck = tmp_path / "run.ckpt"
     calls = []
@@ -58,7 +60,8 @@ def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        optimize(num_switches=40, degree=4, seed=3, moves=6000, checkpoint=ck, progress=stop_after_some)
+        optimize(num_switches=40, degree=4, seed=3, moves=6000, checkpoint=ck, progress=stop_after_some,
+                 symmetry=symmetry)
     assert ck.exists()
     resumed = optimize(resume=ck)
     assert resumed.topology.params["moves"] == 6000
@@ -93,6 +96,9 @@ def test_max_cable_is_respected():
     (dict(num_switches=64, degree=4, max_cable=2.5, switches_per_cabinet=4), "max_cable"),
     (dict(num_switches=64, degree=4, cable_budget=10.0), "cable_budget"),
     (dict(num_switches=16, degree=4, moves=None), "time limit"),
+    (dict(num_switches=30, degree=4, symmetry=7), "divide"),
+    (dict(num_switches=30, degree=3, symmetry=5), "even degree"),
+    (dict(num_switches=32, degree=4, symmetry=4, max_cable=30.0), "without cable bounds"),
 ])
 def test_bad_input_is_one_clear_error(kwargs, needle):
     kwargs.setdefault("moves", 10)
@@ -133,3 +139,24 @@ def test_cli_optimize(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc != 0 and rc != 70 and err.strip().count("\n") == 0 and "odd" in err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_symmetric_result_is_invariant_and_regular():
+    n, g = 60, 6
+    res = optimize(num_switches=n, degree=6, seed=2, moves=3000, symmetry=g)
+    e = res.topology.edges
+    assert np.all(res.topology.degrees == 6)
+    links = {tuple(x) for x in e.tolist()}
+    shift = n // g
+    rotated = {tuple(sorted(((u + shift) % n, (v + shift) % n))) for u, v in links}
+    assert rotated == links
+    assert res.topology.params["symmetry"] == g
+    assert res.summary["aspl"] == distance_stats(res.topology).aspl
+
+
+def test_symmetric_evaluation_equals_full_bfs():
+    """The annealer's incremental figures (history) match the exact ones of its result."""
+    res = optimize(num_switches=64, degree=4, seed=8, moves=2000, symmetry=8)
+    last = res.history.iloc[-1]
+    assert last["best_aspl"] == pytest.approx(res.summary["aspl"])
+    assert last["best_diameter"] == res.summary["diameter"]

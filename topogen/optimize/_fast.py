@@ -114,17 +114,20 @@ def anneal_batch(adj, deg, edges, dist, rowsum, rowmax, st, ri, rj, rv, ru, temp
             # and still be taken; beyond it the BFS stops
             max_level = np.int64(-1)
             max_total = np.int64(-1)
+            total_from = np.int64(0)
             if lex:
                 max_level = st[PEAK]
-            if not lex or rest >= st[PEAK]:
-                if temp > 0.0:
-                    if ru[t] > 0.0:
-                        slack = -temp * np.log(ru[t])
-                        if slack < 1e15:
-                            max_total = old + np.int64(np.floor(slack))
-                else:
-                    max_total = old
-            tot, levels, status = _bit_bfs_bounded(adj, deg, src[:k], False, dummy, max_total, max_level)
+                if rest < st[PEAK]:  # the diameter may drop: the total decides only if it does not
+                    total_from = st[PEAK] - 1
+            if temp > 0.0:
+                if ru[t] > 0.0:
+                    slack = -temp * np.log(ru[t])
+                    if slack < 1e15:
+                        max_total = old + np.int64(np.floor(slack))
+            else:
+                max_total = old
+            tot, levels, status = _bit_bfs_bounded(adj, deg, src[:k], False, dummy, max_total, max_level,
+                                                   total_from)
             connected = status != 1
             total = st[TOTAL] - old + tot
             peak = max(np.int64(levels), np.int64(rest))
@@ -170,6 +173,126 @@ def anneal_batch(adj, deg, edges, dist, rowsum, rowmax, st, ri, rj, rv, ru, temp
             st[BEST_PEAK] = peak
             st[BEST_TOTAL] = total
             best_edges[:, :] = edges
+            h = st[NHIST]
+            if h < hist.shape[0]:
+                hist[h, 0] = st[MOVES]
+                hist[h, 1] = peak
+                hist[h, 2] = total
+                st[NHIST] = h + 1
+
+
+# --------------------------------------------------------------------------- symmetric search
+@_jit
+def _orbit_ok(a, b, c, d, n, shift):
+    """Whether links (a, b), (c, d) lie in two different full orbits of the rotation
+    ``v -> v + shift (mod n)``."""
+    half = n // 2
+    if (b - a) % n == half or (d - c) % n == half:
+        return False  # a link to the opposite switch: its orbit is half as long
+    if (c - a) % shift == 0 and (d - b) % n == (c - a) % n:
+        return False
+    if (c - b) % shift == 0 and (d - a) % n == (c - b) % n:
+        return False
+    return True
+
+
+@_jit
+def _sym_apply(adj, deg, a, b, c, d, n, shift, g):
+    """Swap (a, b), (c, d) -> (a, c), (b, d) in each of the ``g`` rotations; on a clash
+    (a link that exists, a shared switch) undo and return False."""
+    done = 0
+    ok = True
+    for t in range(g):
+        o = t * shift
+        a1, b1, c1, d1 = (a + o) % n, (b + o) % n, (c + o) % n, (d + o) % n
+        if a1 == c1 or b1 == d1 or a1 == d1 or b1 == c1:
+            ok = False
+            break
+        if not (_has_edge(adj, deg, a1, b1) and _has_edge(adj, deg, c1, d1)):
+            ok = False
+            break
+        if _has_edge(adj, deg, a1, c1) or _has_edge(adj, deg, b1, d1):
+            ok = False
+            break
+        _swap(adj, deg, a1, b1, c1, d1)
+        done += 1
+    if not ok:
+        _sym_undo(adj, deg, a, b, c, d, n, shift, done)
+    return ok
+
+
+@_jit
+def _sym_undo(adj, deg, a, b, c, d, n, shift, count):
+    for t in range(count - 1, -1, -1):
+        o = t * shift
+        _swap(adj, deg, (a + o) % n, (c + o) % n, (b + o) % n, (d + o) % n)
+
+
+@_jit
+def anneal_sym_batch(adj, deg, shift, st, ra, rb, rc, rd, rv, ru, temp, lex, max_moves, best_adj, hist):
+    """Steps of the annealing restricted to graphs invariant under ``v -> v + shift``.
+
+    A move swaps two link orbits (``g = N / shift`` swaps at once), and the evaluation
+    is a full bit-parallel BFS from the ``shift`` orbit representatives ``0 .. shift-1``
+    (every switch's row is one of theirs, rotated): the totals are ``g`` times theirs.
+    """
+    n = adj.shape[0]
+    g = n // shift
+    src = np.arange(shift).astype(np.int32)
+    dummy = np.empty((1, 1), np.uint8)
+    for t in range(ra.shape[0]):
+        if max_moves > 0 and st[MOVES] >= max_moves:
+            break
+        a = ra[t]
+        if deg[a] == 0:
+            continue
+        b = adj[a, rb[t] % deg[a]]
+        c = rc[t]
+        if deg[c] == 0:
+            continue
+        d = adj[c, rd[t] % deg[c]]
+        if rv[t]:
+            c, d = d, c
+        if a == c or a == d or b == c or b == d or not _orbit_ok(a, b, c, d, n, shift):
+            continue
+        if not _sym_apply(adj, deg, a, b, c, d, n, shift, g):
+            continue
+        st[MOVES] += 1
+        max_level = st[PEAK] if lex else np.int64(-1)
+        max_total = np.int64(-1)
+        if temp > 0.0:
+            if ru[t] > 0.0:
+                slack = -temp * np.log(ru[t])
+                if slack < 1e15:
+                    max_total = (st[TOTAL] + np.int64(np.floor(slack))) // g
+        else:
+            max_total = st[TOTAL] // g
+        # under lex the total decides only if the diameter does not drop: a BFS still
+        # incomplete at level peak - 1 proves that
+        total_from = st[PEAK] - 1 if lex else np.int64(0)
+        tot, levels, status = _bit_bfs_bounded(adj, deg, src, False, dummy, max_total, max_level, total_from)
+        take = False
+        if status == 0:
+            total = tot * g
+            peak = np.int64(levels)
+            if lex and peak != st[PEAK]:
+                take = peak < st[PEAK]
+            else:
+                delta = total - st[TOTAL]
+                if delta <= 0:
+                    take = True
+                elif temp > 0.0:
+                    take = ru[t] < np.exp(-delta / temp)
+        if not take:
+            _sym_undo(adj, deg, a, b, c, d, n, shift, g)
+            continue
+        st[ACCEPTED] += 1
+        st[PEAK] = peak
+        st[TOTAL] = total
+        if _better(lex, peak, total, st[BEST_PEAK], st[BEST_TOTAL]):
+            st[BEST_PEAK] = peak
+            st[BEST_TOTAL] = total
+            best_adj[:, :] = adj
             h = st[NHIST]
             if h < hist.shape[0]:
                 hist[h, 0] = st[MOVES]

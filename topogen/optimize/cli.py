@@ -51,6 +51,9 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="ns per switch (default 60)")
     p.add_argument("--t-start", type=float, default=0.3, help="start temperature (default 0.3)")
     p.add_argument("--t-end", type=float, default=0.003, help="end temperature (default 0.003)")
+    p.add_argument("--symmetry", type=int, default=None, metavar="G",
+                   help="keep the graph invariant under a rotation of order G (hop objectives, random "
+                        "start, even degree; default: automatic there, else 1 = none)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="checkpoint file, rewritten atomically every minute and at the end")
     p.add_argument("--resume", default=None, metavar="FILE", help="continue a checkpointed run")
@@ -118,7 +121,8 @@ def optimize_command(args) -> int:
                           time_limit=args.time_limit, layout=layout,
                           switches_per_cabinet=args.switches_per_cabinet, max_cable=args.max_cable,
                           cable_budget=args.cable_budget, switch_delay=args.switch_delay,
-                          t_start=args.t_start, t_end=args.t_end, checkpoint=args.checkpoint,
+                          t_start=args.t_start, t_end=args.t_end, symmetry=args.symmetry,
+                          checkpoint=args.checkpoint,
                           resume=args.resume, progress=progress)
     formats.save(args.output, result.topology, result.layout)
     if args.plot:

@@ -20,8 +20,9 @@ switch, a level is an OR of the neighbours' frontier words -- the scheme of
 adjacency array that a move edits in place, so that a candidate costs no CSR rebuild.
 The totals of a candidate come from population counts; the distance rows are written
 only when a move is accepted.  For latencies (Skywalk's model, integer quanta of
-``2**-6`` ns) the affected sources run a compiled Dijkstra (the binary heap of
-:mod:`topogen._sssp`).
+``2**-6`` ns) each affected source's row is updated in place by a dynamic
+shortest-path search that visits only the switches whose distance changes (the binary
+heap of :mod:`topogen._sssp`); a full compiled Dijkstra builds the first matrix.
 
 Both evaluators keep the matrix ``D`` (``N^2`` bytes for hops, ``4 N^2`` for latency),
 the sum and maximum of each row, and the totals; tests compare them with a full
@@ -113,15 +114,17 @@ def _bit_bfs(adj, deg, sources, record, out):
     every switch.  With ``record`` the distance of source ``i`` to ``v`` goes to
     ``out[i, v]`` (``out`` pre-filled with the unreached mark).
     """
-    total, levels, status = _bit_bfs_bounded(adj, deg, sources, record, out, np.int64(-1), np.int64(-1))
+    total, levels, status = _bit_bfs_bounded(adj, deg, sources, record, out, np.int64(-1), np.int64(-1),
+                                             np.int64(0))
     return total, levels, status == 0
 
 
 @_jit
-def _bit_bfs_bounded(adj, deg, sources, record, out, max_total, max_level):
+def _bit_bfs_bounded(adj, deg, sources, record, out, max_total, max_level, total_from):
     """:func:`_bit_bfs` that gives up early: status 0 = complete, 1 = some switch is
-    unreachable, 2 = stopped because the sum of distances must exceed ``max_total``
-    (when >= 0) or a distance must exceed ``max_level`` (when >= 0)."""
+    unreachable, 2 = stopped because a distance must exceed ``max_level`` (when >= 0),
+    or because the sum of distances must exceed ``max_total`` (when >= 0; checked from
+    level ``total_from`` on)."""
     n = adj.shape[0]
     k = sources.shape[0]
     words = (k + 63) // 64
@@ -167,7 +170,7 @@ def _bit_bfs_bounded(adj, deg, sources, record, out, max_total, max_level):
         if reached < target:
             if max_level >= 0 and level >= max_level:
                 return total, level, 2
-            if max_total >= 0 and total + (target - reached) * (level + 1) > max_total:
+            if max_total >= 0 and level >= total_from and total + (target - reached) * (level + 1) > max_total:
                 return total, level, 2
         for v in range(n):
             for w in range(words):
@@ -266,6 +269,133 @@ def _dijkstra_rows(adj, deg, cab, cabw, sw, sources, out):
 
 
 @_jit
+def _link_ns(cab, cabw, sw, u, v):
+    return sw + cabw[cab[u], cab[v]]
+
+
+@_jit
+def _dynamic_rows(dist, adj, deg, cab, cabw, sw, sources, rem, add, out):
+    """New latency rows of ``sources`` after a move, updated from their old rows.
+
+    Per source: (1) the switches whose distance grows when the removed links go -- those
+    all of whose tight parents are removed or themselves grow, found in increasing order
+    of the old distance -- get their distance again from their unaffected neighbours and
+    a Dijkstra among themselves; (2) the added links then lower distances by a Dijkstra
+    from their ends.  Only the changed region is searched (dynamic shortest paths).
+    Returns False if some switch becomes unreachable.
+    """
+    n = adj.shape[0]
+    inf = np.int64(1) << np.int64(62)
+    cap = adj.shape[0] * adj.shape[1] + 2 * n + 8
+    keys = np.empty(cap, np.int64)
+    nodes = np.empty(cap, np.int32)
+    state = np.zeros(n, np.int8)  # 0 untouched, 1 queued, 2 grows, 3 keeps its distance
+    touched = np.empty(n, np.int32)
+    for i in range(sources.shape[0]):
+        s = sources[i]
+        row = out[i]
+        for v in range(n):
+            row[v] = dist[s, v]
+        nt = 0
+        size = 0
+        for e in range(rem.shape[0]):
+            a, b = rem[e, 0], rem[e, 1]
+            w = _link_ns(cab, cabw, sw, a, b)
+            if row[b] == row[a] + w:
+                c = b
+            elif row[a] == row[b] + w:
+                c = a
+            else:
+                continue
+            if state[c] == 0:
+                state[c] = 1
+                touched[nt] = c
+                nt += 1
+                size = _push(keys, nodes, size, row[c], np.int32(c))
+        grown = 0
+        while size > 0:
+            v = nodes[0]
+            size = _pop(keys, nodes, size)
+            kept = False
+            for j in range(deg[v]):
+                u = adj[v, j]
+                if state[u] != 2 and not _is_added(v, u, add) and \
+                        row[u] + _link_ns(cab, cabw, sw, u, v) == row[v]:
+                    kept = True
+                    break
+            if kept:
+                state[v] = 3
+                continue
+            state[v] = 2
+            grown += 1
+            for j in range(deg[v]):
+                c = adj[v, j]
+                if state[c] == 0 and not _is_added(v, c, add) and \
+                        row[v] + _link_ns(cab, cabw, sw, v, c) == row[c]:
+                    state[c] = 1
+                    touched[nt] = c
+                    nt += 1
+                    size = _push(keys, nodes, size, row[c], np.int32(c))
+        if grown:
+            size = 0
+            for t in range(nt):
+                v = touched[t]
+                if state[v] != 2:
+                    continue
+                best = inf
+                for j in range(deg[v]):
+                    u = adj[v, j]
+                    if state[u] != 2 and not _is_added(v, u, add):
+                        x = row[u] + _link_ns(cab, cabw, sw, u, v)
+                        if x < best:
+                            best = x
+                row[v] = best
+                if best < inf:
+                    size = _push(keys, nodes, size, best, np.int32(v))
+            while size > 0:
+                key = keys[0]
+                v = nodes[0]
+                size = _pop(keys, nodes, size)
+                if key != row[v]:
+                    continue
+                for j in range(deg[v]):
+                    c = adj[v, j]
+                    if state[c] == 2 and not _is_added(v, c, add):
+                        x = key + _link_ns(cab, cabw, sw, v, c)
+                        if x < row[c]:
+                            row[c] = x
+                            size = _push(keys, nodes, size, x, np.int32(c))
+        for t in range(nt):
+            state[touched[t]] = 0
+        size = 0
+        for e in range(add.shape[0]):
+            x, y = add[e, 0], add[e, 1]
+            w = _link_ns(cab, cabw, sw, x, y)
+            if row[x] + w < row[y]:
+                row[y] = row[x] + w
+                size = _push(keys, nodes, size, row[y], np.int32(y))
+            elif row[y] + w < row[x]:
+                row[x] = row[y] + w
+                size = _push(keys, nodes, size, row[x], np.int32(x))
+        while size > 0:
+            key = keys[0]
+            v = nodes[0]
+            size = _pop(keys, nodes, size)
+            if key != row[v]:
+                continue
+            for j in range(deg[v]):
+                c = adj[v, j]
+                x = key + _link_ns(cab, cabw, sw, v, c)
+                if x < row[c]:
+                    row[c] = x
+                    size = _push(keys, nodes, size, x, np.int32(c))
+        for v in range(n):
+            if row[v] >= inf:
+                return False
+    return True
+
+
+@_jit
 def _max_except(rowmax, flags):
     best = 0
     for s in range(rowmax.shape[0]):
@@ -345,6 +475,20 @@ class SwapGraph:
         self._replace(d, b, c)
         self.edges[i] = sorted((a, b))
         self.edges[j] = sorted((c, d))
+
+    @staticmethod
+    def edges_of(adj: np.ndarray, deg: np.ndarray) -> np.ndarray:
+        """The links ``(u, v)``, ``u < v``, of an adjacency array, sorted."""
+        n = adj.shape[0]
+        u = np.repeat(np.arange(n, dtype=np.int32), deg)
+        v = adj[np.arange(adj.shape[1])[None, :] < deg[:, None]].astype(np.int32)
+        keep = u < v
+        e = np.stack([u[keep], v[keep]], axis=1)
+        return e[np.lexsort((e[:, 1], e[:, 0]))]
+
+    def sync_edges(self) -> None:
+        """Rebuild the link list from the adjacency array (after compiled edits of ``adj``)."""
+        self.edges = self.edges_of(self.adj, self.deg)
 
     def sorted_edges(self) -> np.ndarray:
         e = np.sort(self.edges, axis=1)
@@ -483,7 +627,8 @@ class LatencyEvaluator(_Evaluator):
         if len(src) == 0:
             return Candidate(True, self.peak, self.total, src)
         rows = np.empty((len(src), self.g.n), dtype=np.int64)
-        if not _dijkstra_rows(self.g.adj, self.g.deg, self._cab, self._cabw, np.int64(self._sw), src, rows):
+        if not _dynamic_rows(self.dist, self.g.adj, self.g.deg, self._cab, self._cabw, np.int64(self._sw),
+                             src, rem, add, rows):
             return Candidate(False, -1, -1, src)
         new_total = self.total - int(self.rowsum[src].sum()) + int(rows.sum())
         peak = max(int(rows.max()), int(_max_except(self.rowmax, self.flags)))

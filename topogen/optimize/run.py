@@ -25,6 +25,7 @@ from ..topology import Topology
 from .evaluate import SwapGraph
 from .objectives import CableModel, get_objective
 from .search import SearchState, Settings, anneal, check_start, feasible_start, history_frame, random_regular_edges
+from .symmetric import auto_symmetry, check_symmetry, symmetric_start
 
 __all__ = ["OptimizeResult", "optimize", "plot_history", "GRAPH_GOLF_RECORDS"]
 
@@ -88,8 +89,9 @@ def _save_checkpoint(path, meta: dict, state: SearchState) -> None:
     from ..output import atomic_open
 
     buf = io.BytesIO()
+    extra = {} if state.adj is None else {"adj": state.adj, "best_adj": state.best_adj}
     np.savez(buf, edges=state.edges, best_edges=state.best_edges,
-             meta=np.array(json.dumps(meta)), state=np.array(state.to_json()))
+             meta=np.array(json.dumps(meta)), state=np.array(state.to_json()), **extra)
     with atomic_open(path, "wb") as fh:
         fh.write(buf.getvalue())
 
@@ -99,6 +101,8 @@ def _load_checkpoint(path):
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             state = SearchState.from_parts(z["edges"], z["best_edges"], str(z["state"]))
+            if "adj" in z.files:
+                state.adj, state.best_adj = z["adj"], z["best_adj"]
     except FileNotFoundError:
         raise ParameterError(f"checkpoint {path} does not exist") from None
     except (OSError, ValueError, KeyError) as exc:
@@ -113,8 +117,8 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
              objective: str = "golf", seed=None, moves: int | None = None, time_limit: float | None = None,
              layout=None, switches_per_cabinet: int | None = None, max_cable: float | None = None,
              cable_budget: float | None = None, switch_delay: float = 60.0, injection_delay: float = 300.0,
-             t_start: float = 0.3, t_end: float = 0.003, checkpoint=None, resume=None,
-             progress=None) -> OptimizeResult:
+             t_start: float = 0.3, t_end: float = 0.003, symmetry: int | None = None, checkpoint=None,
+             resume=None, progress=None) -> OptimizeResult:
     """Search for a topology minimising ``objective`` by degree-preserving edge swaps.
 
     Parameters
@@ -145,6 +149,11 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         Skywalk's latency model, ns (latency objectives and reports).
     t_start, t_end : float
         Start and end temperatures in units of the median worsening of a random swap.
+    symmetry : int, optional
+        Keep the graph invariant under the rotation ``v -> v + N/g`` of order ``g``
+        (:mod:`topogen.optimize.symmetric`; hop objectives, random start, even degree,
+        no cable bound).  Default: :func:`~topogen.optimize.symmetric.auto_symmetry`
+        where allowed, else 1 (no symmetry).
     checkpoint : path-like, optional
         File rewritten atomically every minute and at the end; ``resume`` it later.
     resume : path-like, optional
@@ -186,6 +195,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         switch_delay, injection_delay = meta["switch_delay"], meta["injection_delay"]
         t_start, t_end = meta["t_start"], meta["t_end"]
         start_desc = meta["start"]
+        symmetry = int(meta["symmetry"])
     else:
         state = None
         obj = get_objective(objective)
@@ -198,15 +208,28 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         if t_end > t_start:
             raise ParameterError(f"t_end ({t_end:g}) must not exceed t_start ({t_start:g})")
         start_seed = child_seeds(seed, 2)[0]
+        free = obj.kind == "hops" and max_cable is None and cable_budget is None
         if topology is None:
             if num_switches is None or degree is None:
                 raise ParameterError("give a start topology, or num_switches and degree for a random start")
             n = check_int("num_switches", num_switches, 2)
             d = check_int("degree", degree, 1)
-            edges = random_regular_edges(n, d, make_rng(start_seed))
+            if symmetry is None:
+                symmetry = auto_symmetry(n, d) if free else 1
+            elif int(symmetry) > 1 and not free:
+                raise ParameterError("symmetry applies to the hop objectives (golf, aspl) without cable bounds")
+            edges = random_regular_edges(n, d, make_rng(start_seed))  # validates N and d first
+            symmetry = check_symmetry(n, d, symmetry)
+            if symmetry > 1:
+                edges = symmetric_start(n, d, symmetry, make_rng(start_seed))
             start = Topology(n, edges, name=_RANDOM_START)
-            start_desc = f"random {d}-regular graph on {n} switches (seed {start_seed})"
+            sym = f", invariant under a rotation of order {symmetry}" if symmetry > 1 else ""
+            start_desc = f"random {d}-regular graph on {n} switches{sym} (seed {start_seed})"
         else:
+            if symmetry not in (None, 1):
+                raise ParameterError("symmetry applies to the random start only (a given topology is not "
+                                     "known to be symmetric); leave it out or use 1")
+            symmetry = 1
             if not isinstance(topology, Topology):
                 raise ParameterError(f"topology must be a Topology, got {type(topology).__name__}")
             start = topology
@@ -219,13 +242,14 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     cable = CableModel(cabinet, floor, max_cable, cable_budget)
     degrees = start.degrees
     cable.check_feasible(degrees)
-    settings = Settings(obj, seed, moves, time_limit, float(t_start), float(t_end), float(switch_delay))
+    settings = Settings(obj, seed, moves, time_limit, float(t_start), float(t_end), float(switch_delay),
+                        int(symmetry))
     meta = {"version": _CHECKPOINT_VERSION, "objective": obj.name, "seed": seed, "moves": moves,
             "time_limit": time_limit, "num_switches": n, "start_edges": start.edges.tolist(),
             "hosts": start.hosts.tolist(), "start_name": start.name, "start": start_desc,
             "floor": floor.to_dict(), "cabinet": cabinet.tolist(), "placement": placement,
             "max_cable": max_cable, "cable_budget": cable_budget, "switch_delay": switch_delay,
-            "injection_delay": injection_delay, "t_start": t_start, "t_end": t_end}
+            "injection_delay": injection_delay, "t_start": t_start, "t_end": t_end, "symmetry": symmetry}
     if checkpoint is not None:
         from ..output import check_file_output
 
@@ -242,7 +266,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     dmax = int(degrees.max())
     params = {"objective": obj.name, "start": start_desc, "num_switches": n, "degree": dmax,
               "moves_budget": moves, "time_limit": time_limit, "moves": state.moves,
-              "accepted": state.accepted, "t_start": t_start, "t_end": t_end,
+              "accepted": state.accepted, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
               "max_cable": max_cable, "cable_budget": cable_budget}
     if obj.kind == "latency":
         params.update(switch_delay=switch_delay, injection_delay=injection_delay)
@@ -251,7 +275,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     if obj.kind == "latency" or cable.bounded or layout is not None or start.name != _RANDOM_START:
         lay = Layout(result, floor, cabinet, placement=placement, seed=None)
     summary = summarize(result, lay, obj.name, switch_delay=switch_delay, injection_delay=injection_delay)
-    summary.update(moves=state.moves, accepted=state.accepted, seconds=round(state.seconds, 1),
+    summary.update(symmetry=symmetry, temperature_unit=state.unit, moves=state.moves, accepted=state.accepted, seconds=round(state.seconds, 1),
                    moves_per_minute=round(60.0 * state.moves / state.seconds) if state.seconds > 0 else None,
                    seed=seed, start=start_desc)
     return OptimizeResult(result, lay, history_frame(state, obj, n), summary)

@@ -136,6 +136,7 @@ class Settings:
     t_start: float = 0.3
     t_end: float = 0.003
     switch_delay: float = 60.0
+    symmetry: int = 1
 
 
 @dataclass
@@ -152,6 +153,8 @@ class SearchState:
     unit: float = 0.0
     rng_state: dict | None = None
     history: list = field(default_factory=list)
+    adj: np.ndarray | None = None  # symmetric search: the adjacency (slot order matters)
+    best_adj: np.ndarray | None = None
 
     def to_json(self) -> str:
         return json.dumps({"best": list(self.best), "moves": self.moves, "accepted": self.accepted,
@@ -225,6 +228,17 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
     obj = settings.objective
     if settings.moves is None and settings.time_limit is None:
         raise ParameterError("give a move budget (moves) or a time limit (time_limit), or both")
+    if settings.symmetry > 1:
+        from .symmetric import anneal_symmetric
+
+        if obj.kind != "hops" or (cable is not None and cable.bounded):
+            raise ParameterError("symmetry applies to the hop objectives without cable bounds")
+        if state is not None and state.adj is not None:
+            graph.adj[:] = state.adj
+            graph.sync_edges()
+        return anneal_symmetric(graph, settings, g=settings.symmetry, state=state, checkpoint=checkpoint,
+                                progress=progress, checkpoint_every=CHECKPOINT_EVERY,
+                                history_every=HISTORY_EVERY)
     rng = make_rng(settings.seed)
     ev = make_evaluator(obj, graph, cable, settings.switch_delay)
     bounded = cable is not None and cable.bounded
