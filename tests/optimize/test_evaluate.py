@@ -112,6 +112,7 @@ def test_latency_evaluator_matches_latency_stats():
         assert ev.total * LATENCY_QUANTUM_NS / (n * (n - 1)) + 60.0 == pytest.approx(fr.avg, abs=1e-6)
         ref = LatencyEvaluator(SwapGraph(n, g.sorted_edges()), cab, cable_ns, 60.0)
         np.testing.assert_array_equal(ev.dist, ref.dist)
+        assert ev.count == ref.count == int((ref.dist == ref.peak).sum())
 
 
 def test_disconnecting_move_is_detected():
@@ -175,6 +176,8 @@ def test_dynamic_latency_rows_equal_dijkstra():
             unaffected = np.setdiff1d(np.arange(n), cand.sources)
             np.testing.assert_array_equal(ev.dist[unaffected], full[unaffected])  # ...the rest unchanged
             assert cand.total == full.sum() and cand.peak == full.max()
+            if cand.peak == ev.peak:
+                assert cand.count == int((full == full.max()).sum())
         if connected and rng.random() < 0.5:
             ev.commit(cand)
         else:

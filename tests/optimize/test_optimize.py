@@ -95,6 +95,7 @@ def test_max_cable_is_respected():
     (dict(num_switches=16, degree=4, objective="fastest"), "unknown objective"),
     (dict(num_switches=64, degree=4, max_cable=2.5, switches_per_cabinet=4), "max_cable"),
     (dict(num_switches=64, degree=4, cable_budget=10.0), "cable_budget"),
+    (dict(num_switches=64, degree=4, max_cable=6.0, switches_per_cabinet=4), "splits the floor"),
     (dict(num_switches=16, degree=4, moves=None), "time limit"),
     (dict(num_switches=30, degree=4, symmetry=7), "divide"),
     (dict(num_switches=30, degree=3, symmetry=5), "even degree"),

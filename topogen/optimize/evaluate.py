@@ -509,6 +509,7 @@ class Candidate:
     total: int  # sum over ordered pairs
     sources: np.ndarray  # affected sources
     rows: np.ndarray | None = None  # their new rows (latency only)
+    count: int = 0  # ordered pairs at the maximum (latency only)
 
 
 # --------------------------------------------------------------------------- evaluators
@@ -621,18 +622,25 @@ class LatencyEvaluator(_Evaluator):
         self.rowmax = self.dist.max(axis=1)
         self.total = int(self.rowsum.sum())
         self.peak = int(self.rowmax.max())
+        self._count_rows()
+
+    def _count_rows(self):
+        """Pairs of each row at the maximum (a finer ranking of equal maxima)."""
+        self.rowcnt = (self.dist == self.peak).sum(axis=1)
+        self.count = int(self.rowcnt.sum())
 
     def evaluate(self, rem: np.ndarray, add: np.ndarray) -> Candidate:
         src = self.affected(rem, add)
         if len(src) == 0:
-            return Candidate(True, self.peak, self.total, src)
+            return Candidate(True, self.peak, self.total, src, count=self.count)
         rows = np.empty((len(src), self.g.n), dtype=np.int64)
         if not _dynamic_rows(self.dist, self.g.adj, self.g.deg, self._cab, self._cabw, np.int64(self._sw),
                              src, rem, add, rows):
             return Candidate(False, -1, -1, src)
         new_total = self.total - int(self.rowsum[src].sum()) + int(rows.sum())
         peak = max(int(rows.max()), int(_max_except(self.rowmax, self.flags)))
-        return Candidate(True, peak, new_total, src, rows)
+        count = self.count - int(self.rowcnt[src].sum()) + int((rows == self.peak).sum())
+        return Candidate(True, peak, new_total, src, rows, count if peak == self.peak else -1)
 
     def commit(self, cand: Candidate) -> None:
         src = cand.sources
@@ -641,4 +649,10 @@ class LatencyEvaluator(_Evaluator):
         rows = cand.rows
         self.dist[src, :] = rows
         self.dist[:, src] = rows.T
+        old_peak = self.peak
         self._finish(src, rows.sum(axis=1), rows.max(axis=1))
+        if self.peak != old_peak:
+            self._count_rows()
+        else:
+            self.rowcnt[src] = (rows == self.peak).sum(axis=1)
+            self.count = cand.count

@@ -171,6 +171,20 @@ class CableModel:
                 part = int((avail[:k] * lengths[order][:k]).sum())
                 part += (int(dv) - int(cum[k - 1] if k else 0)) * int(lengths[order][k])
                 need += part
+        if self._max_units is not None and len(cabs) > 1:
+            from scipy.sparse import csr_matrix
+            from scipy.sparse.csgraph import connected_components
+
+            near = self._units[np.ix_(cabs, cabs)] <= self._max_units
+            parts, _ = connected_components(csr_matrix(near), directed=False)
+            if parts > 1:
+                from scipy.sparse.csgraph import minimum_spanning_tree
+
+                tree = minimum_spanning_tree(csr_matrix(self._units[np.ix_(cabs, cabs)].astype(np.float64)))
+                need_m = float(tree.data.max()) / self.SCALE
+                raise ParameterError(
+                    f"max_cable={self.max_cable:g} m splits the floor into {parts} groups of cabinets "
+                    f"that no cable may join, so no connected topology meets it; allow at least {need_m:g} m")
         if self._budget_units is not None and need / 2 > self._budget_units:
             raise ParameterError(
                 f"cable_budget={self.cable_budget:g} m is below {need / 2 / self.SCALE:.1f} m, the least "

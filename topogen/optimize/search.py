@@ -347,6 +347,8 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
             if cand.connected:
                 if obj.lexicographic and cand.peak != ev.peak:
                     take = cand.peak < ev.peak
+                elif obj.lexicographic and obj.kind == "latency" and cand.count != ev.count:
+                    take = cand.count < ev.count  # fewer pairs at the maximum first
                 else:
                     delta = cand.total - ev.total
                     if delta <= 0:
