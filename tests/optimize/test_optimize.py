@@ -45,11 +45,11 @@ def test_same_seed_same_bytes(tmp_path, degree, symmetry):
                                                              moves=1500, symmetry=symmetry).topology.edges)
 
 
-@pytest.mark.parametrize("symmetry", [1, 5])
-def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch, symmetry):
+@pytest.mark.parametrize("symmetry,restarts", [(1, 1), (5, 1), (5, 3)])
+def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch, symmetry, restarts):
     from topogen.optimize import search
 
-    full = optimize(num_switches=40, degree=4, seed=3, moves=6000, symmetry=symmetry)
+    full = optimize(num_switches=40, degree=4, seed=3, moves=6000, symmetry=symmetry, restarts=restarts)
     monkeypatch.setattr(search, "CHECKPOINT_EVERY", 0.0)  # a checkpoint after every batch
     ck = tmp_path / "run.ckpt"
     calls = []
@@ -61,7 +61,7 @@ def test_interrupted_run_resumes_to_the_same_topology(tmp_path, monkeypatch, sym
 
     with pytest.raises(KeyboardInterrupt):
         optimize(num_switches=40, degree=4, seed=3, moves=6000, checkpoint=ck, progress=stop_after_some,
-                 symmetry=symmetry)
+                 symmetry=symmetry, restarts=restarts)
     assert ck.exists()
     resumed = optimize(resume=ck)
     assert resumed.topology.params["moves"] == 6000
@@ -100,6 +100,7 @@ def test_max_cable_is_respected():
     (dict(num_switches=30, degree=4, symmetry=7), "divide"),
     (dict(num_switches=30, degree=3, symmetry=5), "even degree"),
     (dict(num_switches=32, degree=4, symmetry=4, max_cable=30.0), "without cable bounds"),
+    (dict(num_switches=32, degree=4, symmetry=1, restarts=3), "restarts apply"),
 ])
 def test_bad_input_is_one_clear_error(kwargs, needle):
     kwargs.setdefault("moves", 10)

@@ -54,6 +54,9 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--symmetry", type=int, default=None, metavar="G",
                    help="keep the graph invariant under a rotation of order G (hop objectives, random "
                         "start, even degree; default: automatic there, else 1 = none)")
+    p.add_argument("--restarts", type=int, default=None, metavar="R",
+                   help="symmetric search: independent runs the budget is split into, best kept "
+                        "(default one per minute of --time-limit)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="checkpoint file, rewritten atomically every minute and at the end")
     p.add_argument("--resume", default=None, metavar="FILE", help="continue a checkpointed run")
@@ -122,6 +125,7 @@ def optimize_command(args) -> int:
                           switches_per_cabinet=args.switches_per_cabinet, max_cable=args.max_cable,
                           cable_budget=args.cable_budget, switch_delay=args.switch_delay,
                           t_start=args.t_start, t_end=args.t_end, symmetry=args.symmetry,
+                          restarts=args.restarts,
                           checkpoint=args.checkpoint,
                           resume=args.resume, progress=progress)
     formats.save(args.output, result.topology, result.layout)

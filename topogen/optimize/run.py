@@ -25,7 +25,7 @@ from ..topology import Topology
 from .evaluate import SwapGraph
 from .objectives import CableModel, get_objective
 from .search import SearchState, Settings, anneal, check_start, feasible_start, history_frame, random_regular_edges
-from .symmetric import auto_symmetry, check_symmetry, symmetric_start
+from .symmetric import auto_restarts, auto_symmetry, check_symmetry, symmetric_start
 
 __all__ = ["OptimizeResult", "optimize", "plot_history", "GRAPH_GOLF_RECORDS"]
 
@@ -117,8 +117,8 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
              objective: str = "golf", seed=None, moves: int | None = None, time_limit: float | None = None,
              layout=None, switches_per_cabinet: int | None = None, max_cable: float | None = None,
              cable_budget: float | None = None, switch_delay: float = 60.0, injection_delay: float = 300.0,
-             t_start: float = 0.3, t_end: float = 0.003, symmetry: int | None = None, checkpoint=None,
-             resume=None, progress=None) -> OptimizeResult:
+             t_start: float = 0.3, t_end: float = 0.003, symmetry: int | None = None,
+             restarts: int | None = None, checkpoint=None, resume=None, progress=None) -> OptimizeResult:
     """Search for a topology minimising ``objective`` by degree-preserving edge swaps.
 
     Parameters
@@ -154,6 +154,10 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         (:mod:`topogen.optimize.symmetric`; hop objectives, random start, even degree,
         no cable bound).  Default: :func:`~topogen.optimize.symmetric.auto_symmetry`
         where allowed, else 1 (no symmetry).
+    restarts : int, optional
+        Independent annealing runs (fresh random symmetric starts) the budget is split
+        into, best kept; symmetric search only.  Default:
+        :func:`~topogen.optimize.symmetric.auto_restarts` (one per minute of time limit).
     checkpoint : path-like, optional
         File rewritten atomically every minute and at the end; ``resume`` it later.
     resume : path-like, optional
@@ -196,6 +200,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         t_start, t_end = meta["t_start"], meta["t_end"]
         start_desc = meta["start"]
         symmetry = int(meta["symmetry"])
+        restarts = int(meta["restarts"])
     else:
         state = None
         obj = get_objective(objective)
@@ -237,19 +242,25 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
             if layout is not None and layout.topology is not topology and \
                     layout.topology.num_switches != topology.num_switches:
                 raise ParameterError("layout must be the start topology's layout")
+        if restarts is None:
+            restarts = auto_restarts(moves, time_limit) if symmetry > 1 else 1
+        restarts = check_int("restarts", restarts, 1)
+        if restarts > 1 and symmetry == 1:
+            raise ParameterError("restarts apply to the symmetric search (a random start with symmetry > 1)")
         n = start.num_switches
         cabinet, floor, placement = _floor_for(start, layout, switches_per_cabinet)
     cable = CableModel(cabinet, floor, max_cable, cable_budget)
     degrees = start.degrees
     cable.check_feasible(degrees)
     settings = Settings(obj, seed, moves, time_limit, float(t_start), float(t_end), float(switch_delay),
-                        int(symmetry))
+                        int(symmetry), int(restarts))
     meta = {"version": _CHECKPOINT_VERSION, "objective": obj.name, "seed": seed, "moves": moves,
             "time_limit": time_limit, "num_switches": n, "start_edges": start.edges.tolist(),
             "hosts": start.hosts.tolist(), "start_name": start.name, "start": start_desc,
             "floor": floor.to_dict(), "cabinet": cabinet.tolist(), "placement": placement,
             "max_cable": max_cable, "cable_budget": cable_budget, "switch_delay": switch_delay,
-            "injection_delay": injection_delay, "t_start": t_start, "t_end": t_end, "symmetry": symmetry}
+            "injection_delay": injection_delay, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
+            "restarts": restarts}
     if checkpoint is not None:
         from ..output import check_file_output
 
@@ -267,7 +278,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     params = {"objective": obj.name, "start": start_desc, "num_switches": n, "degree": dmax,
               "moves_budget": moves, "time_limit": time_limit, "moves": state.moves,
               "accepted": state.accepted, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
-              "max_cable": max_cable, "cable_budget": cable_budget}
+              "restarts": restarts, "max_cable": max_cable, "cable_budget": cable_budget}
     if obj.kind == "latency":
         params.update(switch_delay=switch_delay, injection_delay=injection_delay)
     result = Topology(n, best, hosts_per_switch=start.hosts, name="optimized", params=params, seed=seed)
@@ -275,7 +286,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     if obj.kind == "latency" or cable.bounded or layout is not None or start.name != _RANDOM_START:
         lay = Layout(result, floor, cabinet, placement=placement, seed=None)
     summary = summarize(result, lay, obj.name, switch_delay=switch_delay, injection_delay=injection_delay)
-    summary.update(symmetry=symmetry, temperature_unit=state.unit, moves=state.moves, accepted=state.accepted, seconds=round(state.seconds, 1),
+    summary.update(symmetry=symmetry, restarts=restarts, temperature_unit=state.unit, moves=state.moves, accepted=state.accepted, seconds=round(state.seconds, 1),
                    moves_per_minute=round(60.0 * state.moves / state.seconds) if state.seconds > 0 else None,
                    seed=seed, start=start_desc)
     return OptimizeResult(result, lay, history_frame(state, obj, n), summary)

@@ -137,6 +137,7 @@ class Settings:
     t_end: float = 0.003
     switch_delay: float = 60.0
     symmetry: int = 1
+    restarts: int = 1
 
 
 @dataclass
@@ -155,18 +156,20 @@ class SearchState:
     history: list = field(default_factory=list)
     adj: np.ndarray | None = None  # symmetric search: the adjacency (slot order matters)
     best_adj: np.ndarray | None = None
+    segment: int = 0  # symmetric search: index of the current independent run
 
     def to_json(self) -> str:
         return json.dumps({"best": list(self.best), "moves": self.moves, "accepted": self.accepted,
                            "seconds": self.seconds, "unit": self.unit, "rng_state": self.rng_state,
-                           "history": self.history})
+                           "history": self.history, "segment": self.segment})
 
     @classmethod
     def from_parts(cls, edges, best_edges, text: str) -> "SearchState":
         d = json.loads(text)
         return cls(np.asarray(edges, dtype=np.int32), np.asarray(best_edges, dtype=np.int32),
                    tuple(d["best"]), int(d["moves"]), int(d["accepted"]), float(d["seconds"]),
-                   float(d["unit"]), d["rng_state"], [tuple(h) for h in d["history"]])
+                   float(d["unit"]), d["rng_state"], [tuple(h) for h in d["history"]],
+                   segment=int(d.get("segment", 0)))
 
 
 def make_evaluator(objective: Objective, graph: SwapGraph, cable: CableModel | None, switch_delay: float):
