@@ -56,7 +56,7 @@ def add_parsers(subparsers, parents=()) -> None:
                         "start, even degree; default: automatic there, else 1 = none)")
     p.add_argument("--restarts", type=int, default=None, metavar="R",
                    help="symmetric search: independent runs the budget is split into, best kept "
-                        "(default one per minute of --time-limit)")
+                        "(default one per max(20, 0.06 N) seconds of --time-limit)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="checkpoint file, rewritten atomically every minute and at the end")
     p.add_argument("--resume", default=None, metavar="FILE", help="continue a checkpointed run")

@@ -157,7 +157,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     restarts : int, optional
         Independent annealing runs (fresh random symmetric starts) the budget is split
         into, best kept; symmetric search only.  Default:
-        :func:`~topogen.optimize.symmetric.auto_restarts` (one per minute of time limit).
+        :func:`~topogen.optimize.symmetric.auto_restarts` (one per ``max(20, 0.06 N)`` s of time limit).
     checkpoint : path-like, optional
         File rewritten atomically every minute and at the end; ``resume`` it later.
     resume : path-like, optional
@@ -243,7 +243,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
                     layout.topology.num_switches != topology.num_switches:
                 raise ParameterError("layout must be the start topology's layout")
         if restarts is None:
-            restarts = auto_restarts(moves, time_limit) if symmetry > 1 else 1
+            restarts = auto_restarts(start.num_switches, moves, time_limit) if symmetry > 1 else 1
         restarts = check_int("restarts", restarts, 1)
         if restarts > 1 and symmetry == 1:
             raise ParameterError("restarts apply to the symmetric search (a random start with symmetry > 1)")

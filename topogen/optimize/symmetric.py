@@ -75,14 +75,17 @@ def symmetric_start(num_switches: int, degree: int, g: int, rng: np.random.Gener
     return graph.sorted_edges()
 
 
-def auto_restarts(moves: int | None, time_limit: float | None) -> int:
+def auto_restarts(num_switches: int, moves: int | None, time_limit: float | None) -> int:
     """Independent annealing runs the symmetric search splits its budget into by default:
-    one per minute of ``time_limit`` (else per 500,000 moves), at least 1.  The restricted
-    search converges within about a minute at the sizes of Graph Golf's table, and
-    independent starts then beat a longer schedule (measured: docs/optimize.md)."""
+    one per ``max(20, 0.06 N)`` seconds of ``time_limit`` (else per ``1000 N`` moves), at
+    least 1.  The restricted search converges in about that long (N = 256: within 30 s;
+    N = 1024: about a minute, on a shared core), and independent starts then beat a longer
+    schedule: at N = 256, d = 8, one 570 s run reached ASPL 2.758, no better than single
+    30-60 s runs (2.748-2.761)."""
+    n = int(num_switches)
     if time_limit is not None:
-        return max(1, int(time_limit // 60))
-    return max(1, int(moves // 500_000))
+        return max(1, int(time_limit // max(20.0, 0.06 * n)))
+    return max(1, int(moves // (1000 * n)))
 
 
 def _full(graph: SwapGraph, shift: int, g: int):
