@@ -141,6 +141,10 @@ def test_cli_optimize(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc != 0 and rc != 70 and err.strip().count("\n") == 0 and "odd" in err
     assert not (tmp_path / "x.json").exists()
+    rc = main(["optimize", "--num-switches", "16", "--degree", "4", "--objective", "fastest", "--moves", "5",
+               "-o", str(tmp_path / "y.json")])
+    err = capsys.readouterr().err
+    assert rc not in (0, 70) and "unknown objective" in err and err.strip().count("\n") == 0
 
 
 def test_symmetric_result_is_invariant_and_regular():
