@@ -14,6 +14,11 @@ of ``moves done / moves`` and ``seconds / time_limit``: with a move budget (and 
 limit reached) a seed gives the same topology byte for byte; a time limit alone gives
 whatever that machine reaches in that time.  The best graph seen is the result.
 
+For the hop objectives the step runs compiled (:mod:`topogen.optimize._fast`); with
+``Settings.symmetry > 1`` the search is the rotation-symmetric one of
+:mod:`topogen.optimize.symmetric` (orbit swaps, independent restarts).  A lexicographic
+latency objective ranks equal maxima by the number of pairs at the maximum.
+
 Start: a given topology, or a random ``d``-regular graph -- the circulant with offsets
 ``1 .. d/2`` (and ``N/2`` for odd ``d``), randomised by ``10 E`` valid swaps.  When cable
 bounds are set and the start breaks them, a first phase takes every swap that does not
