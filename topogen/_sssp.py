@@ -332,13 +332,22 @@ def bucket_plan(indptr, indices, weights, shift: int, mode: int, hop_bound: int)
     else:
         buckets = 2
         key_top = (int(hop_bound) + 3) << shift
+    return make_plan(indptr, indices, inc, g, buckets, 0 if mode == FR else int(unit), key_top)
+
+
+def make_plan(indptr, indices, inc, scale: int, buckets: int, base: int, key_top: int):
+    """Pack a graph for :func:`_dial`: each CSR entry's head and increment ``inc`` in one
+    unsigned word (``uint32`` when they and every key below ``key_top`` fit)."""
+    n = len(indptr) - 1
+    inc = np.asarray(inc, dtype=np.int64)
+    top = int(inc.max()) if inc.size else 0
     vbits = max(1, int(n - 1).bit_length())
     small = vbits + top.bit_length() <= 32 and key_top < 1 << 31
     dtype = np.dtype(np.uint32 if small else np.uint64)
     adj = np.asarray(indices).astype(np.uint64) | (inc.astype(np.uint64) << np.uint64(vbits))
-    return BucketPlan(indptr=np.asarray(indptr).astype(np.uint32 if w.size < 1 << 32 else np.uint64),
-                      adj=adj.astype(dtype), vbits=vbits, base=0 if mode == FR else int(unit),
-                      scale=g, buckets=buckets, dtype=dtype)
+    return BucketPlan(indptr=np.asarray(indptr).astype(np.uint32 if inc.size < 1 << 32 else np.uint64),
+                      adj=adj.astype(dtype), vbits=vbits, base=int(base), scale=int(scale),
+                      buckets=int(buckets), dtype=dtype)
 
 
 def block_stats(indptr, indices, weights, sources, shift: int, mode: int, plan=None):

@@ -107,12 +107,18 @@ def run_route(args) -> int:
     force = getattr(args, "force", False)
     check_dir_output(args.output, inputs=[args.file], force=force)  # before the work
     topology, layout = load(args.file)
-    routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
-                    switch_delay=args.switch_delay, base=args.base, root=args.root,
-                    ties=getattr(args, "ties", "spread"), ties_seed=getattr(args, "ties_seed", None),
-                    clock_period_ns=getattr(args, "clock_period", None))
+    kw = dict(vcs=args.vcs, seed=args.seed, switch_delay=args.switch_delay, base=args.base,
+              root=args.root, ties=getattr(args, "ties", "spread"),
+              ties_seed=getattr(args, "ties_seed", None),
+              clock_period_ns=getattr(args, "clock_period", None))
+    # nr/fr tables are streamed into the new folder as they are computed (bounded memory)
+    stream = args.algorithm in ("nr", "fr")
+    if not stream:
+        routing = route(topology, layout, args.algorithm, **kw)
     out = Path(args.output)
     with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp:
+        if stream:
+            routing = route(topology, layout, args.algorithm, ranks_file=tmp / "ranks.npy", **kw)
         table = args.table
         if table == "auto":
             table = "csv" if topology.num_switches <= AUTO_TABLE_MAX_SWITCHES else "none"

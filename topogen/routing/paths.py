@@ -43,6 +43,7 @@ from scipy.sparse.csgraph import dijkstra
 from .._validate import check_float, check_int
 from ..errors import ParameterError, RoutingError, TopologyError
 from ..topology import Topology
+from . import _rows
 from .base import TableRouting, csr_view
 
 __all__ = ["nearest", "fastest", "fr_weights", "spread_ties", "TIES"]
@@ -270,7 +271,9 @@ def _require(topology: Topology, what: str) -> None:
 
 
 def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
-            block: int = 4096, ties: str = "spread", seed=None, ties_seed=None) -> TableRouting:
+            block: int = 4096, ties: str = "spread", seed=None, ties_seed=None,
+            method: str = "auto", workers: int | None = None,
+            ranks_file=None) -> TableRouting:
     """Nearest Routing: shortest-hop next-hop tables, one next hop per pair.
 
     Parameters
@@ -294,6 +297,18 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         Seed of ``ties="random"`` (drawn and recorded when None).
     ties_seed : int, optional
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
+    method : {"auto", "per-source", "bit-parallel"}
+        ``"per-source"``: one breadth-first search per source switch gives its whole
+        row (:mod:`._rows`; numba, degree <= 64, memory ``O(N + E)`` per thread besides
+        the table); ``"bit-parallel"``: the reverse bit-parallel search per block of
+        destinations (keeps ``N x block`` work arrays).  ``"auto"`` takes the first when
+        it applies (not with ``all_next_hops`` or ``ties="random"``).  Same tables.
+    workers : int, optional
+        Threads of the per-source method (default: the CPUs this process may use).
+    ranks_file : path-like, optional
+        Write the table to this ``.npy`` file as it is computed (per block of source
+        rows with the per-source method) and return a routing whose ``ranks`` is the
+        file, memory-mapped read-only: the ``N x N`` table is never held in memory.
 
     Returns
     -------
@@ -318,12 +333,20 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     _require(topology, "nearest routing")
     check_int("block", block, 64)
     _check_ties(ties)
+    _check_method(method, ("auto", "per-source", "bit-parallel"))
     if ties == "random":
-        return spread_ties(nearest(topology, layout, all_next_hops=True, block=block,
-                                   ties="lowest"), seed)
+        return _rows.to_file(spread_ties(nearest(topology, layout, all_next_hops=True,
+                                                 block=block, ties="lowest", method=method),
+                                         seed), ranks_file)
     tseed = _ties_seed(ties_seed)
     view = csr_view(topology)
     n = view.n
+    params = dict(_tie_params(ties, tseed), metric="hops")
+    ranks = _rows.per_source(topology, view, np.ones(len(view.indices), dtype=np.int64), ties,
+                             tseed, method, all_next_hops, workers, ranks_file)
+    if ranks is not None:
+        return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
+                            num_vcs=1)
     spread = ties == "spread"
     ranks = np.empty((1, n, n), dtype=view.rank_dtype)
     dist = np.empty((n, n), dtype=np.uint16) if all_next_hops else None
@@ -342,9 +365,9 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         if all_next_hops:
             dist[:, d0:d1] = lev
     ew = np.ones(len(view.indices), dtype=np.int64) if all_next_hops else None
-    return TableRouting(topology, ranks, layout=layout, algorithm="nr",
-                        params=dict(_tie_params(ties, tseed), metric="hops"),
-                        num_vcs=1, distances=dist, entry_weight=ew)
+    return _rows.to_file(TableRouting(topology, ranks, layout=layout, algorithm="nr",
+                                      params=params, num_vcs=1, distances=dist,
+                                      entry_weight=ew), ranks_file)
 
 
 def fr_weights(layout, switch_delay: float = 60.0) -> np.ndarray:
@@ -591,8 +614,8 @@ def _fr_parallel(common, tail, n, block, starts, workers, rank_dtype, keep):
 
 
 def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
-            block: int = 256, workers: int = 1, method: str = "auto", ties: str = "spread",
-            seed=None, ties_seed=None) -> TableRouting:
+            block: int = 256, workers: int | None = None, method: str = "auto",
+            ties: str = "spread", seed=None, ties_seed=None, ranks_file=None) -> TableRouting:
     """Fastest Routing: minimum-latency next-hop tables (Skywalk Sec. II-E).
 
     Parameters
@@ -607,15 +630,20 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         Keep the latency table (``int64`` ps, N x N) for :meth:`TableRouting.next_hops`.
     block : int
         Destinations per block (one Dijkstra call or one Bellman–Ford sweep).
-    workers : int
-        Processes to use (blocks are independent); 1 = in this process.
-    method : {"auto", "dijkstra", "bellman-ford"}
-        How distances are found (the tables are identical): SciPy's Dijkstra, or a
+    workers : int, optional
+        Threads of the per-source method (default: the CPUs this process may use), or
+        processes of the others (default 1 = in this process); blocks are independent.
+    method : {"auto", "per-source", "dijkstra", "bellman-ford"}
+        How distances are found (the tables are identical): ``"per-source"``, Dial's
+        bucket queue from each source switch on the picoseconds divided by their common
+        divisor, giving the switch's whole row (:mod:`._rows`; numba, degree <= 64,
+        memory ``O(N + E)`` per thread besides the table); SciPy's Dijkstra; or a
         vectorised Bellman–Ford over a block of destinations that also yields the next
         hops (fast on low-diameter networks: random, Skywalk, Slim Fly...).  ``"auto"``
-        picks Bellman–Ford when a cost model says it pays (few hops, see
-        :func:`_bf_budget`) and falls back to Dijkstra for a block that needs too many
-        rounds; ``"bellman-ford"`` always iterates to convergence.
+        takes ``"per-source"`` when it applies (not with ``all_next_hops`` or
+        ``ties="random"``), else Bellman–Ford when a cost model says it pays (few hops,
+        see :func:`_bf_budget`), falling back to Dijkstra for a block that needs too
+        many rounds; ``"bellman-ford"`` always iterates to convergence.
     ties : {"spread", "lowest", "random"}
         Which of several minimum-latency next hops a table names (see the module docs):
         a uniform choice per (switch, destination) from a hash of ``ties_seed``
@@ -625,6 +653,9 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         Seed of ``ties="random"`` (drawn and recorded when None).
     ties_seed : int, optional
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
+    ranks_file : path-like, optional
+        As in :func:`nearest`: stream the table into this ``.npy`` file and return it
+        memory-mapped.
 
     Returns
     -------
@@ -655,19 +686,28 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
                              f"{type(layout).__name__}")
     switch_delay = check_float("switch_delay", switch_delay, 0.0)
     check_int("block", block, 1)
-    check_int("workers", workers, 1)
-    if method not in ("auto", "dijkstra", "bellman-ford"):
-        raise ParameterError(f"method must be auto, dijkstra or bellman-ford, got {method!r}")
+    if workers is not None:
+        check_int("workers", workers, 1)
+    _check_method(method, ("auto", "per-source", "dijkstra", "bellman-ford"))
     _check_ties(ties)
     if ties == "random":
-        return spread_ties(fastest(layout, switch_delay, all_next_hops=True, block=block,
-                                   workers=workers, method=method, ties="lowest"), seed)
+        return _rows.to_file(spread_ties(fastest(layout, switch_delay, all_next_hops=True,
+                                                 block=block, workers=workers, method=method,
+                                                 ties="lowest"), seed), ranks_file)
     tseed = _ties_seed(ties_seed)
     topology = layout.topology
     _require(topology, "fastest routing")
     view = csr_view(topology)
     n = view.n
     w = fr_weights(layout, switch_delay)
+    params = dict(_tie_params(ties, tseed), switch_delay=switch_delay, weight_unit="ps",
+                  metric="latency")
+    ranks = _rows.per_source(topology, view, w, ties, tseed, method, all_next_hops, workers,
+                             ranks_file)
+    if ranks is not None:
+        return TableRouting(topology, ranks, layout=layout, algorithm="fr", params=params,
+                            num_vcs=1)
+    workers = 1 if workers is None else workers
     bf_rounds = {"dijkstra": 0, "bellman-ford": n + 1}.get(method)
     if bf_rounds is None:
         bf_rounds = _bf_budget(topology, view)
@@ -690,10 +730,14 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
             ranks[0, :, d0:d0 + len(ds)] = r
             if all_next_hops:
                 dist[:, d0:d0 + len(ds)] = dd.T
-    return TableRouting(topology, ranks, layout=layout, algorithm="fr",
-                        params=dict(_tie_params(ties, tseed), switch_delay=switch_delay,
-                                    weight_unit="ps", metric="latency"),
-                        num_vcs=1, distances=dist, entry_weight=w if all_next_hops else None)
+    return _rows.to_file(TableRouting(topology, ranks, layout=layout, algorithm="fr",
+                                      params=params, num_vcs=1, distances=dist,
+                                      entry_weight=w if all_next_hops else None), ranks_file)
+
+
+def _check_method(method: str, allowed: tuple) -> None:
+    if method not in allowed:
+        raise ParameterError(f"method must be one of {', '.join(allowed)}, got {method!r}")
 
 
 def _check_ties(ties: str) -> None:
