@@ -70,41 +70,81 @@ if _sssp.AVAILABLE:
         return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
     @_jit
+    def _masks(indptr, adj, vbits, one, s, dist, stamp, tag, head, pool_node, pool_next,
+               mask, seed_bit):
+        """Dial's algorithm from ``s`` (as :func:`topogen._sssp._dial`, plain weights)
+        that also sets ``mask[x]``, the links of ``s`` starting a shortest path to ``x``,
+        when ``x`` settles: its tied predecessors are settled by then, so one pass over
+        its links both reads their masks and relaxes the others."""
+        n = indptr.shape[0] - 1
+        vmask = (one << vbits) - one
+        cmask = head.shape[0] - 1
+        dist[:] = np.iinfo(dist.dtype).max
+        head[:] = -1
+        dist[s] = 0
+        mask[s] = 0
+        pool_node[0] = s
+        pool_next[0] = -1
+        head[0] = 0
+        top = np.int64(1)
+        pending = 1
+        settled = 0
+        b = np.int64(0)
+        j0 = indptr[s]
+        for j in range(j0, indptr[s + np.uint32(1)]):
+            seed_bit[np.uint32(adj[j] & vmask)] = np.uint64(1) << np.uint64(j - j0)
+        while settled < n and pending > 0:
+            slot = b & cmask
+            e = head[slot]
+            if e < 0:
+                b += 1
+                continue
+            head[slot] = pool_next[e]
+            pending -= 1
+            u = pool_node[e]
+            if stamp[u] == tag:
+                continue
+            stamp[u] = tag
+            settled += 1
+            du = dist[u]
+            m = np.uint64(0)
+            for j in range(indptr[u], indptr[u + np.uint32(1)]):
+                a = adj[j]
+                y = np.uint32(a & vmask)
+                inc = a >> vbits
+                dy = dist[y]
+                nd = du + inc
+                if nd < dy:
+                    dist[y] = nd
+                    slot_y = np.int64(nd) & cmask
+                    pool_node[top] = y
+                    pool_next[top] = head[slot_y]
+                    head[slot_y] = top
+                    top += 1
+                    pending += 1
+                elif dy + inc == du:  # a tied predecessor (settled: dist below du)
+                    m |= seed_bit[u] if y == s else mask[y]
+            mask[u] = m
+        return settled
+
+    @_jit
     def _rows_block(indptr, adj, vbits, one, buckets, sources, spread, sd, hd, out, sentinel):
         """Rows of ``sources`` into ``out`` (uint8, ``len(sources) x N``); returns -1, or
         the index of a source with a switch that has no next hop (internal error)."""
         n = indptr.shape[0] - 1
-        zero = one - one
-        vmask = (one << vbits) - one
         dist = np.empty(n, adj.dtype)
         stamp = np.full(n, np.uint32(0xFFFFFFFF), np.uint32)
-        order = np.empty(n, np.uint32)
         head = np.empty(buckets, np.int32)
         cap = adj.shape[0] + 1
         pool_node = np.empty(cap, np.uint32)
         pool_next = np.empty(cap, np.int32)
         mask = np.empty(n, np.uint64)
+        seed_bit = np.zeros(n, np.uint64)
         b1 = np.uint64(1)
         for i in range(sources.shape[0]):
             v = sources[i]
-            _sssp._dial(indptr, adj, vbits, zero, np.int64(1), zero, one, v, dist, stamp,
-                        np.uint32(i), head, pool_node, pool_next, order)
-            mask[:] = 0
-            j0 = indptr[v]
-            for j in range(j0, indptr[v + np.uint32(1)]):
-                a = adj[j]
-                x = np.uint32(a & vmask)
-                if dist[x] == (a >> vbits):
-                    mask[x] = b1 << np.uint64(j - j0)
-            for t in range(1, n):
-                x = order[t]
-                dx = dist[x]
-                m = mask[x]
-                for j in range(indptr[x], indptr[x + np.uint32(1)]):
-                    a = adj[j]
-                    if dist[np.uint32(a & vmask)] + (a >> vbits) == dx:
-                        m |= mask[np.uint32(a & vmask)]
-                mask[x] = m
+            _masks(indptr, adj, vbits, one, v, dist, stamp, np.uint32(i), head, pool_node,
+                   pool_next, mask, seed_bit)
             hv = _splitmix(np.uint64(v) ^ sd) & _M32
             row = out[i]
             for x in range(n):
@@ -114,7 +154,7 @@ if _sssp.AVAILABLE:
                     continue
                 if m == 0:
                     return i
-                if spread:
+                if spread and (m & (m - b1)) != 0:  # several tied next hops
                     target = (_mix32(hv, hd[x]) * _popcount(m)) >> np.uint64(32)
                     for _ in range(np.int64(target)):
                         m &= m - b1
