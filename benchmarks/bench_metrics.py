@@ -33,6 +33,12 @@ from topogen.metrics import distance_stats, latency_stats  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
+
 
 def row(what: str, value: str, note: str = "") -> None:
     ROWS.append((what, value, note))
@@ -135,6 +141,7 @@ def maxrss_mb(who) -> float:
 
 
 # ----------------------------------------------------------------------------- main
+@timed_main
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2,048 switches instead of 16,384")
