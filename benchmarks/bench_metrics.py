@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's topogen
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
 
 import numpy as np  # noqa: E402
 from scipy.sparse import csr_matrix  # noqa: E402
@@ -32,12 +35,6 @@ from topogen import Floor, Layout, Topology  # noqa: E402
 from topogen.metrics import distance_stats, latency_stats  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
-
-import sys as _sys
-from pathlib import Path as _Path
-
-_sys.path.insert(0, str(_Path(__file__).resolve().parent))
-from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
 
 
 def row(what: str, value: str, note: str = "") -> None:
