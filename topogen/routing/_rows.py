@@ -1,14 +1,15 @@
 """NR and FR next-hop tables one source switch at a time, in memory ``O(N + E)`` per thread.
 
 Row ``ranks[0, v, :]`` (switch ``v``'s own forwarding table) comes from one shortest-path
-search *from* ``v``: Dial's algorithm (:func:`topogen._sssp._dial`) on integer weights
-(1 per hop for NR; FR's picoseconds divided by their greatest common divisor), then one
-pass over the switches in settling order that gives each switch ``x`` the set of ``v``'s
-links that start a shortest path to ``x``, as a 64-bit mask::
+search *from* ``v``: Dial's algorithm (as :func:`topogen._sssp._dial`) on integer weights
+(1 per hop for NR; FR's picoseconds divided by their greatest common divisor) which, as
+each switch ``x`` settles, also gives it the set of ``v``'s links that start a shortest
+path to ``x``, as a 64-bit mask::
 
     mask[x] = OR of mask[p] over the neighbours p of x with dist[p] + w(p, x) == dist[x]
 
-(the links of ``v`` itself seed the masks).  Links are symmetric, so a link ``v -> w``
+(its tied predecessors ``p`` have settled before it; the links of ``v`` itself seed the
+masks), in the same pass over ``x``'s links that relaxes the others.  Links are symmetric, so a link ``v -> w``
 starts a shortest path to ``x`` exactly when ``w(v, w) + dist(w, x) == dist(v, x)``: the
 set of tied next hops the other algorithms of :mod:`.paths` read off their distance
 tables.  The tie rules then pick from the mask: the lowest set bit (``"lowest"``), or
@@ -23,6 +24,7 @@ memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,10 +34,12 @@ import numpy as np
 from .. import _sssp
 from ..errors import ParameterError, RoutingError
 
-__all__ = ["usable", "compute", "plan", "per_source", "to_file"]
+__all__ = ["usable", "compute", "plan", "per_source", "to_file", "column_writer"]
 
 #: Sources per block (one task of a thread; ``block x N`` bytes of output).
 BLOCK = 256
+#: Destinations per block of the bit-parallel NR search when its columns are streamed.
+STREAM_COLUMNS = 2048
 
 if _sssp.AVAILABLE:
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -215,6 +219,33 @@ def _npy_header(shape, dtype) -> bytes:
         buf, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
               "shape": tuple(int(x) for x in shape)})
     return buf.getvalue()
+
+
+@contextlib.contextmanager
+def column_writer(path, n: int, dtype):
+    """Yield ``write(d0, cols)`` storing ``cols`` (``N x B``) as the columns ``d0 ..
+    d0 + B - 1`` of a ``(1, N, N)`` ``.npy`` file at ``path`` (atomic: temporary name,
+    renamed when the block ends); yields None when ``path`` is None."""
+    if path is None:
+        yield None
+        return
+    from ..output import atomic_open
+
+    dtype = np.dtype(dtype)
+    item = dtype.itemsize
+    with atomic_open(Path(path), "wb", encoding=None) as f:
+        header = _npy_header((1, n, n), dtype)
+        f.write(header)
+        f.flush()
+        f.truncate(len(header) + n * n * item)
+        fd = f.fileno()
+
+        def write(d0, cols):
+            cols = np.ascontiguousarray(cols, dtype=dtype)
+            for v in range(n):
+                os.pwrite(fd, memoryview(cols[v]).cast("B"), len(header) + (v * n + d0) * item)
+
+        yield write
 
 
 def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block: int = BLOCK,

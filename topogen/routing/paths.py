@@ -297,17 +297,17 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         Seed of ``ties="random"`` (drawn and recorded when None).
     ties_seed : int, optional
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
-    method : {"auto", "per-source", "bit-parallel"}
-        ``"per-source"``: one breadth-first search per source switch gives its whole
-        row (:mod:`._rows`; numba, degree <= 64, memory ``O(N + E)`` per thread besides
-        the table); ``"bit-parallel"``: the reverse bit-parallel search per block of
-        destinations (keeps ``N x block`` work arrays).  ``"auto"`` takes the first when
-        it applies (not with ``all_next_hops`` or ``ties="random"``).  Same tables.
+    method : {"auto", "bit-parallel", "per-source"}
+        ``"bit-parallel"`` (= ``"auto"``): the reverse bit-parallel search per block of
+        destinations (``N x block`` work arrays); ``"per-source"``: one breadth-first
+        search per source switch gives its whole row (:mod:`._rows`; numba, degree <= 64,
+        memory ``O(N + E)`` per thread; about 10x the CPU time).  Same tables.
     workers : int, optional
         Threads of the per-source method (default: the CPUs this process may use).
     ranks_file : path-like, optional
-        Write the table to this ``.npy`` file as it is computed (per block of source
-        rows with the per-source method) and return a routing whose ``ranks`` is the
+        Write the table to this ``.npy`` file as it is computed (columns of each block of
+        destinations, at most :data:`._rows.STREAM_COLUMNS` at a time; rows of each block
+        of sources with ``"per-source"``) and return a routing whose ``ranks`` is the
         file, memory-mapped read-only: the ``N x N`` table is never held in memory.
 
     Returns
@@ -342,32 +342,40 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     view = csr_view(topology)
     n = view.n
     params = dict(_tie_params(ties, tseed), metric="hops")
-    ranks = _rows.per_source(topology, view, np.ones(len(view.indices), dtype=np.int64), ties,
-                             tseed, method, all_next_hops, workers, ranks_file)
-    if ranks is not None:
+    if method == "per-source":  # "auto": the bit-parallel search is ~10x less CPU for NR
+        ranks = _rows.per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
+                                 ties, tseed, method, all_next_hops, workers, ranks_file)
         return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
                             num_vcs=1)
     spread = ties == "spread"
-    ranks = np.empty((1, n, n), dtype=view.rank_dtype)
+    stream = ranks_file is not None and not all_next_hops
+    if stream:  # columns go straight to the file: a smaller block bounds the work arrays
+        block = min(block, _rows.STREAM_COLUMNS)
+    ranks = None if stream else np.empty((1, n, n), dtype=view.rank_dtype)
     dist = np.empty((n, n), dtype=np.uint16) if all_next_hops else None
     wpad = np.where(view.valid_pad, 1, -1)
-    for d0 in range(0, n, block):
-        d1 = min(n, d0 + block)
-        ds = np.arange(d0, d1, dtype=np.int64)
-        r, lev, _, ecc = bitbfs(view.nbr_pad, n, ds[:, None],
-                                want_levels=all_next_hops or spread, want_ranks=not spread,
-                                rank_dtype=view.rank_dtype, sentinel=view.sentinel)
-        if spread:
-            r = _spread_tight_ranks(_padded(lev, _dist_dtype(int(lev.max()))), view.nbr_pad,
-                                    wpad, ds, tseed,
-                                    view.rank_dtype, view.sentinel)
-        ranks[0, :, d0:d1] = r
-        if all_next_hops:
-            dist[:, d0:d1] = lev
+    with _rows.column_writer(ranks_file if stream else None, n, view.rank_dtype) as write:
+        for d0 in range(0, n, block):
+            d1 = min(n, d0 + block)
+            ds = np.arange(d0, d1, dtype=np.int64)
+            r, lev, _, ecc = bitbfs(view.nbr_pad, n, ds[:, None],
+                                    want_levels=all_next_hops or spread, want_ranks=not spread,
+                                    rank_dtype=view.rank_dtype, sentinel=view.sentinel)
+            if spread:
+                r = _spread_tight_ranks(_padded(lev, _dist_dtype(int(lev.max()))), view.nbr_pad,
+                                        wpad, ds, tseed, view.rank_dtype, view.sentinel)
+            if stream:
+                write(d0, r)
+            else:
+                ranks[0, :, d0:d1] = r
+            if all_next_hops:
+                dist[:, d0:d1] = lev
+    if stream:
+        ranks = np.load(ranks_file, mmap_mode="r")
     ew = np.ones(len(view.indices), dtype=np.int64) if all_next_hops else None
-    return _rows.to_file(TableRouting(topology, ranks, layout=layout, algorithm="nr",
-                                      params=params, num_vcs=1, distances=dist,
-                                      entry_weight=ew), ranks_file)
+    routing = TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
+                           num_vcs=1, distances=dist, entry_weight=ew)
+    return routing if stream else _rows.to_file(routing, ranks_file)
 
 
 def fr_weights(layout, switch_delay: float = 60.0) -> np.ndarray:
