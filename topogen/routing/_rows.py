@@ -103,11 +103,14 @@ if _sssp.AVAILABLE:
             if e < 0:
                 b += 1
                 continue
-            head[slot] = pool_next[e]
+            nxt = pool_next[e]
+            head[slot] = nxt
             pending -= 1
             u = pool_node[e]
             if stamp[u] == tag:
                 continue
+            if nxt >= 0:
+                _sssp.prefetch(adj, indptr[pool_node[nxt]])
             stamp[u] = tag
             settled += 1
             du = dist[u]
