@@ -1,8 +1,9 @@
 """FR (minimum-latency) all-pairs latency statistics: topogen against scipy and igraph.
 
     python benchmarks/bench_allpairs.py                    # 4k and 16k side by side, 32k/64k topogen
+    python benchmarks/bench_allpairs.py --sample ""         # 64k exact too (~16x the 16k time)
     python benchmarks/bench_allpairs.py --sizes 4096 --alt-sizes 4096   # a minute
-    python benchmarks/bench_allpairs.py --modes             # also 1 thread / 2 threads / 2 processes
+    python benchmarks/bench_allpairs.py --modes 4096,16384  # 1 thread / 2 threads / 2 processes
 
 Graphs: Skywalk (``topogen.generate("skywalk")``), 16 switches per cabinet, intra degree 8,
 inter degree 8, on the Skywalk floor (delays on a half-nanosecond grid), seed 1.  Every
@@ -108,7 +109,8 @@ def fmt(f):
     return f"max {f[0]:.1f} ns, avg {f[1]:.4f} ns, hops {f[2]}/{f[3]:.4f}"
 
 
-def measure(n: int, alternatives: bool, budget: float, modes: bool, rows: list) -> None:
+def measure(n: int, alternatives: bool, budget: float, modes: bool, rows: list,
+            sample: int | None = None) -> None:
     with Clock() as cg:
         layout = skywalk(n)
     t = layout.topology
@@ -118,10 +120,19 @@ def measure(n: int, alternatives: bool, budget: float, modes: bool, rows: list) 
           flush=True)
     latency_stats(layout, sources=np.arange(2))  # compile / load the numba cache
     with Clock() as c:
-        s = latency_stats(layout, routing="fr")
+        s = latency_stats(layout, routing="fr", sample=sample, seed=SEED)
     ours = (s.max, s.avg, s.max_hops, s.avg_hops)
     threads = len(cores())
     per_thread = (12 * n + 8 * (e2 + 1) + 4 * 4096) / 1e6
+    if sample is not None and sample < n:  # time per source x N; figures of the sample
+        c.wall, c.cpu = c.wall * n / sample, c.cpu * n / sample
+        print(f"  topogen ({threads} threads)        {c.line()} (extrapolated from {sample:,} "
+              f"random sources; avg {s.avg:.2f} +- {s.stderr:.2f} ns)", flush=True)
+        rows.append((n, "topogen", c.wall, c.cpu, f"extrapolated from {sample:,} sources",
+                     f"{threads} threads", load()))
+        print(f"    work memory per thread {per_thread:.1f} MB (O(N + E)); peak RSS of the "
+              f"process {peak_rss_mb():.0f} MB", flush=True)
+        return
     print(f"  topogen ({threads} threads)        {c.line()}   {fmt(ours)}", flush=True)
     print(f"    work memory per thread {per_thread:.1f} MB (O(N + E)); peak RSS of the process "
           f"{peak_rss_mb():.0f} MB", flush=True)
@@ -178,18 +189,24 @@ def main(argv=None) -> int:
                     help="switch counts to run (multiples of 16)")
     ap.add_argument("--alt-sizes", default="4096,16384",
                     help="sizes at which scipy and igraph run too")
+    ap.add_argument("--sample", default="65536:4096",
+                    help="size:k pairs: at that size topogen runs k random sources and its "
+                         "time is extrapolated (default 65536:4096; '' for none)")
     ap.add_argument("--budget", type=float, default=900.0,
                     help="seconds an alternative may run before it is extrapolated")
-    ap.add_argument("--modes", action="store_true",
-                    help="also time the kernel on 1 thread, 2 threads and 2 processes")
+    ap.add_argument("--modes", default="4096",
+                    help="sizes at which the kernel is also timed on 1 thread, 2 threads and "
+                         "2 processes (default 4096; '' for none)")
     args = ap.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",") if x]
     alt = {int(x) for x in args.alt_sizes.split(",") if x}
+    modes = {int(x) for x in args.modes.split(",") if x}
+    sample = dict(tuple(int(y) for y in x.split(":")) for x in args.sample.split(",") if x)
     print(machine_line(), flush=True)
     rows: list = []
     with Clock() as everything:
         for n in sizes:
-            measure(n, n in alt, args.budget, args.modes, rows)
+            measure(n, n in alt, args.budget, n in modes, rows, sample.get(n))
     print("\n| switches | engine | wall s | CPU s | note | cores | load avg |\n|---:|---|---:|---:|---|---|---|")
     for n, name, wall, cpu, note, how, ld in rows:
         print(f"| {n:,} | {name} | {wall:.1f} | {cpu:.1f} | {note} | {how} | {ld} |")

@@ -25,8 +25,11 @@ Each switch's choice only depends on ``(v, dst)``, so the routes form one in-tre
 destination and are loop-free.  FR weights are rounded to whole picoseconds so that ties
 are exact (integer sums).
 
-Algorithms: NR uses a bit-parallel breadth-first search (64 destinations per machine
-word, all destinations of a block at once).  FR works per block of destinations, either
+Algorithms: FR (and NR on request) by default builds each switch's row from one search
+from it (:mod:`._rows`: Dial's bucket queue with 64-bit masks of the tied first links,
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given).  NR uses a
+bit-parallel breadth-first search (64 destinations per machine word, all destinations of
+a block at once).  FR works per block of destinations, either
 with a vectorised Bellman–Ford whose converging round also yields the lowest-id next
 hops (low-diameter networks; the rows of switches whose own block is finished come from
 a symmetric distance cache instead of being iterated), or with SciPy's Dijkstra followed
@@ -298,10 +301,12 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     ties_seed : int, optional
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
     method : {"auto", "bit-parallel", "per-source"}
-        ``"bit-parallel"`` (= ``"auto"``): the reverse bit-parallel search per block of
-        destinations (``N x block`` work arrays); ``"per-source"``: one breadth-first
-        search per source switch gives its whole row (:mod:`._rows`; numba, degree <= 64,
-        memory ``O(N + E)`` per thread; about 10x the CPU time).  Same tables.
+        ``"bit-parallel"``: the reverse bit-parallel search per block of destinations
+        (``N x block`` work arrays; the fastest for ``ties="lowest"``); ``"per-source"``:
+        one breadth-first search per source switch gives its whole row (:mod:`._rows`;
+        numba, degree <= 64, memory ``O(N + E)`` per thread; less CPU and memory than
+        the other for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
+        it applies (not with ``all_next_hops``), else bit-parallel.  Same tables.
     workers : int, optional
         Threads of the per-source method (default: the CPUs this process may use).
     ranks_file : path-like, optional
@@ -342,11 +347,14 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     view = csr_view(topology)
     n = view.n
     params = dict(_tie_params(ties, tseed), metric="hops")
-    if method == "per-source":  # "auto": the bit-parallel search is ~10x less CPU for NR
+    if method == "per-source" or (method == "auto" and ties == "spread"):
+        # the spread rule's pass over the bit-parallel levels costs more CPU and memory
+        # than a search per source; "lowest" is cheapest bit-parallel
         ranks = _rows.per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
                                  ties, tseed, method, all_next_hops, workers, ranks_file)
-        return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
-                            num_vcs=1)
+        if ranks is not None:
+            return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
+                                num_vcs=1)
     spread = ties == "spread"
     stream = ranks_file is not None and not all_next_hops
     if stream:  # columns go straight to the file: a smaller block bounds the work arrays
