@@ -157,6 +157,6 @@ def test_fallbacks_and_errors():
 def test_streamed_nr_columns_in_several_blocks(tmp_path, ties):
     t = random_layout(150, 330, 5).topology
     ref = nearest(t, ties=ties, method="bit-parallel")
-    got = nearest(t, ties=ties, block=64, ranks_file=tmp_path / "r.npy")
+    got = nearest(t, ties=ties, block=64, method="bit-parallel", ranks_file=tmp_path / "r.npy")
     assert isinstance(got.ranks, np.memmap) and np.array_equal(got.ranks, ref.ranks)
     assert np.array_equal(np.load(tmp_path / "r.npy"), ref.ranks)
