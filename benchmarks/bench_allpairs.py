@@ -124,19 +124,18 @@ def measure(n: int, alternatives: bool, budget: float, modes: bool, rows: list,
     ours = (s.max, s.avg, s.max_hops, s.avg_hops)
     threads = len(cores())
     per_thread = (12 * n + 8 * (e2 + 1) + 4 * 4096) / 1e6
-    if sample is not None and sample < n:  # time per source x N; figures of the sample
+    sampled = sample is not None and sample < n
+    if sampled:  # time per source x N; figures of the sample
         c.wall, c.cpu = c.wall * n / sample, c.cpu * n / sample
         print(f"  topogen ({threads} threads)        {c.line()} (extrapolated from {sample:,} "
               f"random sources; avg {s.avg:.2f} +- {s.stderr:.2f} ns)", flush=True)
         rows.append((n, "topogen", c.wall, c.cpu, f"extrapolated from {sample:,} sources",
                      f"{threads} threads", load()))
-        print(f"    work memory per thread {per_thread:.1f} MB (O(N + E)); peak RSS of the "
-              f"process {peak_rss_mb():.0f} MB", flush=True)
-        return
-    print(f"  topogen ({threads} threads)        {c.line()}   {fmt(ours)}", flush=True)
+    else:
+        print(f"  topogen ({threads} threads)        {c.line()}   {fmt(ours)}", flush=True)
+        rows.append((n, "topogen", c.wall, c.cpu, "", f"{threads} threads", load()))
     print(f"    work memory per thread {per_thread:.1f} MB (O(N + E)); peak RSS of the process "
           f"{peak_rss_mb():.0f} MB", flush=True)
-    rows.append((n, "topogen", c.wall, c.cpu, "", f"{threads} threads", load()))
     if modes:
         job = lat._Job(n, t.csr().indices.astype(np.int32), t.csr().indptr.astype(np.int32),
                        lat._prepare(layout, 60.0, 300.0, "fr", "best")[-1], "auto")
@@ -166,7 +165,7 @@ def measure(n: int, alternatives: bool, budget: float, modes: bool, rows: list,
     for name, fn in alts:
         res, done, wall, cpu = run_blocks(fn, n, block, budget)
         got = figures(res, n, q, const, done)
-        if done == n:
+        if done == n and not sampled:
             ref, note = ours, ""
         else:
             sub = latency_stats(layout, routing="fr", sources=np.arange(done))
