@@ -18,6 +18,12 @@ import time
 from topogen.generators.fishnet import angelfish, angelfish_lite, flying_fish, flying_fish_lite
 from topogen.generators.memsys import memsys_dragonfly
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
+
 
 def best_time(build, repeat: int):
     best = float("inf")
@@ -29,6 +35,7 @@ def best_time(build, repeat: int):
     return topo, best
 
 
+@timed_main
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)

@@ -37,6 +37,12 @@ from topogen.layout.mapping import anneal, map_clusters, serpentine
 
 Z = 16
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
+
 
 def cable_figures(layout):
     c = layout.cable_length
@@ -90,6 +96,7 @@ def lay_out(name, topo, floor, args, *, cluster=True):
     return t_walk + t_sa, avg_a
 
 
+@timed_main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--switches", type=int, default=8192)

@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's topogen
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
 
 import numpy as np  # noqa: E402
 from scipy.sparse import csr_matrix  # noqa: E402
@@ -135,6 +138,7 @@ def maxrss_mb(who) -> float:
 
 
 # ----------------------------------------------------------------------------- main
+@timed_main
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2,048 switches instead of 16,384")

@@ -11,6 +11,12 @@ from __future__ import annotations
 import argparse
 import time
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from _common import timed_main  # noqa: E402  (cores, load, wall and CPU time)
+
 
 def best_of(fn, repeat):
     best, out = float("inf"), None
@@ -21,6 +27,7 @@ def best_of(fn, repeat):
     return best, out
 
 
+@timed_main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)

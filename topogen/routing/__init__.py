@@ -37,7 +37,8 @@ ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
           switch_delay: float = 60.0, base: str | None = None, root=None,
-          ties: str = "spread", ties_seed=None, clock_period_ns: float | None = None):
+          ties: str = "spread", ties_seed=None, clock_period_ns: float | None = None,
+          ranks_file=None):
     """Compute a routing by name (the CLI's ``--algorithm``).
 
     ``hop``, ``layered`` and ``valiant`` are built on ``base`` (default ``"fr"`` when a
@@ -53,6 +54,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     ``booksim-min`` (BookSim anynet's ``min``, :func:`booksim_min`) weighs links by their
     latency in cycles at ``clock_period_ns`` (default 1.0 ns, as ``topogen run booksim``),
     from the layout, else from the default layout, like the BookSim export.
+    ``ranks_file`` (``nr`` and ``fr`` only): stream the next-hop table into this ``.npy``
+    file as it is computed and return the routing with the file memory-mapped (see
+    :func:`nearest`), so the ``N x N`` table is never held in memory.
     """
     from ..errors import ParameterError
 
@@ -65,8 +69,11 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     n = topology.num_switches
     # next-hop tables and their work arrays: ~6 B per switch pair for nr/fr (tracemalloc),
     # two to four tables for the schemes built on them
+    if ranks_file is not None and algorithm not in ("nr", "fr"):
+        raise ParameterError("ranks_file is for the nr and fr tables only")
+    per_pair = 24 if algorithm not in ("nr", "fr") else (1 if ranks_file is not None else 8)
     check_memory(f"{algorithm} routing of {n:,} switches ({n * n:,} switch pairs)",
-                 (8 if algorithm in ("nr", "fr") else 24) * float(n) ** 2,
+                 per_pair * float(n) ** 2,
                  "; tables grow with the square of the switch count: route a smaller topology")
     if base is None:
         base = "fr" if layout is not None else "nr"
@@ -92,13 +99,15 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
                            clock_period_ns=clock_period_ns)
 
     if algorithm == "nr":
-        return nearest(topology, layout, ties=ties, seed=seed, ties_seed=ties_seed)
+        return nearest(topology, layout, ties=ties, seed=seed, ties_seed=ties_seed,
+                       ranks_file=ranks_file)
     if algorithm == "fr":
         if layout is None:
             from ..layout import default_layout
 
             layout = default_layout(topology)
-        return fastest(layout, switch_delay, ties=ties, seed=seed, ties_seed=ties_seed)
+        return fastest(layout, switch_delay, ties=ties, seed=seed, ties_seed=ties_seed,
+                       ranks_file=ranks_file)
     if algorithm == "booksim-min":
         return _booksim()
     if algorithm == "updown":

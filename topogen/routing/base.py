@@ -213,7 +213,7 @@ class TableRouting(Routing):
         super().__init__(topology, layout=layout, algorithm=algorithm, params=params,
                          num_vcs=num_vcs)
         n = topology.num_switches
-        ranks = np.asarray(ranks)
+        ranks = np.asanyarray(ranks)  # keeps a memory-mapped table (np.memmap) mapped
         if ranks.ndim != 3 or ranks.shape[1:] != (n, n):
             raise ParameterError(f"ranks must have shape (P, {n}, {n}), got {ranks.shape}")
         if vc_rule not in VC_RULES:
@@ -551,6 +551,18 @@ def _atomic_text(path: Path, text: str) -> None:
     atomic_write(path, text)
 
 
+def _is_file_of(arr, path: Path) -> bool:
+    """True when ``arr`` is a memory map of the whole ``.npy`` file ``path``."""
+    name = getattr(arr, "filename", None)
+    if not isinstance(arr, np.memmap) or name is None or not path.is_file():
+        return False
+    try:
+        return Path(name).resolve() == path.resolve() and arr.base is not None and \
+            arr.size == np.load(path, mmap_mode="r").size
+    except (OSError, ValueError):
+        return False
+
+
 def save_routing(routing: Routing, directory, *, _with_topology: bool = True) -> None:
     """Save ``routing`` to ``directory``: ``routing.json`` (metadata), one ``.npy`` per
     array and ``topology.json`` (the topology and layout bundle of
@@ -571,6 +583,8 @@ def save_routing(routing: Routing, directory, *, _with_topology: bool = True) ->
     arrays = routing._arrays() if hasattr(routing, "_arrays") else {}
     md["arrays"] = sorted(arrays)
     for name, arr in arrays.items():
+        if _is_file_of(arr, d / f"{name}.npy"):
+            continue  # already streamed there (``ranks_file`` of nearest/fastest)
         _atomic_save_npy(d / f"{name}.npy", arr)
     for sub_name, sub in getattr(routing, "_subroutings", lambda: {})().items():
         save_routing(sub, d / sub_name, _with_topology=False)

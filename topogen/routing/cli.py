@@ -109,28 +109,36 @@ def run_route(args) -> int:
     from .. import _progress
 
     topology, layout = load(args.file)
-    with _progress.Progress(desc=f"{args.algorithm} routing of {topology.num_switches:,} switches"):
-        routing = route(topology, layout, args.algorithm, vcs=args.vcs, seed=args.seed,
-                        switch_delay=args.switch_delay, base=args.base, root=args.root,
-                        ties=getattr(args, "ties", "spread"), ties_seed=getattr(args, "ties_seed", None),
-                        clock_period_ns=getattr(args, "clock_period", None))
+    kw = dict(vcs=args.vcs, seed=args.seed, switch_delay=args.switch_delay, base=args.base,
+              root=args.root, ties=getattr(args, "ties", "spread"),
+              ties_seed=getattr(args, "ties_seed", None),
+              clock_period_ns=getattr(args, "clock_period", None))
+    # nr/fr tables are streamed into the new folder as they are computed (bounded memory)
+    stream = args.algorithm in ("nr", "fr")
+    desc = f"{args.algorithm} routing of {topology.num_switches:,} switches"
+    if not stream:
+        with _progress.Progress(desc=desc):
+            routing = route(topology, layout, args.algorithm, **kw)
     out = Path(args.output)
-    with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp, \
-            _progress.Progress(desc=f"writing {out}"):
-        table = args.table
-        if table == "auto":
-            table = "csv" if topology.num_switches <= AUTO_TABLE_MAX_SWITCHES else "none"
-            if table == "none" and not getattr(args, "quiet", False):
-                print(f"topogen: no per-switch table for {topology.num_switches} switches "
-                      f"({topology.num_switches ** 2:,} rows); --table csv|json writes one",
-                      file=sys.stderr)
-        if table != "none" and args.algorithm != "valiant":
-            write_table(routing, tmp / f"table.{table}")
-        if getattr(args, "booksim_table", False):
-            write_booksim_table(routing, tmp / "booksim_table.txt")
-        if getattr(args, "sst_routes", False):
-            write_sst_routes(routing, tmp / "sst_routes.txt")
-        routing.save(tmp)
+    with output_dir(out, inputs=[args.file], force=force, last=("routing.json",)) as tmp:
+        if stream:
+            with _progress.Progress(desc=desc):
+                routing = route(topology, layout, args.algorithm, ranks_file=tmp / "ranks.npy", **kw)
+        with _progress.Progress(desc=f"writing {out}"):
+            table = args.table
+            if table == "auto":
+                table = "csv" if topology.num_switches <= AUTO_TABLE_MAX_SWITCHES else "none"
+                if table == "none" and not getattr(args, "quiet", False):
+                    print(f"topogen: no per-switch table for {topology.num_switches} switches "
+                          f"({topology.num_switches ** 2:,} rows); --table csv|json writes one",
+                          file=sys.stderr)
+            if table != "none" and args.algorithm != "valiant":
+                write_table(routing, tmp / f"table.{table}")
+            if getattr(args, "booksim_table", False):
+                write_booksim_table(routing, tmp / "booksim_table.txt")
+            if getattr(args, "sst_routes", False):
+                write_sst_routes(routing, tmp / "sst_routes.txt")
+            routing.save(tmp)
     if not getattr(args, "quiet", False):
         print(f"{routing.algorithm} routing of {topology.num_switches} switches, "
               f"{routing.num_vcs} VC(s) -> {out}", file=sys.stdout)

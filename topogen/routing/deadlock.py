@@ -79,6 +79,13 @@ class DeadlockReport:
 
 def cdg(routing, pairs=None):
     """The CDG as (channels used, unique dependency keys ``from * C + to``, C)."""
+    if pairs is None:
+        from . import _cdg
+
+        if _cdg.usable(routing):  # compiled closure over all routes
+            out = _cdg.cdg(routing)
+            if out is not None:
+                return out
     view = routing.view
     c_total = len(view.indices) * routing.num_vcs
     used, keys = [], []

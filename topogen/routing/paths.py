@@ -25,8 +25,11 @@ Each switch's choice only depends on ``(v, dst)``, so the routes form one in-tre
 destination and are loop-free.  FR weights are rounded to whole picoseconds so that ties
 are exact (integer sums).
 
-Algorithms: NR uses a bit-parallel breadth-first search (64 destinations per machine
-word, all destinations of a block at once).  FR works per block of destinations, either
+Algorithms: FR (and NR on request) by default builds each switch's row from one search
+from it (:mod:`._rows`: Dial's bucket queue with 64-bit masks of the tied first links,
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given).  NR uses a
+bit-parallel breadth-first search (64 destinations per machine word, all destinations of
+a block at once).  FR works per block of destinations, either
 with a vectorised Bellman–Ford whose converging round also yields the lowest-id next
 hops (low-diameter networks; the rows of switches whose own block is finished come from
 a symmetric distance cache instead of being iterated), or with SciPy's Dijkstra followed
@@ -43,6 +46,7 @@ from scipy.sparse.csgraph import dijkstra
 from .._validate import check_float, check_int
 from ..errors import ParameterError, RoutingError, TopologyError
 from ..topology import Topology
+from . import _rows
 from .base import TableRouting, csr_view
 
 __all__ = ["nearest", "fastest", "fr_weights", "spread_ties", "TIES"]
@@ -270,7 +274,9 @@ def _require(topology: Topology, what: str) -> None:
 
 
 def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
-            block: int = 4096, ties: str = "spread", seed=None, ties_seed=None) -> TableRouting:
+            block: int = 4096, ties: str = "spread", seed=None, ties_seed=None,
+            method: str = "auto", workers: int | None = None,
+            ranks_file=None) -> TableRouting:
     """Nearest Routing: shortest-hop next-hop tables, one next hop per pair.
 
     Parameters
@@ -294,6 +300,20 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         Seed of ``ties="random"`` (drawn and recorded when None).
     ties_seed : int, optional
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
+    method : {"auto", "bit-parallel", "per-source"}
+        ``"bit-parallel"``: the reverse bit-parallel search per block of destinations
+        (``N x block`` work arrays; the fastest for ``ties="lowest"``); ``"per-source"``:
+        one breadth-first search per source switch gives its whole row (:mod:`._rows`;
+        numba, degree <= 64, memory ``O(N + E)`` per thread; less CPU and memory than
+        the other for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
+        it applies (not with ``all_next_hops``), else bit-parallel.  Same tables.
+    workers : int, optional
+        Threads of the per-source method (default: the CPUs this process may use).
+    ranks_file : path-like, optional
+        Write the table to this ``.npy`` file as it is computed (columns of each block of
+        destinations, at most :data:`._rows.STREAM_COLUMNS` at a time; rows of each block
+        of sources with ``"per-source"``) and return a routing whose ``ranks`` is the
+        file, memory-mapped read-only: the ``N x N`` table is never held in memory.
 
     Returns
     -------
@@ -318,33 +338,52 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     _require(topology, "nearest routing")
     check_int("block", block, 64)
     _check_ties(ties)
+    _check_method(method, ("auto", "per-source", "bit-parallel"))
     if ties == "random":
-        return spread_ties(nearest(topology, layout, all_next_hops=True, block=block,
-                                   ties="lowest"), seed)
+        return _rows.to_file(spread_ties(nearest(topology, layout, all_next_hops=True,
+                                                 block=block, ties="lowest", method=method),
+                                         seed), ranks_file)
     tseed = _ties_seed(ties_seed)
     view = csr_view(topology)
     n = view.n
+    params = dict(_tie_params(ties, tseed), metric="hops")
+    if method == "per-source" or (method == "auto" and ties == "spread"):
+        # the spread rule's pass over the bit-parallel levels costs more CPU and memory
+        # than a search per source; "lowest" is cheapest bit-parallel
+        ranks = _rows.per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
+                                 ties, tseed, method, all_next_hops, workers, ranks_file)
+        if ranks is not None:
+            return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
+                                num_vcs=1)
     spread = ties == "spread"
-    ranks = np.empty((1, n, n), dtype=view.rank_dtype)
+    stream = ranks_file is not None and not all_next_hops
+    if stream:  # columns go straight to the file: a smaller block bounds the work arrays
+        block = min(block, _rows.STREAM_COLUMNS)
+    ranks = None if stream else np.empty((1, n, n), dtype=view.rank_dtype)
     dist = np.empty((n, n), dtype=np.uint16) if all_next_hops else None
     wpad = np.where(view.valid_pad, 1, -1)
-    for d0 in range(0, n, block):
-        d1 = min(n, d0 + block)
-        ds = np.arange(d0, d1, dtype=np.int64)
-        r, lev, _, ecc = bitbfs(view.nbr_pad, n, ds[:, None],
-                                want_levels=all_next_hops or spread, want_ranks=not spread,
-                                rank_dtype=view.rank_dtype, sentinel=view.sentinel)
-        if spread:
-            r = _spread_tight_ranks(_padded(lev, _dist_dtype(int(lev.max()))), view.nbr_pad,
-                                    wpad, ds, tseed,
-                                    view.rank_dtype, view.sentinel)
-        ranks[0, :, d0:d1] = r
-        if all_next_hops:
-            dist[:, d0:d1] = lev
+    with _rows.column_writer(ranks_file if stream else None, n, view.rank_dtype) as write:
+        for d0 in range(0, n, block):
+            d1 = min(n, d0 + block)
+            ds = np.arange(d0, d1, dtype=np.int64)
+            r, lev, _, ecc = bitbfs(view.nbr_pad, n, ds[:, None],
+                                    want_levels=all_next_hops or spread, want_ranks=not spread,
+                                    rank_dtype=view.rank_dtype, sentinel=view.sentinel)
+            if spread:
+                r = _spread_tight_ranks(_padded(lev, _dist_dtype(int(lev.max()))), view.nbr_pad,
+                                        wpad, ds, tseed, view.rank_dtype, view.sentinel)
+            if stream:
+                write(d0, r)
+            else:
+                ranks[0, :, d0:d1] = r
+            if all_next_hops:
+                dist[:, d0:d1] = lev
+    if stream:
+        ranks = np.load(ranks_file, mmap_mode="r")
     ew = np.ones(len(view.indices), dtype=np.int64) if all_next_hops else None
-    return TableRouting(topology, ranks, layout=layout, algorithm="nr",
-                        params=dict(_tie_params(ties, tseed), metric="hops"),
-                        num_vcs=1, distances=dist, entry_weight=ew)
+    routing = TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
+                           num_vcs=1, distances=dist, entry_weight=ew)
+    return routing if stream else _rows.to_file(routing, ranks_file)
 
 
 def fr_weights(layout, switch_delay: float = 60.0) -> np.ndarray:
@@ -591,8 +630,8 @@ def _fr_parallel(common, tail, n, block, starts, workers, rank_dtype, keep):
 
 
 def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
-            block: int = 256, workers: int = 1, method: str = "auto", ties: str = "spread",
-            seed=None, ties_seed=None) -> TableRouting:
+            block: int = 256, workers: int | None = None, method: str = "auto",
+            ties: str = "spread", seed=None, ties_seed=None, ranks_file=None) -> TableRouting:
     """Fastest Routing: minimum-latency next-hop tables (Skywalk Sec. II-E).
 
     Parameters
@@ -607,15 +646,20 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         Keep the latency table (``int64`` ps, N x N) for :meth:`TableRouting.next_hops`.
     block : int
         Destinations per block (one Dijkstra call or one Bellman–Ford sweep).
-    workers : int
-        Processes to use (blocks are independent); 1 = in this process.
-    method : {"auto", "dijkstra", "bellman-ford"}
-        How distances are found (the tables are identical): SciPy's Dijkstra, or a
+    workers : int, optional
+        Threads of the per-source method (default: the CPUs this process may use), or
+        processes of the others (default 1 = in this process); blocks are independent.
+    method : {"auto", "per-source", "dijkstra", "bellman-ford"}
+        How distances are found (the tables are identical): ``"per-source"``, Dial's
+        bucket queue from each source switch on the picoseconds divided by their common
+        divisor, giving the switch's whole row (:mod:`._rows`; numba, degree <= 64,
+        memory ``O(N + E)`` per thread besides the table); SciPy's Dijkstra; or a
         vectorised Bellman–Ford over a block of destinations that also yields the next
         hops (fast on low-diameter networks: random, Skywalk, Slim Fly...).  ``"auto"``
-        picks Bellman–Ford when a cost model says it pays (few hops, see
-        :func:`_bf_budget`) and falls back to Dijkstra for a block that needs too many
-        rounds; ``"bellman-ford"`` always iterates to convergence.
+        takes ``"per-source"`` when it applies (not with ``all_next_hops`` or
+        ``ties="random"``), else Bellman–Ford when a cost model says it pays (few hops,
+        see :func:`_bf_budget`), falling back to Dijkstra for a block that needs too
+        many rounds; ``"bellman-ford"`` always iterates to convergence.
     ties : {"spread", "lowest", "random"}
         Which of several minimum-latency next hops a table names (see the module docs):
         a uniform choice per (switch, destination) from a hash of ``ties_seed``
@@ -625,6 +669,9 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         Seed of ``ties="random"`` (drawn and recorded when None).
     ties_seed : int, optional
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
+    ranks_file : path-like, optional
+        As in :func:`nearest`: stream the table into this ``.npy`` file and return it
+        memory-mapped.
 
     Returns
     -------
@@ -655,19 +702,28 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
                              f"{type(layout).__name__}")
     switch_delay = check_float("switch_delay", switch_delay, 0.0)
     check_int("block", block, 1)
-    check_int("workers", workers, 1)
-    if method not in ("auto", "dijkstra", "bellman-ford"):
-        raise ParameterError(f"method must be auto, dijkstra or bellman-ford, got {method!r}")
+    if workers is not None:
+        check_int("workers", workers, 1)
+    _check_method(method, ("auto", "per-source", "dijkstra", "bellman-ford"))
     _check_ties(ties)
     if ties == "random":
-        return spread_ties(fastest(layout, switch_delay, all_next_hops=True, block=block,
-                                   workers=workers, method=method, ties="lowest"), seed)
+        return _rows.to_file(spread_ties(fastest(layout, switch_delay, all_next_hops=True,
+                                                 block=block, workers=workers, method=method,
+                                                 ties="lowest"), seed), ranks_file)
     tseed = _ties_seed(ties_seed)
     topology = layout.topology
     _require(topology, "fastest routing")
     view = csr_view(topology)
     n = view.n
     w = fr_weights(layout, switch_delay)
+    params = dict(_tie_params(ties, tseed), switch_delay=switch_delay, weight_unit="ps",
+                  metric="latency")
+    ranks = _rows.per_source(topology, view, w, ties, tseed, method, all_next_hops, workers,
+                             ranks_file)
+    if ranks is not None:
+        return TableRouting(topology, ranks, layout=layout, algorithm="fr", params=params,
+                            num_vcs=1)
+    workers = 1 if workers is None else workers
     bf_rounds = {"dijkstra": 0, "bellman-ford": n + 1}.get(method)
     if bf_rounds is None:
         bf_rounds = _bf_budget(topology, view)
@@ -690,10 +746,14 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
             ranks[0, :, d0:d0 + len(ds)] = r
             if all_next_hops:
                 dist[:, d0:d0 + len(ds)] = dd.T
-    return TableRouting(topology, ranks, layout=layout, algorithm="fr",
-                        params=dict(_tie_params(ties, tseed), switch_delay=switch_delay,
-                                    weight_unit="ps", metric="latency"),
-                        num_vcs=1, distances=dist, entry_weight=w if all_next_hops else None)
+    return _rows.to_file(TableRouting(topology, ranks, layout=layout, algorithm="fr",
+                                      params=params, num_vcs=1, distances=dist,
+                                      entry_weight=w if all_next_hops else None), ranks_file)
+
+
+def _check_method(method: str, allowed: tuple) -> None:
+    if method not in allowed:
+        raise ParameterError(f"method must be one of {', '.join(allowed)}, got {method!r}")
 
 
 def _check_ties(ties: str) -> None:

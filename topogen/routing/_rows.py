@@ -1,0 +1,376 @@
+"""NR and FR next-hop tables one source switch at a time, in memory ``O(N + E)`` per thread.
+
+Row ``ranks[0, v, :]`` (switch ``v``'s own forwarding table) comes from one shortest-path
+search *from* ``v``: Dial's algorithm (as :func:`topogen._sssp._dial`) on integer weights
+(1 per hop for NR; FR's picoseconds divided by their greatest common divisor) which, as
+each switch ``x`` settles, also gives it the set of ``v``'s links that start a shortest
+path to ``x``, as a 64-bit mask::
+
+    mask[x] = OR of mask[p] over the neighbours p of x with dist[p] + w(p, x) == dist[x]
+
+(its tied predecessors ``p`` have settled before it; the links of ``v`` itself seed the
+masks), in the same pass over ``x``'s links that relaxes the others.  Links are symmetric, so a link ``v -> w``
+starts a shortest path to ``x`` exactly when ``w(v, w) + dist(w, x) == dist(v, x)``: the
+set of tied next hops the other algorithms of :mod:`.paths` read off their distance
+tables.  The tie rules then pick from the mask: the lowest set bit (``"lowest"``), or
+the set bit of index ``(tie_hash(seed, v, x) * k) >> 32`` among the ``k`` set bits
+(``"spread"``), so the tables are byte-identical to theirs.
+
+Rows are contiguous in ``ranks.npy`` (shape ``(1, N, N)``), so blocks of sources are
+written to the file as they finish (:func:`compute`), in source order, while threads
+(the kernel releases the GIL) work on the next blocks: the table never needs to be in
+memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from .. import _sssp
+from ..errors import ParameterError, RoutingError
+
+__all__ = ["usable", "compute", "plan", "per_source", "to_file", "column_writer"]
+
+#: Sources per block (one task of a thread; ``block x N`` bytes of output).
+BLOCK = 256
+#: Destinations per block of the bit-parallel NR search when its columns are streamed.
+STREAM_COLUMNS = 2048
+
+if _sssp.AVAILABLE:
+    from numba.cpython.unsafe.numbers import trailing_zeros
+
+    _jit = _sssp._jit
+    _M32 = np.uint64(0xFFFFFFFF)
+
+    @_jit
+    def _splitmix(x):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+    @_jit
+    def _mix32(hv, hd):
+        """The 32-bit finaliser of :func:`topogen.routing.paths.tie_hash`."""
+        m = np.uint64(0xFFFFFFFF)
+        x = (hv ^ hd) & m
+        x ^= x >> np.uint64(16)
+        x = (x * np.uint64(0x7FEB352D)) & m
+        x ^= x >> np.uint64(15)
+        x = (x * np.uint64(0x846CA68B)) & m
+        x ^= x >> np.uint64(16)
+        return x
+
+    @_jit
+    def _popcount(x):
+        x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+        x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+        x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+        return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+    @_jit
+    def _masks(indptr, adj, vbits, one, s, dist, stamp, tag, head, pool_node, pool_next,
+               mask, seed_bit):
+        """Dial's algorithm from ``s`` (as :func:`topogen._sssp._dial`, plain weights)
+        that also sets ``mask[x]``, the links of ``s`` starting a shortest path to ``x``,
+        when ``x`` settles: its tied predecessors are settled by then, so one pass over
+        its links both reads their masks and relaxes the others."""
+        n = indptr.shape[0] - 1
+        vmask = (one << vbits) - one
+        cmask = head.shape[0] - 1
+        dist[:] = np.iinfo(dist.dtype).max
+        head[:] = -1
+        dist[s] = 0
+        mask[s] = 0
+        pool_node[0] = s
+        pool_next[0] = -1
+        head[0] = 0
+        top = np.int64(1)
+        pending = 1
+        settled = 0
+        b = np.int64(0)
+        j0 = indptr[s]
+        for j in range(j0, indptr[s + np.uint32(1)]):
+            seed_bit[np.uint32(adj[j] & vmask)] = np.uint64(1) << np.uint64(j - j0)
+        while settled < n and pending > 0:
+            slot = b & cmask
+            e = head[slot]
+            if e < 0:
+                b += 1
+                continue
+            nxt = pool_next[e]
+            head[slot] = nxt
+            pending -= 1
+            u = pool_node[e]
+            if stamp[u] == tag:
+                continue
+            if nxt >= 0:
+                _sssp.prefetch(adj, indptr[pool_node[nxt]])
+            stamp[u] = tag
+            settled += 1
+            du = dist[u]
+            m = np.uint64(0)
+            for j in range(indptr[u], indptr[u + np.uint32(1)]):
+                a = adj[j]
+                y = np.uint32(a & vmask)
+                inc = a >> vbits
+                dy = dist[y]
+                nd = du + inc
+                if nd < dy:
+                    dist[y] = nd
+                    slot_y = np.int64(nd) & cmask
+                    pool_node[top] = y
+                    pool_next[top] = head[slot_y]
+                    head[slot_y] = top
+                    top += 1
+                    pending += 1
+                elif dy + inc == du:  # a tied predecessor (settled: dist below du)
+                    m |= seed_bit[u] if y == s else mask[y]
+            mask[u] = m
+        return settled
+
+    @_jit
+    def _rows_block(indptr, adj, vbits, one, buckets, sources, spread, sd, hd, out, sentinel):
+        """Rows of ``sources`` into ``out`` (uint8, ``len(sources) x N``); returns -1, or
+        the index of a source with a switch that has no next hop (internal error)."""
+        n = indptr.shape[0] - 1
+        dist = np.empty(n, adj.dtype)
+        stamp = np.full(n, np.uint32(0xFFFFFFFF), np.uint32)
+        head = np.empty(buckets, np.int32)
+        cap = adj.shape[0] + 1
+        pool_node = np.empty(cap, np.uint32)
+        pool_next = np.empty(cap, np.int32)
+        mask = np.empty(n, np.uint64)
+        seed_bit = np.zeros(n, np.uint64)
+        b1 = np.uint64(1)
+        for i in range(sources.shape[0]):
+            v = sources[i]
+            _masks(indptr, adj, vbits, one, v, dist, stamp, np.uint32(i), head, pool_node,
+                   pool_next, mask, seed_bit)
+            hv = _splitmix(np.uint64(v) ^ sd) & _M32
+            row = out[i]
+            for x in range(n):
+                m = mask[x]
+                if x == v:
+                    row[x] = sentinel
+                    continue
+                if m == 0:
+                    return i
+                if spread and (m & (m - b1)) != 0:  # several tied next hops
+                    target = (_mix32(hv, hd[x]) * _popcount(m)) >> np.uint64(32)
+                    for _ in range(np.int64(target)):
+                        m &= m - b1
+                row[x] = trailing_zeros(m)
+        return -1
+
+
+def usable(view) -> bool:
+    """True when :func:`compute` can build this topology's tables (numba, degree <= 64)."""
+    return _sssp.AVAILABLE and 0 < view.max_degree <= 64 and view.n < (1 << 31)
+
+
+def _hop_bound(topology) -> int:
+    """Twice the hop eccentricity of switch 0 plus one: bounds the hop diameter."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    n = topology.num_switches
+    order, pred = breadth_first_order(topology.csr(), 0, directed=False,
+                                      return_predecessors=True)
+    level = np.zeros(n, dtype=np.int64)
+    for v in order[1:]:
+        level[v] = level[pred[v]] + 1
+    return min(n - 1, 2 * int(level.max()) + 1)
+
+
+def plan(topology, view, weights):
+    """The :class:`topogen._sssp.BucketPlan` of positive integer ``weights`` per CSR entry,
+    or None when their range is too wide for buckets (the caller then uses
+    :mod:`.paths`' own algorithms)."""
+    w = np.asarray(weights, dtype=np.int64)
+    if not usable(view) or w.size == 0 or w.min() < 1:
+        return None
+    g = int(np.gcd.reduce(w))
+    inc = w // g
+    top = int(inc.max())
+    span = _hop_bound(topology) * top
+    limit = _sssp._BUCKET_SPAN_PER_ELEMENT * (view.n + w.size) + _sssp._MAX_BUCKETS
+    if top >= _sssp._MAX_BUCKETS or span > limit:
+        return None
+    return _sssp.make_plan(view.indptr, view.indices, inc, g, 1 << top.bit_length(), 0,
+                           span + top + 2)
+
+
+def _workers(workers) -> int:
+    if workers is None:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - non-Linux
+            return os.cpu_count() or 1
+    return max(1, int(workers))
+
+
+def _npy_header(shape, dtype) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
+              "shape": tuple(int(x) for x in shape)})
+    return buf.getvalue()
+
+
+@contextlib.contextmanager
+def column_writer(path, n: int, dtype):
+    """Yield ``write(d0, cols)`` storing ``cols`` (``N x B``) as the columns ``d0 ..
+    d0 + B - 1`` of a ``(1, N, N)`` ``.npy`` file at ``path`` (atomic: temporary name,
+    renamed when the block ends); yields None when ``path`` is None."""
+    if path is None:
+        yield None
+        return
+    from ..output import atomic_open
+
+    dtype = np.dtype(dtype)
+    item = dtype.itemsize
+    with atomic_open(Path(path), "wb", encoding=None) as f:
+        header = _npy_header((1, n, n), dtype)
+        f.write(header)
+        f.flush()
+        f.truncate(len(header) + n * n * item)
+        fd = f.fileno()
+
+        def write(d0, cols):
+            cols = np.ascontiguousarray(cols, dtype=dtype)
+            for v in range(n):
+                os.pwrite(fd, memoryview(cols[v]).cast("B"), len(header) + (v * n + d0) * item)
+
+        yield write
+
+
+def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block: int = BLOCK,
+            progress=None):
+    """The ``(1, N, N)`` uint8 rank table of ``bplan``'s graph.
+
+    Parameters
+    ----------
+    bplan : BucketPlan
+        From :func:`plan`.
+    n : int
+        Switches.
+    tseed : int or None
+        Seed of the ``"spread"`` tie rule; None = lowest next-hop id.
+    workers : int, optional
+        Threads (default: the CPUs this process may use).
+    path : path-like, optional
+        Stream the table into this ``.npy`` file (written under a temporary name and
+        renamed when complete) and return it memory-mapped read-only; memory then stays
+        ``O(N + E)`` per thread plus a few blocks of rows.  Otherwise an array is returned.
+    block : int
+        Sources per task.
+    progress : callable, optional
+        ``progress(rows_done, N)`` after each block.
+    """
+    from .paths import _splitmix as np_splitmix
+
+    spread = tseed is not None
+    sd = np_splitmix(np.asarray(0 if tseed is None else tseed, dtype=np.uint64))
+    hd = (np_splitmix(np.arange(n, dtype=np.uint64) + (sd << np.uint64(1)))
+          & np.uint64(0xFFFFFFFF)).astype(np.uint64)
+    t = bplan.dtype.type
+    starts = list(range(0, n, block))
+
+    def job(d0):
+        src = np.arange(d0, min(n, d0 + block), dtype=np.uint32)
+        out = np.empty((len(src), n), dtype=np.uint8)
+        bad = _rows_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.int64(bplan.buckets),
+                          src, spread, np.uint64(sd), hd, out, np.uint8(255))
+        if bad >= 0:
+            raise RoutingError(f"switch {int(src[bad])}: a switch has no next hop on a shortest "
+                               "path (internal error)")
+        return d0, out
+
+    nw = min(_workers(workers), len(starts))
+    ranks = None if path is not None else np.empty((1, n, n), dtype=np.uint8)
+
+    def run(sink):
+        if nw == 1:
+            for d0 in starts:
+                sink(*job(d0))
+            return
+        with ThreadPoolExecutor(nw) as ex:
+            window = []
+            it = iter(starts)
+            for d0 in it:
+                window.append(ex.submit(job, d0))
+                if len(window) >= 2 * nw:
+                    break
+            while window:
+                sink(*window.pop(0).result())
+                nxt = next(it, None)
+                if nxt is not None:
+                    window.append(ex.submit(job, nxt))
+
+    done = [0]
+
+    def tick(rows):
+        done[0] += rows
+        if progress is not None:
+            progress(done[0], n)
+
+    if path is None:
+        def into_array(d0, out):
+            ranks[0, d0:d0 + len(out)] = out
+            tick(len(out))
+
+        run(into_array)
+        return ranks
+    from ..output import atomic_open
+
+    path = Path(path)
+    with atomic_open(path, "wb", encoding=None) as f:
+        f.write(_npy_header((1, n, n), np.uint8))
+
+        def into_file(d0, out):
+            f.write(out.tobytes())
+            tick(len(out))
+
+        run(into_file)
+    return np.load(path, mmap_mode="r")
+
+
+def per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
+               ranks_file):
+    """The rank table by :func:`compute` (in memory or streamed to ``ranks_file``) for
+    :func:`.paths.nearest` and :func:`.paths.fastest`, or None when their block algorithms
+    must run instead."""
+    if method not in ("auto", "per-source"):
+        return None
+    if all_next_hops:
+        if method == "per-source":
+            raise ParameterError("method='per-source' keeps no distance table: drop "
+                                 "all_next_hops (or ties='random'), or use method='auto'")
+        return None
+    bplan = plan(topology, view, weights)
+    if bplan is None:
+        if method == "per-source":
+            raise ParameterError("method='per-source' needs numba, a degree of at most 64 and "
+                                 "link weights in a modest range; use method='auto'")
+        return None
+    return compute(bplan, view.n, tseed if ties == "spread" else None, workers=workers,
+                   path=ranks_file)
+
+
+def to_file(routing, ranks_file):
+    """Write ``routing.ranks`` to ``ranks_file`` (atomically) and map it back read-only."""
+    if ranks_file is None:
+        return routing
+    from ..output import atomic_open
+
+    with atomic_open(ranks_file, "wb", encoding=None) as f:
+        np.save(f, np.ascontiguousarray(routing.ranks), allow_pickle=False)
+    routing.ranks = np.load(ranks_file, mmap_mode="r")
+    return routing
