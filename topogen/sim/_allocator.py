@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ._events import _ALLOC, _FREE, _IWAKE, _LATE
+from ._events import _ALLOC, _IWAKE, _LATE
 
 
 class SeparableAllocator:
@@ -53,10 +53,7 @@ class SeparableAllocator:
             return
         busy = self.busy
         if busy[o] > now:
-            if o not in self.wake:
-                self.wake.add(o)
-                self.seq += 1
-                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            self._wake_when_free(o)
             return
         sw = self.out_switch[o]
         if self.alloc_at[sw] != now:
@@ -152,10 +149,8 @@ class SeparableAllocator:
                 self._send(pk, o, b, now)
                 if not wl:
                     del waiting[o]
-                elif o not in self.wake:
-                    self.wake.add(o)
-                    self.seq += 1
-                    heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+                else:
+                    self._wake_when_free(o)
             if lost:
                 self.alloc_at[sw] = now + 1
                 self.seq += 1

@@ -273,6 +273,14 @@ class Engine(SeparableAllocator, EscapeRouting):
         if not stop_when_idle and until != inf:
             self.now = max(self.now, until - 1)
 
+    def _wake_when_free(self, o: int) -> None:
+        """Serve output port ``o`` again when it frees (once: no second wake-up while one
+        is pending)."""
+        if o not in self.wake:
+            self.wake.add(o)
+            self.seq += 1
+            heapq.heappush(self.heap, (self.busy[o], self.seq, _FREE, o))
+
     def _serve(self, o: int, now: int) -> None:
         """Let the first waiting packet that can go leave on output port ``o`` (first
         ready, first served: the ``fifo`` allocator, injection ports, escape routings).
@@ -283,10 +291,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         busy = self.busy
         wl = self.waiting[o]
         if busy[o] > now:
-            if o not in self.wake:
-                self.wake.add(o)
-                self.seq += 1
-                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            self._wake_when_free(o)
             return
         if self.ej_base <= o < self.inj_base:  # ejection: hosts always accept
             self._send(wl.pop(0), o, -1, now)
@@ -313,10 +318,8 @@ class Engine(SeparableAllocator, EscapeRouting):
                 return
         if not wl:
             del self.waiting[o]
-        elif o not in self.wake:
-            self.wake.add(o)
-            self.seq += 1
-            heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+        else:
+            self._wake_when_free(o)
 
     def _send(self, pkt: _Packet, o: int, b: int, now: int) -> None:
         """``pkt`` starts on output port ``o`` (into buffer ``b``) at ``now``."""
