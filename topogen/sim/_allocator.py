@@ -44,6 +44,10 @@ class SeparableAllocator:
         self.out_ptr = [0] * P
         self.vc_ptr = [0] * P
         self.alloc_at = [-1] * n
+        # outputs of each switch to look at in its next allocation (those whose state
+        # changed: a packet became ready, the port or an input freed, credits came back,
+        # or a request lost last cycle)
+        self.sw_pend = [set() for _ in range(n)]
 
     def _serve_switch(self, o: int, now: int) -> None:
         """The ``separable`` allocator: a packet waits for output ``o`` of a switch; run
@@ -56,6 +60,7 @@ class SeparableAllocator:
             self._wake_when_free(o)
             return
         sw = self.out_switch[o]
+        self.sw_pend[sw].add(o)
         if self.alloc_at[sw] != now:
             self.alloc_at[sw] = now
             self.seq += 1
@@ -84,7 +89,9 @@ class SeparableAllocator:
         vptr = self.vc_ptr
         per_in: dict = {}  # input port -> {output: (pkt, buffer)}
         held = []
-        for o in self.sw_outputs[sw]:
+        outs = self.sw_pend[sw]
+        self.sw_pend[sw] = set()
+        for o in outs:
             wl = waiting.get(o)
             if wl is None or busy[o] > now:
                 continue
@@ -152,6 +159,10 @@ class SeparableAllocator:
                 else:
                     self._wake_when_free(o)
             if lost:
+                pend = self.sw_pend[sw]
+                for o in outs:  # the losers try again next cycle
+                    if o in waiting and busy[o] <= now:
+                        pend.add(o)
                 self.alloc_at[sw] = now + 1
                 self.seq += 1
                 heapq.heappush(self.heap, (now + 1, self.seq + _LATE, _ALLOC, sw))

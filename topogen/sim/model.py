@@ -114,6 +114,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         self.fifo: dict[int, deque] = {}
         self.front_free = {}
         self.busy = [0] * network.num_ports
+        self.port_flits = [0] * network.num_ports  # flits sent on each port so far
         self.waiting: dict[int, list] = {}
         self.wake = set()
         self.iwake: dict[int, int] = {}
@@ -326,6 +327,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         S = self.S
         end = now + S
         self.busy[o] = end
+        self.port_flits[o] += S
         old = pkt.buf
         oarr = pkt.arr
         arr = now + self.lat[o]
