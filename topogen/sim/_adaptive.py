@@ -4,9 +4,7 @@ on the engine): the route is chosen hop by hop at run time."""
 
 from __future__ import annotations
 
-import heapq
-
-from ._events import _FREE, _Packet
+from ._events import _Packet
 
 
 class EscapeRouting:
@@ -67,17 +65,14 @@ class EscapeRouting:
         if o not in ports:
             ports.append(o)
         busy = self.busy
-        wake = self.wake
         for o in ports:
             wl = waiting.get(o)
             if wl is None:
                 waiting[o] = [pkt]
             else:
                 wl.append(pkt)
-            if busy[o] > now and o not in wake:
-                wake.add(o)
-                self.seq += 1
-                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            if busy[o] > now:
+                self._wake_when_free(o)
         pkt.wports = ports
 
     def _choose(self, pkt: _Packet, now: int):
@@ -137,10 +132,8 @@ class EscapeRouting:
         pkt.at = self.indices_l[o]
         pkt.links += 1
         self._send(pkt, o, b, now)
-        if o in self.waiting and o not in self.wake:
-            self.wake.add(o)
-            self.seq += 1
-            heapq.heappush(self.heap, (self.busy[o], self.seq, _FREE, o))
+        if o in self.waiting:
+            self._wake_when_free(o)
 
     def _serve_adaptive(self, o: int, now: int) -> None:
         """:meth:`_serve` for an escape routing: waiting packets choose among all their
@@ -151,10 +144,7 @@ class EscapeRouting:
         busy = self.busy
         waiting = self.waiting
         if busy[o] > now:
-            if o not in self.wake:
-                self.wake.add(o)
-                self.seq += 1
-                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            self._wake_when_free(o)
             return
         choose = self._choose
         wl = waiting[o]

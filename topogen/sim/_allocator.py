@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ._events import _ALLOC, _FREE, _IWAKE, _LATE
+from ._events import _ALLOC, _IWAKE, _LATE
 
 
 class SeparableAllocator:
@@ -44,6 +44,10 @@ class SeparableAllocator:
         self.out_ptr = [0] * P
         self.vc_ptr = [0] * P
         self.alloc_at = [-1] * n
+        # outputs of each switch to look at in its next allocation (those whose state
+        # changed: a packet became ready, the port or an input freed, credits came back,
+        # or a request lost last cycle)
+        self.sw_pend = [set() for _ in range(n)]
 
     def _serve_switch(self, o: int, now: int) -> None:
         """The ``separable`` allocator: a packet waits for output ``o`` of a switch; run
@@ -53,12 +57,10 @@ class SeparableAllocator:
             return
         busy = self.busy
         if busy[o] > now:
-            if o not in self.wake:
-                self.wake.add(o)
-                self.seq += 1
-                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            self._wake_when_free(o)
             return
         sw = self.out_switch[o]
+        self.sw_pend[sw].add(o)
         if self.alloc_at[sw] != now:
             self.alloc_at[sw] = now
             self.seq += 1
@@ -87,7 +89,9 @@ class SeparableAllocator:
         vptr = self.vc_ptr
         per_in: dict = {}  # input port -> {output: (pkt, buffer)}
         held = []
-        for o in self.sw_outputs[sw]:
+        outs = self.sw_pend[sw]
+        self.sw_pend[sw] = set()
+        for o in outs:
             wl = waiting.get(o)
             if wl is None or busy[o] > now:
                 continue
@@ -152,11 +156,13 @@ class SeparableAllocator:
                 self._send(pk, o, b, now)
                 if not wl:
                     del waiting[o]
-                elif o not in self.wake:
-                    self.wake.add(o)
-                    self.seq += 1
-                    heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+                else:
+                    self._wake_when_free(o)
             if lost:
+                pend = self.sw_pend[sw]
+                for o in outs:  # the losers try again next cycle
+                    if o in waiting and busy[o] <= now:
+                        pend.add(o)
                 self.alloc_at[sw] = now + 1
                 self.seq += 1
                 heapq.heappush(self.heap, (now + 1, self.seq + _LATE, _ALLOC, sw))

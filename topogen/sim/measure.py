@@ -75,7 +75,8 @@ def _config(config, overrides) -> SimConfig:
 
 def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_unit: str = _d.LOAD_UNIT,
              config: SimConfig | None = None, seed=None, layout=None,
-             self_packets: bool = _d.SELF_PACKETS, **overrides) -> dict:
+             self_packets: bool = _d.SELF_PACKETS, return_channel_flits: bool = False,
+             **overrides):
     """Simulate ``routing`` under Bernoulli traffic at one offered load.
 
     Parameters
@@ -97,10 +98,14 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     self_packets : bool
         ``uniform``: a host may send to itself (BookSim's and SST's definition, the
         shared default :data:`topogen.sim_defaults.SELF_PACKETS`).
+    return_channel_flits : bool
+        Also return the measured load of every directed link: flits per cycle over the
+        measurement periods, one value per CSR entry of ``routing.topology.csr()``
+        (NaN when no measurement period ran).
 
     Returns
     -------
-    dict
+    dict, or (dict, ndarray) with ``return_channel_flits``
         One row of :mod:`topogen.results` with ``simulator = "reference"``.
     """
     cfg = _config(config, overrides)
@@ -167,8 +172,12 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     end_measure = None
     samples = 0
     strict = cfg.stop_rule == "strict"
+    M = net.num_links
+    flits_from = None  # port_flits at the start of the measurement
     for k in range(1, cfg.max_samples + 1):
         eng.run(k * P)
+        if k == cfg.warmup_periods:
+            flits_from = eng.port_flits[:M]
         if eng.deadlocked:
             status, message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles with "
                                            f"{eng.in_network} packets in the network (cycle {eng.now})")
@@ -232,6 +241,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         if made and cum_n < 0.9 * made:
             status, message = "saturated", (f"delivered {cum_n} of the {made} packets created "
                                             f"in the measurement periods (under 90 %)")
+    flits_to = eng.port_flits[:M] if return_channel_flits else None
     if status == "completed":
         eng.measure_to = end_measure
         drain = cfg.drain_cycles if cfg.drain_cycles is not None else cfg.max_samples * P
@@ -261,6 +271,12 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
             status, message = "saturated", (f"{eng.measured_created - len(m_lat)} measured packets "
                                             f"not delivered within drain_cycles={drain}")
     stop_at[0] = eng.now
+    channel = np.full(M, np.nan)
+    if return_channel_flits and samples:
+        base = np.zeros(M) if flits_from is None else np.asarray(flits_from, dtype=float)
+        # flits sent up to the end of the measurement (or of the last period run)
+        channel = (np.asarray(flits_to if flits_to is not None else eng.port_flits[:M], dtype=float)
+                   - base) / (samples * P)
     wall = time.perf_counter() - wall0
     row = dict(simulator="reference", status=status, message=message,
                latency_unit="cycles", sim_cycles=int(eng.now) + 1, wall_time_s=wall,
@@ -291,6 +307,8 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         cre_n = sum(created.get(i, 0) for i in range(k0, k0 + samples))
         row.update(accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
                    injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span))
+    if return_channel_flits:
+        return make_row(**row), channel
     return make_row(**row)
 
 

@@ -114,6 +114,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         self.fifo: dict[int, deque] = {}
         self.front_free = {}
         self.busy = [0] * network.num_ports
+        self.port_flits = [0] * network.num_ports  # flits sent on each port so far
         self.waiting: dict[int, list] = {}
         self.wake = set()
         self.iwake: dict[int, int] = {}
@@ -273,6 +274,14 @@ class Engine(SeparableAllocator, EscapeRouting):
         if not stop_when_idle and until != inf:
             self.now = max(self.now, until - 1)
 
+    def _wake_when_free(self, o: int) -> None:
+        """Serve output port ``o`` again when it frees (once: no second wake-up while one
+        is pending)."""
+        if o not in self.wake:
+            self.wake.add(o)
+            self.seq += 1
+            heapq.heappush(self.heap, (self.busy[o], self.seq, _FREE, o))
+
     def _serve(self, o: int, now: int) -> None:
         """Let the first waiting packet that can go leave on output port ``o`` (first
         ready, first served: the ``fifo`` allocator, injection ports, escape routings).
@@ -283,10 +292,7 @@ class Engine(SeparableAllocator, EscapeRouting):
         busy = self.busy
         wl = self.waiting[o]
         if busy[o] > now:
-            if o not in self.wake:
-                self.wake.add(o)
-                self.seq += 1
-                heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+            self._wake_when_free(o)
             return
         if self.ej_base <= o < self.inj_base:  # ejection: hosts always accept
             self._send(wl.pop(0), o, -1, now)
@@ -313,16 +319,15 @@ class Engine(SeparableAllocator, EscapeRouting):
                 return
         if not wl:
             del self.waiting[o]
-        elif o not in self.wake:
-            self.wake.add(o)
-            self.seq += 1
-            heapq.heappush(self.heap, (busy[o], self.seq, _FREE, o))
+        else:
+            self._wake_when_free(o)
 
     def _send(self, pkt: _Packet, o: int, b: int, now: int) -> None:
         """``pkt`` starts on output port ``o`` (into buffer ``b``) at ``now``."""
         S = self.S
         end = now + S
         self.busy[o] = end
+        self.port_flits[o] += S
         old = pkt.buf
         oarr = pkt.arr
         arr = now + self.lat[o]
