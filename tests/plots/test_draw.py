@@ -115,6 +115,30 @@ def test_cli_draw_with_loads(tmp_path, capsys):
     assert out.read_bytes()[:8] == PNG
 
 
+def test_measured_loads_agree_with_the_routes(tmp_path, capsys):
+    """The reference simulator's per-link counts, normalised by its accepted rate, give the
+    map the routes imply (below saturation, within sampling noise)."""
+    from topogen.plots.channel_load import measured_channel_loads
+
+    r = route(hypercube(4), None, "nr", ties="lowest")
+    expected = channel_loads(r)
+    measured, row = measured_channel_loads(r, 0.2, seed=1, packet_size=1, vc_buf_size=8, link_latency=1)
+    assert row["status"] == "completed"
+    assert np.corrcoef(measured.load, expected.load)[0, 1] > 0.97
+    # the busiest measured link is one of the links the routes load most (several tie)
+    assert expected.load[measured.busiest] == expected.max_load
+    assert abs(measured.max_load / expected.max_load - 1) < 0.1
+    topo = tmp_path / "cube.json"
+    formats.save(topo, hypercube(4))
+    out = tmp_path / "measured.png"
+    assert main(["draw", str(topo), "--load", "--ties", "lowest", "--measured", "0.2", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "measured at 0.2" in printed and "busiest channel: switch " in printed
+    assert out.read_bytes()[:8] == PNG
+    assert main(["draw", str(topo), "--measured", "0.2", "-o", str(tmp_path / "y.png")]) != 0
+    assert "--measured needs --load" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--color", "load"], "--load"),
     (["--load", "--traffic", "nope"], "--traffic"),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-__all__ = ["ChannelLoads", "channel_loads"]
+__all__ = ["ChannelLoads", "channel_loads", "measured_channel_loads"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class ChannelLoads:
                      f", {layout.topology.kind_of_links()[link]})")
         mean = float(self.load[self.load > 0].mean()) if np.any(self.load > 0) else 0.0
         return (f"busiest channel: switch {s} -> {d}{where}: {self.max_load:.4g} flits/cycle at one "
-                f"flit/host/cycle of {self.traffic} traffic (mean of used channels {mean:.4g}); "
+                f"flit/host/cycle of {self.traffic if 'traffic' in self.traffic else self.traffic + ' traffic'} (mean of used channels {mean:.4g}); "
                 f"it saturates at {self.ceiling:.4g} flits/host/cycle")
 
 
@@ -146,3 +146,43 @@ def channel_loads(routing, traffic: str = "uniform", *, seed=None, self_traffic:
     key, counts = np.unique(pairs_src * n + pairs_dst, return_counts=True)
     load = pair_channel_load(routing, key // n, key % n, counts * rate)
     return ChannelLoads(load, src, dst, link, pattern.name)
+
+
+def measured_channel_loads(routing, load: float, traffic: str = "uniform", *, seed=None,
+                           layout=None, **sim_options) -> tuple[ChannelLoads, dict]:
+    """Channel loads *measured* by the reference simulator at an offered ``load``.
+
+    Runs :func:`topogen.sim.simulate` (flits/node/cycle, shared defaults unless
+    ``sim_options`` say otherwise; sample periods of at least 2,000 packets) and divides every directed link's flits per cycle over
+    the measurement by the accepted flits per active host per cycle, so the values are on
+    the scale of :func:`channel_loads` (one flit per host per cycle) and the two maps can
+    be compared link by link; below saturation they agree within sampling noise.
+
+    Returns
+    -------
+    (ChannelLoads, dict)
+        The loads and the simulator's results row (status, accepted rate ...).
+
+    Raises
+    ------
+    ParameterError
+        If the run measured nothing (no measurement period, nothing accepted).
+    """
+    from ..errors import ParameterError
+    from ..sim import simulate
+
+    # sample periods of at least ~2,000 packets: per-link counts need more samples than
+    # the mean latency does
+    sim_options.setdefault("min_period_packets", 2000)
+    row, flits = simulate(routing, traffic=traffic, load=load, load_unit="flits", seed=seed,
+                          layout=layout, return_channel_flits=True, **sim_options)
+    acc = row.get("accepted_flit_rate")
+    if acc is None or not acc == acc or acc <= 0 or not np.isfinite(flits).all():
+        raise ParameterError(f"the simulation at load {load:g} measured no traffic ({row.get('status')}: "
+                             f"{row.get('message')}); choose a load the network carries")
+    topology = routing.topology
+    csr = topology.csr()
+    src = np.repeat(np.arange(topology.num_switches, dtype=np.int64), np.diff(csr.indptr))
+    dst = csr.indices.astype(np.int64)
+    link = np.asarray(topology.directed_edge_ids, dtype=np.int64)
+    return ChannelLoads(flits / float(acc), src, dst, link, f"{row.get('traffic', traffic)} traffic measured at {load:g} flits/node/cycle"), row

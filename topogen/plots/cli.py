@@ -44,6 +44,9 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="tie rule of nr/fr tables (default spread)")
     d.add_argument("--vcs", type=int, default=None, metavar="K", help="VCs given to the routing")
     d.add_argument("--traffic", default="uniform", help=f"pattern for --load: {', '.join(PATTERNS)} (default uniform)")
+    d.add_argument("--measured", type=float, default=None, metavar="LOAD",
+                   help="with --load: the loads the reference simulator measures at this offered load "
+                        "(flits/node/cycle, shared simulator defaults) instead of the expected ones")
     d.add_argument("--seed", type=int, default=None,
                    help="seed of random routings, random ties and randperm/worstcase traffic (default 0)")
     d.set_defaults(handler=draw_command)
@@ -65,6 +68,10 @@ def draw_command(args) -> int:
         raise ParameterError(f"drawing output must end in .png, .svg or .pdf, got {args.output}")
     if args.traffic not in PATTERNS and args.load:
         raise ParameterError(f"--traffic must be one of {', '.join(PATTERNS)}, got {args.traffic!r}")
+    if args.measured is not None and not args.load:
+        raise ParameterError("--measured needs --load")
+    if args.measured is not None and not 0 < args.measured <= 1:
+        raise ParameterError(f"--measured is an offered load in (0, 1] flits/node/cycle, got {args.measured:g}")
     if args.color == "load" and not args.load:
         raise ParameterError("--color load needs --load (and a routing)")
     seed = 0 if args.seed is None else args.seed
@@ -94,12 +101,20 @@ def draw_command(args) -> int:
             with _progress.Progress(desc=f"{algorithm} routing"):
                 routing = route(layout.topology, layout, algorithm, vcs=args.vcs, seed=seed,
                                 ties=args.ties or "spread")
-        with _progress.Progress(desc="channel loads") as bar:
-            def report(done, total):
-                bar.total, bar.count = total, done
-                bar.update(0)
+        if args.measured is not None:
+            from .channel_load import measured_channel_loads
 
-            loads = channel_loads(routing, args.traffic, seed=seed, progress=report)
+            with _progress.Progress(desc=f"simulating at {args.measured:g}"):
+                loads, row = measured_channel_loads(routing, args.measured, args.traffic, seed=seed)
+            print(f"reference simulator at {args.measured:g} flits/node/cycle: {row['status']}, "
+                  f"accepted {row['accepted_flit_rate']:.4g}")
+        else:
+            with _progress.Progress(desc="channel loads") as bar:
+                def report(done, total):
+                    bar.total, bar.count = total, done
+                    bar.update(0)
+
+                loads = channel_loads(routing, args.traffic, seed=seed, progress=report)
     from .floor import draw_floor
 
     with _progress.Progress(desc="drawing"):
