@@ -34,11 +34,6 @@ class SeparableAllocator:
                                         h_local]).tolist()
         self.out_switch = np.concatenate([src, net.host_switch, np.full(H, -1)]).tolist()
         self.sw_ports = (hosts + np.diff(indptr)).tolist()
-        ej = [[] for _ in range(n)]
-        for hh, v in enumerate(net.host_switch.tolist()):
-            ej[v].append(m + hh)
-        self.sw_outputs = [tuple(ej[v]) + tuple(range(int(indptr[v]), int(indptr[v + 1])))
-                           for v in range(n)]
         P = net.num_ports
         self.in_ptr = [0] * P
         self.out_ptr = [0] * P
