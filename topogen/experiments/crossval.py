@@ -504,7 +504,8 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--timeout", type=float, default=None, metavar="S", help="per BookSim/SST run (default 3600)")
     c.add_argument("--capacity-load", type=float, default=None, metavar="LOAD",
                    help="also run each simulator once at this offered load with latency_thres out of "
-                        "the way and compare the accepted rates (saturation throughput)")
+                        "the way and compare the accepted rates (saturation throughput); a routing "
+                        "that is not deadlock-free may deadlock there (BookSim then runs until --timeout)")
     c.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="runs per load and simulator with seeds SEED, SEED+1, ... (mean and standard "
                         "error in the table; default 1)")
