@@ -163,6 +163,11 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         ages = eng.now * inflight - (eng.ctime_sum - eng.srcq_ctime) - sum(heads)
         return (lsum + S * ages) / max(n + S * inflight, 1)
 
+    def window(counts: dict) -> int:
+        """Sum of per-period ``counts`` over the measurement periods run so far."""
+        k0 = cfg.warmup_periods
+        return sum(counts.get(i, 0) for i in range(k0, k0 + samples))
+
     eng.on_deliver = on_deliver
     stop_at = _start_traffic(eng, net, tr, p, rng, created, P)
     status, message = "completed", None
@@ -176,7 +181,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     flits_from = None  # port_flits at the start of the measurement
     for k in range(1, cfg.max_samples + 1):
         eng.run(k * P)
-        if k == cfg.warmup_periods:
+        if return_channel_flits and k == cfg.warmup_periods:
             flits_from = eng.port_flits[:M]
         if eng.deadlocked:
             status, message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles with "
@@ -235,9 +240,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         # A network that delivers under 90 % of the packets created in the measurement
         # periods is saturated even when its latency stayed under latency_thres for the
         # whole (short) measurement.
-        first_k = cfg.warmup_periods
-        last_k = first_k + samples
-        made = sum(created.get(i, 0) for i in range(first_k, last_k))
+        made = window(created)
         if made and cum_n < 0.9 * made:
             status, message = "saturated", (f"delivered {cum_n} of the {made} packets created "
                                             f"in the measurement periods (under 90 %)")
@@ -275,38 +278,30 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     if return_channel_flits and samples:
         base = np.zeros(M) if flits_from is None else np.asarray(flits_from, dtype=float)
         # flits sent up to the end of the measurement (or of the last period run)
-        channel = (np.asarray(flits_to if flits_to is not None else eng.port_flits[:M], dtype=float)
-                   - base) / (samples * P)
+        channel = (np.asarray(flits_to, dtype=float) - base) / (samples * P)
     wall = time.perf_counter() - wall0
     row = dict(simulator="reference", status=status, message=message,
                latency_unit="cycles", sim_cycles=int(eng.now) + 1, wall_time_s=wall,
                sim_seed=seed, samples=samples)
     row.update(_provenance(routing, traffic=tr, cfg=cfg, load=load, load_unit=load_unit,
                            net=net, p=p))
+    if status in ("completed", "saturated") and samples:
+        # the rates of the measurement periods (for a saturated run, those run so far: the
+        # saturation throughput when the offered load is above it, as BookSim prints)
+        span = samples * P
+        acc_n, cre_n = window(acc), window(created)
+        row.update(accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
+                   injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span))
     if status == "completed":
         lat = np.asarray(m_lat, dtype=np.float64)
         netl = np.asarray(m_net, dtype=np.float64)
-        span = end_measure - warm_end
-        acc_n = sum(acc.get(i, 0) for i in range(warm_end // P, end_measure // P))
-        cre_n = sum(created.get(i, 0) for i in range(warm_end // P, end_measure // P))
         row.update(
             latency_avg=lat.mean(), latency_min=lat.min(), latency_max=lat.max(),
             latency_p50=np.percentile(lat, 50), latency_p90=np.percentile(lat, 90),
             latency_p99=np.percentile(lat, 99),
             network_latency_avg=netl.mean(), network_latency_min=netl.min(),
             network_latency_max=netl.max(), flit_latency_avg=lat.mean() - (S - 1) / 2,
-            accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
-            injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span),
             hops_avg=float(np.mean(m_hops)) + 1.0, packets=len(lat))
-    elif status == "saturated" and samples:
-        # no latency, but the rates of the measurement periods run so far (the
-        # saturation throughput when the offered load is above it, as BookSim prints)
-        k0 = cfg.warmup_periods
-        span = samples * P
-        acc_n = sum(acc.get(i, 0) for i in range(k0, k0 + samples))
-        cre_n = sum(created.get(i, 0) for i in range(k0, k0 + samples))
-        row.update(accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
-                   injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span))
     if return_channel_flits:
         return make_row(**row), channel
     return make_row(**row)
