@@ -86,6 +86,13 @@ class ChannelLoads:
                 f"it saturates at {self.ceiling:.4g} flits/host/cycle")
 
 
+def _entries(topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(source switch, destination switch, undirected link) of every CSR entry."""
+    csr = topology.csr()
+    src = np.repeat(np.arange(topology.num_switches, dtype=np.int64), np.diff(csr.indptr))
+    return src, csr.indices.astype(np.int64), np.asarray(topology.directed_edge_ids, dtype=np.int64)
+
+
 def _switch_of_hosts(topology) -> np.ndarray:
     return np.repeat(np.arange(topology.num_switches, dtype=np.int64), np.asarray(topology.hosts, dtype=np.int64))
 
@@ -121,10 +128,7 @@ def channel_loads(routing, traffic: str = "uniform", *, seed=None, self_traffic:
     from ..sim.traffic import Traffic
 
     topology = routing.topology
-    csr = topology.csr()
-    src = np.repeat(np.arange(topology.num_switches, dtype=np.int64), np.diff(csr.indptr))
-    dst = csr.indices.astype(np.int64)
-    link = np.asarray(topology.directed_edge_ids, dtype=np.int64)
+    src, dst, link = _entries(topology)
     name = str(traffic).lower()
     if name in ("uniform", "uniform_random"):
         load = uniform_channel_load(routing, self_traffic=self_traffic, progress=progress)
@@ -181,8 +185,5 @@ def measured_channel_loads(routing, load: float, traffic: str = "uniform", *, se
         raise ParameterError(f"the simulation at load {load:g} measured no traffic ({row.get('status')}: "
                              f"{row.get('message')}); choose a load the network carries")
     topology = routing.topology
-    csr = topology.csr()
-    src = np.repeat(np.arange(topology.num_switches, dtype=np.int64), np.diff(csr.indptr))
-    dst = csr.indices.astype(np.int64)
-    link = np.asarray(topology.directed_edge_ids, dtype=np.int64)
+    src, dst, link = _entries(topology)
     return ChannelLoads(flits / float(acc), src, dst, link, f"{row.get('traffic', traffic)} traffic measured at {load:g} flits/node/cycle"), row
