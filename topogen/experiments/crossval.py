@@ -328,15 +328,18 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     for ad in adapters:
         points: dict[float, str] = {}
 
+        def keep(row, load, ad=ad):
+            """Record one run's row: in memory, in results.csv at once (an interruption keeps
+            it), and to the progress callback."""
+            rows.append(row)
+            append_rows(results_path, [row])
+            if progress is not None:
+                progress(ad.simulator, load, row)
+            return row
+
         def run_point(load, ad=ad, points=points, kind="bisection"):
-            runs = []
-            for i in range(spec.repeats if ad.seeded else 1):
-                row = _tagged(ad.run(load, seed + i), extra)
-                rows.append(row)
-                append_rows(results_path, [row])  # after every run: an interruption keeps them
-                runs.append(row)
-                if progress is not None:
-                    progress(ad.simulator, load, row)
+            runs = [keep(_tagged(ad.run(load, seed + i), extra), load)
+                    for i in range(spec.repeats if ad.seeded else 1)]
             bad = [r["status"] for r in runs if r["status"] != "completed"]
             status = bad[0] if bad else "completed"
             points[load] = status
@@ -369,12 +372,9 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         lo, hi = saturation_bracket(points)
         cap = math.nan
         if spec.capacity_load is not None:
-            row = _tagged(ad.run(spec.capacity_load, seed, capacity=True), dict(extra, crossval_capacity=True))
-            rows.append(row)
-            append_rows(results_path, [row])
+            row = keep(_tagged(ad.run(spec.capacity_load, seed, capacity=True),
+                               dict(extra, crossval_capacity=True)), spec.capacity_load)
             cap = common_units(row, spec.clock_ns)["accepted_flits"]
-            if progress is not None:
-                progress(ad.simulator, spec.capacity_load, row)
         sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
                           "saturation": _saturation_value(lo, hi), "capacity": cap, "routing": ad.routing,
                           "points": len(points)})
