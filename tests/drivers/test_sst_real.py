@@ -148,3 +148,27 @@ def test_thousand_endpoints(tmp_path):
     b = make(tmp_path, "torus", dims=(10, 10), hosts_per_switch=10)
     row = sd.run_sst(b, load=0.05, timeout=1200, warmup="1us", collect="4us", drain="1us")[0]
     assert row["num_hosts"] == 1000 and row["status"] == "completed", row["message"]
+
+
+@pytest.mark.parametrize("packet, shift", [(1, 3), (33, 1), (33, 2)])
+def test_reference_simulator_with_ssts_traffic_matches_sst(tmp_path, packet, shift):
+    """At low load SST and the reference simulator with SST's traffic process
+    (periodic injection in step, latency to the head, no self packets) agree to the
+    cycle: the router split of ``sst_router_latencies`` and the in-step collisions of
+    ``shift:2`` (``docs/sst.md``)."""
+    from topogen import sim_defaults as d
+    from topogen.generators.classic import torus
+    from topogen.routing import nearest
+    from topogen.sim import simulate
+
+    t = torus((8,), hosts_per_switch=1)
+    r = nearest(t)
+    b = sx.write_bundle(tmp_path / "ring.sst.json", t, None, r, link_latency_ns=d.CYCLE_NS,
+                        host_latency_ns=d.CYCLE_NS)
+    size = f"{packet * d.FLIT_BITS // 8}B"
+    row = sd.run_sst(b, load=0.02, traffic=f"shift:{shift}", message_size=size, warmup="10us",
+                     collect="40us", drain="10us", timeout=600)[0]
+    assert row["status"] == "completed", row["message"]
+    ref = simulate(r, traffic=f"shift:{shift}", load=0.02, packet_size=packet, injection="periodic",
+                   latency_at="head", self_packets=False, link_latency=1, clock_ns=d.CYCLE_NS, seed=1)
+    assert ref["latency_avg"] == pytest.approx(row["latency_avg"] / d.CYCLE_NS, rel=0.01)

@@ -304,7 +304,8 @@ def test_fake_booksim_and_sst_side_by_side(tmp_path, monkeypatch):
                 clock_ns=2.0)
     res = cv.crossval(spec, tmp_path / "out")
     t = res.table.set_index(["load", "simulator"])
-    assert set(res.table["simulator"]) == {"reference", "booksim", "sst"}
+    # SST is compared with the reference simulator run with SST's traffic process
+    assert set(res.table["simulator"]) == {"reference", "reference-sst", "booksim", "sst"}
     # the fake BookSim prints the completed 4x4-torus fixture at 0.05 and the unstable one above 0.3
     assert t.loc[(0.05, "booksim"), "status"] == "completed"
     assert t.loc[(0.4, "booksim"), "status"] == "saturated"
@@ -323,7 +324,15 @@ def test_fake_booksim_and_sst_side_by_side(tmp_path, monkeypatch):
     expected = "pass" if abs(ref["ratio_booksim"] - 1) <= 0.03 else "FAIL"
     assert ref["verdict_booksim"] == expected
     assert t.loc[(0.4, "reference"), "verdict_booksim"] == "n/a"  # BookSim saturated below 0.4
-    assert set(rows["simulator"]) == {"reference", "booksim", "sst"}
+    # verdicts only for like-for-like pairs: reference vs BookSim, reference-sst vs SST
+    assert t.loc[(0.05, "reference"), "verdict_sst"] == "-"
+    assert t.loc[(0.05, "sst"), "verdict_booksim"] == "-"
+    rs = t.loc[(0.05, "reference-sst")]
+    assert rs["ratio_sst"] == pytest.approx(rs["latency_cycles"] / t.loc[(0.05, "sst"), "latency_cycles"])
+    assert rs["verdict_sst"] == ("pass" if abs(rs["ratio_sst"] - 1) <= 0.03 else "FAIL")
+    assert rs["verdict_booksim"] == "-"
+    assert set(rows["simulator"]) == {"reference", "booksim", "sst"}  # reference-sst is "reference"
+    assert (rows["simulator"] == "reference").sum() == 2 * (rows["simulator"] == "booksim").sum()
     for path in rows["raw_output"].dropna():
         assert os.path.isfile(path) and str(tmp_path / "out") in path
     assert (tmp_path / "out" / "booksim" / "net.cfg").is_file()
@@ -406,7 +415,7 @@ def test_real_sst_torus4x4(tmp_path):
         row = t.loc[(load, "sst")]
         assert row["status"] == "completed", row["message"]
         assert row["latency_ns"] == pytest.approx(row["latency_cycles"] * res.spec.clock_ns)
-        ref = t.loc[(load, "reference")]
+        ref = t.loc[(load, "reference-sst")]  # SST's traffic process on the reference simulator
         ratio = ref["latency_cycles"] / row["latency_cycles"]
         assert ref["ratio_sst"] == pytest.approx(ratio)
         assert ref["verdict_sst"] == ("pass" if abs(ratio - 1) <= 0.03 else "FAIL")

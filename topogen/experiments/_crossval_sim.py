@@ -13,13 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError, SimulatorNotFound
+from ..sim_defaults import sst_router_latencies
 
 __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
            "common_units", "booksim_options", "sst_parameters", "shared_defaults", "SIMULATOR_ORDER",
+           "COMPARED_WITH",
            "TRAFFICS"]
 
-#: the simulators in table order
-SIMULATOR_ORDER = ("reference", "booksim", "sst")
+#: the simulators in table order; ``reference-sst`` is the reference simulator with
+#: SST merlin.offered_load's traffic (every host sends every 1/p cycles, all in step, no
+#: packets to itself) and SST's delivery stamp (the head), the run SST is compared with
+SIMULATOR_ORDER = ("reference", "reference-sst", "booksim", "sst")
+#: which simulator's rows get a verdict against which: the like-for-like pairs (the
+#: same injection process and latency definition); other ratios are printed, not judged
+COMPARED_WITH = {"booksim": ("reference",), "sst": ("reference-sst",)}
 #: traffic names crossval knows on all three simulators
 TRAFFICS = ("uniform", "tornado")
 
@@ -132,6 +139,8 @@ class CrossvalSpec:
         bad = [s for s in sims if s not in SIMULATOR_ORDER]
         if bad:
             raise ParameterError(f"simulators must be among {', '.join(SIMULATOR_ORDER)}, got {', '.join(bad)}")
+        if "reference" in sims and "sst" in sims:  # SST is compared with reference-sst
+            sims = sims + ("reference-sst",)
         fix("simulators", tuple(s for s in SIMULATOR_ORDER if s in sims))
         if self.traffic not in TRAFFICS:
             raise ParameterError(f"traffic must be one of {', '.join(TRAFFICS)} (patterns all three "
@@ -360,9 +369,10 @@ def sst_parameters(spec: CrossvalSpec) -> dict:
     bw = f"{flit_bytes / spec.clock_ns:g}GB/s"
     buf = f"{spec.vc_buf_size * flit_bytes}B"
     c = spec.clock_ns
+    lat_in, lat_out = sst_router_latencies(4, c)  # 4 one-cycle pipeline stages, as BookSim's
     return {
         "router_params": {"link_bw": bw, "xbar_bw": bw, "flit_size": f"{flit_bytes}B",
-                          "input_latency": _ps(2 * c), "output_latency": _ps(2 * c),
+                          "input_latency": lat_in, "output_latency": lat_out,
                           "input_buf_size": buf, "output_buf_size": buf},
         "nic_params": {"link_bw": bw, "input_buf_size": buf, "output_buf_size": buf},
         "host_latency_ns": c,
@@ -403,21 +413,31 @@ class Adapter:
     seeded: bool = True  # run(load, seed) varies with the seed (repeats make sense)
 
 
-def _reference_adapter(spec, seed, topology, layout, routing, out_dir) -> Adapter:
+def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: str = "booksim") -> Adapter:
+    """The reference simulator as BookSim runs (``like="booksim"``: Bernoulli injection,
+    latency to the tail, uniform traffic includes the source) or as SST's
+    merlin.offered_load does (``"sst"``: periodic injection in step, latency to the head,
+    no packets to the source itself)."""
+    from dataclasses import replace as _replace
+
     from ..sim import simulate
 
     cfg = _reference_config(spec)
+    if like == "sst":
+        cfg = _replace(cfg, injection="periodic", latency_at="head")
     traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
-
-    from dataclasses import replace as _replace
-
     cap_cfg = _replace(cfg, latency_thres=1e12, max_queue_packets=1 << 40)
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         return simulate(routing, traffic=traffic, load=load, load_unit="flits",
                         config=cap_cfg if capacity else cfg, seed=run_seed,
-                        layout=layout if spec.link_latency is None else None, self_packets=True)
+                        layout=layout if spec.link_latency is None else None,
+                        self_packets=like != "sst")
 
+    if like == "sst":
+        return Adapter("reference-sst", run, routing.algorithm,
+                       note="reference simulator with SST's traffic: periodic injection, all hosts "
+                            "in step, no self packets; latency to the packet's head")
     return Adapter("reference", run, routing.algorithm)
 
 
@@ -482,8 +502,9 @@ def build_adapters(spec, seed, topology, layout, routing, out_dir, *, binaries=N
     adapters, skipped = [], {}
     for sim in wanted:
         try:
-            if sim == "reference":
-                adapters.append(_reference_adapter(spec, seed, topology, layout, routing, out_dir))
+            if sim in ("reference", "reference-sst"):
+                like = "sst" if sim == "reference-sst" else "booksim"
+                adapters.append(_reference_adapter(spec, seed, topology, layout, routing, out_dir, like=like))
             else:
                 adapters.append(_ADAPTERS[sim](spec, seed, topology, layout, routing, out_dir,
                                                binary=binaries.get(sim)))
@@ -491,6 +512,8 @@ def build_adapters(spec, seed, topology, layout, routing, out_dir, *, binaries=N
             if spec.simulators:
                 raise
             skipped[sim] = str(exc)
+    if "sst" in skipped:  # reference-sst has nothing to be compared with
+        adapters = [a for a in adapters if a.simulator != "reference-sst"]
     return adapters, skipped
 
 

@@ -29,8 +29,12 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
 * BookSim's anynet routing is always its own ``min``; the reference simulator and SST use
   topogen's routing named by ``spec.routing`` (``booksim-min``, BookSim's exact route
   choice, once topogen has it; until then ``nr`` with a note in the results);
-* uniform traffic includes the source itself on every simulator (BookSim's and SST's
-  definition: ``self_packets=True`` in the reference simulator); ``tornado`` is BookSim's
+* uniform traffic includes the source itself on BookSim and the reference simulator
+  (BookSim's definition: ``self_packets=True``); SST's offered_load never sends to the
+  source, and SST is compared with ``reference-sst``, the reference simulator with SST's
+  traffic process (periodic injection in step, no self packets, latency to the head;
+  see ``docs/sst.md``); verdicts are given only for these like-for-like pairs;
+  ``tornado`` is BookSim's
   ``tornado({N,1,1})``, the reference simulator's ``tornado`` and SST's ``shift:ceil(N/2)-1``;
 * loads in flits/node/cycle (BookSim ``injection_rate_uses_flits = 1``; SST: fraction of
   the endpoint link bandwidth, which carries one flit per cycle);
@@ -39,7 +43,8 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
   cable delays over ``clock_ns``), ``num_vcs`` VCs of ``vc_buf_size`` flits, virtual
   cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
 * SST: ``link_bw`` = one flit (``flit_bits``) per ``clock_ns``, the four pipeline cycles
-  split evenly into ``input_latency`` and ``output_latency``, buffers of ``vc_buf_size``
+  as ``input_latency`` = half a cycle and ``output_latency`` = 2 cycles (merlin adds a
+  crossbar clock edge and an output cycle: :func:`topogen.sim_defaults.sst_router_latencies`), buffers of ``vc_buf_size``
   flits; merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
   route, not ``num_vcs``;
 * fields a spec leaves unset take the shared simulator defaults
@@ -61,7 +66,7 @@ from typing import Any
 
 from .._rng import resolve_seed
 from ..errors import ParameterError
-from ._crossval_sim import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
+from ._crossval_sim import (COMPARED_WITH, SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
                             build_network, build_routing, common_units, load_spec)
 
 __all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
@@ -146,6 +151,7 @@ def verdicts(table, saturation, spec: CrossvalSpec):
         limit = spec.up_to * b["saturation"] if not math.isnan(b["saturation"]) else (
             spec.up_to * b["sat_low"] if not math.isinf(b["sat_high"]) else math.inf)
         base_rows = table[table["simulator"] == base].set_index("load")
+        judged = COMPARED_WITH[base]
         for i, r in table.iterrows():
             if r["simulator"] == base or r["load"] not in base_rows.index:
                 continue
@@ -155,6 +161,8 @@ def verdicts(table, saturation, spec: CrossvalSpec):
                 table.at[i, rcol] = ratio
             else:
                 ratio = math.nan
+            if r["simulator"] not in judged:
+                continue  # another injection process or latency definition: ratio only
             if r["load"] > limit * (1 + 1e-9):
                 table.at[i, vcol] = "n/a"
             elif r["status"] == "skipped" or br["status"] == "skipped":
@@ -167,11 +175,17 @@ def verdicts(table, saturation, spec: CrossvalSpec):
             if s["simulator"] == base:
                 continue
             cx, cy = s.get("capacity", math.nan), b.get("capacity", math.nan)
+            judge = s["simulator"] in judged
             if cx == cx and cy == cy and cy > 0:
                 saturation.at[j, f"capacity_{rcol}"] = cx / cy
-                saturation.at[j, f"capacity_{vcol}"] = ("pass" if abs(cx / cy - 1) <= spec.saturation_tolerance
-                                                        else "FAIL")
+                if judge:
+                    saturation.at[j, f"capacity_{vcol}"] = (
+                        "pass" if abs(cx / cy - 1) <= spec.saturation_tolerance else "FAIL")
             x, y = s["saturation"], b["saturation"]
+            if not judge:
+                if not (math.isnan(x) or math.isnan(y)):
+                    saturation.at[j, rcol] = x / y
+                continue
             if math.isnan(x) or math.isnan(y):
                 both_unbounded = math.isinf(s["sat_high"]) and math.isinf(b["sat_high"])
                 saturation.at[j, vcol] = "undetermined" if not both_unbounded else "n/a"

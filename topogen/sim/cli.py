@@ -25,6 +25,7 @@ def add_parsers(subparsers, parents=()) -> None:
     from .._validate import int_option
     from .. import sim_defaults as sd
     from ..sweep.loads import DEFAULT_POINTS
+    from .config import INJECTIONS, LATENCY_POINTS
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -42,8 +43,14 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="VCs given to the routing algorithm (its --vcs)")
     s.add_argument("--traffic", default=sd.TRAFFIC, help=f"pattern: {', '.join(PATTERNS)} (default {sd.TRAFFIC})")
     s.add_argument("--self-packets", action=argparse.BooleanOptionalAction, default=sd.SELF_PACKETS,
-                   help="uniform: a host may send to itself, as in BookSim and SST "
-                        f"(default: {'yes' if sd.SELF_PACKETS else 'no'})")
+                   help="uniform: a host may send to itself, as in BookSim (SST's offered_load never "
+                        f"does) (default: {'yes' if sd.SELF_PACKETS else 'no'})")
+    s.add_argument("--injection", choices=INJECTIONS, default=d.injection,
+                   help="packet generation: bernoulli (BookSim's) or periodic (SST merlin.offered_load's: "
+                        f"every host every 1/p cycles, all in step) (default {d.injection})")
+    s.add_argument("--latency-at", choices=LATENCY_POINTS, default=d.latency_at,
+                   help="delivery stamp: tail (BookSim's) or head (SST's) (default "
+                        f"{d.latency_at})")
     s.add_argument("--load", type=float, default=sd.LOAD, help=f"offered load per host (default {sd.LOAD})")
     s.add_argument("--load-unit", choices=("flits", "packets", "gbps"), default=sd.LOAD_UNIT,
                    help=f"flits or packets per host per cycle, or Gbit/s per host (default {sd.LOAD_UNIT})")
@@ -155,7 +162,8 @@ def _options(args, routing) -> dict:
                 link_latency=args.link_latency, clock_ns=args.clock_ns, flit_bits=args.flit_bits,
                 link_gbps=args.link_gbps, sample_period=args.sample_period,
                 warmup_periods=args.warmup_periods, max_samples=args.max_samples,
-                latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles)
+                latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles,
+                injection=args.injection, latency_at=args.latency_at)
 
 
 def _line(row) -> str:

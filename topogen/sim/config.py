@@ -10,7 +10,7 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES"]
+__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
@@ -19,6 +19,14 @@ ALLOCATORS = ("separable", "fifo")
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
 #: under 90 % of the offered packets or left a backlog at the sources)
 STOP_RULES = ("booksim", "strict")
+#: packet generation: ``bernoulli`` (every cycle each host creates a packet with
+#: probability p: BookSim's injection process) or ``periodic`` (every host creates one
+#: packet every 1/p cycles, all hosts in step from cycle 0: SST merlin.offered_load's)
+INJECTIONS = ("bernoulli", "periodic")
+#: when a packet counts as delivered: ``tail`` (its last flit ejected: BookSim's
+#: latency) or ``head`` (its first flit: SST merlin, which moves a packet as one event
+#: and stamps it on arrival of that event)
+LATENCY_POINTS = ("tail", "head")
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,10 @@ class SimConfig:
     ``credit_delay``); ``internal_speedup`` is the number of router-internal steps per
     cycle (BookSim's ``internal_speedup``): the pipeline takes
     ``ceil(pipeline / internal_speedup)`` cycles and a buffered packet crosses the
-    switch at ``internal_speedup`` flits per cycle.
+    switch at ``internal_speedup`` flits per cycle.  ``injection`` and ``latency_at``
+    choose the packet generation process and the delivery time stamp: BookSim's
+    (``bernoulli``, ``tail``, the defaults) or SST merlin.offered_load's (``periodic``,
+    ``head``; see :data:`INJECTIONS`, :data:`LATENCY_POINTS` and ``docs/sst.md``).
     """
 
     num_vcs: int = _d.NUM_VCS
@@ -65,6 +76,8 @@ class SimConfig:
     max_queue_packets: int = 1000
     allocator: str = "separable"
     stop_rule: str = "booksim"
+    injection: str = "bernoulli"
+    latency_at: str = "tail"
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
@@ -85,6 +98,11 @@ class SimConfig:
             raise ParameterError(f"link_latency must be an integer >= 1 (cycles), got {self.link_latency!r}")
         if self.stop_rule not in STOP_RULES:
             raise ParameterError(f"stop_rule must be one of {', '.join(STOP_RULES)}, got {self.stop_rule!r}")
+        if self.injection not in INJECTIONS:
+            raise ParameterError(f"injection must be one of {', '.join(INJECTIONS)}, got {self.injection!r}")
+        if self.latency_at not in LATENCY_POINTS:
+            raise ParameterError(f"latency_at must be one of {', '.join(LATENCY_POINTS)}, "
+                                 f"got {self.latency_at!r}")
         if self.allocator not in ALLOCATORS:
             raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
         sp = self.internal_speedup

@@ -135,15 +135,17 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     m_hops: list[int] = []
     m_sum = [0]
 
+    head = S - 1 if cfg.latency_at == "head" else 0
+
     def on_deliver(pkt, tail):
         k = tail // P
         acc[k] = acc.get(k, 0) + 1
-        lat = tail - pkt.ctime
+        lat = tail - pkt.ctime - head
         lat_sum[k] = lat_sum.get(k, 0) + lat
         if pkt.measured:
             m_lat.append(lat)
             m_sum[0] += lat
-            m_net.append(tail - pkt.sent + overhead)
+            m_net.append(tail - head - pkt.sent + overhead)
             m_hops.append(pkt.links)
 
     def mean_latency(first: int, last: int, running: bool) -> float:
@@ -169,7 +171,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         return sum(counts.get(i, 0) for i in range(k0, k0 + samples))
 
     eng.on_deliver = on_deliver
-    stop_at = _start_traffic(eng, net, tr, p, rng, created, P)
+    stop_at = _start_traffic(eng, net, tr, p, rng, created, P, cfg.injection)
     status, message = "completed", None
     prev = None
     conv = 0
@@ -323,11 +325,14 @@ def describe(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     return make_row(**row)
 
 
-def _start_traffic(eng, net, tr, p, rng, created, period):
-    """Schedule Bernoulli packet generation (blocks of 256 cycles) on ``eng``.
+def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli"):
+    """Schedule packet generation (blocks of 256 cycles) on ``eng``.
 
-    Every cycle each active host creates a packet with probability ``p``.  Returns a
-    one-element list: set its item to a cycle to stop generating from there on.
+    ``bernoulli``: every cycle each active host creates a packet with probability ``p``.
+    ``periodic``: every active host creates its ``k``-th packet at cycle
+    ``floor(k / p)``, ``k = 0, 1, ...``, all hosts in step (SST merlin.offered_load: a
+    fixed send interval from time 0 on every endpoint).  Returns a one-element list: set
+    its item to a cycle to stop generating from there on.
     """
     active = tr.active
     n_active = len(active)
@@ -337,8 +342,17 @@ def _start_traffic(eng, net, tr, p, rng, created, period):
     def block(t0):
         if t0 >= stop_at[0]:
             return
-        hit = rng.random((_BLOCK_CYCLES, n_active)) < p
-        ti, hi = np.nonzero(hit)
+        if injection == "periodic":
+            # every k whose cycle floor(k / p) falls in this block, exactly once
+            ks = np.arange(max(math.floor(t0 * p) - 1, 0), math.ceil((t0 + _BLOCK_CYCLES) * p) + 2,
+                           dtype=np.int64)
+            tk = np.floor(ks / p + 1e-9).astype(np.int64) - t0
+            tk = tk[(tk >= 0) & (tk < _BLOCK_CYCLES)]
+            ti = np.repeat(tk, n_active)
+            hi = np.tile(np.arange(n_active), len(tk))
+        else:
+            hit = rng.random((_BLOCK_CYCLES, n_active)) < p
+            ti, hi = np.nonzero(hit)
         src = active[hi]
         dst = tr.destinations(src, rng)
         keep = dst >= 0
@@ -373,15 +387,16 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
     eng = Engine(net, rng)
     lat = [0, 0]
+    head = cfg.packet_size - 1 if cfg.latency_at == "head" else 0
 
     def on_deliver(pkt, tail):
         if tail < cycles:
-            lat[0] += tail - pkt.ctime
+            lat[0] += tail - pkt.ctime - head
             lat[1] += 1
 
     eng.on_deliver = on_deliver
     created: dict = {}
-    _start_traffic(eng, net, tr, p, rng, created, cycles)
+    _start_traffic(eng, net, tr, p, rng, created, cycles, cfg.injection)
     eng.run(cycles)
     wall = time.perf_counter() - wall0
     return {"created": created.get(0, 0), "delivered": lat[1],

@@ -15,6 +15,9 @@ Patterns
     low halves of the address; ``b`` even).
 ``shift``
     Slim Fly V-B: ``d = (s mod N/2) + N/2`` or ``d = s mod N/2``, each with probability 1/2.
+``shift:K``
+    ``d = (s + K) mod N`` for an integer ``K`` (SST merlin's ``shift`` target generator,
+    as ``topogen run sst --traffic shift:K``; not Slim Fly's ``shift`` above).
 ``tornado``
     ``d = (s + ceil(N/2) - 1) mod N`` (BookSim's one-dimensional tornado).
 ``neighbor``
@@ -89,6 +92,14 @@ class Traffic:
     def __init__(self, pattern: str, num_hosts: int, rng: np.random.Generator, *, routing=None,
                  self_packets: bool = False):
         name = _ALIASES.get(str(pattern).lower(), str(pattern).lower())
+        offset = None
+        if name.startswith("shift:"):
+            try:
+                offset = int(name[6:])
+            except ValueError:
+                raise ParameterError(f"traffic {pattern!r}: shift:K needs an integer K, e.g. "
+                                     f"shift:1") from None
+            name = "shift"
         if name not in PATTERNS:
             raise ParameterError(f"traffic must be one of {', '.join(PATTERNS)}, got {pattern!r}")
         n = int(num_hosts)
@@ -99,7 +110,14 @@ class Traffic:
         self.self_packets = bool(self_packets)
         self._perm: np.ndarray | None = None  # fixed destination of each host (-1 idle)
         hosts = np.arange(n, dtype=np.int64)
-        if name in ("bitrev", "bitcomp", "shuffle", "transpose", "shift"):
+        if offset is not None:
+            self.name = f"shift:{offset}"
+            self._perm = (hosts + offset) % n
+            self.active = hosts if offset % n else hosts[:0]
+            if not len(self.active):
+                raise ParameterError(f"traffic shift:{offset} sends every host to itself on "
+                                     f"{n} hosts; choose K not a multiple of {n}")
+        elif name in ("bitrev", "bitcomp", "shuffle", "transpose", "shift"):
             b = n.bit_length() - 1
             if name == "transpose" and b % 2:
                 b -= 1
