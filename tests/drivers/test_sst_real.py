@@ -146,7 +146,9 @@ def test_connectivity_to_a_missing_port_is_refused_or_an_error(tmp_path):
 
 def test_thousand_endpoints(tmp_path):
     b = make(tmp_path, "torus", dims=(10, 10), hosts_per_switch=10)
-    row = sd.run_sst(b, load=0.05, timeout=1200, warmup="1us", collect="4us", drain="1us")[0]
+    # 64 B messages: enough packets per endpoint in a 4 us collect to measure the load
+    row = sd.run_sst(b, load=0.05, timeout=1200, warmup="1us", collect="4us", drain="1us",
+                     message_size="64B")[0]
     assert row["num_hosts"] == 1000 and row["status"] == "completed", row["message"]
 
 

@@ -99,15 +99,21 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf"),
-                   default="nr",
-                   help="source routes from topogen's routing: nr (nearest), fr (fastest, latency-aware), "
-                        "updown, dor, valiant (weighted paths via every intermediate), escape (its minimal "
-                        "routes), hop, layered, dsnf (default nr)")
+    s.add_argument("--routing", choices=("booksim-min", "nr", "fr", "updown", "dor", "valiant", "escape", "hop",
+                                         "layered", "dsnf"),
+                   default=sim_defaults.ROUTING,
+                   help="source routes from topogen's routing: booksim-min (BookSim anynet's min, the "
+                        "shared default), nr (nearest), fr (fastest, latency-aware), updown, dor, valiant "
+                        "(weighted paths via every intermediate), escape (its minimal routes), hop, "
+                        f"layered, dsnf (default {sim_defaults.ROUTING})")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
-    s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
+    s.add_argument("--load", default=f"{sim_defaults.LOAD:g}",
+                   help="offered load(s), fractions of link bandwidth (= flits/host/cycle), comma-separated "
+                        f"(default {sim_defaults.LOAD:g}, as simulate and run booksim)")
     s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
-    s.add_argument("--message-size", default="64B")
+    s.add_argument("--message-size", default=sim_defaults.sst_message_size(),
+                   help="bytes per packet (default: the shared packet of "
+                        f"{sim_defaults.PACKET_SIZE} flits, {sim_defaults.sst_message_size()})")
     s.add_argument("--warmup", default="10us", help="warm-up per load, not measured (default 10us)")
     s.add_argument("--collect", default="40us", help="measurement time per load (default 40us)")
     s.add_argument("--drain", default="20us", help="pause between loads (default 20us)")

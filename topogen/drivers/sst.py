@@ -41,6 +41,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
+from .. import sim_defaults
 from .base import FAILURE_STATUSES, ProcessResult, find_binary, fresh_path, run_process, signal_name, simulator_failed
 from .sst_output import (
     LatencyStats,
@@ -80,7 +81,7 @@ MPIRUN_ENV_VAR = "TOPOGEN_MPIRUN"
 #: Defaults of :func:`run_sst` and ``topogen run sst``.  The warm-up and collect times are
 #: long enough for loads above saturation to show it (falling accepted load, growing latency).
 DEFAULTS: dict[str, Any] = {
-    "message_size": "64B",
+    "message_size": sim_defaults.sst_message_size(),  # the shared 33-flit packet
     "warmup": "10us",
     "collect": "40us",
     "drain": "20us",
@@ -158,7 +159,7 @@ def sample_window_ps(warmup_ps: int, collect_ps: int, drain_ps: int, windows: in
 def sst_command(
     bundle,
     *,
-    load: float | Sequence[float] = 0.5,
+    load: float | Sequence[float] = sim_defaults.LOAD,
     traffic: str = "uniform",
     message_size: str = DEFAULTS["message_size"],
     warmup: str = DEFAULTS["warmup"],
@@ -235,7 +236,7 @@ def sst_command(
 def run_sst(
     bundle,
     *,
-    load: float | Sequence[float] = 0.5,
+    load: float | Sequence[float] = sim_defaults.LOAD,
     traffic: str = "uniform",
     message_size: str = DEFAULTS["message_size"],
     warmup: str = DEFAULTS["warmup"],
