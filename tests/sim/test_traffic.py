@@ -103,3 +103,13 @@ def test_patterns_run_end_to_end():
         row = simulate(r, traffic=name, load=0.1, seed=1, packet_size=1, vc_buf_size=4,
                        sample_period=300)
         assert row["status"] == "completed" and row["traffic"] == name
+
+
+def test_rotate_is_a_permutation_of_all_hosts_and_the_transpose_for_even_bits():
+    for n in (16, 64):
+        _, rot = _dest("rotate", n)
+        _, tra = _dest("transpose", n)
+        assert rot.tolist() == tra.tolist()
+    tr, d = _dest("rotate", 128)
+    assert len(tr.active) == 128 and sorted(d.tolist()) == list(range(128))
+    assert d[1] == 8 and d[64] == 4  # 0000001 -> 0001000, 1000000 -> 0000100 (by 3 of 7 bits)

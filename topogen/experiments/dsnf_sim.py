@@ -36,8 +36,10 @@ Where the paper is silent (our choices)
 ---------------------------------------
 * **Hosts**: one per switch (the paper does not say), loads in flits/host/cycle.
 * **Transpose**: "each endpoint ... communicates with the endpoint with the binary
-  address that is shifted by n/2 bits"; 128 hosts have 7 address bits, so (as Slim Fly
-  V-B and :mod:`topogen.sim.traffic` do) only the first 64 hosts (6 bits) take part.
+  address that is shifted by n/2 bits"; 128 hosts have 7 address bits, so we read the
+  shift as a rotation by floor(7/2) = 3 bits (traffic ``rotate``: a permutation of all
+  128 hosts, equal to the matrix transpose for an even number of bits).
+  ``transpose="halves"`` uses Slim Fly's transpose instead, on the first 64 hosts.
 * **Buffers**: 4 VCs of 66 flits (two packets), as ``skywalk-sim``.
 * **"Similar" throughput**: within 25 % of the best (``similar``).
 """
@@ -102,7 +104,7 @@ def _claims(table: pd.DataFrame, similar: float) -> pd.DataFrame:
 def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: int = 1,
                        sim_seed: int = 1, tolerance: float = 0.02, low: float = 0.01,
                        high: float = 1.0, similar: float = 0.25, results: str = "",
-                       max_samples: int = 10) -> ExperimentResult:
+                       max_samples: int = 10, transpose: str = "rotate") -> ExperimentResult:
     """DSN-F V (Figs. 8-9) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -126,6 +128,9 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
         temporary file.
     max_samples : int
         Sample periods per point at most (warm-up included).
+    transpose : str
+        ``rotate`` (default): the address rotated by 3 of its 7 bits, all 128 hosts;
+        ``halves``: Slim Fly's transpose (swap 3-bit halves) on hosts 0..63.
     """
     from ..metrics.hops import distance_stats
     from ..routing import escape
@@ -136,6 +141,9 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
     if not (0 < low < high <= 1) or not tolerance > 0 or not 0 < similar < 1:
         raise ParameterError(f"need 0 < low < high <= 1, tolerance > 0 and 0 < similar < 1; got "
                              f"low={low}, high={high}, tolerance={tolerance}, similar={similar}")
+    if transpose not in ("rotate", "halves"):
+        raise ParameterError(f"transpose must be 'rotate' or 'halves', got {transpose!r}")
+    pattern = {"uniform": "uniform", "transpose": "rotate" if transpose == "rotate" else "transpose"}
     config = dict(SIM_CONFIG, max_samples=max_samples)
     wall0 = time.perf_counter()
     rows = []
@@ -152,7 +160,7 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
                     bar.status(f"{label} {tr}")
                     t0 = time.perf_counter()
                     res = sweep(rt, out, low=low, high=high, tolerance=tolerance, seed=sim_seed,
-                                traffic=tr, load_unit="flits", self_packets=False, **config)
+                                traffic=pattern[tr], load_unit="flits", self_packets=False, **config)
                     simulated += res.simulated
                     reused += res.reused
                     first_bad = [r for r in res.rows if r["status"] != "completed"
@@ -189,8 +197,9 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
         f"Claims of V-B: {n_true} of {len(claims)} hold in ours.",
     ]
     if "transpose" in traffics:
-        notes.append("transpose: 128 hosts have 7 address bits, so hosts 0..63 (6 bits) send and "
-                     "receive; rates are per active host.")
+        notes.append("transpose: 128 hosts have 7 address bits; " + (
+            "each address rotated left by 3 bits (all 128 hosts)." if transpose == "rotate" else
+            "Slim Fly's transpose on hosts 0..63 (6 bits); rates are per active host."))
     return ExperimentResult(
         title="DSN-F V (Figs. 8-9): 128-switch networks of degree 4, 100 ns switches, reference "
               "simulator",

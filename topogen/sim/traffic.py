@@ -13,6 +13,11 @@ Patterns
     ``d_i = s_(b-i-1)``, bit complement ``d_i = not s_i``, shuffle
     ``d_i = s_((i-1) mod b)`` (rotate left by one), matrix transpose (swap the high and
     low halves of the address; ``b`` even).
+``rotate``
+    ``d = s`` rotated left by ``floor(b/2)`` bits: the DSN-F paper's (V-A) and the layout
+    paper's matrix transpose, "the binary address that is shifted by n/2 bits", read as a
+    cyclic shift, which is a permutation of all ``2**b`` hosts for odd ``b`` too (for even
+    ``b`` it equals ``transpose``).
 ``shift``
     Slim Fly V-B: ``d = (s mod N/2) + N/2`` or ``d = s mod N/2``, each with probability 1/2.
 ``shift:K``
@@ -51,7 +56,7 @@ from ..errors import ParameterError
 
 __all__ = ["PATTERNS", "Traffic"]
 
-PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "shift", "tornado",
+PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift", "tornado",
             "neighbor", "randperm", "worstcase")
 
 _ALIASES = {"bit_reverse": "bitrev", "bitreverse": "bitrev", "bit_complement": "bitcomp",
@@ -117,7 +122,7 @@ class Traffic:
             if not len(self.active):
                 raise ParameterError(f"traffic shift:{offset} sends every host to itself on "
                                      f"{n} hosts; choose K not a multiple of {n}")
-        elif name in ("bitrev", "bitcomp", "shuffle", "transpose", "shift"):
+        elif name in ("bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift"):
             b = n.bit_length() - 1
             if name == "transpose" and b % 2:
                 b -= 1
@@ -136,6 +141,9 @@ class Traffic:
             elif name == "transpose":
                 h = b // 2
                 d = ((x & ((1 << h) - 1)) << h) | (x >> h)
+            elif name == "rotate":
+                h = b // 2
+                d = ((x << h) | (x >> (b - h))) & (m - 1)
             else:
                 d = None
             if d is not None:
