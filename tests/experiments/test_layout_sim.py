@@ -1,0 +1,50 @@
+"""``reproduce layout-sim`` (Koibuchi et al. III-C, Figs. 6 and 8)."""
+
+import pandas as pd
+import pytest
+
+from topogen.errors import ParameterError
+from topogen.experiments import layout_sim as ls
+
+
+def _table(traffic, lat, sat):
+    return pd.DataFrame([{"key": k, "topology": ls.NETWORKS[k][0], "traffic": traffic,
+                          "zero_load_ns": lat[k], "sat_gbps": sat[k]} for k in lat])
+
+
+def test_printed_percentages_are_checked_within_the_points():
+    lat = {"hypercube": 1000.0, "p-hypercube": 830.0, "pf-hypercube": 850.0, "ring8": 700.0,
+           "torus4": 1500.0, "p-torus4": 950.0, "pf-torus4": 1000.0, "ring4": 790.0}
+    sat = {"hypercube": 10.0, "p-hypercube": 10.5, "pf-hypercube": 10.2, "ring8": 11.0,
+           "torus4": 3.0, "pf-torus4": 4.0, "p-torus4": 5.0, "ring4": 6.0}
+    c = ls._claims(_table("uniform", lat, sat), points=5.0, similar=0.25).set_index("claim")
+    assert c.loc["P-HYPERCUBE latency lower than HYPERCUBE", "ours"] == "17.0 %"
+    assert c.loc["P-HYPERCUBE latency lower than HYPERCUBE", "verdict"] == "holds"  # paper 16.5
+    assert c.loc["RING-8 latency lower than HYPERCUBE", "verdict"] == "differs"  # 30 % vs 19.4
+    assert c.loc["P-TORUS-4 latency lower than PF-TORUS-4", "verdict"] == "holds"  # 5 %
+    assert c.loc["RING-4 latency lower than PF-TORUS-4", "verdict"] == "holds"  # 21 %
+    assert c.loc["PF-HYPERCUBE inferior to P-HYPERCUBE (latency)", "verdict"] == "holds"
+    order = "saturation reached first by TORUS-4, then PF-TORUS-4, P-TORUS-4, RING-4"
+    assert c.loc[order, "verdict"] == "holds"
+    sat["p-torus4"] = 3.5  # P-TORUS-4 now saturates before PF-TORUS-4
+    c = ls._claims(_table("uniform", lat, sat), points=5.0, similar=0.25).set_index("claim")
+    assert c.loc[order, "verdict"] == "differs"
+
+
+def test_the_networks_are_the_papers_sizes():
+    for key, n, links in (("ring8", 256, 1023), ("pf-torus4", 256, 512), ("pf-clos", 80, 512)):
+        t, r = ls.build(key, 1)
+        assert (t.num_switches, t.num_links) == (n, links)
+        assert r.algorithm == "escape" and r.num_vcs == 4
+    t, _ = ls.build("clos", 1)
+    assert t.num_hosts == 256  # Myrinet-Clos keeps its hosts; direct networks get one port each
+    assert ls.build("hypercube", 1)[0].num_hosts == 256
+
+
+def test_bad_arguments_are_one_line_errors():
+    with pytest.raises(ParameterError, match="topologies must be 'all' or a comma-separated list"):
+        ls.reproduce_layout_sim(topologies="dragonfly")
+    with pytest.raises(ParameterError, match="traffic must be 'all'"):
+        ls.reproduce_layout_sim(traffic="tornado")
+    with pytest.raises(ParameterError, match="need 0 < low < high"):
+        ls.reproduce_layout_sim(low=5, high=1)
