@@ -89,6 +89,7 @@ def test_fig15_claims_verdicts_follow_the_numbers():
     c = lf.fig15_claims(_fake(vals)).set_index("claim")
     assert c.loc["Nbr(0.5)-n average cable 26% below RING-n (SA, walktrap clusters)", "verdict"] == "agrees"
     assert c.loc["Nbr(0.5)-n at 8,192 switches (SA)", "verdict"] == "agrees"
+    assert c.loc["HYPERCUBE at 8,192 switches (SA)", "ours"] == "7.0 m (sequential)"
     assert c.loc["HYPERCUBE leads to markedly lower average cable", "verdict"] == "agrees"
     vals[(8192, "Nbr(0.5)", "walktrap")] = (0, 15.0, 14.0)
     c = lf.fig15_claims(_fake(vals)).set_index("claim")
