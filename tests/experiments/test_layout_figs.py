@@ -139,3 +139,22 @@ def test_fig15_and_fig16_small():
     assert (t.cable_sa <= t.cable_base + 1e-9).all()
     res16 = lf.reproduce_layout_fig16(seeds=1, iterations=20000)
     assert len(res16.table) == 8 and "claims" in res16.extra_tables
+
+
+def test_layout_figs_collects_every_claim(monkeypatch):
+    from topogen.experiments._base import ExperimentResult
+
+    def stub(fig):
+        def run(**kwargs):
+            claims = pd.DataFrame([lf._claim(fig, f"claim of {fig}", "p", "o", fig != "15")])
+            return ExperimentResult(f"Fig. {fig}", pd.DataFrame({"x": [1]}), ["a", f"note {fig}"],
+                                    {"claims": claims})
+        return run
+
+    for fig in ("12", "14", "15", "16", "17"):
+        monkeypatch.setattr(lf, f"reproduce_layout_fig{fig}", stub(fig))
+    res = lf.reproduce_layout_figs(seeds=1)
+    assert list(res.table.figure) == ["12", "14", "15", "16", "17"]
+    assert list(res.table.verdict) == ["agrees", "agrees", "differs", "agrees", "agrees"]
+    assert set(res.extra_tables) == {"Fig. 12", "Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"}
+    assert "Fig. 15: note 15" in res.notes
