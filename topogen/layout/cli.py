@@ -72,8 +72,8 @@ def add_parsers(subparsers, parents=()) -> None:
                                    "from FILE's layout (or from --clusters, placed serpentine).")
     common(a)
     a.add_argument("--clusters", choices=("keep",) + CLUSTERINGS, default=None,
-                   help="cabinets to move: keep FILE's layout (default when it has one), or "
-                        "cluster first (default walktrap when FILE has no layout)")
+                   help="cabinets to move: keep FILE's layout (default when FILE has one on "
+                        "the chosen floor), or cluster first (default walktrap otherwise)")
     a.add_argument("--iterations", type=int_option(0), default=10**6, metavar="N",
                    help="moves per trial (default 10^6; the paper runs 10^8)")
     a.add_argument("--restarts", type=int_option(1), default=1, metavar="R",
