@@ -311,7 +311,7 @@ def fig14_claims(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _plot_vs_n(table, col, ylabel, title, path, series):
+def _plot_vs_n(table, col, ylabel, title, path, series, log_y=False):
     plt, fig, ax = _figure(1)
     ax = ax[0]
     for topo, clu, cname in series:
@@ -320,6 +320,8 @@ def _plot_vs_n(table, col, ylabel, title, path, series):
             ax.errorbar(g.N, g[cname], yerr=g.get(cname + "_std"), marker="o", capsize=2,
                         label=f"{topo} {clu[:3] if clu == 'sequential' else clu[:4]}{'' if cname == col else ' ' + cname.split('_')[-1]}")
     ax.set_xscale("log", base=2)
+    if log_y:
+        ax.set_yscale("log")
     ax.set_xlabel("switches N (degree log2 N)")
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
@@ -361,7 +363,8 @@ def reproduce_layout_fig14(*, sizes: tuple[int, ...] = SIZES, seeds: int = 3, se
     claims = fig14_claims(table)
     if path is not None:
         _plot_vs_n(table, "inter_cabinet_links", "inter-cabinet links", "Koibuchi et al. Fig. 14 (topogen)",
-                   path, [(t, c, "inter_cabinet_links") for t in TOPOLOGIES for c in ("sequential", "walktrap")])
+                   path, [(t, c, "inter_cabinet_links") for t in TOPOLOGIES for c in ("sequential", "walktrap")],
+                   log_y=True)
     notes = _layout_notes(sl, seed, Z) + [
         "The paper's 'up to 24 %' is the largest reduction over its N axis; with 16-switch cabinets "
         "it can only be reached at the smallest networks: a Nbr(0.5) shortcut spans up to N/4 ring "
