@@ -648,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
 #: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
 #: ``simulate``, ``plot``, ``crossval`` ...) through their ``add_parsers(subparsers, parents)``.
 _PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.crossval", ".sweep.cli",
-            ".plots.cli", ".optimize.cli")
+            ".plots.cli", ".optimize.cli", ".layout.cli")
 
 
 _WITH_PARAMS = {"generate", "analyze", "analyse", "reproduce"}

@@ -254,7 +254,8 @@ class _GridEval:
 
 def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restarts: int = 1,
            seed=None, batch: int | None = None, t_start: float | None = None,
-           t_end: float | None = None, chain: str = "sequential") -> AnnealResult:
+           t_end: float | None = None, chain: str = "sequential",
+           progress=None) -> AnnealResult:
     """Simulated annealing for the cluster-to-location QAP (Koibuchi et al. IV-D).
 
     Parameters
@@ -284,6 +285,9 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
         ``"batched"``: the moves of a batch are all decided on the state at the start of
         the batch (faster when many moves are accepted; an approximation of the chain,
         the tracked cost stays exact).
+    progress : callable, optional
+        Called as ``progress(done, total)`` with the moves proposed so far over all
+        trials and ``iterations * restarts``, every 64 batches and at the end.
 
     Returns
     -------
@@ -434,6 +438,8 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
             take = np.flatnonzero(acc)
             done += n_used
             nbatch += 1
+            if progress is not None and nbatch % 64 == 0:
+                progress(moves + done, iterations * restarts)
             if take.size and nbatch % 512 == 0:  # float32 changes: resynchronise exactly
                 cost = mapping_cost(Ws, D, pi[:K])
             if take.size:
@@ -450,6 +456,8 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
                     best_cost, best_pi = cost, pi.copy()
         moves += done
         trial_costs.append(tbest)
+        if progress is not None:
+            progress(moves, iterations * restarts)
     assignment = best_pi[:K].copy()
     final = mapping_cost(Ws, D, assignment)
     if final > init_cost:  # rounding only; never return worse than the start
