@@ -101,3 +101,14 @@ def test_a_floor_too_small_fails_the_point_not_the_run(tmp_path):
     summary = run_points(exp.points[:1], store, progress=False)
     assert len(summary.failed) == 1 and "ParameterError" in summary.failed[0][1]
     assert "do not fit" in summary.failed[0][1]
+
+
+def test_example_specs_parse():
+    from .conftest import ROOT
+
+    for path in sorted((ROOT / "scripts" / "examples").glob("*.toml")):
+        exp = load_experiment(path, store=path.parent / "never-created.store")
+        assert exp.points, path
+    floors = load_experiment(ROOT / "scripts/examples/floors-sweep.toml", store="unused")
+    assert len(floors.points) == 6 and all(p.content["load"] == "sweep" for p in floors.points)
+    assert len({(p.content.get("layout") or {}).get("label") for p in floors.points}) == 3

@@ -109,6 +109,10 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
                 r = with_digest(r, routing)
             params = json.loads(r["params"]) if r.get("params") else {}
             params["experiment_point"] = point.id
+            if point.content.get("layout"):  # which floor, in tables (the digest says it exactly)
+                params["experiment_layout"] = point.content["layout"]["label"]
+            if sweeping:
+                params["experiment_sweep"] = True
             r["params"] = canonical_json(params)
             return r
 
