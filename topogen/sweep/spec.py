@@ -10,15 +10,19 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
 
     [axes]                           # every value of every axis, crossed
     topology = [{generator = "torus", params = {dims = [4, 4]}}, {file = "net.json"}]
+    layout = [{}, {switches_per_cabinet = 4, placement = "random"}]   # topogen.sweep.layouts
     routing = ["booksim-min"]
     traffic = ["uniform", "tornado"]
-    load = [0.05, 0.1]
+    load = [0.05, 0.1, "sweep"]      # "sweep": a load sweep to saturation, a row per load
     simulator = ["reference"]
     seed = [1]
     repeats = 1                      # each point again under derived seeds
 
     [measure]                        # settings of every point (shared simulator defaults)
     packet_size = 4
+
+    [sweep]                          # settings of the "sweep" points (topogen.sweep.loads)
+    tolerance = 0.02
 
     [[exclude]]                      # points matching every key here are dropped
     traffic = "tornado"
@@ -28,8 +32,8 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
     partition = "debug"
 
 A point is plain data (:class:`Point`); its id is a digest of its canonical content
-(topology, routing, traffic, load, simulator, seed, repeat and the resolved measurement
-settings), so adding a value to an axis adds points and never renames old ones, and
+(topology, layout unless the default, routing, traffic, load with the ``[sweep]`` settings
+of a sweep, simulator, seed, repeat and the resolved measurement settings), so adding a value to an axis adds points and never renames old ones, and
 reordering axes or values changes nothing.  Topology files enter the id by their content
 digest, not their path.
 """
