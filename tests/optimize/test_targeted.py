@@ -95,3 +95,19 @@ def test_targeted_bad_input(kwargs, needle):
     topo, lay, floor, cab = _floor_case(n=32)
     with pytest.raises(ParameterError, match=needle):
         optimize(topo, layout=lay, seed=1, moves=5, **kwargs)
+
+
+def test_cli_targeted(tmp_path, capsys):
+    import json
+
+    from topogen.cli import main
+
+    base = ["optimize", "--num-switches", "32", "--degree", "4", "--seed", "1", "--moves", "60",
+            "--objective", "latency", "--switches-per-cabinet", "4", "--format", "json"]
+    assert main(base + ["--targeted", "0", "-o", str(tmp_path / "a.json")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["fr_max_ns"] > 0
+    rc = main(base + ["--targeted", "2", "-o", str(tmp_path / "b.json")])
+    err = capsys.readouterr().err
+    assert rc not in (0, 70) and "targeted" in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "b.json").exists()
