@@ -118,3 +118,56 @@ def test_array_cancel_one_task_resubmit_collect(tmp_path):
         return d.sort_values("point").reset_index(drop=True)[NUMBERS]
 
     pd.testing.assert_frame_equal(key(df), key(local))
+
+
+LAYOUT_SWEEP = """
+[experiment]
+name = "slurm-floors"
+
+[axes]
+topology = [{ generator = "torus", params = { dims = [3, 3] } }]
+layout = [{}, { switches_per_cabinet = 3, placement = "random" }]
+routing = ["booksim-min"]
+load = [0.05, "sweep"]
+seed = [1]
+
+[sweep]
+low = 0.05
+tolerance = 0.1
+points = 2
+
+[measure]
+packet_size = 2
+link_latency = "layout"
+warmup_periods = 1
+sample_period = 100
+max_samples = 3
+
+[slurm]
+chunk = 1
+time = "00:20:00"
+mem = "500M"
+"""
+
+
+def test_layouts_and_sweeps_on_slurm_match_a_local_run(tmp_path):
+    start = time.monotonic()
+    spec = write_spec(tmp_path, LAYOUT_SWEEP)
+    st = tmp_path / "st"
+    _sh(*cli("submit", spec, "--store", st, "--slurm"))
+    sub = json.loads((st / "slurm" / "submit-001" / "submission.json").read_text())
+    assert sub["points"] == 4 and sub["tasks"] == 4
+    _wait_gone([sub["job"], sub["collect_job"]], start)
+    df = read_results(st / "results.csv")
+    _sh(*cli("run", spec, "--store", tmp_path / "local", "-j", "2"))
+    _sh(*cli("collect", spec, "--store", tmp_path / "local", "-o", tmp_path / "local.csv"))
+    local = read_results(tmp_path / "local.csv")
+    assert len(df) == len(local) > 4  # the two sweeps gave a row per load
+
+    def key(d):
+        d = d.copy()
+        d["point"] = [experiment_point_of(r) for r in d.to_dict("records")]
+        return d.sort_values(["point", "offered_load"]).reset_index(drop=True)[["point", "offered_load"] + NUMBERS]
+
+    pd.testing.assert_frame_equal(key(df), key(local))
+    assert len(set(key(df)["point"])) == 4

@@ -57,6 +57,9 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--restarts", type=int, default=None, metavar="R",
                    help="symmetric search: independent runs the budget is split into, best kept "
                         "(default one per max(20, 0.06 N) seconds of --time-limit)")
+    p.add_argument("--targeted", type=float, default=None, metavar="SHARE",
+                   help="objective latency: share of the swaps (first half of the run) aimed at the pairs "
+                        "at the maximum latency (default 0.5; 0 = random swaps only)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="checkpoint file, rewritten atomically every minute and at the end")
     p.add_argument("--resume", default=None, metavar="FILE", help="continue a checkpointed run")
@@ -125,7 +128,7 @@ def optimize_command(args) -> int:
                           switches_per_cabinet=args.switches_per_cabinet, max_cable=args.max_cable,
                           cable_budget=args.cable_budget, switch_delay=args.switch_delay,
                           t_start=args.t_start, t_end=args.t_end, symmetry=args.symmetry,
-                          restarts=args.restarts,
+                          restarts=args.restarts, targeted=args.targeted,
                           checkpoint=args.checkpoint,
                           resume=args.resume, progress=progress)
     formats.save(args.output, result.topology, result.layout)

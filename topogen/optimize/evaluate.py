@@ -396,6 +396,37 @@ def _dynamic_rows(dist, adj, deg, cab, cabw, sw, sources, rem, add, out):
 
 
 @_jit
+def _row_stats(rows, peak, sums, maxs, cnts):
+    """Sum, maximum and pairs at ``peak`` of each row, in one pass."""
+    for i in range(rows.shape[0]):
+        total = np.int64(0)
+        best = np.int64(0)
+        cnt = np.int64(0)
+        for v in range(rows.shape[1]):
+            x = rows[i, v]
+            total += x
+            if x > best:
+                best = x
+            if x == peak:
+                cnt += 1
+        sums[i] = total
+        maxs[i] = best
+        cnts[i] = cnt
+
+
+@_jit
+def _write_rows(dist, src, rows):
+    """``dist[s, :] = dist[:, s] = row`` for each source ``s`` and its new row."""
+    for i in range(src.shape[0]):
+        s = src[i]
+        for v in range(rows.shape[1]):
+            dist[s, v] = rows[i, v]
+    for v in range(rows.shape[1]):  # columns row by row: each row of dist is touched once
+        for i in range(src.shape[0]):
+            dist[v, src[i]] = rows[i, v]
+
+
+@_jit
 def _max_except(rowmax, flags):
     best = 0
     for s in range(rowmax.shape[0]):
@@ -510,6 +541,7 @@ class Candidate:
     sources: np.ndarray  # affected sources
     rows: np.ndarray | None = None  # their new rows (latency only)
     count: int = 0  # ordered pairs at the maximum (latency only)
+    stats: tuple | None = None  # per new row: sum, maximum, pairs at the old maximum (latency only)
 
 
 # --------------------------------------------------------------------------- evaluators
@@ -613,13 +645,16 @@ class LatencyEvaluator(_Evaluator):
         self._cab = np.asarray(cabinet, dtype=np.int32)
         self._cabw = np.rint(np.asarray(cable_ns, dtype=np.float64) / q).astype(np.int64)
         self._sw = int(round(switch_delay / q))
-        check_memory("the latency matrix of the optimizer", float(n) * n * 8)
-        self.dist = np.zeros((n, n), dtype=np.int64)
+        # 4-byte distances when no path can exceed them (half the memory traffic of a commit)
+        longest = (n - 1) * (self._sw + int(self._cabw.max(initial=0)))
+        dtype = np.int32 if longest < 2**31 - 1 else np.int64
+        check_memory("the latency matrix of the optimizer", float(n) * n * np.dtype(dtype).itemsize)
+        self.dist = np.zeros((n, n), dtype=dtype)
         src = np.arange(n, dtype=np.int32)
         if not _dijkstra_rows(graph.adj, graph.deg, self._cab, self._cabw, np.int64(self._sw), src, self.dist):
             raise TopologyError("the topology to optimize is disconnected; start from a connected one")
-        self.rowsum = self.dist.sum(axis=1)
-        self.rowmax = self.dist.max(axis=1)
+        self.rowsum = self.dist.sum(axis=1, dtype=np.int64)
+        self.rowmax = self.dist.max(axis=1).astype(np.int64)
         self.total = int(self.rowsum.sum())
         self.peak = int(self.rowmax.max())
         self._count_rows()
@@ -637,22 +672,26 @@ class LatencyEvaluator(_Evaluator):
         if not _dynamic_rows(self.dist, self.g.adj, self.g.deg, self._cab, self._cabw, np.int64(self._sw),
                              src, rem, add, rows):
             return Candidate(False, -1, -1, src)
-        new_total = self.total - int(self.rowsum[src].sum()) + int(rows.sum())
-        peak = max(int(rows.max()), int(_max_except(self.rowmax, self.flags)))
-        count = self.count - int(self.rowcnt[src].sum()) + int((rows == self.peak).sum())
-        return Candidate(True, peak, new_total, src, rows, count if peak == self.peak else -1)
+        k = len(src)
+        sums, maxs, cnts = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
+        _row_stats(rows, np.int64(self.peak), sums, maxs, cnts)
+        new_total = self.total - int(self.rowsum[src].sum()) + int(sums.sum())
+        peak = max(int(maxs.max()), int(_max_except(self.rowmax, self.flags)))
+        count = self.count - int(self.rowcnt[src].sum()) + int(cnts.sum())
+        return Candidate(True, peak, new_total, src, rows, count if peak == self.peak else -1,
+                         (sums, maxs, cnts))
 
     def commit(self, cand: Candidate) -> None:
         src = cand.sources
         if len(src) == 0:
             return
         rows = cand.rows
-        self.dist[src, :] = rows
-        self.dist[:, src] = rows.T
+        _write_rows(self.dist, src, rows)
         old_peak = self.peak
-        self._finish(src, rows.sum(axis=1), rows.max(axis=1))
+        sums, maxs, cnts = cand.stats
+        self._finish(src, sums, maxs)
         if self.peak != old_peak:
             self._count_rows()
         else:
-            self.rowcnt[src] = (rows == self.peak).sum(axis=1)
+            self.rowcnt[src] = cnts
             self.count = cand.count

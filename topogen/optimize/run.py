@@ -35,6 +35,8 @@ GRAPH_GOLF_RECORDS = {(256, 8): (4, 2.736), (1024, 8): (5, 3.505), (1024, 3): (1
 _CHECKPOINT_VERSION = 1
 #: name of the random regular start graph
 _RANDOM_START = "random-regular"
+#: share of swaps aimed at the pairs at the maximum latency (objective latency)
+DEFAULT_TARGETED = 0.5
 
 
 @dataclass
@@ -118,7 +120,8 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
              layout=None, switches_per_cabinet: int | None = None, max_cable: float | None = None,
              cable_budget: float | None = None, switch_delay: float = 60.0, injection_delay: float = 300.0,
              t_start: float = 0.3, t_end: float = 0.003, symmetry: int | None = None,
-             restarts: int | None = None, checkpoint=None, resume=None, progress=None) -> OptimizeResult:
+             restarts: int | None = None, targeted: float | None = None, checkpoint=None, resume=None,
+             progress=None) -> OptimizeResult:
     """Search for a topology minimising ``objective`` by degree-preserving edge swaps.
 
     Parameters
@@ -158,6 +161,10 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         Independent annealing runs (fresh random symmetric starts) the budget is split
         into, best kept; symmetric search only.  Default:
         :func:`~topogen.optimize.symmetric.auto_restarts` (one per ``max(20, 0.06 N)`` s of time limit).
+    targeted : float, optional
+        Share of the swaps aimed at the pairs at the maximum latency
+        (:mod:`topogen.optimize.targeted`; objective ``latency`` only).  Default: 0.5 for
+        ``latency``, else 0.
     checkpoint : path-like, optional
         File rewritten atomically every minute and at the end; ``resume`` it later.
     resume : path-like, optional
@@ -201,6 +208,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         start_desc = meta["start"]
         symmetry = int(meta["symmetry"])
         restarts = int(meta["restarts"])
+        targeted = float(meta.get("targeted", 0.0))
     else:
         state = None
         obj = get_objective(objective)
@@ -247,20 +255,25 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         restarts = check_int("restarts", restarts, 1)
         if restarts > 1 and symmetry == 1:
             raise ParameterError("restarts apply to the symmetric search (a random start with symmetry > 1)")
+        aims = obj.kind == "latency" and obj.lexicographic
+        targeted = (DEFAULT_TARGETED if aims else 0.0) if targeted is None else check_float("targeted", targeted, 0.0)
+        if targeted > 1.0 or (targeted > 0 and not aims):
+            raise ParameterError(f"targeted must be a share in [0, 1] and applies to the objective 'latency' only, "
+                                 f"got {targeted:g} with {obj.name!r}")
         n = start.num_switches
         cabinet, floor, placement = _floor_for(start, layout, switches_per_cabinet)
     cable = CableModel(cabinet, floor, max_cable, cable_budget)
     degrees = start.degrees
     cable.check_feasible(degrees)
     settings = Settings(obj, seed, moves, time_limit, float(t_start), float(t_end), float(switch_delay),
-                        int(symmetry), int(restarts))
+                        int(symmetry), int(restarts), float(targeted))
     meta = {"version": _CHECKPOINT_VERSION, "objective": obj.name, "seed": seed, "moves": moves,
             "time_limit": time_limit, "num_switches": n, "start_edges": start.edges.tolist(),
             "hosts": start.hosts.tolist(), "start_name": start.name, "start": start_desc,
             "floor": floor.to_dict(), "cabinet": cabinet.tolist(), "placement": placement,
             "max_cable": max_cable, "cable_budget": cable_budget, "switch_delay": switch_delay,
             "injection_delay": injection_delay, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
-            "restarts": restarts}
+            "restarts": restarts, "targeted": targeted}
     if checkpoint is not None:
         from ..output import check_file_output
 
@@ -279,6 +292,8 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
               "moves_budget": moves, "time_limit": time_limit, "moves": state.moves,
               "accepted": state.accepted, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
               "restarts": restarts, "max_cable": max_cable, "cable_budget": cable_budget}
+    if targeted:
+        params["targeted"] = targeted
     if obj.kind == "latency":
         params.update(switch_delay=switch_delay, injection_delay=injection_delay)
     result = Topology(n, best, hosts_per_switch=start.hosts, name="optimized", params=params, seed=seed)

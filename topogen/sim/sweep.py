@@ -29,7 +29,7 @@ from .._digest import routing_digest, seed_from
 from .._rng import resolve_seed
 from ..errors import ParameterError
 from ..results import append_rows, make_row, read_results
-from ..sweep.loads import check_points, fill_loads
+from ..sweep.loads import check_points, knee_sweep
 from .measure import describe, simulate
 
 __all__ = ["sweep", "SweepOutcome", "point_key", "derive_seed", "with_digest"]
@@ -154,24 +154,6 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
             progress(load, row)
         return row
 
-    first = point(low)
-    zero = float(first["latency_avg"]) if first["status"] == "completed" else math.nan
-    if first["status"] != "completed":
-        return SweepOutcome(done_rows, zero, math.nan, low, counts["simulated"], counts["reused"])
-    lo, hi = low, high
-    top = point(high)
-    if top["status"] == "completed":
-        hi = math.inf
-        lo = high
-    while math.isfinite(hi) and hi - lo > tolerance:
-        mid = float(f"{(lo + hi) / 2:.6g}")
-        if not lo < mid < hi:
-            break
-        if point(mid)["status"] == "completed":
-            lo = mid
-        else:
-            hi = mid
-    for load in fill_loads(low, lo, points=points, done=[float(r["offered_load"]) for r in done_rows]):
-        point(load)
+    zero, lo, hi = knee_sweep(point, low=low, high=high, tolerance=tolerance, points=points)
     done_rows.sort(key=lambda r: float(r["offered_load"]))
     return SweepOutcome(done_rows, zero, lo, hi, counts["simulated"], counts["reused"])

@@ -111,11 +111,18 @@ def _open(exp, create):
     return Store.open(exp.store, exp.name, create=create)
 
 
+def _kind(content) -> tuple:
+    """Points whose seconds are averaged together: one simulator, single load or sweep."""
+    return content["simulator"], content["load"] == "sweep"
+
+
 def _estimate(exp, store, pending) -> str:
     """Core-hours of the pending points: measured seconds per point of the store's rows
     (per simulator), else the spec's ``seconds_per_point`` guess."""
     import json
     import os
+
+    from .loads import sweep_size
 
     per: dict = {}
     folder = store.root / "points"
@@ -126,19 +133,19 @@ def _estimate(exp, store, pending) -> str:
                 rec = json.loads((folder / n).read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            per.setdefault(rec["content"]["simulator"], []).append(float(rec.get("seconds") or 0))
+            per.setdefault(_kind(rec["content"]), []).append(float(rec.get("seconds") or 0))
     if not pending:
         return "nothing left to run"
     total = 0.0
     guessed = set()
     for p in pending:
-        s = per.get(p.content["simulator"])
+        s = per.get(_kind(p.content))
         if s:
             total += sum(s) / len(s)
-        else:
-            total += exp.seconds_per_point
+        else:  # a sweep point: the guess times the loads it is likely to simulate
+            total += exp.seconds_per_point * (sweep_size(**p.content["sweep"]) if "sweep" in p.content else 1)
             guessed.add(p.content["simulator"])
-    how = (f"guess {exp.seconds_per_point:g} s/point for {', '.join(sorted(guessed))}" if guessed
+    how = (f"guess {exp.seconds_per_point:g} s/point (s/load of a sweep) for {', '.join(sorted(guessed))}" if guessed
            else "measured on the store's points")
     return f"{total / 3600:.4f} core-hours ({total:.1f} core-seconds, {how})"
 
@@ -162,8 +169,13 @@ def experiment_command(args) -> int:
 
 def _axes_text(exp) -> str:
     parts = []
-    for axis in ("topology", "routing", "traffic", "load", "simulator", "seed"):
-        key = (lambda c: c["topology"]["label"]) if axis == "topology" else (lambda c, a=axis: c[a])
+    for axis in ("topology", "layout", "routing", "traffic", "load", "simulator", "seed"):
+        if axis == "topology":
+            key = lambda c: c["topology"]["label"]  # noqa: E731
+        elif axis == "layout":
+            key = lambda c: (c.get("layout") or {}).get("label", "default")  # noqa: E731
+        else:
+            key = lambda c, a=axis: c[a]  # noqa: E731
         parts.append(f"{len({str(key(p.content)) for p in exp.points})} {axis}")
     reps = len({p.content["repeat"] for p in exp.points})
     if reps > 1:
@@ -230,7 +242,11 @@ def _collect(args, exp, store) -> int:
     if out is None:
         print(f"no point of {exp.name} is done yet; nothing written", file=sys.stderr)
         return 1
-    print(f"{n} of {total} rows collected into {out}")
+    done = total - len(missing) - len(failed)
+    if n == done:
+        print(f"{n} of {total} rows collected into {out}")
+    else:  # load = "sweep" points give a row per load
+        print(f"{n} rows of {done} of {total} points collected into {out}")
     if missing or failed:
         print(f"incomplete: {len(missing)} points missing, {len(failed)} failed "
               "(run or submit again to fill them in)")

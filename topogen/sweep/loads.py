@@ -11,6 +11,11 @@ stands close enough to, so no simulation is repeated or wasted::
 
 The loads are rounded to 6 significant digits, like the bisection's, so a resumed sweep
 asks for exactly the same loads and finds its points by their content key.
+
+:func:`knee_sweep` is the whole sweep to saturation over any simulator: the lowest load,
+the highest, a bisection on sustained (``completed``) or not, then :func:`fill_loads`.
+It only decides the loads; the caller's ``point(load)`` simulates one (or finds it
+stored) and returns its row.
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from collections.abc import Iterable
 
 from ..errors import ParameterError
 
-__all__ = ["fill_loads", "DEFAULT_POINTS", "FILL_FRACTION", "check_points"]
+__all__ = ["fill_loads", "knee_sweep", "DEFAULT_POINTS", "FILL_FRACTION", "SWEEP_DEFAULTS", "check_points"]
 
 #: evenly spaced loads below saturation on a swept curve (``--points``)
 DEFAULT_POINTS = 8
 #: the highest filled load as a fraction of the saturation load
 FILL_FRACTION = 0.95
+#: settings of a sweep to saturation (those of ``topogen simulate --sweep``)
+SWEEP_DEFAULTS = {"low": 0.01, "high": 1.0, "tolerance": 0.01, "points": DEFAULT_POINTS}
 
 
 def check_points(points) -> int:
@@ -79,3 +86,61 @@ def fill_loads(low: float, saturation: float, *, points: int = DEFAULT_POINTS,
             continue
         out.append(target)
     return out
+
+
+def knee_sweep(point, *, low: float, high: float, tolerance: float, points: int = DEFAULT_POINTS):
+    """Sweep the offered load to saturation: ``low``, ``high``, bisection, then the knee.
+
+    Parameters
+    ----------
+    point : callable(load) -> mapping
+        Simulates (or finds) one load and returns its row; ``row["status"] ==
+        "completed"`` means the load was sustained.
+    low, high : float
+        Lowest and highest offered load.
+    tolerance : float
+        The bisection stops when the bracket ``[sustained, saturated]`` is narrower.
+    points : int
+        Evenly spaced loads below saturation afterwards (:func:`fill_loads`; loads
+        already asked for stand in for close ones).
+
+    Returns
+    -------
+    (float, float, float)
+        The zero-load row's ``latency_avg`` (``nan`` when ``low`` saturates), the highest
+        sustained load (``nan`` then) and the lowest saturated one (``inf`` when ``high``
+        was sustained).
+    """
+    if not (0 < low < high) or not math.isfinite(high):
+        raise ParameterError(f"sweep needs 0 < low < high, got low={low}, high={high}")
+    if not tolerance > 0:
+        raise ParameterError(f"tolerance must be positive, got {tolerance}")
+    check_points(points)
+    asked = [low]
+    first = point(low)
+    if first["status"] != "completed":
+        return math.nan, math.nan, low
+    zero = float(first["latency_avg"])
+    lo, hi = low, high
+    asked.append(high)
+    if point(high)["status"] == "completed":
+        lo, hi = high, math.inf
+    while math.isfinite(hi) and hi - lo > tolerance:
+        mid = float(f"{(lo + hi) / 2:.6g}")
+        if not lo < mid < hi:
+            break
+        asked.append(mid)
+        if point(mid)["status"] == "completed":
+            lo = mid
+        else:
+            hi = mid
+    for load in fill_loads(low, lo, points=points, done=asked):
+        point(load)
+    return zero, lo, hi
+
+
+def sweep_size(low: float, high: float, tolerance: float, points: int) -> int:
+    """About how many loads :func:`knee_sweep` simulates (for estimates): the two ends,
+    the bisection steps and the filled loads."""
+    steps = max(0, math.ceil(math.log2(max((high - low) / tolerance, 1.0))))
+    return 2 + steps + max(0, points - 2)

@@ -35,8 +35,9 @@ def crossval_spec(point):
     c = point.content
     t = c["topology"]
     m = c["measure"]
+    load = c["sweep"]["low"] if c["load"] == "sweep" else c["load"]
     return CrossvalSpec(topology=point.topology_file or t["generator"], params=t.get("params", {}),
-                        seed=c["sim_seed"], routing=c["routing"], traffic=c["traffic"], loads=(c["load"],),
+                        seed=c["sim_seed"], routing=c["routing"], traffic=c["traffic"], loads=(load,),
                         simulators=(c["simulator"],), **m)
 
 
@@ -44,10 +45,15 @@ def _network(point, spec):
     from ..experiments._crossval_sim import build_network, build_routing
 
     c = point.content
-    key = canonical_json([c["topology"], c["routing"], c["sim_seed"], spec.link_latency, spec.clock_ns])
+    key = canonical_json([c["topology"], c.get("layout"), c["routing"], c["sim_seed"], spec.link_latency,
+                          spec.clock_ns])
     got = _NETWORKS.get(key)
     if got is None:
         topology, layout = build_network(spec, spec.seed)
+        if c.get("layout"):
+            from .layouts import build_layout
+
+            layout = build_layout(topology, c["layout"], spec.seed)
         routing, _ = build_routing(spec, topology, layout, spec.seed)
         if len(_NETWORKS) >= _NETWORK_CACHE_SIZE:
             _NETWORKS.pop(next(iter(_NETWORKS)))
@@ -89,25 +95,79 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
 
     t0 = time.perf_counter()
     store = _store(store_root)
-    row = error = None
+    row = error = rows = None
+    sweeping = point.content["load"] == "sweep"
     try:
         spec = crossval_spec(point)
         topology, layout, routing = _network(point, spec)
         out = store.raw_dir(point.id) if point.content["simulator"] != "reference" else store.root / "raw"
         adapters, _ = build_adapters(spec, spec.seed, topology, layout, routing, out)
-        row = dict(adapters[0].run(point.content["load"]))
-        if row.get("simulator") == "reference":  # keyed as `topogen simulate` keys its rows
-            row = with_digest(row, routing)
-        params = json.loads(row["params"]) if row.get("params") else {}
-        params["experiment_point"] = point.id
-        row["params"] = canonical_json(params)
+
+        def simulate(load):
+            r = dict(adapters[0].run(load))
+            if r.get("simulator") == "reference":  # keyed as `topogen simulate` keys its rows
+                r = with_digest(r, routing)
+            params = json.loads(r["params"]) if r.get("params") else {}
+            params["experiment_point"] = point.id
+            if point.content.get("layout"):  # which floor, in tables (the digest says it exactly)
+                params["experiment_layout"] = point.content["layout"]["label"]
+            if sweeping:
+                params["experiment_sweep"] = True
+            r["params"] = canonical_json(params)
+            return r
+
+        if sweeping:
+            rows = _sweep_point(point, store, simulate)
+        else:
+            row = simulate(point.content["load"])
     except TopogenError as exc:
         error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     except Exception as exc:  # noqa: BLE001 - a bug must not stop the other points; recorded
         error = f"internal error {type(exc).__name__}: {' '.join(str(exc).split())}"
     seconds = time.perf_counter() - t0
-    outcome = store.write(point, row, error=error, seconds=seconds)
-    return point.id, outcome, (error if error else row["status"]), seconds
+    outcome = store.write(point, row, error=error, seconds=seconds, rows=rows)
+    if error:
+        status = error
+    elif sweeping:
+        status = "swept" if outcome == "done" else "failed"
+    else:
+        status = row["status"]
+    return point.id, outcome, status, seconds
+
+
+def _sweep_point(point, store: Store, simulate) -> list:
+    """Run a ``load = "sweep"`` point: :func:`~topogen.sweep.loads.knee_sweep` over its
+    ``[sweep]`` settings, each load kept in the store as soon as it is simulated (a rerun
+    after a kill finds it), one row per load returned in load order.
+
+    Raises
+    ------
+    SimulatorFailed
+        A load's row has a failed status (crash, hang, incomplete); the loads done so far
+        stay stored and the point is retried from there.
+    """
+    from ..drivers.base import simulator_failed
+    from .loads import knee_sweep
+    from .store import FAILED_STATUSES
+
+    cfg = point.content["sweep"]
+    done = store.sweep_rows(point.id)
+    rows: dict = {}
+
+    def one(load: float) -> dict:
+        text = f"{load:.6g}"
+        r = done.get(text)
+        if r is None:
+            r = simulate(load)
+            if r.get("status") in FAILED_STATUSES:
+                raise simulator_failed(point.content["simulator"], r["status"], r.get("message") or "",
+                                       r.get("raw_output") or "", r)
+            store.write_sweep_row(point.id, text, r)
+        rows[text] = r
+        return r
+
+    knee_sweep(one, low=cfg["low"], high=cfg["high"], tolerance=cfg["tolerance"], points=cfg["points"])
+    return sorted(rows.values(), key=lambda r: float(r["offered_load"]))
 
 
 def _worker_init() -> None:

@@ -10,15 +10,19 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
 
     [axes]                           # every value of every axis, crossed
     topology = [{generator = "torus", params = {dims = [4, 4]}}, {file = "net.json"}]
+    layout = [{}, {switches_per_cabinet = 4, placement = "random"}]   # topogen.sweep.layouts
     routing = ["booksim-min"]
     traffic = ["uniform", "tornado"]
-    load = [0.05, 0.1]
+    load = [0.05, 0.1, "sweep"]      # "sweep": a load sweep to saturation, a row per load
     simulator = ["reference"]
     seed = [1]
     repeats = 1                      # each point again under derived seeds
 
     [measure]                        # settings of every point (shared simulator defaults)
     packet_size = 4
+
+    [sweep]                          # settings of the "sweep" points (topogen.sweep.loads)
+    tolerance = 0.02
 
     [[exclude]]                      # points matching every key here are dropped
     traffic = "tornado"
@@ -28,8 +32,8 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
     partition = "debug"
 
 A point is plain data (:class:`Point`); its id is a digest of its canonical content
-(topology, routing, traffic, load, simulator, seed, repeat and the resolved measurement
-settings), so adding a value to an axis adds points and never renames old ones, and
+(topology, layout unless the default, routing, traffic, load with the ``[sweep]`` settings
+of a sweep, simulator, seed, repeat and the resolved measurement settings), so adding a value to an axis adds points and never renames old ones, and
 reordering axes or values changes nothing.  Topology files enter the id by their content
 digest, not their path.
 """
@@ -47,12 +51,13 @@ from pathlib import Path
 from .._digest import seed_from
 from ..errors import FormatError, ParameterError
 from ..results import canonical_json
+from .layouts import parse_layout
 
 __all__ = ["Experiment", "Point", "load_experiment", "parse_experiment", "point_id", "AXES",
            "MEASURE_KEYS", "SLURM_KEYS"]
 
 #: the axes a spec crosses, in point order
-AXES = ("topology", "routing", "traffic", "load", "simulator", "seed")
+AXES = ("topology", "layout", "routing", "traffic", "load", "simulator", "seed")
 
 _EXPERIMENT_KEYS = {"name": str, "store": str, "seconds_per_point": (int, float), "zip": list,
                     "description": str}
@@ -64,10 +69,13 @@ MEASURE_KEYS = {"packet_size": int, "num_vcs": int, "vc_buf_size": int, "clock_n
 #: defaults of ``topogen experiment submit``
 SLURM_KEYS = {"partition": str, "account": str, "time": str, "mem": str, "chunk": int,
               "max_running": int, "cpus_per_task": int, "extra": list}
-_SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm")
+_SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep")
+#: settings of ``load = "sweep"`` points (:func:`topogen.sweep.loads.knee_sweep`)
+SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
 _TOPOLOGY_KEYS = ("generator", "params", "file", "label")
 _SIMULATORS = ("reference", "booksim", "sst")
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", bool: "true/false"}
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", bool: "true/false",
+               dict: "a table"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +94,9 @@ class Point:
     @property
     def label(self) -> str:
         c = self.content
-        return (f"{c['topology']['label']} {c['routing']} {c['traffic']} load={c['load']:g} "
+        lay = f" layout={c['layout']['label']}" if c.get("layout") else ""
+        load = "sweep" if c["load"] == "sweep" else f"{c['load']:g}"
+        return (f"{c['topology']['label']}{lay} {c['routing']} {c['traffic']} load={load} "
                 f"{c['simulator']} seed={c['seed']}" + (f" repeat={c['repeat']}" if c["repeat"] else ""))
 
     def to_dict(self) -> dict:
@@ -268,6 +278,28 @@ def _measure(doc: dict, path) -> dict:
     return {k: getattr(spec, k) for k in MEASURE_KEYS}
 
 
+def _sweep(doc: dict, path) -> dict:
+    """The resolved settings of the ``load = "sweep"`` points (``[sweep]``)."""
+    from .loads import SWEEP_DEFAULTS, check_points
+
+    if not isinstance(doc, dict):
+        raise ParameterError(f"sweep in {path or 'the spec'} must be a table [sweep], got {doc!r}")
+    _check_keys(doc, SWEEP_KEYS, path, "sweep")
+    for k, v in doc.items():
+        _check_type(k, v, SWEEP_KEYS[k], path, "sweep")
+    out = {**SWEEP_DEFAULTS, **doc}
+    low, high, tol = (float(out[k]) for k in ("low", "high", "tolerance"))
+    if not (0 < low < high <= 1) or not tol > 0:
+        raise ParameterError(f"[sweep] in {path or 'the spec'} needs 0 < low < high <= 1 and tolerance > 0, "
+                             f"got low={low:g}, high={high:g}, tolerance={tol:g}")
+    try:
+        check_points(out["points"])
+    except ParameterError:
+        raise ParameterError(f"points in [sweep] of {path or 'the spec'} must be 0 (bisection only) or an "
+                             f"integer >= 2, got {out['points']!r}") from None
+    return {"low": low, "high": high, "tolerance": tol, "points": int(out["points"])}
+
+
 def _matches(content: dict, rule: dict) -> bool:
     for axis, want in rule.items():
         wants = want if isinstance(want, list) else [want]
@@ -276,8 +308,13 @@ def _matches(content: dict, rule: dict) -> bool:
             t = content["topology"]
             if not any(w in (t["label"], t.get("generator")) for w in wants):
                 return False
+        elif axis == "layout":
+            lay = content.get("layout") or {}
+            if not any(w == lay.get("label", "default") or w == lay.get("placement") for w in wants):
+                return False
         elif axis == "load":
-            if not any(not isinstance(w, bool) and isinstance(w, (int, float)) and math.isclose(w, have)
+            if not any(w == have if isinstance(w, str) or isinstance(have, str) else
+                       not isinstance(w, bool) and isinstance(w, (int, float)) and math.isclose(w, have)
                        for w in wants):
                 return False
         elif have not in wants:
@@ -322,11 +359,15 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     topo = [_topology(t, path, base) for t in _axis_list(axes, "topology", dict, path)]
     if len({canonical_json(t[0]) for t in topo}) != len(topo):
         raise ParameterError(f"axis topology in {_where(path, 'axes')} lists a topology twice")
+    layouts = [parse_layout(v, _where(path, "axes")) for v in _axis_list(axes, "layout", dict, path, default=[{}])]
+    if len({canonical_json(v) for v in layouts}) != len(layouts):
+        raise ParameterError(f"axis layout in {_where(path, 'axes')} lists a layout twice")
     values = {
         "topology": list(range(len(topo))),
+        "layout": list(range(len(layouts))),
         "routing": _axis_list(axes, "routing", str, path, default=["booksim-min"]),
         "traffic": _axis_list(axes, "traffic", str, path, default=["uniform"]),
-        "load": _axis_list(axes, "load", (int, float), path),
+        "load": _axis_list(axes, "load", (int, float, str), path),
         "simulator": _axis_list(axes, "simulator", str, path, default=["reference"]),
         "seed": _axis_list(axes, "seed", int, path, default=[1]),
     }
@@ -340,6 +381,11 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
                 raise ParameterError(f"{axis} {v!r} in {_where(path, 'axes')} is not one of "
                                      f"{', '.join(valid)}{hint}")
     for v in values["load"]:
+        if isinstance(v, str):
+            if v != "sweep":
+                raise ParameterError(f"load {v!r} in {_where(path, 'axes')} is not a number; the one word "
+                                     "it takes is \"sweep\" (a load sweep to saturation)")
+            continue
         if not (0 < v <= 1) or not math.isfinite(v):
             raise ParameterError(f"load {v!r} in {_where(path, 'axes')} must be in (0, 1] flits/node/cycle")
     for v in values["seed"]:
@@ -350,6 +396,9 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     if repeats < 1:
         raise ParameterError(f"repeats in {_where(path, 'axes')} must be >= 1, got {repeats}")
     measure = _measure(doc.get("measure", {}), path)
+    sweep = _sweep(doc.get("sweep", {}), path)
+    if "sweep" in doc and "sweep" not in values["load"]:
+        raise ParameterError(f"[sweep] in {path or 'the spec'} applies to load = \"sweep\", which no point has")
     slurm = doc.get("slurm", {})
     _check_keys(slurm, SLURM_KEYS, path, "slurm")
     for k, v in slurm.items():
@@ -367,10 +416,15 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
         t_content, t_file = topo[chosen["topology"]]
         for r in range(repeats):
             seed = chosen["seed"] if r == 0 else seed_from("topogen-experiment-repeat", chosen["seed"], r)
+            load = chosen["load"]
             content = {"topology": t_content, "routing": chosen["routing"], "traffic": chosen["traffic"],
-                       "load": float(chosen["load"]), "simulator": chosen["simulator"],
+                       "load": load if load == "sweep" else float(load), "simulator": chosen["simulator"],
                        "seed": int(chosen["seed"]), "repeat": r, "sim_seed": int(seed),
                        "measure": measure}
+            if layouts[chosen["layout"]]:  # the default layout enters no id (old ids stay)
+                content["layout"] = layouts[chosen["layout"]]
+            if load == "sweep":
+                content["sweep"] = sweep
             if any(_matches(content, rule) for rule in rules):
                 continue
             pid = point_id(content)

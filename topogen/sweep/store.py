@@ -7,6 +7,8 @@
       points/ID.json        a finished point: its content and its results row
       failed/ID.json        the last failure of a point that has no row yet (message, row if any)
       raw/ID/...            raw simulator output of a point (BookSim logs, SST bundles)
+      sweeps/ID/LOAD.json   each load a ``load = "sweep"`` point has simulated so far (a
+                            rerun of the point finds them instead of simulating them again)
       slurm/                SLURM submissions (see :mod:`topogen.sweep.slurm`)
       results.csv           the table `topogen experiment collect` writes by default
 
@@ -179,20 +181,49 @@ class Store:
         d.mkdir(parents=True, exist_ok=True)
         return d
 
-    def write(self, point, row: dict | None, *, error: str | None = None, seconds: float = 0.0) -> str:
+    def sweep_rows(self, point_id: str) -> dict:
+        """The rows a sweep point has stored so far: ``{load text: row}`` (``sweeps/ID``)."""
+        folder = self.root / "sweeps" / point_id
+        out = {}
+        try:
+            names = sorted(os.listdir(folder))
+        except FileNotFoundError:
+            return out
+        for n in names:
+            if n.endswith(".json") and not n.startswith("."):
+                try:
+                    out[n[:-5]] = json.loads((folder / n).read_text(encoding="utf-8"))["row"]
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue  # unreadable: that load is simulated again and the file replaced
+        return out
+
+    def write_sweep_row(self, point_id: str, load_text: str, row: dict) -> None:
+        """Keep one simulated load of a sweep point (``sweeps/ID/LOAD.json``, atomically)."""
+        folder = self.root / "sweeps" / point_id
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder / f"{load_text}.json", json.dumps({"row": row}, sort_keys=True) + "\n")
+
+    def write(self, point, row: dict | None, *, error: str | None = None, seconds: float = 0.0,
+              rows: list | None = None) -> str:
         """Record an attempt at ``point``: its row (``points/ID.json``) or its failure
         (``failed/ID.json``, when ``error`` is given or the row's status is a failure).
+        A ``load = "sweep"`` point passes ``rows``, one per load (``row`` is then None).
 
         Returns
         -------
         str
             ``"done"`` or ``"failed"``.
         """
-        failed = error is not None or row is None or row.get("status") in FAILED_STATUSES
+        if rows is not None:
+            failed = error is not None or not rows
+        else:
+            failed = error is not None or row is None or row.get("status") in FAILED_STATUSES
         rec = {"id": point.id, "index": point.index, "content": point.content, "row": row,
                "error": error or (row.get("message") if failed and row else None),
                "topogen_version": __version__, "host": socket.gethostname(), "seconds": seconds,
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if rows is not None:
+            rec["rows"] = rows
         sub = "failed" if failed else "points"
         folder = self.root / sub
         folder.mkdir(exist_ok=True)
@@ -221,7 +252,8 @@ def collect(experiment, store: Store, output=None):
     Returns
     -------
     (pathlib.Path or None, int, list of str, list of str)
-        The table written (None when no point is done), rows written, ids missing, ids failed.
+        The table written (None when no point is done), rows written (a ``load = "sweep"``
+        point gives one per load), ids missing, ids failed.
     """
     from ..results import append_rows, read_results
 
@@ -238,7 +270,7 @@ def collect(experiment, store: Store, output=None):
             if rec.get("topogen_version") != __version__:
                 raise StoreVersionError(f"point {p.id} in {store.root} was written by topogen "
                                         f"{rec.get('topogen_version')}, this is {__version__}")
-            rows.append(rec["row"])
+            rows.extend(rec["rows"] if rec.get("rows") is not None else [rec["row"]])
         else:
             (bad if p.id in failed else missing).append(p.id)
     if not rows:
