@@ -10,7 +10,7 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES"]
+__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "ENGINES"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
@@ -19,6 +19,10 @@ ALLOCATORS = ("separable", "fifo")
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
 #: under 90 % of the offered packets or left a backlog at the sources)
 STOP_RULES = ("booksim", "strict")
+#: event loops: the compiled core (numba; table routings, both allocators) or the
+#: pure-Python reference; the same results for the same seed (``engine`` is not part of
+#: :meth:`SimConfig.to_dict`, the key of a results row)
+ENGINES = ("compiled", "python")
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class SimConfig:
     max_queue_packets: int = 1000
     allocator: str = "separable"
     stop_rule: str = "booksim"
+    engine: str = "compiled"
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
@@ -85,6 +90,8 @@ class SimConfig:
             raise ParameterError(f"link_latency must be an integer >= 1 (cycles), got {self.link_latency!r}")
         if self.stop_rule not in STOP_RULES:
             raise ParameterError(f"stop_rule must be one of {', '.join(STOP_RULES)}, got {self.stop_rule!r}")
+        if self.engine not in ENGINES:
+            raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.allocator not in ALLOCATORS:
             raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
         sp = self.internal_speedup
@@ -143,4 +150,7 @@ class SimConfig:
         return float(self.clock_ns) if self.clock_ns is not None else self.flit_bits / self.link_gbps
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields that change results (all but ``engine``)."""
+        d = asdict(self)
+        d.pop("engine")
+        return d
