@@ -47,6 +47,10 @@ def engine_for(network, rng):
     return eng
 
 
+#: last cycle the compiled engine simulates (port and buffer times are int32)
+_MAX_CYCLE = (1 << 31) - (1 << 26)
+
+
 def _pow2(x: int) -> int:
     return 1 << max(int(x) - 1, 1).bit_length()
 
@@ -113,17 +117,19 @@ class CompiledEngine:
         i64 = lambda k, v=0: np.full(k, v, dtype=np.int64)  # noqa: E731
         nb = P * V
         # one row per port (buffer, host, switch), one column per field
-        rows = lambda g, **kw: np.ascontiguousarray(np.stack([kw[n] for n in C.GROUPS[g]], axis=1))  # noqa: E731,E501
+        # (int32 for ports and buffers: half the cache lines; cycles stay below 2**31)
+        rows = lambda g, dt=np.int64, **kw: np.ascontiguousarray(  # noqa: E731
+            np.stack([kw[n] for n in C.GROUPS[g]], axis=1).astype(dt))
         st = dict(
             sc=sc, cf=cf,
-            pt=rows("pt", busy=i64(P), port_flits=i64(P), in_busy=i64(P), iwake=i64(P, -1),
+            pt=rows("pt", np.int32, busy=i64(P), port_flits=i64(P), in_busy=i64(P), iwake=i64(P, -1),
                     in_ptr=i64(P), out_ptr=i64(P), vc_ptr=i64(P), w_head=i64(P, -1),
                     w_tail=i64(P, -1), in_slot=i64(P, -1), out_slot=i64(P, -1), wake=i64(P),
-                    pend=i64(P), lat=lat,
+                    lat=lat,
                     out_local=np.concatenate([hosts[src] + rank, h_local, zeros_h]),
                     in_local=np.concatenate([hosts[indices] + rank[rev], zeros_h, h_local]),
                     out_switch=np.concatenate([src, network.host_switch, i64(H, -1)])),
-            bf=rows("bf", credits=i64(nb, c.vc_buf_size), buf_head=i64(nb, -1),
+            bf=rows("bf", np.int32, credits=i64(nb, c.vc_buf_size), buf_head=i64(nb, -1),
                     buf_tail=i64(nb, -1), front_free=i64(nb)),
             hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H)),
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
@@ -133,6 +139,7 @@ class CompiledEngine:
             ev=np.full((2 * W, 2), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
+            pend=np.zeros(P, np.int8),
         )
         self._st = st
         self._width = 2
@@ -161,7 +168,7 @@ class CompiledEngine:
         st = self._st
         old = st["pk"].shape[0] if "pk" in st else 0
         w = self._width
-        pk = np.zeros((cap, len(C.GROUPS["pk"])), np.int64)
+        pk = np.zeros((cap, len(C.GROUPS["pk"])), np.int32)  # one cache line per packet
         r = np.full((cap, w), -1, np.int32)
         v = np.zeros((cap, w), np.int16)
         nfree = int(st["sc"][C.NFREE_SLOTS])
@@ -180,7 +187,7 @@ class CompiledEngine:
     def _grow_nodes(self, cap: int) -> None:
         st = self._st
         old = st["nd"].shape[0] if "nd" in st else 0
-        nd = np.zeros((cap, 3), np.int64)
+        nd = np.zeros((cap, 3), np.int32)
         nfree = int(st["sc"][C.NFREE_NODES])
         fn = np.zeros(cap, np.int64)
         if old:
@@ -234,6 +241,9 @@ class CompiledEngine:
         if not m:
             return
         first = max(self._last_gen_time, self.now)
+        if times[-1] > _MAX_CYCLE:
+            raise ParameterError(f"the compiled engine simulates up to cycle {_MAX_CYCLE}, got a "
+                                 f"packet at {int(times[-1])}; use engine='python'")
         if times[0] < first or np.any(np.diff(times) < 0):
             raise ParameterError(f"packets must be injected in time order (cycle {int(times.min())} "
                                  f"after {first})")
@@ -306,6 +316,9 @@ class CompiledEngine:
         while True:
             code = C.run(self._tuple(), lim)
             self._drain_log()
+            if sc[C.NOW] > _MAX_CYCLE:
+                raise ParameterError(f"the compiled engine simulates up to cycle {_MAX_CYCLE}; "
+                                     f"use engine='python' for longer runs")
             if code == C.R_DONE:
                 break
             if code == C.R_BLOCK:

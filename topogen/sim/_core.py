@@ -55,7 +55,7 @@ C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
 NUM_CF = 18
 # rows of the grouped state arrays
-BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, PEND, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(17)  # State.pt
+BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE = range(4)  # State.bf
 Q_HEAD, Q_TAIL, SRC_FREE = range(3)  # State.hs
 SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT = range(5)  # State.sw
@@ -74,13 +74,13 @@ R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
 State = namedtuple("State", [
     "sc", "cf", "pt", "bf", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
-    "p_route", "p_vlo", "free_slots", "free_nodes", "g_route", "g_vlo", "held", "sq"])
+    "p_route", "p_vlo", "free_slots", "free_nodes", "g_route", "g_vlo", "held", "sq", "pend"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'pend', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free'], 'hs': ['q_head', 'q_tail', 'src_free'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free'], 'hs': ['q_head', 'q_tail', 'src_free'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -136,7 +136,7 @@ def run(st, until):
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
     p_route, p_vlo, free_slots, free_nodes = st.p_route, st.p_vlo, st.free_slots, st.free_nodes
-    g_route, g_vlo, held, sq = st.g_route, st.g_vlo, st.held, st.sq
+    g_route, g_vlo, held, sq, pend = st.g_route, st.g_vlo, st.held, st.sq, st.pend
     credits = bf[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
@@ -267,7 +267,7 @@ def run(st, until):
                     _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
             elif sep and o < INJ:
                 s_ = pt[o, OUT_SWITCH]
-                pt[o, PEND] = 1
+                pend[o] = 1
                 if sw[s_, ALLOC_AT] != t:
                     sw[s_, ALLOC_AT] = t
                     _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
@@ -294,9 +294,9 @@ def run(st, until):
                 lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
                 hi = sw[alloc, SW_L1] if part == 0 else sw[alloc, SW_H1]
                 for o in range(lo, hi):
-                    if pt[o, PEND] == 0:
+                    if pend[o] == 0:
                         continue
-                    pt[o, PEND] = 2  # in this round's outputs
+                    pend[o] = 2  # in this round's outputs
                     if pt[o, W_HEAD] < 0 or pt[o, BUSY] > t:
                         continue
                     pkt = pt[o, W_HEAD]
@@ -484,8 +484,8 @@ def run(st, until):
                 lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
                 hi = sw[alloc, SW_L1] if part == 0 else sw[alloc, SW_H1]
                 for o in range(lo, hi):
-                    if pt[o, PEND] == 2:
-                        pt[o, PEND] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
+                    if pend[o] == 2:
+                        pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
             if lost:
                 sw[alloc, ALLOC_AT] = t + 1
                 _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
