@@ -1,88 +1,172 @@
 #!/usr/bin/env python3
-"""Speed and memory of topogen's reference simulator (prints its figures).
+"""Speed and scaling of topogen's reference simulator against BookSim2 (prints its figures).
 
-The BookSim2 comparison point (docs/sim.md, /work/shared/reference/booksim-anynet.md §7):
-a 256-router random 8-regular graph with 8 nodes per router, 4 VCs, uniform traffic,
-33-flit packets at 0.1 flits/node/cycle took BookSim 33-39 s for 6,587 cycles on a 2-core
-machine, i.e. 43k-51k router-cycles/s.  Here: the same network and traffic for 10,000
-cycles (VC buffers of 66 flits: virtual cut-through needs whole packets), wall time and
-router-cycles per second; the same run with the Silla-Duato escape routing
-(``topogen.routing.escape``, NR base: minimal adaptive on VCs 1-3, up*/down* escape on VC 0,
-routed hop by hop at run time); then peak RSS of a 4,096-switch run in a child process.
+The network of the comparison (docs/sim.md, /work/shared/reference/booksim-anynet.md §7):
+a 256-router random 8-regular graph with 8 hosts per router, 4 VCs, minimal routing,
+uniform traffic at 0.1 flits/host/cycle, with 33-flit packets (VC buffers of 66 flits) and
+with 1-flit packets (buffers of 8 flits).  Each simulator runs its full BookSim-style
+measurement (warm-up, sample periods until convergence, drain): the reference simulator's
+compiled and pure-Python engines (``SimConfig.engine``; the same results, printed side by
+side) and the real BookSim2 (``$TOPOGEN_BOOKSIM`` or ``booksim`` on PATH) on the exported
+anynet netlist.  Speed = router-cycles per second of **CPU time** (the machine is shared:
+wall time is printed too, with the load average).
 
-    python benchmarks/bench_sim.py            # 256 and 4,096 switches
-    python benchmarks/bench_sim.py --quick    # 1,000 cycles, 1,024 switches for memory
-    python benchmarks/bench_sim.py --no-escape   # skip the escape-routing run
+Scaling: the compiled engine for a fixed number of cycles (``run_fixed``) at 256 and 4,096
+switches (same per-host load), the CPU time per simulated cycle and its ratio; 16,384
+switches in a child process with its peak RSS.
+
+    python benchmarks/bench_sim.py                # everything (BookSim takes minutes)
+    python benchmarks/bench_sim.py --quick        # no BookSim, no Python engine, 1,024 / 4,096
+    python benchmarks/bench_sim.py --no-booksim --no-python
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
-BOOKSIM_ROUTER_CYCLES_PER_S = (43_100, 50_700)
+LOAD = 0.1
 
 
-def one(switches: int, cycles: int, seed: int, routing_name: str = "nr") -> dict:
+def _network(switches: int, seed: int):
     import topogen
-    from topogen.routing import escape, nearest
-    from topogen.sim import run_fixed
+    from topogen.routing import nearest
 
-    t0 = time.perf_counter()
     topo = topogen.generate("random", num_switches=switches, degree=8, hosts_per_switch=8,
                             seed=seed, instances=1)
-    routing = escape(topo, num_vcs=4, base="nr") if routing_name == "escape" else nearest(topo)
-    setup = time.perf_counter() - t0
-    res = run_fixed(routing, cycles, traffic="uniform", load=0.1, load_unit="flits", seed=seed,
-                    num_vcs=4, packet_size=33, vc_buf_size=66, link_latency=1)
-    res["setup_s"] = setup
-    res["switches"] = switches
-    res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return res
+    return topo, nearest(topo)
+
+
+def _sim_args(ps: int) -> dict:
+    return dict(num_vcs=4, packet_size=ps, vc_buf_size=66 if ps > 1 else 8, link_latency=1)
+
+
+def reference(routing, ps: int, engine: str, seed: int) -> dict:
+    from topogen.sim import simulate
+
+    c0, w0 = time.process_time(), time.perf_counter()
+    row = simulate(routing, traffic="uniform", load=LOAD, load_unit="flits", seed=seed,
+                   engine=engine, **_sim_args(ps))
+    return dict(cpu=time.process_time() - c0, wall=time.perf_counter() - w0,
+                cycles=int(row["sim_cycles"]), latency=row["latency_avg"],
+                accepted=row["accepted_flit_rate"], status=row["status"])
+
+
+def booksim(topo, ps: int, seed: int) -> dict | None:
+    import numpy as np
+
+    from topogen.drivers.booksim import find_booksim, run_booksim
+    from topogen.errors import SimulatorNotFound
+    from topogen.export.booksim import export_booksim
+
+    try:
+        exe = find_booksim(None)
+    except SimulatorNotFound:
+        return None
+    a = _sim_args(ps)
+    folder = tempfile.mkdtemp(prefix="bench-sim-booksim-")
+    exp = export_booksim(folder, topo, None, stem="net", setup="vct33",
+                         latency=np.ones(topo.num_links, dtype=np.int64),
+                         options={"num_vcs": a["num_vcs"], "vc_buf_size": a["vc_buf_size"],
+                                  "packet_size": ps, "traffic": "uniform",
+                                  "injection_rate_uses_flits": 1, "injection_rate": LOAD,
+                                  "seed": seed})
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    row = run_booksim(exp.config_file, binary=exe, timeout=3600, raise_on_failure=False)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return dict(cpu=(r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
+                wall=time.perf_counter() - w0, cycles=int(row.get("sim_cycles") or 0),
+                latency=row.get("latency_avg"), accepted=row.get("accepted_flit_rate"),
+                status=row.get("status"))
+
+
+def fixed(switches: int, cycles: int, ps: int, seed: int) -> dict:
+    """``run_fixed`` with the compiled engine: CPU seconds per simulated cycle."""
+    from topogen.sim import run_fixed
+
+    t0 = time.process_time()
+    topo, routing = _network(switches, seed)
+    setup = time.process_time() - t0
+    c0, w0 = time.process_time(), time.perf_counter()
+    res = run_fixed(routing, cycles, traffic="uniform", load=LOAD, load_unit="flits", seed=seed,
+                    **_sim_args(ps))
+    cpu = time.process_time() - c0
+    return dict(switches=switches, cycles=cycles, ps=ps, setup_cpu=setup, cpu=cpu,
+                wall=time.perf_counter() - w0, created=res["created"],
+                delivered=res["delivered"], latency=res["latency_avg"], engine=res["engine"],
+                rcps=switches * cycles / cpu,
+                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def _child(switches: int, cycles: int, ps: int, seed: int) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", f"{switches},{cycles},{ps}",
+                          "--seed", str(seed)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _fmt(name: str, r: dict, n: int) -> str:
+    rate = n * r["cycles"] / r["cpu"] if r["cpu"] else float("nan")
+    lat = f"{r['latency']:.2f}" if isinstance(r["latency"], float) else str(r["latency"])
+    return (f"  {name:<22} {r['cycles']:>7} cycles  CPU {r['cpu']:7.2f} s  wall {r['wall']:7.2f} s  "
+            f"{rate:>12,.0f} router-cycles/s  latency {lat}  accepted {r['accepted']}  {r['status']}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--cycles", type=int, default=None)
+    ap.add_argument("--no-booksim", action="store_true")
+    ap.add_argument("--no-python", action="store_true", help="skip the pure-Python engine")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--cycles", type=int, default=None, help="cycles of the scaling runs")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-escape", action="store_true", help="skip the escape-routing run")
     a = ap.parse_args()
     if a.child is not None:
-        print(json.dumps(one(a.child, a.cycles, a.seed)))
+        s, c, p = map(int, a.child.split(","))
+        print(json.dumps(fixed(s, c, p, a.seed)))
         return 0
-    cycles = a.cycles or (1_000 if a.quick else 10_000)
-    r = one(256, cycles, a.seed)
-    rate = r["router_cycles_per_s"]
-    print(f"256 switches x 8 hosts, degree 8, 4 VCs, uniform, 33-flit packets, 0.1 flits/host/cycle, "
-          f"{cycles} cycles")
-    print(f"  setup (generate + route): {r['setup_s']:.2f} s")
-    print(f"  simulation wall time:     {r['wall_time_s']:.2f} s")
-    print(f"  router-cycles per second: {rate:,.0f}")
-    print(f"  packets created {r['created']}, delivered {r['delivered']}, mean latency "
-          f"{r['latency_avg']:.1f} cycles, deadlocked {r['deadlocked']}")
-    lo, hi = BOOKSIM_ROUTER_CYCLES_PER_S
-    print(f"  speed-up over BookSim2 (43k-51k router-cycles/s): {rate / hi:.1f}x - {rate / lo:.1f}x")
-    if not a.no_escape:
-        e = one(256, cycles, a.seed, "escape")
-        erate = e["router_cycles_per_s"]
-        print(f"  escape routing (adaptive, up*/down* escape VC): simulation {e['wall_time_s']:.2f} s, "
-              f"{erate:,.0f} router-cycles/s ({erate / rate:.2f}x the NR tables); packets "
-              f"delivered {e['delivered']}, mean latency {e['latency_avg']:.1f} cycles, "
-              f"deadlocked {e['deadlocked']}")
-    big = 1024 if a.quick else 4096
-    big_cycles = 1_000 if a.quick else 2_000
-    out = subprocess.run([sys.executable, __file__, "--child", str(big), "--cycles", str(big_cycles),
-                          "--seed", str(a.seed)], capture_output=True, text=True, check=True)
-    b = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"{big} switches x 8 hosts, {big_cycles} cycles: setup {b['setup_s']:.1f} s, simulation "
-          f"{b['wall_time_s']:.1f} s ({b['router_cycles_per_s']:,.0f} router-cycles/s), "
-          f"peak RSS {b['peak_rss_mb']:.0f} MB (limit 1024 MB)")
+    print(f"cores {sorted(os.sched_getaffinity(0))}, load average {os.getloadavg()[0]:.1f}")
+    topo, routing = _network(256, a.seed)
+    _child(16, 10, 1, a.seed)  # compile (or load) the numba core outside the timings
+    for ps in (33, 1):
+        print(f"256 switches x 8 hosts, degree 8, 4 VCs, uniform {LOAD} flits/host/cycle, "
+              f"{ps}-flit packets (full measurement):")
+        ref = reference(routing, ps, "compiled", a.seed)
+        print(_fmt("reference (compiled)", ref, 256))
+        if not (a.no_python or a.quick):
+            print(_fmt("reference (python)", reference(routing, ps, "python", a.seed), 256))
+        bs = None if (a.no_booksim or a.quick) else booksim(topo, ps, a.seed)
+        if bs is not None:
+            print(_fmt("BookSim2", bs, 256))
+            if bs["cpu"] and bs["cycles"]:
+                speed = (ref["cycles"] / ref["cpu"]) / (bs["cycles"] / bs["cpu"])
+                print(f"  compiled engine / BookSim2 (router-cycles per CPU second): {speed:.1f}x")
+        print(f"  load average {os.getloadavg()[0]:.1f}")
+    cycles = a.cycles or (500 if a.quick else 2_000)
+    sizes = (256, 1024) if a.quick else (256, 4096)
+    print(f"scaling (compiled engine, run_fixed {cycles} cycles, each in a fresh process):")
+    for ps in (33, 1):
+        rs = [_child(n, cycles, ps, a.seed) for n in sizes]
+        for r in rs:
+            print(f"  {r['switches']:>6} switches, {ps:>2}-flit: CPU {r['cpu']:7.2f} s (wall "
+                  f"{r['wall']:.2f} s), {r['cpu'] / cycles * 1e3:8.3f} ms/cycle, "
+                  f"{r['rcps']:>12,.0f} router-cycles/s, {r['created']} packets, "
+                  f"peak RSS {r['peak_rss_mb']:.0f} MB")
+        ratio = (rs[1]["cpu"] / rs[0]["cpu"])
+        print(f"  {sizes[1]} / {sizes[0]} switches CPU per cycle: {ratio:.1f}x "
+              f"({sizes[1] // sizes[0]}x the switches; target <= {20 if sizes[1] == 4096 else 5}x)")
+    if not a.quick:
+        big = _child(16384, max(200, cycles // 4), 33, a.seed)
+        print(f"  16384 switches, 33-flit, {big['cycles']} cycles: CPU {big['cpu']:.1f} s, "
+              f"{big['rcps']:,.0f} router-cycles/s, setup CPU {big['setup_cpu']:.1f} s, "
+              f"peak RSS {big['peak_rss_mb']:.0f} MB")
+    print(f"load average {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -84,7 +84,7 @@ class SeparableAllocator:
         vptr = self.vc_ptr
         per_in: dict = {}  # input port -> {output: (pkt, buffer)}
         held = []
-        outs = self.sw_pend[sw]
+        outs = sorted(self.sw_pend[sw])  # port order (the compiled engine's order)
         self.sw_pend[sw] = set()
         for o in outs:
             wl = waiting.get(o)

@@ -80,6 +80,9 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--max-samples", type=int, default=d.max_samples)
     s.add_argument("--latency-thres", type=float, default=d.latency_thres)
     s.add_argument("--deadlock-cycles", type=int, default=d.deadlock_cycles)
+    s.add_argument("--engine", choices=("compiled", "python"), default=d.engine,
+                   help="event loop: compiled (numba; escape routings run on python) or the "
+                        "pure-Python reference; the same results (default %(default)s)")
     s.add_argument("--seed", default=None,
                    help="simulation seed (default: derived from the point's content; recorded)")
     s.add_argument("--sweep", action="store_true",
@@ -163,7 +166,8 @@ def _options(args, routing) -> dict:
                 link_gbps=args.link_gbps, sample_period=args.sample_period,
                 warmup_periods=args.warmup_periods, max_samples=args.max_samples,
                 latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles,
-                injection=args.injection, latency_at=args.latency_at)
+                injection=args.injection, latency_at=args.latency_at,
+                engine=args.engine)
 
 
 def _line(row) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS"]
+__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
@@ -27,6 +27,10 @@ INJECTIONS = ("bernoulli", "periodic")
 #: latency) or ``head`` (its first flit: SST merlin, which moves a packet as one event
 #: and stamps it on arrival of that event)
 LATENCY_POINTS = ("tail", "head")
+#: event loops: the compiled core (numba; table routings, both allocators) or the
+#: pure-Python reference; the same results for the same seed (``engine`` is not part of
+#: :meth:`SimConfig.to_dict`, the key of a results row)
+ENGINES = ("compiled", "python")
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class SimConfig:
     stop_rule: str = "booksim"
     injection: str = "bernoulli"
     latency_at: str = "tail"
+    engine: str = "compiled"
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
@@ -103,6 +108,8 @@ class SimConfig:
         if self.latency_at not in LATENCY_POINTS:
             raise ParameterError(f"latency_at must be one of {', '.join(LATENCY_POINTS)}, "
                                  f"got {self.latency_at!r}")
+        if self.engine not in ENGINES:
+            raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.allocator not in ALLOCATORS:
             raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
         sp = self.internal_speedup
@@ -161,4 +168,7 @@ class SimConfig:
         return float(self.clock_ns) if self.clock_ns is not None else self.flit_bits / self.link_gbps
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields that change results (all but ``engine``)."""
+        d = asdict(self)
+        d.pop("engine")
+        return d

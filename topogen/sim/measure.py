@@ -30,6 +30,7 @@ from .._rng import make_rng, resolve_seed
 from .._version import __version__
 from ..errors import ParameterError
 from ..results import make_row
+from ._compiled import engine_for
 from .model import Engine, Network, SimConfig
 from .traffic import Traffic
 
@@ -115,7 +116,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     wall0 = time.perf_counter()
     net = Network(routing, cfg, layout)
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
-    eng = Engine(net, rng)
+    eng = engine_for(net, rng)
     n_active = len(tr.active)
     # A period long enough to hold about min_period_packets packets at the offered load,
     # so that low loads converge on means of real samples (BookSim keeps 1000 cycles).
@@ -148,6 +149,20 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
             m_net.append(tail - head - pkt.sent + overhead)
             m_hops.append(pkt.links)
 
+    def on_deliver_arrays(ctime, sent, tail, links, measured):
+        """:func:`on_deliver` for a batch of packets in delivery order (compiled engine)."""
+        lat = tail - ctime - head
+        k, inv = np.unique(tail // P, return_inverse=True)
+        for kk, c, s in zip(k.tolist(), np.bincount(inv).tolist(),
+                            np.bincount(inv, weights=lat).tolist()):
+            acc[kk] = acc.get(kk, 0) + c
+            lat_sum[kk] = lat_sum.get(kk, 0) + int(s)
+        ml = lat[measured]
+        m_lat.extend(ml.tolist())
+        m_sum[0] += int(ml.sum())
+        m_net.extend((tail - head - sent + overhead)[measured].tolist())
+        m_hops.extend(links[measured].tolist())
+
     def mean_latency(first: int, last: int, running: bool) -> float:
         """BookSim's check against ``latency_thres``: the packets delivered since the
         statistics were last cleared (periods ``first .. last-1``; once measuring, only
@@ -160,9 +175,9 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         else:
             lsum = sum(lat_sum.get(i, 0) for i in range(first, last))
             n = sum(acc.get(i, 0) for i in range(first, last))
-        heads = [q[0].ctime for q in eng.srcq.values()]
-        inflight = eng.in_network + len(heads)
-        ages = eng.now * inflight - (eng.ctime_sum - eng.srcq_ctime) - sum(heads)
+        n_heads, sum_heads = eng.source_heads()
+        inflight = eng.in_network + n_heads
+        ages = eng.now * inflight - (eng.ctime_sum - eng.srcq_ctime) - sum_heads
         return (lsum + S * ages) / max(n + S * inflight, 1)
 
     def window(counts: dict) -> int:
@@ -171,6 +186,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         return sum(counts.get(i, 0) for i in range(k0, k0 + samples))
 
     eng.on_deliver = on_deliver
+    eng.on_deliver_arrays = on_deliver_arrays
     stop_at = _start_traffic(eng, net, tr, p, rng, created, P, cfg.injection)
     status, message = "completed", None
     prev = None
@@ -286,7 +302,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
                latency_unit="cycles", sim_cycles=int(eng.now) + 1, wall_time_s=wall,
                sim_seed=seed, samples=samples)
     row.update(_provenance(routing, traffic=tr, cfg=cfg, load=load, load_unit=load_unit,
-                           net=net, p=p))
+                           net=net, p=p, eng=eng))
     if status in ("completed", "saturated") and samples:
         # the rates of the measurement periods (for a saturated run, those run so far: the
         # saturation throughput when the offered load is above it, as BookSim prints)
@@ -336,7 +352,6 @@ def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli")
     """
     active = tr.active
     n_active = len(active)
-    host_switch = net.host_switch
     stop_at = [math.inf]
 
     def block(t0):
@@ -357,13 +372,10 @@ def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli")
         dst = tr.destinations(src, rng)
         keep = dst >= 0
         ti, src, dst = ti[keep], src[keep], dst[keep]
-        net.prefetch(host_switch[src], host_switch[dst])
         times = ti + t0
         for k, c in zip(*np.unique(times // period, return_counts=True)):
             created[int(k)] = created.get(int(k), 0) + int(c)
-        inject = eng.inject
-        for t, s, d in zip(times.tolist(), src.tolist(), dst.tolist()):
-            inject(t, s, d)
+        eng.inject_many(times, src, dst)
         eng.schedule(t0 + _BLOCK_CYCLES, block)
 
     eng.schedule(0, block)
@@ -385,7 +397,7 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
     wall0 = time.perf_counter()
     net = Network(routing, cfg, layout)
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
-    eng = Engine(net, rng)
+    eng = engine_for(net, rng)
     lat = [0, 0]
     head = cfg.packet_size - 1 if cfg.latency_at == "head" else 0
 
@@ -394,7 +406,13 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
             lat[0] += tail - pkt.ctime - head
             lat[1] += 1
 
+    def on_deliver_arrays(ctime, sent, tail, links, measured):
+        ok = tail < cycles
+        lat[0] += int((tail - ctime - head)[ok].sum())
+        lat[1] += int(ok.sum())
+
     eng.on_deliver = on_deliver
+    eng.on_deliver_arrays = on_deliver_arrays
     created: dict = {}
     _start_traffic(eng, net, tr, p, rng, created, cycles, cfg.injection)
     eng.run(cycles)
@@ -403,15 +421,28 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
             "in_flight": eng.in_network + eng.in_source,
             "latency_avg": lat[0] / lat[1] if lat[1] else math.nan,
             "deadlocked": eng.deadlocked, "cycles": int(cycles), "wall_time_s": wall,
+            "engine": eng.engine_name,
             "router_cycles_per_s": net.num_switches * cycles / wall}
 
 
-def _provenance(routing, *, traffic, cfg, load, load_unit, net, p) -> dict:
+def _engine_note(cfg, eng=None, net=None) -> str:
+    """The engine that runs (``python (compiled does not cover ...)`` for a fallback)."""
+    if eng is None:
+        from ._compiled import compiled_covers
+
+        why = compiled_covers(net) if cfg.engine == "compiled" else None
+        name = "python" if why or cfg.engine == "python" else "compiled"
+    else:
+        name, why = eng.engine_name, eng.fallback
+    return f"{name} (compiled engine: {why})" if why else name
+
+
+def _provenance(routing, *, traffic, cfg, load, load_unit, net, p, eng=None) -> dict:
     topo = routing.topology
     params = {"config": cfg.to_dict(), "traffic": traffic.describe(), "load_unit": load_unit,
               "packet_rate": p, "cycle_ns": cfg.cycle_ns, "link_latency": net.latency_source,
               "routing_vcs": routing.num_vcs, "vcs_per_class": net.vcs_per_class,
-              "routing_params": routing.params}
+              "routing_params": routing.params, "engine": _engine_note(cfg, eng, net)}
     return dict(topology=topo.name, topology_params=topo.params, num_switches=topo.num_switches,
                 num_hosts=net.num_hosts, seed=topo.seed, routing=routing.algorithm,
                 traffic=traffic.name, offered_load=float(load), load_unit=LOAD_UNITS[load_unit],
@@ -457,11 +488,9 @@ def run_trace(routing, packets, *, config: SimConfig | None = None, seed=0, layo
         raise ParameterError(f"packets need times >= 0 and hosts in [0, {net.num_hosts - 1}]")
     order = np.argsort(arr[:, 0], kind="stable")
     arr = arr[order]
-    eng = Engine(net, make_rng(seed))
+    eng = engine_for(net, make_rng(seed))
     eng.record = True
-    net.prefetch(net.host_switch[arr[:, 1]], net.host_switch[arr[:, 2]])
-    for t, s, d in arr.tolist():
-        eng.inject(t, s, d)
+    eng.inject_many(arr[:, 0], arr[:, 1], arr[:, 2])
     limit = max_cycles if max_cycles is not None else 1 << 62
     eng.run(limit, stop_when_idle=True)
     lg = eng.log

@@ -86,6 +86,10 @@ class Engine(SeparableAllocator, EscapeRouting):
     before the heap's events of the same cycle.
     """
 
+    engine_name = "python"
+    fallback = None  # why the compiled engine was not used (topogen.sim._compiled.engine_for)
+    on_deliver_arrays = None  # the compiled engine's batch callback (unused here)
+
     def __init__(self, network: Network, rng: np.random.Generator):
         self.net = network
         self.rng = rng
@@ -171,6 +175,19 @@ class Engine(SeparableAllocator, EscapeRouting):
             raise ParameterError(f"packets must be injected in time order (cycle {t} after "
                                  f"{gen[-1][0] if gen else self.now})")
         gen.append((t, src, dst))
+
+    def inject_many(self, times, src, dst) -> None:
+        """:meth:`inject` for arrays of packets (routes of table routings computed at once)."""
+        hs = self.net.host_switch
+        self.net.prefetch(hs[np.asarray(src, dtype=np.int64)], hs[np.asarray(dst, dtype=np.int64)])
+        inject = self.inject
+        for t, s, d in zip(np.asarray(times).tolist(), np.asarray(src).tolist(), np.asarray(dst).tolist()):
+            inject(t, s, d)
+
+    def source_heads(self) -> tuple[int, int]:
+        """(number of non-empty source queues, sum of the creation times of their heads)."""
+        heads = [q[0].ctime for q in self.srcq.values()]
+        return len(heads), sum(heads)
 
     def _create(self, t: int, src: int, dst: int) -> None:
         net = self.net

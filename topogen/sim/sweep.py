@@ -70,7 +70,16 @@ def point_key(row) -> tuple | None:
     def text(v):
         return "None" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
 
-    return tuple(text(row.get(c)) for c in _KEY_COLUMNS) + (f"{float(row.get('offered_load')):.12g}",)
+    def key_text(c):
+        v = row.get(c)
+        if c == "params" and isinstance(v, str) and '"engine"' in v:
+            # the engine does not change the numbers: not part of the key
+            d = json.loads(v)
+            d.pop("engine", None)
+            v = make_row(params=d)["params"]
+        return text(v)
+
+    return tuple(key_text(c) for c in _KEY_COLUMNS) + (f"{float(row.get('offered_load')):.12g}",)
 
 
 def derive_seed(routing, **kwargs) -> int:
@@ -89,6 +98,7 @@ def derive_seed(routing, **kwargs) -> int:
     row = with_digest(describe(routing, seed=0, **kwargs), routing)
     params = json.loads(row["params"])
     params.pop("packet_rate", None)  # the only load-dependent parameter
+    params.pop("engine", None)  # does not change the numbers
     parts = [str(row.get(c)) for c in _KEY_COLUMNS if c not in ("params", "sim_seed")]
     return seed_from("topogen-reference-sim", parts, params)
 

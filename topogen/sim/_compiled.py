@@ -1,0 +1,437 @@
+"""The compiled engine of the reference simulator: :class:`CompiledEngine`, the Python side
+of :mod:`topogen.sim._core` (arrays, growth, routes, traffic callbacks, delivery records).
+
+It runs the same model as the pure-Python :class:`~topogen.sim.model.Engine`, event for
+event, and gives the same results for the same seed (tests compare them row for row).  It
+covers deterministic and random table routings with both allocators; escape (adaptive)
+routings run on the Python engine (:func:`engine_for` chooses).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from ..errors import ParameterError
+from . import _core as C
+
+__all__ = ["CompiledEngine", "engine_for", "compiled_covers"]
+
+#: a delivered packet as given to a per-packet ``on_deliver(pkt, tail)`` callback
+Delivered = namedtuple("Delivered", "pid src dst ctime sent links measured")
+
+
+def compiled_covers(network) -> str | None:
+    """``None`` when the compiled engine covers ``network``, else why it does not."""
+    if not C.AVAILABLE:
+        return "numba is not available"
+    if network.adaptive:
+        return "escape (adaptive) routing is routed hop by hop by the Python engine"
+    return None
+
+
+def engine_for(network, rng):
+    """The engine ``network.config.engine`` asks for: ``compiled`` when it covers the
+    routing (else the Python engine, with the reason in ``engine.fallback``)."""
+    from .model import Engine
+
+    why = None
+    if network.config.engine == "compiled":
+        why = compiled_covers(network)
+        if why is None:
+            return CompiledEngine(network, rng)
+    eng = Engine(network, rng)
+    eng.fallback = why
+    return eng
+
+
+#: last cycle the compiled engine simulates (port and buffer times are int32)
+_MAX_CYCLE = (1 << 31) - (1 << 26)
+
+
+def _pow2(x: int) -> int:
+    return 1 << max(int(x) - 1, 1).bit_length()
+
+
+class CompiledEngine:
+    """The event loop of :mod:`topogen.sim._core` with the interface of
+    :class:`~topogen.sim.model.Engine` that :mod:`topogen.sim.measure` uses.
+
+    Parameters
+    ----------
+    network : Network
+    rng : numpy.random.Generator
+        For random routings (drawn when packets are injected, in injection order: the
+        order in which the Python engine draws them when it creates the packets).
+    """
+
+    engine_name = "compiled"
+    fallback = None
+
+    def __init__(self, network, rng):
+        self.net = network
+        self.rng = rng
+        c = network.config
+        V, S = c.num_vcs, c.packet_size
+        self.V, self.S = V, S
+        P = network.num_ports
+        n = network.num_switches
+        H = network.num_hosts
+        M = network.num_links
+        lat = np.asarray(network.latency, dtype=np.int64)
+        slack = S + c.router_delay + int(lat.max()) + c.credit_delay
+        self.deadlock_cycles = max(int(c.deadlock_cycles), 4 * slack)
+        indptr = np.asarray(network.indptr, dtype=np.int64)
+        hosts = np.diff(np.append(network.host_offset, H)).astype(np.int64)
+        K = int((hosts + np.diff(indptr)).max())  # ports of the largest switch
+        longest = (S + c.crossbar_cycles + int(lat.max()) + c.router_delay + c.rearm_cycles
+                   + c.credit_delay + c.injection_overhead + 2)
+        W = _pow2(longest + 2 * 256 + 2)
+        self._W = W
+        cf = np.zeros(C.NUM_CF, dtype=np.int64)
+        cf[[C.C_V, C.C_S, C.C_D, C.C_G, C.C_OVH, C.C_CD, C.C_SX]] = [
+            V, S, c.router_delay, c.rearm_cycles, c.injection_overhead, c.credit_delay,
+            c.crossbar_cycles]
+        cf[C.C_SPEEDUP] = int(c.crossbar_cycles != S)
+        cf[C.C_KCLS] = network.vcs_per_class
+        cf[C.C_INJBUF0] = network.inj_base * V
+        cf[C.C_EJ], cf[C.C_INJ] = network.ej_base, network.inj_base
+        cf[C.C_DL] = self.deadlock_cycles
+        cf[C.C_SEP] = int(c.allocator == "separable")
+        cf[C.C_MASK], cf[C.C_W] = W - 1, W
+        cf[C.C_MARGIN] = 8 * (K + 2) + 8
+        cf[C.C_K] = K
+        sc = np.zeros(C.NUM_SC, dtype=np.int64)
+        sc[C.MEAS_TO] = 1 << 62
+        # BookSim anynet port numbering of every switch (hosts first, then neighbours)
+        indices = np.asarray(network.indices, dtype=np.int64)
+        src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        rank = np.arange(M, dtype=np.int64) - indptr[src]
+        key = src * n + indices
+        order = np.argsort(key)
+        rev = order[np.searchsorted(key[order], indices * n + src)]
+        h_local = np.arange(H, dtype=np.int64) - network.host_offset[network.host_switch]
+        zeros_h = np.zeros(H, np.int64)
+        i64 = lambda k, v=0: np.full(k, v, dtype=np.int64)  # noqa: E731
+        nb = P * V
+        # one row per port (buffer, host, switch), one column per field
+        # (int32 for ports and buffers: half the cache lines; cycles stay below 2**31)
+        rows = lambda g, dt=np.int64, **kw: np.ascontiguousarray(  # noqa: E731
+            np.stack([kw[n] for n in C.GROUPS[g]], axis=1).astype(dt))
+        st = dict(
+            sc=sc, cf=cf,
+            pt=rows("pt", np.int32, busy=i64(P), port_flits=i64(P), in_busy=i64(P), iwake=i64(P, -1),
+                    in_ptr=i64(P), out_ptr=i64(P), vc_ptr=i64(P), w_head=i64(P, -1),
+                    w_tail=i64(P, -1), in_slot=i64(P, -1), out_slot=i64(P, -1), wake=i64(P),
+                    lat=lat,
+                    out_local=np.concatenate([hosts[src] + rank, h_local, zeros_h]),
+                    in_local=np.concatenate([hosts[indices] + rank[rev], zeros_h, h_local]),
+                    out_switch=np.concatenate([src, network.host_switch, i64(H, -1)])),
+            bf=rows("bf", np.int32, credits=i64(nb, c.vc_buf_size), buf_head=i64(nb, -1),
+                    buf_tail=i64(nb, -1), front_free=i64(nb)),
+            hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H)),
+            sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
+                    sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
+                    sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
+                    alloc_at=i64(n, -1)),
+            ev=np.full((2 * W, 2), -1, np.int64),
+            sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
+            sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
+            pend=np.zeros(P, np.int8),
+        )
+        self._st = st
+        self._width = 2
+        self._grow_slots(1024)
+        self._grow_nodes(4 * int(cf[C.C_MARGIN]) + 4 * P)
+        self._grow_log(max(4096, 4 * (K + 1)))
+        self._grow_gen(1024, self._width)
+        self._state = None
+        self._callbacks: dict[int, object] = {}
+        self._next_cb = 0
+        self.record = False
+        from .model import Delivery
+
+        self.log = Delivery()
+        self.on_deliver = None  # callable(pkt, tail), pkt a Delivered record
+        self.on_deliver_arrays = None  # callable(ctime, sent, tail, links, measured)
+        self._last_gen_time = 0
+
+    # ------------------------------------------------------------ arrays
+    def _tuple(self):
+        if self._state is None:
+            self._state = C.State(**self._st)
+        return self._state
+
+    def _grow_slots(self, cap: int) -> None:
+        st = self._st
+        old = st["pk"].shape[0] if "pk" in st else 0
+        w = self._width
+        pk = np.zeros((cap, len(C.GROUPS["pk"])), np.int32)  # one cache line per packet
+        r = np.full((cap, w), -1, np.int32)
+        v = np.zeros((cap, w), np.int16)
+        nfree = int(st["sc"][C.NFREE_SLOTS])
+        fs = np.zeros(cap, np.int64)
+        if old:
+            pk[:old] = st["pk"]
+            r[:old, :st["p_route"].shape[1]] = st["p_route"]
+            v[:old, :st["p_vlo"].shape[1]] = st["p_vlo"]
+            fs[:nfree] = st["free_slots"][:nfree]
+        new = np.arange(cap - 1, old - 1, -1, dtype=np.int64)
+        fs[nfree:nfree + len(new)] = new
+        st.update(pk=pk, p_route=r, p_vlo=v, free_slots=fs)
+        st["sc"][C.NFREE_SLOTS] = nfree + len(new)
+        self._state = None
+
+    def _grow_nodes(self, cap: int) -> None:
+        st = self._st
+        old = st["nd"].shape[0] if "nd" in st else 0
+        nd = np.zeros((cap, 3), np.int32)
+        nfree = int(st["sc"][C.NFREE_NODES])
+        fn = np.zeros(cap, np.int64)
+        if old:
+            nd[:old] = st["nd"]
+            fn[:nfree] = st["free_nodes"][:nfree]
+        new = np.arange(cap - 1, old - 1, -1, dtype=np.int64)
+        fn[nfree:nfree + len(new)] = new
+        st.update(nd=nd, free_nodes=fn)
+        st["sc"][C.NFREE_NODES] = nfree + len(new)
+        self._state = None
+
+    def _grow_log(self, cap: int) -> None:
+        self._st["lg"] = np.zeros((len(C.GROUPS["lg"]), cap), np.int64)
+        self._state = None
+
+    def _grow_gen(self, cap: int, width: int) -> None:
+        """Staging arrays of room ``cap`` and route width ``width``, keeping the packets
+        not created yet (moved to the front)."""
+        st = self._st
+        sc = st["sc"]
+        h, n = (int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])) if "gi" in st else (0, 0)
+        k = n - h
+        gi = np.zeros((4, cap), np.int64)
+        gr = np.full((cap, width), -1, np.int32)
+        gv = np.zeros((cap, width), np.int16)
+        if k:
+            gi[:, :k] = st["gi"][:, h:n]
+            w0 = st["g_route"].shape[1]
+            gr[:k, :w0] = st["g_route"][h:n]
+            gv[:k, :w0] = st["g_vlo"][h:n]
+        st.update(gi=gi, g_route=gr, g_vlo=gv)
+        sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
+        if width > self._width:
+            self._width = width
+            self._grow_slots(st["pk"].shape[0])  # widens the route arrays
+        self._state = None
+
+    # ------------------------------------------------------------ packets
+    def inject(self, t: int, src: int, dst: int) -> None:
+        """Schedule the creation of one packet at cycle ``t`` (in time order)."""
+        self.inject_many(np.asarray([t]), np.asarray([src]), np.asarray([dst]))
+
+    def inject_many(self, times, src, dst) -> None:
+        """Schedule the creation of packets ``(times[i], src[i], dst[i])`` (times
+        non-decreasing, at or after ``now`` and the last injected packet); their routes
+        are chosen now, in this order."""
+        times = np.asarray(times, dtype=np.int64)
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        m = len(times)
+        if not m:
+            return
+        first = max(self._last_gen_time, self.now)
+        if times[-1] > _MAX_CYCLE:
+            raise ParameterError(f"the compiled engine simulates up to cycle {_MAX_CYCLE}, got a "
+                                 f"packet at {int(times[-1])}; use engine='python'")
+        if times[0] < first or np.any(np.diff(times) < 0):
+            raise ParameterError(f"packets must be injected in time order (cycle {int(times.min())} "
+                                 f"after {first})")
+        net = self.net
+        hs = net.host_switch
+        s, d = hs[src], hs[dst]
+        if net._table:
+            ent, vcs = net.routing.route_matrix(s, d)
+            hops = ent.shape[0]
+            links = (ent >= 0).sum(axis=0).astype(np.int64) if hops else np.zeros(m, np.int64)
+            route = np.full((m, hops + 2), -1, np.int32)
+            vlo = np.zeros((m, hops + 2), np.int16)
+            if hops:
+                route[:, 1:hops + 1] = ent.T
+                vlo[:, 1:hops + 1] = np.maximum(vcs.T.astype(np.int64), 0) * net.vcs_per_class
+        else:
+            rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
+            links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
+            hops = int(links.max())
+            route = np.full((m, hops + 2), -1, np.int32)
+            vlo = np.zeros((m, hops + 2), np.int16)
+            for i, (e, v) in enumerate(rts):
+                if e:
+                    route[i, 1:len(e) + 1] = e
+                    vlo[i, 1:len(e) + 1] = v
+        rows = np.arange(m)
+        route[:, 0] = net.inj_base + src
+        route[rows, links + 1] = net.ej_base + dst
+        st = self._st
+        sc = st["sc"]
+        h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
+        w = max(self._width, hops + 2)
+        if n + m > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
+            self._grow_gen(max(2 * (n - h + m), 1024), w)
+            n = int(sc[C.GEN_N])
+        gi = st["gi"]
+        gi[C.G_TIME, n:n + m] = times
+        gi[C.G_SRC, n:n + m] = src
+        gi[C.G_DST, n:n + m] = dst
+        gi[C.G_LINKS, n:n + m] = links
+        st["g_route"][n:n + m, :hops + 2] = route
+        st["g_route"][n:n + m, hops + 2:] = -1
+        st["g_vlo"][n:n + m, :hops + 2] = vlo
+        sc[C.GEN_N] = n + m
+        self._last_gen_time = int(times[-1])
+
+    def schedule(self, t: int, callback) -> None:
+        """Call ``callback(t)`` at cycle ``t`` (traffic generation blocks)."""
+        if not 0 <= t - self.now < self._W - 1:
+            raise ParameterError(f"the compiled engine schedules callbacks at most {self._W - 2} "
+                                 f"cycles ahead (cycle {t} at {self.now})")
+        self._need_nodes()
+        key = self._next_cb
+        self._next_cb += 1
+        self._callbacks[key] = callback
+        C.push(self._tuple(), int(t), C.K_BLOCK, key, False)
+
+    def _need_nodes(self) -> None:
+        st = self._st
+        if st["sc"][C.NFREE_NODES] < st["cf"][C.C_MARGIN]:
+            self._grow_nodes(2 * st["nd"].shape[0])
+
+    # ------------------------------------------------------------ the loop
+    def run(self, until, stop_when_idle: bool = False) -> None:
+        """Process events with time < ``until``; stops early on a deadlock (as
+        :meth:`topogen.sim.model.Engine.run`)."""
+        st = self._st
+        sc = st["sc"]
+        lim = (1 << 62) if until == math.inf else int(until)
+        while True:
+            code = C.run(self._tuple(), lim)
+            self._drain_log()
+            if sc[C.NOW] > _MAX_CYCLE:
+                raise ParameterError(f"the compiled engine simulates up to cycle {_MAX_CYCLE}; "
+                                     f"use engine='python' for longer runs")
+            if code == C.R_DONE:
+                break
+            if code == C.R_BLOCK:
+                t = int(sc[C.NOW])
+                cb = self._callbacks.pop(int(sc[C.BLOCK_ARG]))
+                cb(t)
+                if sc[C.IN_NET] and t - sc[C.LAST_MOVE] > self.deadlock_cycles:
+                    sc[C.DEADLOCKED] = 1
+                    return
+            elif code == C.R_SLOTS:
+                self._grow_slots(2 * st["pk"].shape[0])
+            elif code == C.R_NODES:
+                self._grow_nodes(2 * st["nd"].shape[0])
+            elif code == C.R_LOG:
+                pass  # drained above
+            else:  # R_DEADLOCK
+                return
+        if not sc[C.EV_COUNT] and sc[C.GEN_HEAD] == sc[C.GEN_N] and sc[C.IN_NET]:
+            sc[C.DEADLOCKED] = 1
+            return
+        if not stop_when_idle and until != math.inf:
+            sc[C.NOW] = max(int(sc[C.NOW]), lim - 1)
+
+    def _drain_log(self) -> None:
+        st = self._st
+        sc = st["sc"]
+        n = int(sc[C.LOG_N])
+        if not n:
+            return
+        sc[C.LOG_N] = 0
+        lg = st["lg"][:, :n].copy()
+        ctime, sent, tail = lg[C.L_CTIME], lg[C.L_SENT], lg[C.L_TAIL]
+        links, measured = lg[C.L_LINKS], lg[C.L_MEASURED].astype(bool)
+        if self.record:
+            lg = self.log
+            st = self._st
+            lg.pid.extend(st["lg"][C.L_PID, :n].tolist())
+            lg.src.extend(st["lg"][C.L_SRC, :n].tolist())
+            lg.dst.extend(st["lg"][C.L_DST, :n].tolist())
+            lg.ctime.extend(ctime.tolist())
+            lg.injected.extend(sent.tolist())
+            lg.delivered.extend(tail.tolist())
+            lg.hops.extend(links.tolist())
+        if self.on_deliver_arrays is not None:
+            self.on_deliver_arrays(ctime, sent, tail, links, measured)
+        elif self.on_deliver is not None:
+            pid, src, dst = (st["lg"][C.L_PID, :n].tolist(), st["lg"][C.L_SRC, :n].tolist(),
+                             st["lg"][C.L_DST, :n].tolist())
+            for i, (c, s_, t, k, ms) in enumerate(zip(ctime.tolist(), sent.tolist(), tail.tolist(),
+                                                      links.tolist(), measured.tolist())):
+                self.on_deliver(Delivered(pid[i], src[i], dst[i], c, s_, k, ms), t)
+
+    # ------------------------------------------------------------ state
+    def _sc(self, k):
+        return int(self._st["sc"][k])
+
+    now = property(lambda self: self._sc(C.NOW))
+    in_network = property(lambda self: self._sc(C.IN_NET))
+    in_source = property(lambda self: self._sc(C.IN_SRC))
+    ctime_sum = property(lambda self: self._sc(C.CTIME_SUM))
+    srcq_ctime = property(lambda self: self._sc(C.SRCQ_CTIME))
+    deadlocked = property(lambda self: bool(self._sc(C.DEADLOCKED)))
+    delivered_count = property(lambda self: self._sc(C.DELIVERED))
+    measured_created = property(lambda self: self._sc(C.MEAS_CREATED))
+
+    @property
+    def measure_from(self):
+        return self._sc(C.MEAS_FROM)
+
+    @measure_from.setter
+    def measure_from(self, t):
+        self._st["sc"][C.MEAS_FROM] = int(t)
+
+    @property
+    def measure_to(self):
+        v = self._sc(C.MEAS_TO)
+        return math.inf if v >= 1 << 62 else v
+
+    @measure_to.setter
+    def measure_to(self, t):
+        self._st["sc"][C.MEAS_TO] = (1 << 62) if t == math.inf else int(t)
+
+    @property
+    def port_flits(self) -> np.ndarray:
+        """Flits sent on each port so far (a copy)."""
+        return self._st["pt"][:, C.PORT_FLITS].copy()
+
+    @property
+    def credits(self) -> np.ndarray:
+        return self._st["bf"][:, C.CREDITS].copy()
+
+    def source_heads(self) -> tuple[int, int]:
+        """(number of non-empty source queues, sum of the creation times of their heads)."""
+        st = self._st
+        q = st["hs"][:, C.Q_HEAD]
+        heads = q[q >= 0]
+        return len(heads), int(st["pk"][heads, C.P_CTIME].sum())
+
+    def deadlocked_buffers(self) -> list[int]:
+        """As :meth:`topogen.sim.model.Engine.deadlocked_buffers`."""
+        nb = self._st["bf"].shape[0]
+        pending = np.zeros(nb, np.int64)
+        dead = np.zeros(nb, np.int8)
+        if not C.deadlocked_buffers(self._tuple(), pending, dead):
+            return []
+        return np.flatnonzero(dead).tolist()
+
+    def idle(self) -> bool:
+        """True when no packet is anywhere in the network or a source queue."""
+        return not self.in_network and not self.in_source
+
+    def credits_restored(self) -> bool:
+        """True when every buffer has all its credits back (no flit held anywhere)."""
+        st = self._st
+        return bool(np.all(st["bf"][:, C.CREDITS] == self.net.config.vc_buf_size)
+                    and np.all(st["bf"][:, C.BUF_HEAD] < 0))

@@ -1,0 +1,565 @@
+"""The compiled event core of the reference simulator (numba).
+
+The same model, event for event, as the pure-Python :class:`~topogen.sim.model.Engine`
+(and its :class:`~topogen.sim._allocator.SeparableAllocator`), on flat arrays:
+
+* events live in a *time wheel* of ``W`` buckets (a power of two above the longest delay
+  an event can be scheduled ahead); each bucket keeps two FIFO lists of event nodes, the
+  ordinary events of its cycle and the switch allocations that run after them (the
+  Python engine's ``_LATE`` sequence numbers).  Events of one cycle therefore run in the
+  order they were scheduled, exactly as the Python engine's ``(cycle, sequence)`` heap
+  runs them;
+* packets live in slots (recycled on delivery) with their route (ports and first VC of
+  each hop); input-buffer FIFOs, source queues and the waiting lists of output ports are
+  linked lists through the slots;
+* packet creations come from a staging queue filled by :class:`~topogen.sim._compiled.
+  CompiledEngine` (routes computed in Python, so random routings draw from the same
+  generator in the same order as the Python engine) and run before the wheel's events of
+  their cycle.
+
+:func:`run` returns to Python when it reaches ``until``, when a traffic block (a Python
+callback) is due, or when it needs more room (slots, event nodes, delivery log); the
+caller grows the arrays and calls it again: the loop resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._sssp import AVAILABLE
+
+if AVAILABLE:
+    from numba import njit
+
+    from .._sssp import _jit
+
+    def _inline(func):
+        """Small helpers: inlined into their callers (numba passes every array of the
+        state on a call)."""
+        return njit(inline="always", cache=True, nogil=True)(func)
+else:  # pragma: no cover - without numba the Python engine runs (see _compiled.engine_for)
+    def _jit(func):
+        return func
+
+    _inline = _jit
+
+# scalar state (State.sc)
+NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SRCQ_CTIME, \
+    DEADLOCKED, EV_COUNT, NFREE_NODES, NFREE_SLOTS, GEN_HEAD, GEN_N, LOG_N, MEAS_FROM, MEAS_TO, \
+    BLOCK_ARG, EVENTS = range(20)
+NUM_SC = 20
+# configuration (State.cf)
+C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
+    C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
+NUM_CF = 18
+# rows of the grouped state arrays
+BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
+CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE = range(4)  # State.bf
+Q_HEAD, Q_TAIL, SRC_FREE = range(3)  # State.hs
+SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT = range(5)  # State.sw
+P_PID, P_SRC, P_DST, P_CTIME, P_HOP, P_LINKS, P_BUF, P_ARR, P_SENT, P_MEASURED, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT = range(15)  # State.pk
+EV_HEAD, EV_TAIL = range(2)  # State.ev
+NODE_NEXT, NODE_KIND, NODE_ARG = range(3)  # State.nd
+G_TIME, G_SRC, G_DST, G_LINKS = range(4)  # State.gi
+L_PID, L_SRC, L_DST, L_CTIME, L_SENT, L_TAIL, L_LINKS, L_MEASURED = range(8)  # State.lg
+SL_O, SL_P, SL_B = range(3)  # State.sl
+CH_IP, CH_P, CH_B = range(3)  # State.ch
+SL_IP, SL_N, CH_O, CH_N = range(4)  # State.sv
+# event kinds (as topogen.sim._events)
+K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC = 0, 2, 3, 4, 5, 6
+# return codes of run()
+R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
+
+State = namedtuple("State", [
+    "sc", "cf", "pt", "bf", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
+    "p_route", "p_vlo", "free_slots", "free_nodes", "g_route", "g_vlo", "held", "sq", "pend"])
+#: (one row per port / buffer / ... and one column per field: the fields of one packet
+#: or port share a cache line)
+#: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
+#: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
+#: of one int64 array each (few arguments per call: numba passes every array of the tuple)
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free'], 'hs': ['q_head', 'q_tail', 'src_free'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+
+
+@_inline
+def _push(sc, ev, nd, free_nodes, mask, W, t, kind, arg, late):
+    """Schedule an event at cycle ``t`` (``late``: after the ordinary events of ``t``)."""
+    nf = sc[NFREE_NODES] - 1
+    node = free_nodes[nf]
+    sc[NFREE_NODES] = nf
+    nd[node, NODE_KIND] = kind
+    nd[node, NODE_ARG] = arg
+    nd[node, NODE_NEXT] = -1
+    idx = (t & mask) + (W if late else 0)
+    tail = ev[idx, EV_TAIL]
+    if tail < 0:
+        ev[idx, EV_HEAD] = node
+    else:
+        nd[tail, NODE_NEXT] = node
+    ev[idx, EV_TAIL] = node
+    sc[EV_COUNT] += 1
+
+
+@_jit
+def push(st, t, kind, arg, late):
+    """:func:`_push` on a :class:`State` (for callbacks scheduled from Python)."""
+    _push(st.sc, st.ev, st.nd, st.free_nodes, st.cf[C_MASK], st.cf[C_W], t, kind, arg, late)
+
+
+@_inline
+def _best_vc(credits, S, lo, k):
+    """The buffer in ``lo .. lo+k-1`` with the most credits, at least ``S`` (lowest id on
+    ties); -1 when none has credits for the whole packet."""
+    if k == 1:
+        return lo if credits[lo] >= S else -1
+    best, bc = -1, S - 1
+    for x in range(lo, lo + k):
+        cx = credits[x]
+        if cx > bc:
+            best, bc = x, cx
+    return best
+
+
+@_jit
+def run(st, until):
+    """Process events with cycle < ``until`` (see the module docs for the return codes).
+
+    One function with the state in local arrays (numba counts references on every call
+    and tuple access: helpers cost more than the work of an event).  The parts follow
+    the Python engine's methods: creation (``_create``), the event dispatch (``run``),
+    ``_serve`` / ``_serve_switch``, ``_allocate`` (separable input-first) and ``_send``;
+    the packets an event sends go through one send block, each followed by the wake-up
+    of its output when packets still wait there, in the Python engine's order.
+    """
+    sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
+    ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
+    p_route, p_vlo, free_slots, free_nodes = st.p_route, st.p_vlo, st.free_slots, st.free_nodes
+    g_route, g_vlo, held, sq, pend = st.g_route, st.g_vlo, st.held, st.sq, st.pend
+    credits = bf[:, CREDITS]
+    mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
+    ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
+    injbuf0, EJ, INJ, dl, sep = cf[C_INJBUF0], cf[C_EJ], cf[C_INJ], cf[C_DL], cf[C_SEP]
+    margin, K = cf[C_MARGIN], cf[C_K]
+    logcap = lg.shape[1]
+    width = g_route.shape[1]
+    big = np.int64(1) << 62
+    while True:
+        if sc[NFREE_NODES] < margin:
+            return R_NODES
+        if sc[LOG_N] + K + 1 > logcap:
+            return R_LOG
+        now = sc[NOW]
+        if sc[EV_COUNT] > 0:
+            ht = now
+            while ev[ht & mask, EV_HEAD] < 0 and ev[(ht & mask) + W, EV_HEAD] < 0:
+                ht += 1
+        else:
+            ht = big
+        gh = sc[GEN_HEAD]
+        if gh < sc[GEN_N] and gi[G_TIME, gh] <= ht:
+            # ---------------------------------------------------------- creations
+            t = gi[G_TIME, gh]
+            if t >= until:
+                return R_DONE
+            sc[NOW] = t
+            while gh < sc[GEN_N] and gi[G_TIME, gh] == t:
+                if sc[NFREE_SLOTS] == 0 or sc[NFREE_NODES] < margin:
+                    sc[GEN_HEAD] = gh
+                    return R_SLOTS if sc[NFREE_SLOTS] == 0 else R_NODES
+                sc[NFREE_SLOTS] -= 1
+                pkt = free_slots[sc[NFREE_SLOTS]]
+                measured = 1 if sc[MEAS_FROM] <= t < sc[MEAS_TO] else 0
+                sc[MEAS_CREATED] += measured
+                sc[CTIME_SUM] += t
+                src = gi[G_SRC, gh]
+                pk[pkt, P_PID] = sc[NEXT_PID]
+                sc[NEXT_PID] += 1
+                pk[pkt, P_SRC] = src
+                pk[pkt, P_DST] = gi[G_DST, gh]
+                pk[pkt, P_CTIME] = t
+                pk[pkt, P_HOP] = 0
+                pk[pkt, P_LINKS] = gi[G_LINKS, gh]
+                pk[pkt, P_BUF] = -1
+                pk[pkt, P_ARR] = t
+                pk[pkt, P_SENT] = -1
+                pk[pkt, P_MEASURED] = measured
+                pk[pkt, P_WAIT] = -1
+                pk[pkt, P_QNEXT] = -1
+                for h in range(width):
+                    p_route[pkt, h] = g_route[gh, h]
+                    p_vlo[pkt, h] = g_vlo[gh, h]
+                if hs[src, Q_HEAD] < 0:
+                    hs[src, Q_HEAD] = pkt
+                    hs[src, Q_TAIL] = pkt
+                    r = t + ovh
+                    ff = hs[src, SRC_FREE]
+                    _push(sc, ev, nd, free_nodes, mask, W, r if r > ff else ff, K_READY, pkt, False)
+                else:
+                    pk[hs[src, Q_TAIL], P_QNEXT] = pkt
+                    hs[src, Q_TAIL] = pkt
+                sc[IN_SRC] += 1
+                sc[SRCQ_CTIME] += t
+                gh += 1
+            sc[GEN_HEAD] = gh
+            continue
+        if ht >= until:
+            return R_DONE
+        # -------------------------------------------------------------- next event
+        t = ht
+        idx = t & mask
+        node = ev[idx, EV_HEAD]
+        if node < 0:
+            idx += W
+            node = ev[idx, EV_HEAD]
+        nx = nd[node, NODE_NEXT]
+        ev[idx, EV_HEAD] = nx
+        if nx < 0:
+            ev[idx, EV_TAIL] = -1
+        kind = nd[node, NODE_KIND]
+        a = nd[node, NODE_ARG]
+        free_nodes[sc[NFREE_NODES]] = node
+        sc[NFREE_NODES] += 1
+        sc[EV_COUNT] -= 1
+        sc[EVENTS] += 1
+        sc[NOW] = t
+        serve = -1
+        alloc = -1
+        if kind == K_READY:
+            o = np.int64(p_route[a, pk[a, P_HOP]])
+            tl = pt[o, W_TAIL]  # append to the waiting list of o
+            pk[a, P_WPREV] = tl
+            pk[a, P_WNEXT] = -1
+            if tl < 0:
+                pt[o, W_HEAD] = a
+            else:
+                pk[tl, P_WNEXT] = a
+            pt[o, W_TAIL] = a
+            pk[a, P_WAIT] = o
+            serve = o
+        elif kind == K_CREDIT:
+            credits[a] += S
+            o = a // V
+            if pt[o, W_HEAD] >= 0:
+                serve = o
+        elif kind == K_FREE:
+            pt[a, WAKE] = 0
+            if pt[a, W_HEAD] >= 0:
+                serve = a
+        elif kind == K_ALLOC:
+            alloc = a
+        elif kind == K_IWAKE:
+            if pt[a, IWAKE] == t:
+                pt[a, IWAKE] = -1
+            if pt[a, W_HEAD] >= 0:
+                serve = a
+        else:  # K_BLOCK: a Python callback
+            sc[BLOCK_ARG] = a
+            return R_BLOCK
+        nsend = 0
+        if serve >= 0:
+            # ---------------------------------------------- _serve / _serve_switch
+            o = serve
+            if pt[o, BUSY] > t:
+                if pt[o, WAKE] == 0:
+                    pt[o, WAKE] = 1
+                    _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+            elif sep and o < INJ:
+                s_ = pt[o, OUT_SWITCH]
+                pend[o] = 1
+                if sw[s_, ALLOC_AT] != t:
+                    sw[s_, ALLOC_AT] = t
+                    _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+            elif EJ <= o < INJ:
+                sq[0, 0], sq[1, 0], sq[2, 0] = pt[o, W_HEAD], o, -1
+                nsend = 1
+            else:
+                k = V if o >= INJ else kcls
+                pkt = pt[o, W_HEAD]
+                while pkt >= 0:
+                    best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], k)
+                    if best >= 0:
+                        sq[0, 0], sq[1, 0], sq[2, 0] = pkt, o, best
+                        nsend = 1
+                        break
+                    pkt = pk[pkt, P_WNEXT]
+        lost = False
+        nh = 0
+        if alloc >= 0:
+            # ---------------------------------------------- separable allocation
+            n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
+            nsl = 0
+            for part in range(2):
+                lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
+                hi = sw[alloc, SW_L1] if part == 0 else sw[alloc, SW_H1]
+                for o in range(lo, hi):
+                    if pend[o] == 0:
+                        continue
+                    pend[o] = 2  # in this round's outputs
+                    if pt[o, W_HEAD] < 0 or pt[o, BUSY] > t:
+                        continue
+                    pkt = pt[o, W_HEAD]
+                    while pkt >= 0:
+                        b = pk[pkt, P_BUF]
+                        ip = b // V
+                        if pt[ip, IN_BUSY] > t:
+                            held[nh] = o
+                            nh += 1
+                            pkt = pk[pkt, P_WNEXT]
+                            continue
+                        best = -1
+                        if o < EJ:
+                            best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], kcls)
+                            if best < 0:
+                                pkt = pk[pkt, P_WNEXT]
+                                continue
+                        s_ = pt[ip, IN_SLOT]
+                        if s_ < 0:
+                            s_ = nsl
+                            nsl += 1
+                            pt[ip, IN_SLOT] = s_
+                            sv[SL_IP, s_] = ip
+                            sv[SL_N, s_] = 0
+                        m = sv[SL_N, s_]
+                        j = 0
+                        while j < m and sl[SL_O, s_, j] != o:
+                            j += 1
+                        if j == m:
+                            sl[SL_O, s_, j] = o
+                            sl[SL_P, s_, j] = pkt
+                            sl[SL_B, s_, j] = best
+                            sv[SL_N, s_] = m + 1
+                        else:
+                            vp = pt[ip, VC_PTR]
+                            if (b - vp) % V < (pk[sl[SL_P, s_, j], P_BUF] - vp) % V:
+                                sl[SL_P, s_, j] = pkt
+                                sl[SL_B, s_, j] = best
+                        pkt = pk[pkt, P_WNEXT]
+            nch = 0
+            for s_ in range(nsl):  # each input picks one of its requests
+                ip = sv[SL_IP, s_]
+                pt[ip, IN_SLOT] = -1
+                m = sv[SL_N, s_]
+                j = 0
+                if m > 1:
+                    lost = True
+                    p0 = pt[ip, IN_PTR]
+                    bk = n + 1
+                    for x in range(m):
+                        key = (pt[sl[SL_O, s_, x], OUT_LOCAL] - p0) % n
+                        if key < bk:
+                            bk = key
+                            j = x
+                o = sl[SL_O, s_, j]
+                c = pt[o, OUT_SLOT]
+                if c < 0:
+                    c = nch
+                    nch += 1
+                    pt[o, OUT_SLOT] = c
+                    sv[CH_O, c] = o
+                    sv[CH_N, c] = 0
+                q = sv[CH_N, c]
+                ch[CH_IP, c, q] = ip
+                ch[CH_P, c, q] = sl[SL_P, s_, j]
+                ch[CH_B, c, q] = sl[SL_B, s_, j]
+                sv[CH_N, c] = q + 1
+            for c in range(nch):  # each output grants one input
+                o = sv[CH_O, c]
+                pt[o, OUT_SLOT] = -1
+                m = sv[CH_N, c]
+                j = 0
+                if m > 1:
+                    lost = True
+                    p0 = pt[o, OUT_PTR]
+                    bk = n + 1
+                    for x in range(m):
+                        key = (pt[ch[CH_IP, c, x], IN_LOCAL] - p0) % n
+                        if key < bk:
+                            bk = key
+                            j = x
+                ip = ch[CH_IP, c, j]
+                pkt = ch[CH_P, c, j]
+                pt[o, OUT_PTR] = (pt[ip, IN_LOCAL] + 1) % n
+                pt[ip, IN_PTR] = (pt[o, OUT_LOCAL] + 1) % n
+                pt[ip, VC_PTR] = (pk[pkt, P_BUF] % V + 1) % V
+                sq[0, nsend], sq[1, nsend], sq[2, nsend] = pkt, o, ch[CH_B, c, j]
+                nsend += 1
+        for i in range(nsend):
+            # -------------------------------------------------------------- _send
+            pkt, o, b = sq[0, i], sq[1, i], sq[2, i]
+            # leave the waiting list of o
+            wp, wn = pk[pkt, P_WPREV], pk[pkt, P_WNEXT]
+            if wp < 0:
+                pt[o, W_HEAD] = wn
+            else:
+                pk[wp, P_WNEXT] = wn
+            if wn < 0:
+                pt[o, W_TAIL] = wp
+            else:
+                pk[wn, P_WPREV] = wp
+            pk[pkt, P_WAIT] = -1
+            end = t + S
+            pt[o, BUSY] = end
+            pt[o, PORT_FLITS] += S
+            old = pk[pkt, P_BUF]
+            oarr = pk[pkt, P_ARR]
+            onext = pk[pkt, P_BNEXT]
+            arr = t + pt[o, LAT]
+            if b >= 0:
+                credits[b] -= S
+                pk[pkt, P_BUF] = b
+                pk[pkt, P_ARR] = arr
+                pk[pkt, P_BNEXT] = -1
+                if bf[b, BUF_HEAD] < 0:
+                    bf[b, BUF_HEAD] = pkt
+                    bf[b, BUF_TAIL] = pkt
+                    r = bf[b, FRONT_FREE] + G
+                    x = arr + D
+                    _push(sc, ev, nd, free_nodes, mask, W, x if x > r else r, K_READY, pkt, False)
+                else:
+                    pk[bf[b, BUF_TAIL], P_BNEXT] = pkt
+                    bf[b, BUF_TAIL] = pkt
+            pk[pkt, P_HOP] += 1
+            if old < 0:  # left the source queue (injection)
+                src = pk[pkt, P_SRC]
+                nxt = pk[pkt, P_QNEXT]
+                hs[src, Q_HEAD] = nxt
+                sc[IN_SRC] -= 1
+                sc[SRCQ_CTIME] -= pk[pkt, P_CTIME]
+                if sc[IN_NET] == 0:
+                    sc[LAST_MOVE] = t
+                sc[IN_NET] += 1
+                pk[pkt, P_SENT] = t
+                hs[src, SRC_FREE] = end
+                if nxt >= 0:
+                    r = pk[nxt, P_CTIME] + ovh
+                    _push(sc, ev, nd, free_nodes, mask, W, r if r > end else end, K_READY, nxt, False)
+                else:
+                    hs[src, Q_TAIL] = -1
+            else:
+                sc[LAST_MOVE] = t
+                nxt = onext  # pkt was the front of buffer old
+                bf[old, BUF_HEAD] = nxt
+                if nxt < 0:
+                    bf[old, BUF_TAIL] = -1
+                iend = end
+                if speedup:  # the tail leaves the input buffer early, but not before it arrived
+                    iend = t + Sx
+                    if oarr + S > iend:
+                        iend = oarr + S
+                bf[old, FRONT_FREE] = iend
+                pt[old // V, IN_BUSY] = iend
+                cd = cdelay
+                if cd and old >= injbuf0:
+                    cd = 0
+                _push(sc, ev, nd, free_nodes, mask, W, iend - 1 + pt[old // V, LAT] + cd, K_CREDIT,
+                      old, False)
+                if nxt >= 0:
+                    r = iend + G
+                    x = pk[nxt, P_ARR] + D
+                    _push(sc, ev, nd, free_nodes, mask, W, x if x > r else r, K_READY, nxt, False)
+            if b < 0:  # ejected
+                sc[IN_NET] -= 1
+                sc[DELIVERED] += 1
+                sc[CTIME_SUM] -= pk[pkt, P_CTIME]
+                ln = sc[LOG_N]
+                lg[L_PID, ln] = pk[pkt, P_PID]
+                lg[L_SRC, ln] = pk[pkt, P_SRC]
+                lg[L_DST, ln] = pk[pkt, P_DST]
+                lg[L_CTIME, ln] = pk[pkt, P_CTIME]
+                lg[L_SENT, ln] = pk[pkt, P_SENT]
+                lg[L_TAIL, ln] = arr + S - 1
+                lg[L_LINKS, ln] = pk[pkt, P_LINKS]
+                lg[L_MEASURED, ln] = pk[pkt, P_MEASURED]
+                sc[LOG_N] = ln + 1
+                free_slots[sc[NFREE_SLOTS]] = pkt
+                sc[NFREE_SLOTS] += 1
+            if pt[o, W_HEAD] >= 0 and pt[o, WAKE] == 0:  # serve o again when it frees
+                pt[o, WAKE] = 1
+                _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+        if alloc >= 0:
+            # ---------------------------------------- losers retry; held inputs wake
+            for part in range(2):
+                lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
+                hi = sw[alloc, SW_L1] if part == 0 else sw[alloc, SW_H1]
+                for o in range(lo, hi):
+                    if pend[o] == 2:
+                        pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
+            if lost:
+                sw[alloc, ALLOC_AT] = t + 1
+                _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
+            for i in range(nh):
+                o = held[i]
+                if pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t:
+                    x = 0  # the first time an input holding a packet of o frees
+                    pkt = pt[o, W_HEAD]
+                    while pkt >= 0:
+                        y = pt[pk[pkt, P_BUF] // V, IN_BUSY]
+                        if y > t and (x == 0 or y < x):
+                            x = y
+                        pkt = pk[pkt, P_WNEXT]
+                    if x and (pt[o, IWAKE] < 0 or pt[o, IWAKE] > x):
+                        pt[o, IWAKE] = x
+                        _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
+        if sc[IN_NET] and t - sc[LAST_MOVE] > dl:
+            sc[DEADLOCKED] = 1
+            return R_DEADLOCK
+
+
+@_jit
+def pending_credits(st, out):
+    """Add to ``out[b]`` the credits of buffer ``b`` still on their way back."""
+    W = st.cf[C_W]
+    S = st.cf[C_S]
+    for idx in range(W):
+        node = st.ev[idx, EV_HEAD]
+        while node >= 0:
+            if st.nd[node, NODE_KIND] == K_CREDIT:
+                out[st.nd[node, NODE_ARG]] += S
+            node = st.nd[node, NODE_NEXT]
+
+
+@_jit
+def deadlocked_buffers(st, pending, dead):
+    """Mark in ``dead`` the input buffers whose packets can never move again (see
+    :meth:`topogen.sim.model.Engine.deadlocked_buffers`); returns how many."""
+    cf = st.cf
+    V, S = cf[C_V], cf[C_S]
+    nb = st.bf.shape[0]
+    pending_credits(st, pending)
+    nd = 0
+    for b in range(nb):
+        f = st.bf[b, BUF_HEAD]
+        if f < 0 or st.pk[f, P_WAIT] < 0:
+            continue
+        o = np.int64(st.p_route[f, st.pk[f, P_HOP]])
+        if cf[C_EJ] <= o < cf[C_INJ]:
+            continue
+        k = V if o >= cf[C_INJ] else cf[C_KCLS]
+        lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
+        free = False
+        for x in range(lo, lo + k):
+            if st.bf[x, CREDITS] + pending[x] >= S:
+                free = True
+                break
+        if not free:
+            dead[b] = 1
+            nd += 1
+    changed = True
+    while changed and nd:
+        changed = False
+        for b in range(nb):
+            if dead[b] == 0:
+                continue
+            f = st.bf[b, BUF_HEAD]
+            o = np.int64(st.p_route[f, st.pk[f, P_HOP]])
+            k = V if o >= cf[C_INJ] else cf[C_KCLS]
+            lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
+            for x in range(lo, lo + k):
+                if dead[x] == 0:
+                    dead[b] = 0
+                    nd -= 1
+                    changed = True
+                    break
+    return nd
