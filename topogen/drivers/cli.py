@@ -99,11 +99,13 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf"),
+    s.add_argument("--routing", choices=("nr", "fr", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf",
+                                         "ugal-l", "ugal-g"),
                    default="nr",
                    help="source routes from topogen's routing: nr (nearest), fr (fastest, latency-aware), "
                         "updown, dor, valiant (weighted paths via every intermediate), escape (its minimal "
-                        "routes), hop, layered, dsnf (default nr)")
+                        "routes), hop, layered, dsnf, ugal-l (MIN routes + anytopo's UGAL with 4 Valiant "
+                        "candidates; ugal-g is not exportable) (default nr)")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default="0.5", help="offered load(s), fractions of link bandwidth, comma-separated")
     s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
