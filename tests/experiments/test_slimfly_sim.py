@@ -66,7 +66,8 @@ def test_tiny_run_in_process():
     sat = saturation(t)
     assert sat["worstcase", "MIN"] <= 0.1  # the adversarial pattern stops MIN early
     c = res.extra_tables["claims"]
-    assert "MIN is limited to 1/(p+1) throughput" in set(c.claim)
+    row = c.set_index("claim").loc["MIN is limited to 1/(p+1) throughput"]
+    assert "busiest MIN link carries 6 flows" in row["ours"]  # 2p: both directions of a pair's link
 
 
 def test_cli_bad_input_is_one_line(capsys):

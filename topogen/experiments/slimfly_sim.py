@@ -97,7 +97,30 @@ def _latency_at(table, traffic, routing, load) -> float:
     return float(g.latency_cycles.iloc[0]) if len(g) else math.nan
 
 
-def claims(table: pd.DataFrame, hosts_per_router: int, step: float) -> pd.DataFrame:
+def worst_case_link_flows(q: int, sim_seed: int) -> int:
+    """Flows of the worst-case pattern (as ``simulate(seed=sim_seed)`` draws it) on the
+    busiest link of the MIN routes: MIN cannot sustain more than 1/this per host."""
+    import numpy as np
+
+    from .._rng import make_rng
+    from ..generators.slimfly import slimfly
+    from ..routing import route
+    from ..sim import Traffic
+
+    topo = slimfly(q)
+    rt = route(topo, None, ROUTINGS["MIN"], base="nr")
+    tr = Traffic("worstcase", topo.num_hosts, make_rng(sim_seed), routing=rt)
+    host_switch = np.repeat(np.arange(topo.num_switches), topo.hosts)
+    flows = np.zeros(len(rt.view.indices), dtype=np.int64)
+    for s, d in zip(tr.active.tolist(), tr.destinations(tr.active, None).tolist()):
+        sw, _ = rt.path(int(host_switch[s]), int(host_switch[d]))
+        if len(sw) > 1:
+            np.add.at(flows, rt.view.entry(sw[:-1], sw[1:]), 1)
+    return int(flows.max())
+
+
+def claims(table: pd.DataFrame, hosts_per_router: int, step: float,
+           min_link_flows: int | None = None) -> pd.DataFrame:
     """The statements of Slim Fly V-A (uniform, Fig. 6a) and V-C (worst case, Fig. 6d)
     checked on ``table`` (rows of :func:`_curve`); ``step`` is the load resolution (values
     within one step count as equal)."""
@@ -146,8 +169,11 @@ def claims(table: pd.DataFrame, hosts_per_router: int, step: float) -> pd.DataFr
     w = "worstcase"
     bound = 1.0 / (hosts_per_router + 1)
     if have(w, "MIN"):
+        why = "" if not min_link_flows else (
+            f" (busiest MIN link carries {min_link_flows} flows: at most "
+            f"1/{min_link_flows} = {1 / min_link_flows:.3g})")
         add("MIN is limited to 1/(p+1) throughput", w, f"1/(p+1) = {bound:.3g} (p = {hosts_per_router})",
-            f"{s(w, 'MIN'):g}", s(w, "MIN") <= bound + 1e-9)
+            f"{s(w, 'MIN'):g}{why}", s(w, "MIN") <= bound + 1e-9)
     if have(w, "VAL"):
         add("VAL supports up to 40% offered load", w, "0.4", f"{s(w, 'VAL'):g}",
             abs(s(w, "VAL") - 0.4) <= step + 1e-9)
@@ -227,7 +253,8 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
     wall = time.perf_counter() - wall0
     table = pd.DataFrame(rows)
     step = min((b - a for a, b in zip(load_list, load_list[1:])), default=0.1)
-    cl = claims(table, p, step)
+    flows = worst_case_link_flows(q, sim_seed) if "worstcase" in trs else None
+    cl = claims(table, p, step, flows)
     sat = saturation(table)
     summary = pd.DataFrame([{"traffic": t, "routing": r, "saturation": v,
                              "latency_low_load": _latency_at(table, t, r, load_list[0]),
