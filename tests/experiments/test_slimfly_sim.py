@@ -56,11 +56,14 @@ def test_parameter_errors():
         reproduce_slimfly_sim(traffic="bitrev")
     with pytest.raises(ParameterError, match="q"):
         reproduce_slimfly_sim(q=6)
+    with pytest.raises(ParameterError, match="plot"):
+        reproduce_slimfly_sim(plot="fig.gif")
 
 
-def test_tiny_run_in_process():
+def test_tiny_run_in_process(tmp_path):
     res = reproduce_slimfly_sim(loads="0.1,0.5,0.9", traffic="worstcase", routings="MIN",
-                                max_samples=4, workers=1)
+                                max_samples=4, workers=1, plot=str(tmp_path / "fig.svg"))
+    assert "<svg" in (tmp_path / "fig.svg").read_text()
     t = res.table
     assert set(t.routing) == {"MIN"} and len(t) == 2  # the curve stops at its first failure
     sat = saturation(t)

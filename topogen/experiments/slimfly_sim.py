@@ -194,7 +194,7 @@ def claims(table: pd.DataFrame, hosts_per_router: int, step: float,
 def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9",
                           traffic: str = "all", routings: str = "all", seed: int = 1,
                           sim_seed: int = 1, max_samples: int = 6,
-                          workers: int = 2) -> ExperimentResult:
+                          workers: int = 2, plot: str = "") -> ExperimentResult:
     """Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G latency vs offered load.
 
     Parameters
@@ -217,6 +217,9 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         Sample periods of 1,000 cycles per point at most (warm-up included).
     workers : int
         Curves simulated in parallel (processes).
+    plot : str
+        Also draw the figure (latency vs offered load, one panel per traffic) into this
+        ``.png``/``.svg``/``.pdf`` file (checked before the simulations).
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
@@ -234,6 +237,12 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
     from ..sim import SimConfig
 
     SimConfig(max_samples=max_samples, **SIM_CONFIG)  # bad parameters: before the work
+    if plot:
+        from ..output import check_file_output
+
+        if not str(plot).lower().endswith((".png", ".svg", ".pdf")):
+            raise ParameterError(f"plot must end in .png, .svg or .pdf, got {plot!r}")
+        check_file_output(plot)
     topo = slimfly(q)
     p = int(topo.hosts[0])
     tasks = [(q, r, t, load_list, seed, sim_seed, max_samples) for t in trs for r in rts]
@@ -276,6 +285,44 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         f"Claims of V-A / V-C: {held} of {len(cl)} hold (values within one load step, "
         f"{step:g}, count as equal).",
     ]
+    if plot:
+        draw(table, plot, q)
+        notes.append(f"Figure: {plot}")
     return ExperimentResult(
         title=f"Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G on SF q={q}, reference simulator",
         table=table, notes=notes, extra_tables={"saturation": summary, "claims": cl})
+
+
+def draw(table: pd.DataFrame, path, q: int):
+    """Latency vs offered load, one panel per traffic (the shape of Figs. 6a, 6d)."""
+    import io
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..results import atomic_write_bytes
+
+    path = Path(path)
+    trs = list(dict.fromkeys(table.traffic))
+    fig, axes = plt.subplots(1, len(trs), figsize=(5.5 * len(trs), 4), squeeze=False)
+    for ax, tr in zip(axes[0], trs):
+        for rt in ROUTINGS:
+            g = table[(table.traffic == tr) & (table.routing == rt) & (table.status == "completed")]
+            if len(g):
+                ax.plot(g.offered, g.latency_cycles, marker="o", label=f"SF-{rt}")
+        ax.set_title(f"{tr} traffic, Slim Fly q={q}")
+        ax.set_xlabel("offered load (flits/host/cycle)")
+        ax.set_ylabel("latency (cycles)")
+        ax.set_xlim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fmt = path.suffix.lower().lstrip(".")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, metadata={"Creator": "topogen", "Date": None} if fmt == "svg"
+                else {"Creator": "topogen"})
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())
