@@ -214,3 +214,25 @@ def test_golden_bundles(name, tmp_path):
     assert [[lk["u"], lk["v"]] for lk in b["links"]] == t.edges.tolist()
     assert [lk["latency"] for lk in b["links"]] == [f"{round(d * 1000)}ps" for d in layout.link_delay]
     assert b["metadata"]["generator"] == t.name and b["metadata"]["seed"] == t.seed
+
+
+def test_ugal_l_exports_min_tables_and_anytopo_ugal_and_ugal_g_is_refused():
+    from topogen.generators.slimfly import slimfly
+    from topogen.routing import nearest, ugal
+
+    t = slimfly(3)
+    base = nearest(t)
+    b = sx.bundle_dict(t, None, ugal(base, "local", candidates=3))
+    plain = sx.bundle_dict(t, None, base)
+    assert b["source_routing_algo"] == "UGAL" and b["ugal_num_valiant"] == 3
+    assert "source_routing_algo" not in plain  # other routings: unchanged bundles
+    assert [r["routing_entry_string"] for r in b["routers"]] == \
+        [r["routing_entry_string"] for r in plain["routers"]]  # the MIN routes
+    assert b["max_hops"] == 2 and b["vcs_per_vn"] == 5  # Valiant candidates: 4 hops, VC = hop
+    sx.validate_bundle(b)
+    with pytest.raises(topogen.errors.FormatError, match="vcs_per_vn >= 5"):
+        sx.validate_bundle({**b, "vcs_per_vn": 3})
+    with pytest.raises(topogen.errors.FormatError, match="source_routing_algo"):
+        sx.validate_bundle({**b, "source_routing_algo": "ugal"})
+    with pytest.raises(RoutingError, match="UGAL-G cannot be exported"):
+        sx.bundle_dict(t, None, ugal(base, "global"))

@@ -100,12 +100,13 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
     s.add_argument("--routing", choices=("booksim-min", "nr", "fr", "updown", "dor", "valiant", "escape", "hop",
-                                         "layered", "dsnf"),
+                                         "layered", "dsnf", "ugal-l", "ugal-g"),
                    default=sim_defaults.ROUTING,
                    help="source routes from topogen's routing: booksim-min (BookSim anynet's min, the "
                         "shared default), nr (nearest), fr (fastest, latency-aware), updown, dor, valiant "
                         "(weighted paths via every intermediate), escape (its minimal routes), hop, "
-                        f"layered, dsnf (default {sim_defaults.ROUTING})")
+                        "layered, dsnf, ugal-l (MIN routes + anytopo's UGAL with 4 Valiant candidates; "
+                        f"ugal-g is not exportable) (default {sim_defaults.ROUTING})")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default=f"{sim_defaults.LOAD:g}",
                    help="offered load(s), fractions of link bandwidth (= flits/host/cycle), comma-separated "

@@ -242,13 +242,16 @@ def bundle_dict(
             rank[v][int(w)] = k
     offsets = np.concatenate([[0], np.cumsum(hosts)[:-1]]).astype(np.int64)
 
+    ugal_k = _ugal_export(routing)
     tables, max_hops = _router_tables(routing, topology)
     need = max_hops + 1
+    if ugal_k:  # Valiant candidates: two MIN segments, VC = hop number
+        need = 2 * max_hops + 1
     if vcs_per_vn is None:
         vcs_per_vn = need
     elif int(vcs_per_vn) < need:
         raise ParameterError(
-            f"vcs_per_vn must be >= {need} (longest route has {max_hops} router-router hops and "
+            f"vcs_per_vn must be >= {need} (longest route has {need - 1} router-router hops and "
             f"anytopo uses VC = hop number; fewer VCs crash SST), got {vcs_per_vn}"
         )
     routers = []
@@ -299,7 +302,7 @@ def bundle_dict(
         meta["floor"] = layout.floor.to_dict()
         meta["placement"] = layout.placement
         meta["placement_seed"] = layout.seed
-    return {
+    doc = {
         "format": BUNDLE_FORMAT,
         "format_version": BUNDLE_VERSION,
         "metadata": meta,
@@ -316,6 +319,24 @@ def bundle_dict(
         "links": links,
         "endpoints": endpoints,
     }
+    if ugal_k:
+        doc["source_routing_algo"] = "UGAL"
+        doc["ugal_num_valiant"] = ugal_k
+    return doc
+
+
+def _ugal_export(routing) -> int:
+    """``k`` of a UGAL-L routing exported as SST anytopo's ``source_routing_algo = UGAL``
+    (0 for other routings); UGAL-G is refused."""
+    from ..routing.ugal import UgalRouting
+
+    if not isinstance(routing, UgalRouting):
+        return 0
+    if routing.variant != "local":
+        raise RoutingError(
+            "SST anytopo's UGAL sees only the source router's output queues (UGAL-L); UGAL-G "
+            "cannot be exported: run it on the reference simulator (topogen simulate --routing ugal-g)")
+    return routing.k
 
 
 def _routing_name(routing) -> str:
@@ -591,6 +612,14 @@ def _validate(doc, fail, path) -> None:
     if not _latency_ps(doc.get("host_link_latency")) > 0:
         fail(f"host_link_latency {doc.get('host_link_latency')!r} must be a positive time such as '10000ps'")
     longest = _check_routes(routers, conn, n, fail)
+    algo = doc.get("source_routing_algo", "weighted")
+    if algo not in ("weighted", "UGAL"):
+        fail(f"source_routing_algo must be 'weighted' or 'UGAL', got {algo!r}")
+    if algo == "UGAL":
+        k = doc.get("ugal_num_valiant")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            fail(f"ugal_num_valiant must be an integer >= 1 with source_routing_algo UGAL, got {k!r}")
+        longest *= 2  # a Valiant candidate is two routes
     if vcs < longest + 1:
         fail(f"vcs_per_vn = {vcs} but the longest route has {longest} router-router hops; anytopo "
              f"uses VC = hop number and needs vcs_per_vn >= {longest + 1} (fewer crash SST)")

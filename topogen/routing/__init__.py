@@ -8,7 +8,8 @@ Compute functions (each returns a :class:`Routing`):
 * :func:`updown` — up*/down* with shortest legal paths;
 * :func:`escape` — Silla–Duato adaptive routing with an up*/down* escape VC (Skywalk IV-A);
 * :func:`hop_indexed`, :func:`layered` — VC assignments (Slim Fly IV-D, DFSSSP);
-* :func:`valiant`, :func:`ugal_candidates`, :func:`ugal_select` — Slim Fly IV-B/IV-C.
+* :func:`valiant`, :func:`ugal_candidates`, :func:`ugal_select` — Slim Fly IV-B/IV-C;
+* :func:`ugal` — UGAL-L / UGAL-G as a routing the reference simulator runs (Slim Fly IV-C).
 
 :func:`topogen.routing.deadlock.check` builds the channel dependency graph;
 :mod:`topogen.routing.export` writes tables and SST source routes.  See ``docs/routing.md``.
@@ -22,26 +23,27 @@ from .updown import updown
 from .escape import escape, EscapeRouting
 from .vc import hop_indexed, layered
 from .valiant import valiant, ValiantRouting, ugal_candidates, ugal_select, UgalCandidates
+from .ugal import ugal, UgalRouting, UGAL_VARIANTS
 from .deadlock import check, DeadlockReport
 
 __all__ = [
     "Routing", "TableRouting", "EscapeRouting", "ValiantRouting", "UgalCandidates",
     "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
-    "save_routing", "route", "booksim_min",
+    "save_routing", "route", "booksim_min", "ugal", "UgalRouting",
 ]
 
 ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered",
-              "dsnf")
+              "dsnf", "ugal-l", "ugal-g")
 
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
           switch_delay: float = 60.0, base: str | None = None, root=None,
           ties: str = "spread", ties_seed=None, clock_period_ns: float | None = None,
-          ranks_file=None):
+          ranks_file=None, candidates: int = 4):
     """Compute a routing by name (the CLI's ``--algorithm``).
 
-    ``hop``, ``layered`` and ``valiant`` are built on ``base`` (default ``"fr"`` when a
+    ``hop``, ``layered``, ``valiant``, ``ugal-l`` and ``ugal-g`` are built on ``base`` (default ``"fr"`` when a
     layout is given, else ``"nr"``); ``vcs`` is the VC count (``escape``: total, default
     4; ``dor``/``hop``: declared count, default the minimum; ``layered``: the maximum;
     ``dsnf``: hop-indexed VCs, default the longest route, ``vcs=1`` for the single-VC
@@ -57,6 +59,8 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     ``ranks_file`` (``nr`` and ``fr`` only): stream the next-hop table into this ``.npy``
     file as it is computed and return the routing with the file memory-mapped (see
     :func:`nearest`), so the ``N x N`` table is never held in memory.
+    ``ugal-l`` / ``ugal-g`` (:func:`ugal`): ``candidates`` random Valiant paths per packet
+    (default 4, Slim Fly IV-C), ``vcs`` hop-indexed VCs (default and minimum ``2 * D``).
     """
     from ..errors import ParameterError
 
@@ -126,6 +130,8 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         if vcs == 1:
             return dsnf_routing(topology, layout, vcs="const")
         return dsnf_routing(topology, layout, vcs="hop", num_vcs=vcs)
+    if algorithm in UGAL_VARIANTS:
+        return ugal(_base(), UGAL_VARIANTS[algorithm], candidates=candidates, seed=seed, num_vcs=vcs)
     return valiant(_base(), seed=seed, num_vcs=vcs)
 
 

@@ -28,7 +28,7 @@ __all__ = ["topology_digest", "layout_digest", "read_metadata", "check_digests",
            "check_arrays", "KINDS", "ARRAY_NAMES"]
 
 #: Routing kinds a folder may hold (``kind`` of ``routing.json``).
-KINDS = ("table", "escape", "valiant")
+KINDS = ("table", "escape", "valiant", "ugal")
 #: Array files a table routing may have (``<name>.npy``).
 ARRAY_NAMES = ("ranks", "entry_phase", "entry_dim", "entry_wrap", "layer", "distances",
                "entry_weight")
@@ -100,7 +100,16 @@ def read_metadata(directory: Path) -> dict:
         if not _int(vc_const) or not 0 <= vc_const < num_vcs:
             raise FormatError(f"vc_const must be an integer in [0, {num_vcs - 1}] (num_vcs is "
                               f"{num_vcs}), got {vc_const!r}{_RERUN}", path=path)
-    if kind == "valiant":
+    if kind == "ugal":
+        params = md.get("params", {})
+        if params.get("variant") not in ("local", "global"):
+            raise FormatError(f"params.variant must be \"local\" or \"global\", got "
+                              f"{params.get('variant')!r}{_RERUN}", path=path)
+        k = params.get("candidates")
+        if not _int(k) or k < 1:
+            raise FormatError(f"params.candidates must be an integer >= 1, got {k!r}{_RERUN}",
+                              path=path)
+    if kind in ("valiant", "ugal"):
         seed = md.get("params", {}).get("seed")
         if seed is not None and not _int(seed):
             raise FormatError(f"params.seed must be an integer or null, got {seed!r}{_RERUN}",

@@ -642,6 +642,11 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
         from .valiant import ValiantRouting
 
         base = load_routing(d / "base", topology=topology, layout=layout)
+        if kind == "ugal":
+            from .ugal import UgalRouting
+
+            return UgalRouting(base, variant=params.get("variant"), candidates=params.get("candidates"),
+                               seed=params.get("seed"), num_vcs=md["num_vcs"])
         return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"])
     except (ParameterError, RoutingError) as exc:
         raise FormatError(f"inconsistent routing folder: {exc}; compute it again with "

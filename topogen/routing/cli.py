@@ -1,7 +1,7 @@
 """The ``route`` and ``check-deadlock`` sub-commands (wired into ``topogen`` by
 :mod:`topogen.cli`).
 
-``topogen route FILE --algorithm nr|fr|booksim-min|updown|dor|valiant|escape|hop|layered|dsnf --vcs K -o DIR``
+``topogen route FILE --algorithm nr|fr|booksim-min|updown|dor|valiant|escape|hop|layered|dsnf|ugal-l|ugal-g --vcs K -o DIR``
     Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
     loadable with :func:`topogen.routing.load_routing`) and the per-switch table
@@ -28,7 +28,8 @@ from pathlib import Path
 
 __all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
 
-_ALGS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf")
+_ALGS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf",
+         "ugal-l", "ugal-g")
 
 
 def add_parsers(subparsers, parents=()) -> None:
@@ -48,17 +49,21 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="topology file (.json bundle, edge list, .graphml)")
     p.add_argument("--algorithm", "-a", choices=_ALGS, default="nr")
     p.add_argument("--vcs", type=int_option(1), metavar="K",
-                   help="VCs (escape: total, default 4; dor/hop: at least the minimum; "
+                   help="VCs (escape: total, default 4; dor/hop/valiant/ugal-*: at least the minimum; "
                         "layered: maximum layers; dsnf: hop-indexed, default the longest route, "
                         "1 = the single-VC routing of the paper)")
     p.add_argument("--base", choices=("nr", "fr", "booksim-min", "updown"),
-                   help="base routing of hop/layered/valiant/escape (default fr with a layout, else nr)")
+                   help="base routing of hop/layered/valiant/ugal-*/escape (default fr with a layout, "
+                        "else nr)")
+    p.add_argument("--candidates", type=int_option(1), default=4, metavar="K",
+                   help="ugal-l/ugal-g: random Valiant paths compared with MIN per packet "
+                        "(default 4, as the Slim Fly paper)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
     p.add_argument("--clock-period", dest="clock_period", type=float, default=None, metavar="NS",
                    help="booksim-min: router clock period giving link latencies in cycles, as "
                         "`topogen run booksim --clock-period` (default: the shared 2.667 ns)")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
-    p.add_argument("--seed", type=int, help="seed of valiant routing and of --ties random")
+    p.add_argument("--seed", type=int, help="seed of valiant/ugal routing and of --ties random")
     p.add_argument("--ties", choices=("spread", "lowest", "random"), default="spread",
                    help="nr/fr tie rule among equal-cost next hops: spread (default: a uniform "
                         "choice per switch and destination from a hash of --ties-seed, the same "
@@ -113,6 +118,8 @@ def run_route(args) -> int:
               root=args.root, ties=getattr(args, "ties", "spread"),
               ties_seed=getattr(args, "ties_seed", None),
               clock_period_ns=getattr(args, "clock_period", None))
+    if args.algorithm in ("ugal-l", "ugal-g"):
+        kw["candidates"] = getattr(args, "candidates", 4)
     # nr/fr tables are streamed into the new folder as they are computed (bounded memory)
     stream = args.algorithm in ("nr", "fr")
     desc = f"{args.algorithm} routing of {topology.num_switches:,} switches"
@@ -133,7 +140,9 @@ def run_route(args) -> int:
                           f"({topology.num_switches ** 2:,} rows); --table csv|json writes one",
                           file=sys.stderr)
             if table != "none" and args.algorithm != "valiant":
-                write_table(routing, tmp / f"table.{table}")
+                # UGAL: the MIN table each source switch consults (VAL segments use it too)
+                write_table(getattr(routing, "base", routing) if args.algorithm.startswith("ugal")
+                            else routing, tmp / f"table.{table}")
             if getattr(args, "booksim_table", False):
                 write_booksim_table(routing, tmp / "booksim_table.txt")
             if getattr(args, "sst_routes", False):

@@ -305,11 +305,16 @@ def paths_from(routing: Routing, src: int) -> dict[int, list[list[int]]]:
 
     Deterministic routings give one path per destination (escape routings: the minimal
     one); Valiant gives one path per intermediate switch, in increasing intermediate id
-    (its exact distribution: uniform over the ``N - 2`` intermediates).
+    (its exact distribution: uniform over the ``N - 2`` intermediates).  UGAL gives its
+    MIN paths: the table SST anytopo's ``source_routing_algo = UGAL`` starts from (it draws
+    the Valiant candidates itself, from the same table).
     """
     from .escape import EscapeRouting
+    from .ugal import UgalRouting
     from .valiant import ValiantRouting
 
+    if isinstance(routing, UgalRouting):
+        routing = routing.base
     n = routing.num_switches
     src = _check_switch("src", src, n)
     dsts = np.asarray([d for d in range(n) if d != src], dtype=np.int64)

@@ -34,7 +34,8 @@ Routes come from the routing: precomputed per switch pair for deterministic rout
 (:meth:`Network.route`), chosen hop by hop at run time for an escape routing
 (:func:`topogen.routing.escape`): at each switch any minimal next hop on any adaptive VC
 with credits for the whole packet, else the up*/down* escape next hop on the escape VC
-(:meth:`Engine._choose`; ``docs/sim.md`` gives the rule).
+(:meth:`Engine._choose`; ``docs/sim.md`` gives the rule), or per packet at the source
+switch for UGAL-L / UGAL-G (:mod:`topogen.sim._ugal`: MIN vs ``k`` random Valiant paths).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from ..errors import ParameterError
 from ._adaptive import EscapeRouting
 from ._allocator import SeparableAllocator
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
+from ._ugal import UgalChoice
 from .config import ALLOCATORS, STOP_RULES, SimConfig
 from .network import Network
 
@@ -69,7 +71,7 @@ class Delivery:
     hops: list = field(default_factory=list)
 
 
-class Engine(SeparableAllocator, EscapeRouting):
+class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
     """The event loop and the mutable state of one simulation.
 
     Parameters
@@ -155,6 +157,10 @@ class Engine(SeparableAllocator, EscapeRouting):
             self.indices_l = network._indices_l
             self.esc_phase = network._esc_phase
             self.escape_return = network.escape_return
+        # UGAL-L / UGAL-G: the path is chosen at the source switch (_ugal.py)
+        self.ugal = network.ugal
+        if self.ugal:
+            self._setup_ugal(network)
 
     # ------------------------------------------------------------ events
     def schedule(self, t: int, callback) -> None:
@@ -235,7 +241,9 @@ class Engine(SeparableAllocator, EscapeRouting):
         serve = (self._serve_adaptive if adaptive else
                  self._serve_switch if self.separable else self._serve)
         self._serve_any = serve
-        create = self._create_adaptive if adaptive else self._create
+        ugal = self.ugal
+        create = (self._create_adaptive if adaptive else
+                  self._create_ugal if ugal else self._create)
         ready_a = self._ready_adaptive
         inf = math.inf
         while True:
@@ -257,6 +265,8 @@ class Engine(SeparableAllocator, EscapeRouting):
                 if adaptive and a.hop:
                     ready_a(a, t)
                 else:
+                    if ugal and a.links < 0 and a.hop:
+                        self._choose_ugal(a)
                     o = a.ports[a.hop]
                     wl = waiting.get(o)
                     if wl is None:

@@ -83,6 +83,16 @@ class Network:
                          and getattr(routing, "minimal", None) is not None)
         if self.adaptive:
             self._setup_adaptive(routing)
+        # UGAL-L / UGAL-G: MIN or a Valiant path chosen per packet at the source switch
+        # from the queues (Engine, topogen.sim._ugal); route() gives the MIN path
+        from ..routing.ugal import UgalRouting
+
+        self.ugal = isinstance(routing, UgalRouting)
+        # Valiant: the same draw as ValiantRouting.path, the segments from a cache
+        from ..routing.valiant import ValiantRouting
+
+        self._valiant = isinstance(routing, ValiantRouting) and not self.ugal
+        self._segments: dict[int, tuple] = {}
 
     # ------------------------------------------------------------ adaptive (escape) routing
     def _setup_adaptive(self, routing) -> None:
@@ -179,6 +189,13 @@ class Network:
             return r
         if s == d:
             r = ((), ())
+        elif self._valiant and rng is not None:
+            from ..routing.valiant import _draw_mid
+
+            m = _draw_mid(self.num_switches, s, d, rng)
+            ent = self._segment(s, m) + self._segment(m, d)
+            k = self.vcs_per_class
+            return ent, tuple(h * k for h in range(len(ent)))
         else:
             sw, vcs = self.routing.path(s, d, rng)
             ent = self.routing.view.entry(sw[:-1], sw[1:])
@@ -187,6 +204,17 @@ class Network:
             r = (tuple(int(e) for e in ent), tuple(int(v) * self.vcs_per_class for v in vcs))
         if self.routing.deterministic:
             self._cache[key] = r
+        return r
+
+    def _segment(self, s: int, d: int) -> tuple:
+        """CSR entries of the Valiant base route from ``s`` to ``d`` (cached)."""
+        key = s * self.num_switches + d
+        r = self._segments.get(key)
+        if r is None:
+            base = self.routing.base
+            sw, _ = base.path(s, d)
+            r = tuple(int(e) for e in base.view.entry(sw[:-1], sw[1:]))
+            self._segments[key] = r
         return r
 
     def zero_load_latency(self, src_host: int, dst_host: int) -> int:

@@ -36,7 +36,20 @@ Patterns
     exchanges traffic with ``Ry``, so both flows cross the link ``Rx``-``Ry``.  Links
     are visited in a seeded random order and pairs are formed greedily from unused
     routers "until all possibilities are exhausted"; host ``k`` of one router of a pair
-    sends to host ``k`` of the other.  Needs the routing.
+    sends to host ``k`` of the other.  Needs the routing; the pattern is defined by its
+    *minimal* routes (the base of Valiant/UGAL, the minimal table of an escape routing), so
+    MIN, VAL, UGAL-L and UGAL-G with the same base see the same pattern.
+``groupshift``
+    Dragonfly's worst case (Kim et al., ISCA 2008, Sec. 4.2; the Slim Fly paper's DF
+    worst case, V-C): host ``k`` of group ``i`` sends to host ``k`` of group
+    ``(i + 1) mod g``, so all of a group's traffic crosses the one global link to the next
+    group under minimal routing.  Groups are the Dragonfly generators' groups (``dragonfly``,
+    ``cabinet-dragonfly``: switch ``v`` is in group ``cabinet[v]``); other families have
+    no groups and are refused.
+``adversarial``
+    the worst case the papers define for the topology's family (Slim Fly Fig. 6d):
+    ``worstcase`` on a Slim Fly, ``groupshift`` on a Dragonfly; refused for families
+    without one.
 
 Non-power-of-two host counts
 ----------------------------
@@ -54,14 +67,20 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["PATTERNS", "Traffic"]
+__all__ = ["PATTERNS", "ADVERSARIAL", "Traffic"]
 
 PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift", "tornado",
-            "neighbor", "randperm", "worstcase")
+            "neighbor", "randperm", "worstcase", "groupshift", "adversarial")
+
+#: topology (generator) name -> its worst-case pattern (``adversarial``)
+ADVERSARIAL = {"slimfly": "worstcase", "dragonfly": "groupshift", "cabinet-dragonfly": "groupshift"}
+#: generators whose switches form Dragonfly groups (group of switch v = cabinet[v])
+_GROUPED = ("dragonfly", "cabinet-dragonfly")
 
 _ALIASES = {"bit_reverse": "bitrev", "bitreverse": "bitrev", "bit_complement": "bitcomp",
             "bitcomplement": "bitcomp", "neighbour": "neighbor", "random_permutation": "randperm",
-            "worst_case": "worstcase", "worst": "worstcase", "uniform_random": "uniform"}
+            "worst_case": "worstcase", "worst": "worstcase", "uniform_random": "uniform",
+            "group_shift": "groupshift", "group-shift": "groupshift"}
 
 
 def _bit_reverse(x: np.ndarray, b: int) -> np.ndarray:
@@ -110,6 +129,8 @@ class Traffic:
         n = int(num_hosts)
         if n < 2:
             raise ParameterError(f"traffic needs at least 2 hosts, got {n}")
+        if name == "adversarial":
+            name = _adversarial(routing)
         self.name = name
         self.num_hosts = n
         self.self_packets = bool(self_packets)
@@ -159,10 +180,18 @@ class Traffic:
         elif name == "randperm":
             self._perm = rng.permutation(n).astype(np.int64)
             self.active = hosts
+        elif name == "groupshift":
+            if routing is None:
+                raise ParameterError("groupshift traffic needs the routing (its topology's groups)")
+            self._perm = _group_shift(routing.topology)
+            if len(self._perm) != n:
+                raise ParameterError(f"groupshift: the topology has {len(self._perm)} hosts, "
+                                     f"traffic was asked for {n}")
+            self.active = np.flatnonzero(self._perm >= 0)
         elif name == "worstcase":
             if routing is None:
                 raise ParameterError("worstcase traffic needs the routing (its minimal routes)")
-            self._perm = _worst_case(routing, rng)
+            self._perm = _worst_case(_minimal(routing), rng)
             self.active = np.flatnonzero(self._perm >= 0)
             if not len(self.active):
                 raise ParameterError("worstcase traffic found no router pairs on this topology "
@@ -240,4 +269,49 @@ def _worst_case(routing, rng: np.random.Generator) -> np.ndarray:
         hw = offset[w] + np.arange(k)
         perm[hu] = hw
         perm[hw] = hu
+    return perm
+
+
+def _minimal(routing):
+    """The minimal table routing behind ``routing`` (Valiant/UGAL base, escape minimal)."""
+    base = getattr(routing, "base", None)
+    if base is not None:
+        return base
+    minimal = getattr(routing, "minimal", None)
+    if minimal is not None and getattr(routing, "escape_routing", None) is not None:
+        return minimal
+    return routing
+
+
+def _adversarial(routing) -> str:
+    """The pattern ``adversarial`` stands for on ``routing``'s topology."""
+    if routing is None:
+        raise ParameterError("adversarial traffic needs the routing (its topology's family)")
+    name = routing.topology.name
+    if name not in ADVERSARIAL:
+        raise ParameterError(
+            f"adversarial traffic is defined for {', '.join(sorted(ADVERSARIAL))} (the papers' "
+            f"worst cases), not for {name!r}; use worstcase (Slim Fly V-C, any topology with "
+            "2-hop minimal routes) or another pattern")
+    return ADVERSARIAL[name]
+
+
+def _group_shift(topo) -> np.ndarray:
+    """Host destination array of Dragonfly's group shift (-1 = idle host)."""
+    if topo.name not in _GROUPED or topo.cabinet is None:
+        raise ParameterError(
+            f"groupshift traffic needs Dragonfly groups (topologies made by "
+            f"{' or '.join(_GROUPED)}); {topo.name!r} has none: use worstcase or adversarial")
+    group = np.asarray(topo.cabinet, dtype=np.int64)
+    hosts = np.asarray(topo.hosts, dtype=np.int64)
+    g = int(group.max()) + 1
+    if g < 2:
+        raise ParameterError("groupshift traffic needs at least 2 Dragonfly groups, got 1")
+    host_group = np.repeat(group, hosts)
+    members = [np.flatnonzero(host_group == i) for i in range(g)]
+    perm = np.full(int(hosts.sum()), -1, dtype=np.int64)
+    for i in range(g):
+        src, dst = members[i], members[(i + 1) % g]
+        k = min(len(src), len(dst))
+        perm[src[:k]] = dst[:k]
     return perm

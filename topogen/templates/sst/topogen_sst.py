@@ -137,6 +137,9 @@ def build(sst, bundle, args):
     tables = [r["routing_entry_string"] for r in bundle["routers"]]
 
     simple = simple_tables(bundle)
+    algo = bundle.get("source_routing_algo", "weighted")
+    if algo == "UGAL":  # anytopo's UGAL takes MIN and both Valiant segments from these tables
+        simple = tables
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
@@ -152,10 +155,12 @@ def build(sst, bundle, args):
             "endpoint_to_port_map": r["endpoint_to_port_map"],
             "port_to_endpoint_map": r["port_to_endpoint_map"],
             "routing_mode": "source_routing",
-            "source_routing_algo": "weighted",
+            "source_routing_algo": algo,
             "vcs_per_vn": vcs,
             "simple_routing_entry_string": simple[r["id"]],
         })
+        if algo == "UGAL":
+            topo.addParams({"vn_ugal_num_valiant": bundle["ugal_num_valiant"]})
         routers.append(rtr)
 
     for link in bundle["links"]:

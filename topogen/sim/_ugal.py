@@ -1,0 +1,125 @@
+"""UGAL-L and UGAL-G (Slim Fly Sec. IV-C, :class:`topogen.routing.ugal.UgalRouting`) in
+the reference simulator's :class:`~topogen.sim.model.Engine` (a mixin: the engine's state
+lives on the engine).
+
+A UGAL packet is created with only its injection port; when its head is ready at the
+source switch (after injection and the router delay) the engine draws ``k`` random
+intermediate switches (uniform over the switches other than source and destination, from
+the simulation's generator) and compares the MIN path with the ``k`` Valiant paths:
+
+* UGAL-L: cost = hops x ``queue(first port)``;
+* UGAL-G: cost = the sum of ``queue(port)`` over the path's ports;
+
+lowest cost wins, ties to MIN, then to the earlier Valiant candidate (the rule of
+:func:`topogen.routing.ugal_select`).  ``queue(port)`` is the output queue of a directed
+link in flits: the flits held or reserved in its downstream input buffers (``num_vcs x
+vc_buf_size`` minus the credits of the port, so credits on their way back count as held)
+plus ``packet_size`` per packet waiting at the switch for that port.  Hop ``h`` of the
+chosen path uses routing VC ``h`` (the first VC of its class), as Valiant routing does,
+so all candidates share one acyclic VC order.  From then on the packet follows its path
+like a packet of a table routing.
+"""
+
+from __future__ import annotations
+
+from ._events import _Packet
+
+#: uniform draws fetched from the generator at a time
+_DRAWS = 4096
+
+
+class UgalChoice:
+    """The engine's per-packet UGAL choice at the source switch."""
+
+    def _setup_ugal(self, net) -> None:
+        r = net.routing
+        self.ugal_global = r.variant == "global"
+        self.ugal_k = r.k
+        self.ugal_base = r.base
+        self.ugal_routes: dict[int, tuple] = {}
+        self.ugal_draws: list[float] = []
+        self.ugal_full = self.V * net.config.vc_buf_size  # flits of an empty port's buffers
+        n = net.num_switches
+        self.ugal_n = n
+        # first VC of each port of a path: injection, then hop h on routing VC h
+        self.ugal_vlo = (0,) + tuple(h * self.kcls for h in range(2 * max(1, r.longest) + 1))
+        self.ugal_choices = [0] * (r.k + 1)  # packets that took MIN, VAL 1, ... (diagnostics)
+
+    def _ugal_route(self, s: int, d: int) -> tuple:
+        """CSR entries of the base (MIN) route from switch ``s`` to ``d`` (cached)."""
+        key = s * self.ugal_n + d
+        r = self.ugal_routes.get(key)
+        if r is None:
+            if s == d:
+                r = ()
+            else:
+                sw, _ = self.ugal_base.path(s, d)
+                r = tuple(int(e) for e in self.ugal_base.view.entry(sw[:-1], sw[1:]))
+            self.ugal_routes[key] = r
+        return r
+
+    def _create_ugal(self, t: int, src: int, dst: int) -> None:
+        """:meth:`_create` for UGAL: the route is chosen at the source switch."""
+        measured = self.measure_from <= t < self.measure_to
+        if measured:
+            self.measured_created += 1
+        self.ctime_sum += t
+        hs = self.host_switch
+        if hs[src] == hs[dst]:
+            p = _Packet(self.next_pid, src, dst, t, (self.inj_base + src, self.ej_base + dst),
+                        (0,), 0, measured)
+        else:  # links = -1: route still to choose (_choose_ugal)
+            p = _Packet(self.next_pid, src, dst, t, (self.inj_base + src,), (0,), -1, measured)
+        self.next_pid += 1
+        self._enqueue_at_source(src, p, t)
+
+    def _queue(self, o: int) -> int:
+        """Output queue of network port ``o`` in flits (module docs)."""
+        V = self.V
+        c = self.credits
+        b = o * V
+        q = self.ugal_full - sum(c[b:b + V])
+        wl = self.waiting.get(o)
+        if wl:
+            q += self.S * len(wl)
+        return q
+
+    def _choose_ugal(self, pkt: _Packet) -> None:
+        """Give ``pkt`` (ready at its source switch) the UGAL path (module docs)."""
+        hs = self.host_switch
+        s, d = hs[pkt.src], hs[pkt.dst]
+        route = self._ugal_route
+        best = route(s, d)
+        queue = self._queue
+        glob = self.ugal_global
+        if glob:
+            bc = 0
+            for e in best:
+                bc += queue(e)
+        else:
+            bc = len(best) * queue(best[0])
+        n = self.ugal_n
+        lo, hi = (s, d) if s < d else (d, s)
+        draws = self.ugal_draws
+        bi = 0
+        for i in range(1, self.ugal_k + 1):
+            if not draws:
+                draws.extend(self.rng.random(_DRAWS).tolist())
+            m = int(draws.pop() * (n - 2))
+            if m >= lo:
+                m += 1
+            if m >= hi:
+                m += 1
+            c = route(s, m) + route(m, d)
+            if glob:
+                cost = 0
+                for e in c:
+                    cost += queue(e)
+            else:
+                cost = len(c) * queue(c[0])
+            if cost < bc:
+                best, bc, bi = c, cost, i
+        self.ugal_choices[bi] += 1
+        pkt.ports = pkt.ports + best + (self.ej_base + pkt.dst,)
+        pkt.vlo = self.ugal_vlo[:len(best) + 1]
+        pkt.links = len(best)
