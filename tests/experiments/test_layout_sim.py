@@ -48,3 +48,20 @@ def test_bad_arguments_are_one_line_errors():
         ls.reproduce_layout_sim(traffic="tornado")
     with pytest.raises(ParameterError, match="need 0 < low < high"):
         ls.reproduce_layout_sim(low=5, high=1)
+
+
+def test_fig13_claims():
+    lat = {"ring8": 560.0, "nbr04": 600.0, "nbr05": 580.0, "gau07": 590.0, "gau10": 570.0}
+    sat = {"ring8": 12.0, "nbr04": 6.0, "nbr05": 11.0, "gau07": 7.0, "gau10": 11.5}
+    c = ls._claims(_table("transpose", lat, sat), points=5.0, similar=0.25).set_index("claim")
+    key = "Fig. 13, transpose: throughput decreases significantly for Nbr(0.4)-8 and Gau(0.7)-8"
+    assert c.loc[key, "verdict"] == "holds"
+    sat["nbr04"] = 10.0
+    c = ls._claims(_table("transpose", lat, sat), points=5.0, similar=0.25).set_index("claim")
+    assert c.loc[key, "verdict"] == "differs"
+    c = ls._claims(_table("uniform", lat, dict(sat, nbr04=11.0, gau07=11.2)), points=5.0,
+                   similar=0.25).set_index("claim")
+    assert c.loc["Fig. 13, uniform: RING-8, Nbr and Gau lead to sensibly the same results",
+                 "verdict"] == "holds"
+    t, _ = ls.build("nbr05", 1)
+    assert (t.num_switches, t.degree) == (256, 8)

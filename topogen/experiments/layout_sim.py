@@ -1,11 +1,14 @@
 """``topogen reproduce layout-sim``: the layout-conscious random topologies paper (Koibuchi
-et al.) Section III-C, Figs. 6 and 8, on topogen's reference simulator.
+et al.) Section III-C, Figs. 6 and 8, and Section IV-B3, Fig. 13, on topogen's reference
+simulator.
 
 The paper simulates the direct topologies at 64, 256 and 512 switches (Figs. 5-7) and
 Myrinet-Clos at 80 and 160 switches (Fig. 8) and states its findings as percentages in
 III-C2; this reproduction runs the **256-switch** study of Fig. 6 (HYPERCUBE, P- and
 PF-HYPERCUBE, RING-8; TORUS-4, P- and PF-TORUS-4, RING-4) and the **80-switch
-Myrinet-Clos** of Fig. 8 (original and fully permuted), measures the zero-load latency
+Myrinet-Clos** of Fig. 8 (original and fully permuted), and with ``--topologies fig13``
+the constrained shortcuts of Fig. 13 (RING-8, Nbr(0.4)-8, Nbr(0.5)-8, Gau(0.7)-8,
+Gau(1.0)-8 at 256 switches, one seeded instance each), measures the zero-load latency
 (ns) and the saturation throughput (Gbit/s/host) per network and traffic, and checks
 every number III-C2 prints (``claims``: paper, ours, verdict).
 
@@ -72,9 +75,15 @@ NETWORKS = {
     "p-torus4": ("P-TORUS-4", "p-torus", dict(degree=4), "escape"),
     "pf-torus4": ("PF-TORUS-4", "pf-torus", dict(degree=4), "escape"),
     "ring4": ("RING-4", "ring", dict(num_switches=256, degree=4), "escape"),
+    "nbr04": ("Nbr(0.4)-8", "nbr", dict(num_switches=256, degree=8, p=0.4), "escape"),
+    "nbr05": ("Nbr(0.5)-8", "nbr", dict(num_switches=256, degree=8, p=0.5), "escape"),
+    "gau07": ("Gau(0.7)-8", "gau", dict(num_switches=256, degree=8, alpha=0.7), "escape"),
+    "gau10": ("Gau(1.0)-8", "gau", dict(num_switches=256, degree=8, alpha=1.0), "escape"),
     "clos": ("Myrinet-Clos", "myrinet-clos", dict(hosts=256), "escape-hosts"),
     "pf-clos": ("PF-Myrinet-Clos", "pf-myrinet-clos", dict(hosts=256), "escape-hosts"),
 }
+#: Fig. 13 (IV-B3): constrained shortcutting at 256 switches, degree 8 (with RING-8)
+FIG13 = ("nbr04", "nbr05", "gau07", "gau10")
 #: III-C1 plus our choices (module docs)
 SIM_CONFIG = dict(num_vcs=4, vc_buf_size=66, packet_size=33, flit_bits=256, link_gbps=96.0,
                   routing_delay=35, vc_alloc_delay=1, sw_alloc_delay=1, st_delay=1,
@@ -144,6 +153,21 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
                 "higher", f"TORUS-4 {lat['torus4']:.0f} ns vs "
                 + ", ".join(f"{g.loc[k, 'topology']} {lat[k]:.0f}" for k in rand),
                 all(lat["torus4"] > lat[k] for k in rand))
+        f13 = [k for k in ("ring8",) + FIG13 if k in g.index]
+        if len(f13) > 2 and traffic == "uniform":
+            lo, hi = float(sat[f13].min()), float(sat[f13].max())
+            llo, lhi = float(lat[f13].min()), float(lat[f13].max())
+            add("Fig. 13, uniform: RING-8, Nbr and Gau lead to sensibly the same results", traffic,
+                "same", f"latency {llo:.0f}-{lhi:.0f} ns, saturation {lo:.2f}-{hi:.2f} Gbit/s/host",
+                lo >= (1 - similar) * hi and llo >= (1 - similar) * lhi)
+        if len(f13) > 2 and traffic == "transpose":
+            weak = [k for k in ("nbr04", "gau07") if k in f13]
+            strong = [k for k in f13 if k not in weak]
+            if weak and strong:
+                ok = max(float(sat[k]) for k in weak) < (1 - similar) * min(float(sat[k]) for k in strong)
+                add("Fig. 13, transpose: throughput decreases significantly for Nbr(0.4)-8 and "
+                    "Gau(0.7)-8", traffic, "lower",
+                    ", ".join(f"{g.loc[k, 'topology']} {sat[k]:.2f}" for k in f13), ok)
         if {"clos", "pf-clos"} <= set(g.index):
             ours = 100.0 * (1.0 - lat["pf-clos"] / lat["clos"])
             add("permuted Myrinet-Clos: latency lower (the best traffic: up to 23.4 %)", traffic,
@@ -154,8 +178,8 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["claim", "traffic", "paper", "ours", "verdict"])
 
 
-@register_experiment("layout-sim", paper="Koibuchi et al. III-C, Figs. 6 and 8")
-def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "all", seed: int = 1,
+@register_experiment("layout-sim", paper="Koibuchi et al. III-C, IV-B3; Figs. 6, 8 and 13")
+def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default", seed: int = 1,
                          sim_seed: int = 1, tolerance: float = 0.5, low: float = 0.1,
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
                          results: str = "", max_samples: int = 10) -> ExperimentResult:
@@ -166,8 +190,10 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "all", s
     traffic : str
         ``uniform`` (default), ``transpose``, ``bitrev``, a comma-separated list, or ``all``.
     topologies : str
-        ``all`` or a comma-separated list of hypercube, p-hypercube, pf-hypercube, ring8,
-        torus4, p-torus4, pf-torus4, ring4, clos, pf-clos.
+        ``default`` (Figs. 6 and 8), ``fig13`` (RING-8 and the constrained shortcuts of
+        Fig. 13), ``all``, or a comma-separated list of hypercube, p-hypercube,
+        pf-hypercube, ring8, torus4, p-torus4, pf-torus4, ring4, nbr04, nbr05, gau07,
+        gau10, clos, pf-clos.
     seed : int
         Seed of the permuted and RING topologies.
     sim_seed : int
@@ -188,7 +214,12 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "all", s
     """
     from ..sim.sweep import sweep
 
-    keys = _choose(topologies, NETWORKS, "topologies")
+    if topologies.strip() == "default":
+        keys = [k for k in NETWORKS if k not in FIG13]
+    elif topologies.strip() == "fig13":
+        keys = ["ring8"] + list(FIG13)
+    else:
+        keys = _choose(topologies, NETWORKS, "topologies")
     traffics = _choose(traffic, TRAFFICS, "traffic")
     if not (0 < low < high) or not tolerance > 0 or not points >= 0 or not 0 < similar < 1:
         raise ParameterError(f"need 0 < low < high, tolerance > 0, points >= 0 and 0 < similar < 1; got "
@@ -244,8 +275,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "all", s
         f"Claims of III-C2: {held} of {judged} hold (a percentage within {points:g} points).",
     ]
     return ExperimentResult(
-        title="Koibuchi et al. III-C (Figs. 6 and 8): 256-switch direct topologies, 80-switch "
-              "Myrinet-Clos, reference simulator",
+        title="Koibuchi et al. III-C, IV-B3 (Figs. 6, 8, 13): 256-switch direct topologies, "
+              "80-switch Myrinet-Clos, reference simulator",
         table=table.drop(columns=["key"]),
         notes=notes,
         extra_tables={"claims": claims},
