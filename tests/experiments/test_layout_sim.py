@@ -65,3 +65,23 @@ def test_fig13_claims():
                  "verdict"] == "holds"
     t, _ = ls.build("nbr05", 1)
     assert (t.num_switches, t.degree) == (256, 8)
+
+
+def test_fig16_claims_use_the_cable_axis():
+    lat = {"p-torus4": 860.0, "nbr05-4": 800.0, "ring4": 745.0, "p-hypercube": 571.0,
+           "nbr05": 575.0, "ring8": 557.0}
+    sat = {"p-torus4": 4.2, "nbr05-4": 5.5, "ring4": 6.8, "p-hypercube": 11.6, "nbr05": 11.8,
+           "ring8": 12.0}
+    cab = {"p-torus4": 3.0, "nbr05-4": 4.0, "ring4": 5.0, "p-hypercube": 3.5, "nbr05": 4.5,
+           "ring8": 6.0}
+    t = _table("uniform", lat, sat)
+    t["cable_avg_m"] = [cab[k] for k in t["key"]]
+    c = ls._claims(t, points=5.0, similar=0.25).set_index("claim")
+    for claim in ("Fig. 16, degree 4: P-TORUS most economical, Nbr(0.5) between, RING most cable",
+                  "Fig. 16, degree 4: RING-n highest performance, Nbr(0.5) a compromise",
+                  "Fig. 16, degree 8: P-HYPERCUBE best, the others similar or worse at more cable"):
+        assert c.loc[claim, "verdict"] == "holds", claim
+    t.loc[t.key == "p-hypercube", "cable_avg_m"] = 7.0  # no longer the cheapest
+    c = ls._claims(t, points=5.0, similar=0.25).set_index("claim")
+    assert c.loc["Fig. 16, degree 8: P-HYPERCUBE best, the others similar or worse at more cable",
+                 "verdict"] == "differs"

@@ -77,6 +77,7 @@ NETWORKS = {
     "ring4": ("RING-4", "ring", dict(num_switches=256, degree=4), "escape"),
     "nbr04": ("Nbr(0.4)-8", "nbr", dict(num_switches=256, degree=8, p=0.4), "escape"),
     "nbr05": ("Nbr(0.5)-8", "nbr", dict(num_switches=256, degree=8, p=0.5), "escape"),
+    "nbr05-4": ("Nbr(0.5)-4", "nbr", dict(num_switches=256, degree=4, p=0.5), "escape"),
     "gau07": ("Gau(0.7)-8", "gau", dict(num_switches=256, degree=8, alpha=0.7), "escape"),
     "gau10": ("Gau(1.0)-8", "gau", dict(num_switches=256, degree=8, alpha=1.0), "escape"),
     "clos": ("Myrinet-Clos", "myrinet-clos", dict(hosts=256), "escape-hosts"),
@@ -84,6 +85,8 @@ NETWORKS = {
 }
 #: Fig. 13 (IV-B3): constrained shortcutting at 256 switches, degree 8 (with RING-8)
 FIG13 = ("nbr04", "nbr05", "gau07", "gau10")
+#: Fig. 16 (V): latency and throughput against the average cable length, degrees 4 and 8
+FIG16 = ("p-torus4", "nbr05-4", "ring4", "p-hypercube", "nbr05", "ring8")
 #: III-C1 plus our choices (module docs)
 SIM_CONFIG = dict(num_vcs=4, vc_buf_size=66, packet_size=33, flit_bits=256, link_gbps=96.0,
                   routing_delay=35, vc_alloc_delay=1, sw_alloc_delay=1, st_delay=1,
@@ -168,6 +171,26 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
                 add("Fig. 13, transpose: throughput decreases significantly for Nbr(0.4)-8 and "
                     "Gau(0.7)-8", traffic, "lower",
                     ", ".join(f"{g.loc[k, 'topology']} {sat[k]:.2f}" for k in f13), ok)
+        if set(FIG16) <= set(g.index) and "cable_avg_m" in g.columns:
+            cab = g["cable_avg_m"]
+            d4 = ["p-torus4", "nbr05-4", "ring4"]
+            add("Fig. 16, degree 4: P-TORUS most economical, Nbr(0.5) between, RING most cable", traffic,
+                "P-TORUS < Nbr < RING", " < ".join(f"{cab[k]:.2f}" for k in d4) + " m",
+                cab[d4[0]] < cab[d4[1]] < cab[d4[2]])
+            add("Fig. 16, degree 4: RING-n highest performance, Nbr(0.5) a compromise", traffic,
+                "RING < Nbr < P-TORUS (latency), reverse (throughput)",
+                "latency " + " / ".join(f"{lat[k]:.0f}" for k in d4) + " ns, saturation "
+                + " / ".join(f"{sat[k]:.2f}" for k in d4),
+                lat["ring4"] < lat["nbr05-4"] < lat["p-torus4"]
+                and sat["ring4"] >= sat["nbr05-4"] - 0.5 and sat["nbr05-4"] >= sat["p-torus4"] - 0.5)
+            d8 = ["p-hypercube", "nbr05", "ring8"]
+            best_lat = min(d8, key=lambda k: lat[k])
+            add("Fig. 16, degree 8: P-HYPERCUBE best, the others similar or worse at more cable", traffic,
+                "P-HYPERCUBE", "latency " + ", ".join(f"{g.loc[k, 'topology']} {lat[k]:.0f} ns" for k in d8)
+                + "; cable " + ", ".join(f"{cab[k]:.2f}" for k in d8) + " m",
+                all(cab["p-hypercube"] <= cab[k] for k in d8)
+                and all(lat["p-hypercube"] <= (1 + points / 100) * lat[k] for k in d8)
+                and all(sat["p-hypercube"] >= (1 - similar) * sat[k] for k in d8))
         if {"clos", "pf-clos"} <= set(g.index):
             ours = 100.0 * (1.0 - lat["pf-clos"] / lat["clos"])
             add("permuted Myrinet-Clos: latency lower (the best traffic: up to 23.4 %)", traffic,
@@ -182,7 +205,8 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
 def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default", seed: int = 1,
                          sim_seed: int = 1, tolerance: float = 0.5, low: float = 0.1,
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
-                         results: str = "", max_samples: int = 10) -> ExperimentResult:
+                         results: str = "", max_samples: int = 10,
+                         anneal_iterations: int = 10**5) -> ExperimentResult:
     """Koibuchi et al. III-C (Figs. 6 and 8) on the reference simulator.
 
     Parameters
@@ -191,9 +215,11 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         ``uniform`` (default), ``transpose``, ``bitrev``, a comma-separated list, or ``all``.
     topologies : str
         ``default`` (Figs. 6 and 8), ``fig13`` (RING-8 and the constrained shortcuts of
-        Fig. 13), ``all``, or a comma-separated list of hypercube, p-hypercube,
-        pf-hypercube, ring8, torus4, p-torus4, pf-torus4, ring4, nbr04, nbr05, gau07,
-        gau10, clos, pf-clos.
+        Fig. 13), ``fig16`` (P-TORUS-4, Nbr(0.5)-4, RING-4, P-HYPERCUBE, Nbr(0.5)-8,
+        RING-8 with their average cable length from ``reproduce layout-fig16``'s layouts),
+        ``all``, or a comma-separated list of hypercube, p-hypercube, pf-hypercube, ring8,
+        torus4, p-torus4, pf-torus4, ring4, nbr04, nbr05, nbr05-4, gau07, gau10, clos,
+        pf-clos.
     seed : int
         Seed of the permuted and RING topologies.
     sim_seed : int
@@ -211,13 +237,17 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         Results file keeping every simulated point (a rerun reuses them).
     max_samples : int
         Sample periods per point at most (warm-up included).
+    anneal_iterations : int
+        Fig. 16: annealing moves of the Walktrap cabinet mapping of Nbr and RING.
     """
     from ..sim.sweep import sweep
 
     if topologies.strip() == "default":
-        keys = [k for k in NETWORKS if k not in FIG13]
+        keys = [k for k in NETWORKS if k not in FIG13 and k != "nbr05-4"]
     elif topologies.strip() == "fig13":
         keys = ["ring8"] + list(FIG13)
+    elif topologies.strip() == "fig16":
+        keys = list(FIG16)
     else:
         keys = _choose(topologies, NETWORKS, "topologies")
     traffics = _choose(traffic, TRAFFICS, "traffic")
@@ -259,6 +289,12 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                     })
                     bar.update()
     table = pd.DataFrame(rows)
+    if set(FIG16) <= set(keys):
+        from .layout_figs import fig16_table
+
+        cab = fig16_table((seed,), int(anneal_iterations))
+        cab = cab[cab["layout"] != "sequential+SA"].set_index("topology")["cable_avg"]
+        table["cable_avg_m"] = [float(cab[t]) if t in cab.index else math.nan for t in table["topology"]]
     claims = _claims(table, points, similar)
     wall = time.perf_counter() - wall0
     held = int((claims["verdict"] == "holds").sum())
