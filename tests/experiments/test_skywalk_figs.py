@@ -46,7 +46,7 @@ def test_measure_matches_networkx(routing):
     net = dict(label="sky", family="skywalk", name="skywalk", z=4, c=9,
                params=dict(switches_per_cabinet=4, cabinets=9, intra_degree=2, inter_degree=2))
     seeds = [5, 6]
-    runs = sf._run([net], seeds, delays=(20.0, 60.0), routing=routing, instances=2)
+    runs = sf._run([net], seeds, delays=(20.0, 60.0), routing=routing, build={"instances": 2})
     assert len(runs) == 4 and (runs.error == "").all()
     for s in seeds:
         topo = registry.get("skywalk").func(**net["params"], seed=s, instances=2)
@@ -62,7 +62,7 @@ def test_measure_records_unbuildable_instances():
     # d_i = 0, d_o = 1 on 2 x 2 cabinets of 3 switches cannot be connected
     net = dict(label="sky", family="skywalk", name="skywalk", z=3, c=4,
                params=dict(switches_per_cabinet=3, cabinets=4, intra_degree=0, inter_degree=1))
-    runs = sf._run([net], [1], instances=1)
+    runs = sf._run([net], [1], build={"instances": 1})
     assert runs.error.iloc[0] and math.isnan(runs.max_ns.iloc[0])
     table = sf._table(runs, ["label"])
     assert table.built.iloc[0] == 0 and table.seeds.iloc[0] == 1

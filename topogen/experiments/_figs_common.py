@@ -110,12 +110,13 @@ def claim_value(figure: str, claim: str, paper: float, values, *, tol: float = 1
     return claim_row(figure, claim, f"{paper:g}{unit}", ours, verdict)
 
 
-def claim_holds(figure: str, claim: str, paper: str, held, detail: str = "") -> dict:
-    """A statement checked once per seed: ``held`` is a bool or a sequence of bools."""
+def claim_holds(figure: str, claim: str, paper: str, held, detail: str = "", unit: str = "seeds") -> dict:
+    """A statement checked once per seed (or per ``unit``): ``held`` is a bool or a
+    sequence of bools."""
     held = [bool(h) for h in np.atleast_1d(held)]
     k, n = sum(held), len(held)
     verdict = "agrees" if k == n else ("differs" if k == 0 else "mixed")
-    ours = ("holds" if k == n else "fails" if k == 0 else "holds") + (f" ({k}/{n} seeds)" if n > 1 else "")
+    ours = ("holds" if k == n else "fails" if k == 0 else "holds") + (f" ({k}/{n} {unit})" if n > 1 else "")
     if detail:
         ours += f"; {detail}"
     return claim_row(figure, claim, paper, ours, verdict)

@@ -69,6 +69,34 @@ def _measured(max_nodes: int, runs: int, seed: int) -> pd.DataFrame:
         "source": "measured"})
 
 
+def _dragonfly_multilink(max_nodes: int, runs: int, seed: int) -> list[dict]:
+    """Dragonflies with s > p + 1 (several links between each pair of subnets), built and
+    measured: Section 3.2 reads Fig. 14's Dragonfly points as "an additional 128, 64,
+    32, etc. links ... to connect each subnetwork", beyond the s <= p + 1 of
+    ``memsys-table``; s = 2, 4, ..., 128 up to (p + 1)^2."""
+    from .._digest import seed_from
+    from ..generators.memsys import dragonfly_formulas, memsys_dragonfly
+    from ..metrics.bisection import bisection
+    from ..metrics.hops import distance_stats
+
+    rows = []
+    for p in (1, 3, 7, 15, 31, 63, 127):
+        if (p + 1) * (p + 2) > max_nodes:
+            break
+        for k in range(1, 8):
+            s = 2**k
+            if s <= p + 1 or s > (p + 1) ** 2 or p + s > MAX_PORTS:
+                continue
+            topo = memsys_dragonfly(p, s)
+            st = distance_stats(topo)
+            bis = bisection(topo, runs=runs, seed=seed_from("memsys-figs", seed, p, s))
+            rows.append(dict(family="memsys-dragonfly", size=f"p={p},s={s}", nodes=topo.num_switches,
+                             ports=int(topo.degree), diameter=int(st.diameter), avg_hops=float(st.aspl),
+                             bisection=bis.width, bisection_lower_bound=bis.lower_bound,
+                             bisection_formula=dragonfly_formulas(p, s).bisection_links, source="measured"))
+    return rows
+
+
 def _formula_rows(min_nodes: int, max_nodes: int) -> list[dict]:
     """Closed-form rows for min_nodes < nodes <= max_nodes (not built)."""
     from ..generators.fishnet import (angelfish_formulas, angelfish_lite_formulas, flying_fish_formulas,
@@ -146,7 +174,8 @@ def _moore_rows(max_nodes: int) -> list[dict]:
 
 def build_rows(max_nodes: int, formula_max_nodes: int, runs: int, seed: int):
     """All points of Figs. 11-14 (measured, formula, bound), the exclusions applied."""
-    parts = [_measured(max_nodes, runs, seed), pd.DataFrame(_formula_rows(max_nodes, formula_max_nodes)),
+    parts = [_measured(max_nodes, runs, seed), pd.DataFrame(_dragonfly_multilink(max_nodes, runs, seed)),
+             pd.DataFrame(_formula_rows(max_nodes, formula_max_nodes)),
              pd.DataFrame(_moore_rows(formula_max_nodes))]
     table = pd.concat([p for p in parts if len(p)], ignore_index=True)
     keep = (table.ports <= MAX_PORTS) & ~(table.avg_hops > MAX_HOPS)
@@ -207,7 +236,7 @@ def _claims12(t: pd.DataFrame) -> list[dict]:
         held.append(r.avg_hops < cube_avg)
         worse.append(f"{d}D {r.avg_hops:.2f} vs {cube_avg:.2f}")
     claims = [fc.claim_holds("12", "side-3 torus: lower average hops than a hypercube of as many nodes",
-                             "yes", held, detail="; ".join(worse[:3]) + " ...")]
+                             "yes", held, detail="; ".join(worse[:3]) + " ...", unit="dimensions")]
     mono = []
     for fam, sub in tori.groupby("family"):
         sub = sub.sort_values("nodes")
@@ -233,7 +262,7 @@ def _claims13(t: pd.DataFrame) -> list[dict]:
         claims.append(fc.claim_holds(
             "13", f"{group}: slope of bisection/size vs size is {want}", want,
             [g == want for g in got] or [False],
-            detail="log-log slopes " + ", ".join(f"{s:+.2f}" for s in slopes)))
+            detail="log-log slopes " + ", ".join(f"{s:+.2f}" for s in slopes), unit="curves"))
     band = t[(t.nodes >= 50_000) & (t.nodes <= 200_000)]
     top = band[band.group.isin(_TOP)].bisection_per_node
     bottom = band[band.group.isin(_BOTTOM)].bisection_per_node
@@ -247,16 +276,55 @@ def _claims13(t: pd.DataFrame) -> list[dict]:
 def _claims14(t: pd.DataFrame) -> list[dict]:
     claims = []
     m3 = t[t.family == "moore-3"].sort_values("nodes")
-    df = t[(t.group == "memsys-dragonfly") & (t.diameter == 3) & t.efficiency.notna()]
-    if len(m3) >= 2 and len(df):
+    dfs = t[(t.group == "memsys-dragonfly") & t.efficiency.notna()]
+    ps = dfs["size"].str.extract(r"p=(\d+),s=(\d+)").astype(int)
+    for label, sel in (("s <= p (diameter 3)", ps[1] <= ps[0]),
+                       ("s > p + 1 (several links per subnet pair)", ps[1] > ps[0] + 1)):
+        df = dfs[sel & (dfs.nodes >= m3.nodes.min())]
+        if len(m3) < 2 or not len(df):
+            continue
         ref = np.interp(np.log(df.nodes.astype(float)), np.log(m3.nodes.astype(float)), m3.efficiency)
         above = df[df.efficiency.to_numpy() > ref]
         claims.append(fc.claim_row(
-            "14", "diameter-3 Dragonflies above the diameter-3 Moore bound up to ~1,000 nodes", "~1,000",
+            "14", f"Dragonflies {label} above the diameter-3 Moore bound up to ~1,000 nodes", "~1,000",
             f"{len(above)} of {len(df)} rows above; largest {above.nodes.max():,.0f} nodes" if len(above)
             else f"none of {len(df)} rows above",
             "agrees" if len(above) and 300 <= above.nodes.max() <= 5000 else "differs"))
+    if t.nodes.max() >= 114_582:  # the Section 3.2 sizes are within the figure's range
+        claims += _angelfish_vs_butterfly(t)
+    claims.append(fc.claim_row("14", "at the largest sizes the Angelfish variants are the most efficient",
+                               "yes", "not checked: needs the average hops of 1.1M-node Angelfish (39M links)",
+                               "not checked"))
     return claims
+
+
+def _angelfish_vs_butterfly(t: pd.DataFrame) -> list[dict]:
+    """Section 3.2: Angelfish at ~100,000 nodes vs the diameter-3 flattened butterfly:
+    "roughly the same efficiency by having a factor-of-two lower port costs, a
+    factor-of-two lower bisection bandwidth, and 4:3 ratio for average latency".  The
+    Angelfish (MMS q = 13, 114,582 routers) is built and its average hops sampled from
+    16 BFS sources; its bisection is the construction's p (n + 1)^2 / 4."""
+    from ..generators.fishnet import angelfish, angelfish_formulas, subnet_topology
+    from ..generators.memsys import flattened_butterfly_formulas
+    from ..metrics.hops import distance_stats
+
+    sub = subnet_topology("mms", 13)
+    af = angelfish(sub)
+    st = distance_stats(af, sample=16, seed=13)
+    f = angelfish_formulas(sub.num_switches, sub.degree)
+    fb = flattened_butterfly_formulas(47, 3)
+    eff_af = f.bisection_links / (af.degree * st.aspl) / af.num_switches
+    eff_fb = fb.bisection_links / (fb.ports * fb.avg_hops) / fb.nodes
+    what = f"Angelfish q=13 ({af.num_switches:,}) vs 3-D butterfly n=47 ({fb.nodes:,})"
+    return [
+        fc.claim_value("14", f"{what}: butterfly / Angelfish ports", 2.0, [fb.ports / af.degree], tol=0.2, unit="x"),
+        fc.claim_value("14", f"{what}: butterfly / Angelfish bisection", 2.0,
+                       [fb.bisection_links / f.bisection_links], tol=0.2, unit="x"),
+        fc.claim_value("14", f"{what}: Angelfish / butterfly average hops (sampled, +-{st.stderr:.3f})",
+                       4 / 3, [st.aspl / fb.avg_hops], tol=0.1, unit="x"),
+        fc.claim_value("14", f"{what}: Angelfish / butterfly efficiency", 1.0, [eff_af / eff_fb], tol=0.25,
+                       unit="x"),
+    ]
 
 
 @register_experiment("memsys-figs", paper="MEMSYS '16 (Li et al.) Figs. 11-14")
