@@ -37,8 +37,10 @@ Fig.   content
        24, 28}, cable bound r in {0.4, 0.5, 0.6, 0.7, 1.0}.
 =====  ===============================================================================
 
-Sizes: every figure runs at the paper's sizes except Fig. 3 (c = 1,024 needs ``--full``)
-and Fig. 7 (N = 4,096 and 8,192 need ``--full``); the claims that need those points say so.
+Sizes: every figure runs at the paper's sizes except Fig. 3 (c = 1,024 needs ``--full``),
+Fig. 7 (N = 4,096 and 8,192 need ``--full``) and Fig. 9 (z = 1,024 and 2,048, two cabinets
+and one, whose 2,048-switch intra-cabinet Uniform Random takes 4-7 s per instance, need
+``--full``); the claims that need those points say so.
 """
 
 from __future__ import annotations
@@ -475,12 +477,13 @@ def _split(z: int, c: int, degree: int) -> tuple[int, int]:
     return d_i, d_o
 
 
-def fig9(seeds, build, degrees=(8, 16, 32)):
-    """Fig. 9: FR latency vs switches per cabinet at N = 2,048."""
+def fig9(seeds, build, full=False, degrees=(8, 16, 32)):
+    """Fig. 9: FR latency vs switches per cabinet at N = 2,048 (z <= 512; 1,024 and
+    2,048, where Skywalk is two cabinets or one and slow to build, with ``full``)."""
     nets, skipped = [], []
     n = Z * C
     for deg in degrees:
-        for z in CAB_SIZES:
+        for z in (CAB_SIZES if full else tuple(x for x in CAB_SIZES if x <= 512)):
             c = n // z
             d_i, d_o = _split(z, c, deg)
             if d_i < 0:
@@ -571,8 +574,8 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
         Instances per seed, the connected one with the most links is kept (10 in the
         paper, II-C), in [1, 100].
     full : bool
-        The paper's largest sizes too: Fig. 3 with c = 1,024 and Fig. 7 up to N = 8,192
-        (several minutes more).
+        The paper's largest sizes too: Fig. 3 with c = 1,024, Fig. 7 up to N = 8,192 and
+        Fig. 9 with z = 1,024 and 2,048 (several minutes more).
     random_degrees : tuple of int
         Fig. 1 only: the degrees of its two Random(2048, d) networks (the paper does not
         print them), each in [2, 2047].
@@ -621,7 +624,7 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
     elif figure == 7:
         table, claims, notes = fig7(seed_list, build, full)
     elif figure == 9:
-        table, claims, notes = fig9(seed_list, build)
+        table, claims, notes = fig9(seed_list, build, full)
     else:
         table, claims, notes = fig10(seed_list, build)
     notes = [NOTES[figure]] + notes + [
