@@ -184,6 +184,7 @@ def build_rows(max_nodes: int, formula_max_nodes: int, runs: int, seed: int):
     table["group"] = table.family.map(_group)
     table["bisection_per_node"] = table.bisection / table.nodes
     table["efficiency"] = table.bisection / (table.ports * table.avg_hops) / table.nodes
+    table["efficiency_formula"] = table.bisection_formula / (table.ports * table.avg_hops) / table.nodes
     return table, dropped
 
 
@@ -289,12 +290,16 @@ def _claims14(t: pd.DataFrame) -> list[dict]:
         if len(m3) < 2 or not len(df):
             continue
         ref = np.interp(np.log(df.nodes.astype(float)), np.log(m3.nodes.astype(float)), m3.efficiency)
-        above = df[df.efficiency.to_numpy() > ref]
-        claims.append(fc.claim_row(
-            "14", f"Dragonflies {label} above the diameter-3 Moore bound up to ~1,000 nodes", "~1,000",
-            f"{len(above)} of {len(df)} rows above; largest {above.nodes.max():,.0f} nodes" if len(above)
-            else f"none of {len(df)} rows above",
-            "agrees" if len(above) and 300 <= above.nodes.max() <= 5000 else "differs"))
+        # on the measured bisection, and on the paper's s (p + 2)^2 / 4, which over-counts
+        # once several links join two subnets (the best cut then splits subnets)
+        for col, how in (("efficiency", "measured"), ("efficiency_formula", "paper's formula")):
+            above = df[df[col].to_numpy() > ref]
+            claims.append(fc.claim_row(
+                "14", f"Dragonflies {label} above the diameter-3 Moore bound up to ~1,000 nodes "
+                f"(bisection: {how})", "~1,000",
+                f"{len(above)} of {len(df)} rows above; largest {above.nodes.max():,.0f} nodes" if len(above)
+                else f"none of {len(df)} rows above",
+                "agrees" if len(above) and 500 <= above.nodes.max() <= 5000 else "differs"))
     if t.nodes.max() >= 114_582:  # the Section 3.2 sizes are within the figure's range
         claims += _angelfish_vs_butterfly(t)
     claims.append(fc.claim_row("14", "at the largest sizes the Angelfish variants are the most efficient",
@@ -378,7 +383,8 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
             12: ["family", "size", "nodes", "ports", "diameter", "avg_hops", "source"],
             13: ["family", "size", "nodes", "bisection", "bisection_lower_bound", "bisection_formula",
                  "bisection_per_node", "source"],
-            14: ["family", "size", "nodes", "ports", "avg_hops", "bisection", "efficiency", "source"]}[figure]
+            14: ["family", "size", "nodes", "ports", "avg_hops", "bisection", "efficiency",
+                 "efficiency_formula", "source"]}[figure]
     if figure == 11:
         shown = table[table.group != "torus"]
         claims = _claims11(table)
