@@ -409,6 +409,7 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
         "'Angelfish Mesh' and 'Angelfish L-Mesh' are named in the paper but never defined; they are "
         "not reproduced.",
     ]
+    notes += FIGURE_NOTES[figure]
     if out is not None:
         from ._memsys_plot import plot_memsys
 
@@ -422,4 +423,20 @@ TITLES = {
     12: "MEMSYS '16 Fig. 12: average hops of the 2D-10D tori vs system size",
     13: "MEMSYS '16 Fig. 13: bisection links, and per node, vs system size",
     14: "MEMSYS '16 Fig. 14: bisection per ports-latency product, scaled by system size",
+}
+
+FIGURE_NOTES = {
+    11: ["No Fishnet the paper defines reaches a million nodes under 30 ports (Angelfish Lite, "
+         "q = 23: 36); the statement needs the undefined Angelfish Mesh / L-Mesh.  The 3-D "
+         "butterfly's 140 / 240 ports are n = 47 / 80 (138 / 237 ports)."],
+    12: ["Average hops: exact closed form D n^(D-1) floor(n^2/4) / (n^D - 1), equal to the BFS "
+         "of the built tori (measured rows)."],
+    13: ["Side 2 is the hypercube (n^(D-1) bisection links, half of side 3's 2 n^(D-1)), so "
+         "the tori's downward slopes are read from side 3 on."],
+    14: ["Section 3.2's 'factor-of-two lower port costs' does not fit its own numbers (140 vs "
+         "38 ports: 3.7x); the efficiency still comes out equal within 16 %.",
+         "Multi-link Dragonflies (s > p + 1): the paper's s (p + 2)^2 / 4 over-counts the "
+         "bisection (measured p = 31, s = 64: 11,114 links, certified >= 9,157, formula "
+         "17,424); efficiency_formula uses the formula, and only it puts them above the "
+         "diameter-3 Moore bound up to ~1,000 nodes as the paper says."],
 }

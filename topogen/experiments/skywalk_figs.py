@@ -296,7 +296,7 @@ def fig3(seeds, build, full=False):
                              params=_sky(Z, c, 7, straight_degree=d_s, diagonal_degree=d_d)))
     runs = _run(nets, seeds, build=build)
     table = _table(runs, ["cabinets", "d_s", "d_d"])
-    claims = []
+    claims, gaps = [], {}
     for c in cabinets:
         sub = runs[runs.cabinets == c]
         d_o = int(sub.d_s.max())
@@ -308,20 +308,28 @@ def fig3(seeds, build, full=False):
         claims.append(fc.claim_holds("3", f"c={c}: max latency lowest with only straight links",
                                      "yes", best, detail=f"mean max by d_d=0..{d_o}: {means} ns"))
         rises = [dd for dd in range(1, d_o) if np.mean(mx[dd + 1]) < np.mean(mx[dd])]
-        if d_o >= 2:
+        if d_o >= 3:  # "does not increase monotonically": needs four points or more
             claims.append(fc.claim_holds("3", f"c={c}: max latency not monotonic in d_d", "yes",
                                          bool(rises), detail=f"falls after d_d = {rises}" if rises else ""))
         claims.append(fc.claim_holds("3", f"c={c}: cable grows with d_d", "yes",
                                      [all(cab[dd][i] < cab[dd + 1][i] for dd in range(d_o))
                                       for i in range(len(seeds))]))
         paper = {64: 0.50, 1024: 0.38}.get(c)
+        gaps[c] = fc.pct(av[0], av[1])
         if paper is not None:
             claims.append(fc.claim_value("3", f"c={c}: avg latency (d_o,0) vs (d_o-1,1)", paper,
-                                         fc.pct(av[0], av[1]), tol=0.1))
+                                         gaps[c], tol=0.1))
     if not full:
         claims.append(fc.claim_row("3", "c=1024: avg latency (d_o,0) vs (d_o-1,1)", "0.38%", "-",
                                    "needs --full"))
-    notes = ["Fig. 3: d_i = 7 (= z - 1) is our reading; the paper only says z = 8."]
+    else:
+        claims.append(fc.claim_holds("3", "that gap shrinks as the scale grows (c = 64 -> 1,024)", "yes",
+                                     gaps[1024] < gaps[64],
+                                     detail=f"{np.mean(gaps[64]):.2f}% -> {np.mean(gaps[1024]):.2f}%"))
+    notes = ["Fig. 3: d_i = 7 (= z - 1) is our reading; the paper only says z = 8.  The average "
+             "gaps (d_o,0) vs (d_o-1,1) come out +1.2% (c = 64) and +0.04% (c = 1,024) against the "
+             "paper's 0.50% and 0.38%: same sign and trend, not the values; --construction rounds "
+             "gives +0.7..0.9% at c = 64, d_i = 3 or 4 +1.5..1.9% (docs/reproductions.md)."]
     return table, claims, notes
 
 
