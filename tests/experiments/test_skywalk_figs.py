@@ -94,10 +94,19 @@ def test_crossing_interpolates():
 
 
 def test_fig9_split():
-    assert sf._split(32, 64, 8) == (7, 1)
+    from topogen.generators.skywalk import skywalk_bounds
+
+    assert sf._split(8, 256, 8) == (4, 4)
     assert sf._split(1, 2048, 16) == (0, 16)
     assert sf._split(2048, 1, 8) == (8, 0)
     assert sf._split(4, 512, 32) == (3, 29)
+    # at z = 32 the 8 x 8 grid allows d_o <= 1 + 2: the rest goes inside
+    b = skywalk_bounds(32, 64)
+    assert sf._split(32, 64, 8) == (8 - b["straight_max"] - b["diagonal_max"], 3)
+    assert sf._split(16, 128, 32) == (-1, -1)
+    for z in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512):
+        d_i, d_o = sf._split(z, 2048 // z, 16)
+        assert d_i + d_o == 16 and d_i <= z - 1
 
 
 def _run_cli(capsys, *args):

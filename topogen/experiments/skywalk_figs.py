@@ -30,9 +30,9 @@ Fig.   content
        Hypercube, Dragonfly, HyperX (where c fills the grid) and Skywalk of degree 8, 16,
        32, 64, 128 (d_i = 7, d_o = degree - 7, as in III-D's degree-16 network).
 9      FR latency vs z at N = 2,048 for Skywalk of degree 8, 16 and 32.  The paper does
-       not say how the degree is split; we fill the cabinet first and keep at least one
-       inter-cabinet link: d_i = min(z - 1, d - 1), d_o = d - d_i (d_o = 0 with a single
-       cabinet).
+       not say how the degree is split; we put half inside, d_i = min(z - 1, ceil(d / 2)),
+       the rest outside as far as the grid allows, and leftovers inside (d_o = 0 with a
+       single cabinet).
 10     FR latency vs total cable, Skywalk(8, 256, 7, d_o), d_o in {4, 6, 8, 12, 16, 20,
        24, 28}, cable bound r in {0.4, 0.5, 0.6, 0.7, 1.0}.
 =====  ===============================================================================
@@ -472,15 +472,19 @@ CAB_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 
 def _split(z: int, c: int, degree: int) -> tuple[int, int]:
-    """Fig. 9's degree split (our reading): fill the cabinet, keep one inter-cabinet link."""
+    """Fig. 9's degree split (our reading, the paper prints none): half the links inside
+    the cabinet, ``d_i = min(z - 1, ceil(d / 2))``; the rest outside, as many as the
+    grid allows (``d_o <= d_smax + d_dmax``); ports left over go back inside.  One cabinet
+    has no inter-cabinet links.  (-1, -1) when the degree cannot be reached."""
     from ..generators.skywalk import skywalk_bounds
 
     if c == 1:
-        return degree, 0
+        return (degree, 0) if degree <= z - 1 else (-1, -1)
     b = skywalk_bounds(z, c)
-    d_i = min(z - 1, degree - 1)
-    d_o = degree - d_i
-    if d_o > b["straight_max"] + b["diagonal_max"]:
+    d_i = min(z - 1, (degree + 1) // 2)
+    d_o = min(degree - d_i, b["straight_max"] + b["diagonal_max"])
+    d_i = min(z - 1, degree - d_o)
+    if d_i + d_o != degree:
         return -1, -1
     return d_i, d_o
 
@@ -495,7 +499,7 @@ def fig9(seeds, build, full=False, degrees=(8, 16, 32)):
             c = n // z
             d_i, d_o = _split(z, c, deg)
             if d_i < 0:
-                skipped.append(f"degree {deg} z={z}")
+                skipped.append(f"degree {deg} z={z}")  # d_i + d_o cannot reach the degree
                 continue
             nets.append(dict(label=f"Skywalk deg {deg}", family="skywalk", name="skywalk", z=z, c=c,
                              switches_per_cabinet=z, d_i=d_i, d_o=d_o,
@@ -514,10 +518,12 @@ def fig9(seeds, build, full=False, degrees=(8, 16, 32)):
                                          [a == 32 for a in argmins],
                                          detail=f"mean lowest at z = {best}; per seed "
                                                 + "/".join(map(str, argmins))))
-    notes = ["Fig. 9: d_i = min(z - 1, degree - 1), d_o = degree - d_i (d_o = 0 for one cabinet) "
-             "is our reading; the paper does not print the split."]
+    notes = ["Fig. 9: the paper does not print how the degree is split; ours is half inside "
+             "(d_i = min(z - 1, ceil(d/2))), the rest outside as far as the grid allows, leftovers "
+             "inside.  Filling the cabinet first (d_i = min(z - 1, d - 1)) moves the minimum to "
+             "z = d/2 (docs/reproductions.md)."]
     if skipped:
-        notes.append("Fig. 9 skipped (d_o above d_smax + d_dmax): " + ", ".join(skipped))
+        notes.append("Fig. 9 skipped (the degree does not fit z - 1 + d_smax + d_dmax): " + ", ".join(skipped))
     return table, claims, notes
 
 
