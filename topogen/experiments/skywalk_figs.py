@@ -670,7 +670,9 @@ NOTES = {
     5: "Fastest Routing; the paper prints the degree and cable of each network in the legend.",
     6: "Fastest Routing at 60 ns; Skywalk and Random instances that are not connected are "
        "left out (built < seeds).",
-    7: "Fastest Routing at 60 ns; Skywalk degree d has d_i = 7 and d_o = d - 7.",
+    7: "Fastest Routing at 60 ns; Skywalk degree d has d_i = 7 and d_o = d - 7.  The maxima "
+       "against Dragonfly come out a few % above the paper's bounds (degree 32 at 2,048: +6.6%, "
+       "degree 64 at 8,192: +3.8%); one 60 ns hop is 7% of them (docs/reproductions.md).",
     9: "Fastest Routing at 60 ns.",
     10: "Fastest Routing at 60 ns; r bounds the Manhattan distance between linked cabinets "
         "to r * l_max (III-G).",
