@@ -46,7 +46,6 @@ Where the paper is silent (our choices)
 
 from __future__ import annotations
 
-import math
 import tempfile
 import time
 from pathlib import Path
@@ -58,11 +57,10 @@ from ..errors import ParameterError
 from ..registry import register_experiment
 from ._base import ExperimentResult
 from .dsn import build
-from .skywalk_sim import _choose
+from .skywalk_sim import _choose, sweep_columns
 
 N = 128
 SWITCH_NS = 100.0
-CYCLE_NS = 256 / 96
 TRAFFICS = ("uniform", "transpose")
 #: key -> label of :func:`topogen.experiments.dsn.build`
 NETWORKS = {"dsnf": "DSN-F", "dsn": "DSN", "torus": "2-D torus", "dln": "DLN-4"}
@@ -163,19 +161,12 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
                                 traffic=pattern[tr], load_unit="flits", self_packets=False, **config)
                     simulated += res.simulated
                     reused += res.reused
-                    first_bad = [r for r in res.rows if r["status"] != "completed"
-                                 and float(r["offered_load"]) == res.saturation_upper]
                     rows.append({
                         "key": key, "topology": label, "traffic": tr,
                         "switches": topology.num_switches, "links": topology.num_links,
                         "diameter": int(stats.diameter), "aspl": float(stats.aspl),
                         "cable_avg_m": layout.total_cable_length / topology.num_links,
-                        "zero_load_ns": res.zero_load_latency * CYCLE_NS,
-                        "hops_avg": float(res.rows[0].get("hops_avg", math.nan)),
-                        "sat_load": res.saturation_load,
-                        "sat_upper": res.saturation_upper,
-                        "limit": first_bad[0]["status"] if first_bad else "-",
-                        "points": len(res.rows),
+                        **sweep_columns(res, sat="sat_load", upper="sat_upper"),
                         "seconds": round(time.perf_counter() - t0, 1),
                     })
                     bar.update()

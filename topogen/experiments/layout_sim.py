@@ -60,9 +60,8 @@ from .._progress import Progress
 from ..errors import ParameterError
 from ..registry import register_experiment
 from ._base import ExperimentResult
-from .skywalk_sim import _choose
+from .skywalk_sim import _choose, sweep_columns
 
-CYCLE_NS = 256 / 96
 HOSTS = 8
 TRAFFICS = ("uniform", "transpose", "bitrev")
 #: key -> (label, generator, parameters, routing)
@@ -184,7 +183,6 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
                 lat["ring4"] < lat["nbr05-4"] < lat["p-torus4"]
                 and sat["ring4"] >= sat["nbr05-4"] - 0.5 and sat["nbr05-4"] >= sat["p-torus4"] - 0.5)
             d8 = ["p-hypercube", "nbr05", "ring8"]
-            best_lat = min(d8, key=lambda k: lat[k])
             add("Fig. 16, degree 8: P-HYPERCUBE best, the others similar or worse at more cable", traffic,
                 "P-HYPERCUBE", "latency " + ", ".join(f"{g.loc[k, 'topology']} {lat[k]:.0f} ns" for k in d8)
                 + "; cable " + ", ".join(f"{cab[k]:.2f}" for k in d8) + " m",
@@ -273,18 +271,11 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                                 seed=sim_seed, traffic=tr, load_unit="gbps", self_packets=False, **config)
                     simulated += res.simulated
                     reused += res.reused
-                    first_bad = [r for r in res.rows if r["status"] != "completed"
-                                 and float(r["offered_load"]) == res.saturation_upper]
                     rows.append({
                         "key": key, "topology": label, "traffic": tr,
                         "switches": topology.num_switches, "hosts": int(topology.num_hosts) * scale,
                         "links": topology.num_links, "routing": routing,
-                        "zero_load_ns": res.zero_load_latency * CYCLE_NS,
-                        "hops_avg": float(res.rows[0].get("hops_avg", math.nan)),
-                        "sat_gbps": res.saturation_load / scale,
-                        "sat_upper_gbps": res.saturation_upper / scale,
-                        "limit": first_bad[0]["status"] if first_bad else "-",
-                        "points": len(res.rows),
+                        **sweep_columns(res, scale),
                         "seconds": round(time.perf_counter() - t0, 1),
                     })
                     bar.update()

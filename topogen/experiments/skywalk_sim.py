@@ -189,6 +189,19 @@ def _choose(text: str, allowed, name: str) -> list[str]:
     return picked
 
 
+def sweep_columns(res, scale: float = 1.0, sat: str = "sat_gbps", upper: str = "sat_upper_gbps") -> dict:
+    """The table columns of one :func:`topogen.sim.sweep.sweep` outcome: zero-load latency
+    (ns), mean hops at the lowest load, saturation load and the upper end of its bracket
+    (divided by ``scale``, the simulated hosts per reported host), what happened at that
+    upper end (``saturated``, ``deadlock`` ... or ``-``) and the points simulated."""
+    first_bad = [r for r in res.rows if r["status"] != "completed"
+                 and float(r["offered_load"]) == res.saturation_upper]
+    return {"zero_load_ns": res.zero_load_latency * CYCLE_NS,
+            "hops_avg": float(res.rows[0].get("hops_avg", math.nan)),
+            sat: res.saturation_load / scale, upper: res.saturation_upper / scale,
+            "limit": first_bad[0]["status"] if first_bad else "-", "points": len(res.rows)}
+
+
 def _fmt(v: float) -> str:
     return ">=12" if math.isinf(v) else f"{v:.3g}"
 
@@ -367,22 +380,16 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                                 load_unit="gbps", self_packets=False, **config)
                     simulated += res.simulated
                     reused += res.reused
-                    first_bad = [r for r in res.rows if r["status"] != "completed"
-                                 and float(r["offered_load"]) == res.saturation_upper]
                     # the sweep's loads are per simulated host; report Gbit/s per host
-                    zero = res.zero_load_latency
+                    cols = sweep_columns(res, scale)
                     rows.append({
                         "key": key, "topology": label, "traffic": tr,
                         "degree": topology.degree, "degree_paper": paper_degree,
                         "links": topology.num_links,
                         "cable_km": layout.total_cable_length / 1000.0,
-                        "zero_load_ns": zero * CYCLE_NS,
+                        "zero_load_ns": cols.pop("zero_load_ns"),
                         "zero_load_ns_analytic": analytic * CYCLE_NS if tr == "uniform" else math.nan,
-                        "hops_avg": float(res.rows[0].get("hops_avg", math.nan)),
-                        "sat_gbps": res.saturation_load / scale,
-                        "sat_upper_gbps": res.saturation_upper / scale,
-                        "limit": first_bad[0]["status"] if first_bad else "-",
-                        "points": len(res.rows),
+                        **cols,
                         "seconds": round(time.perf_counter() - t0, 1),
                     })
                     bar.update()
