@@ -299,10 +299,10 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         "networks: 8 hosts per switch sharing one 96 Gbit/s port, adaptive minimal routing with "
         "an up*/down* escape VC (the paper: DOR escape on hypercube and torus); Myrinet-Clos: its "
         "256 hosts, the same adaptive routing (the paper: up*/down*).",
-        f"Claims of III-C2: {held} of {judged} hold (a percentage within {points:g} points).",
+        f"Claims of the paper: {held} of {judged} hold (a percentage within {points:g} points).",
     ]
     return ExperimentResult(
-        title="Koibuchi et al. III-C, IV-B3 (Figs. 6, 8, 13): 256-switch direct topologies, "
+        title="Koibuchi et al. III-C, IV-B3, V (Figs. 6, 8, 13, 16): 256-switch direct topologies, "
               "80-switch Myrinet-Clos, reference simulator",
         table=table.drop(columns=["key"]),
         notes=notes,
