@@ -323,6 +323,17 @@ class Topology:
         )
 
 
+def as_topology(obj) -> Topology:
+    """``obj`` if it is a :class:`Topology`, else its ``topology`` attribute (a Layout or
+    a routing); anything else is a :class:`~topogen.errors.ParameterError`."""
+    if isinstance(obj, Topology):
+        return obj
+    topo = getattr(obj, "topology", None)
+    if isinstance(topo, Topology):
+        return topo
+    raise ParameterError(f"expected a Topology or a Layout, got {type(obj).__name__}")
+
+
 def _jsonable(obj):
     """Parameters as JSON-friendly values (tuples -> lists, numpy scalars -> Python)."""
     if isinstance(obj, Mapping):

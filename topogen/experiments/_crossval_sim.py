@@ -369,7 +369,8 @@ def sst_parameters(spec: CrossvalSpec) -> dict:
     bw = f"{flit_bytes / spec.clock_ns:g}GB/s"
     buf = f"{spec.vc_buf_size * flit_bytes}B"
     c = spec.clock_ns
-    lat_in, lat_out = sst_router_latencies(4, c)  # 4 one-cycle pipeline stages, as BookSim's
+    # the pipeline of the reference simulator's and BookSim's routers
+    lat_in, lat_out = sst_router_latencies(_reference_config(spec).router_delay, c)
     return {
         "router_params": {"link_bw": bw, "xbar_bw": bw, "flit_size": f"{flit_bytes}B",
                           "input_latency": lat_in, "output_latency": lat_out,

@@ -64,23 +64,24 @@ from .skywalk_sim import _choose, sweep_columns
 
 HOSTS = 8
 TRAFFICS = ("uniform", "transpose", "bitrev")
-#: key -> (label, generator, parameters, routing)
+#: key -> (label, generator, parameters, hosts): ``shared``: the 8 hosts of a switch share
+#: one simulated port (direct networks); ``own``: the generator's hosts (Myrinet-Clos)
 NETWORKS = {
-    "hypercube": ("HYPERCUBE", "hypercube", dict(dimension=8), "escape"),
-    "p-hypercube": ("P-HYPERCUBE", "p-hypercube", dict(dimension=8), "escape"),
-    "pf-hypercube": ("PF-HYPERCUBE", "pf-hypercube", dict(dimension=8), "escape"),
-    "ring8": ("RING-8", "ring", dict(num_switches=256, degree=8), "escape"),
-    "torus4": ("TORUS-4", "torus", dict(dims=(16, 16)), "escape"),
-    "p-torus4": ("P-TORUS-4", "p-torus", dict(degree=4), "escape"),
-    "pf-torus4": ("PF-TORUS-4", "pf-torus", dict(degree=4), "escape"),
-    "ring4": ("RING-4", "ring", dict(num_switches=256, degree=4), "escape"),
-    "nbr04": ("Nbr(0.4)-8", "nbr", dict(num_switches=256, degree=8, p=0.4), "escape"),
-    "nbr05": ("Nbr(0.5)-8", "nbr", dict(num_switches=256, degree=8, p=0.5), "escape"),
-    "nbr05-4": ("Nbr(0.5)-4", "nbr", dict(num_switches=256, degree=4, p=0.5), "escape"),
-    "gau07": ("Gau(0.7)-8", "gau", dict(num_switches=256, degree=8, alpha=0.7), "escape"),
-    "gau10": ("Gau(1.0)-8", "gau", dict(num_switches=256, degree=8, alpha=1.0), "escape"),
-    "clos": ("Myrinet-Clos", "myrinet-clos", dict(hosts=256), "escape-hosts"),
-    "pf-clos": ("PF-Myrinet-Clos", "pf-myrinet-clos", dict(hosts=256), "escape-hosts"),
+    "hypercube": ("HYPERCUBE", "hypercube", dict(dimension=8), "shared"),
+    "p-hypercube": ("P-HYPERCUBE", "p-hypercube", dict(dimension=8), "shared"),
+    "pf-hypercube": ("PF-HYPERCUBE", "pf-hypercube", dict(dimension=8), "shared"),
+    "ring8": ("RING-8", "ring", dict(num_switches=256, degree=8), "shared"),
+    "torus4": ("TORUS-4", "torus", dict(dims=(16, 16)), "shared"),
+    "p-torus4": ("P-TORUS-4", "p-torus", dict(degree=4), "shared"),
+    "pf-torus4": ("PF-TORUS-4", "pf-torus", dict(degree=4), "shared"),
+    "ring4": ("RING-4", "ring", dict(num_switches=256, degree=4), "shared"),
+    "nbr04": ("Nbr(0.4)-8", "nbr", dict(num_switches=256, degree=8, p=0.4), "shared"),
+    "nbr05": ("Nbr(0.5)-8", "nbr", dict(num_switches=256, degree=8, p=0.5), "shared"),
+    "nbr05-4": ("Nbr(0.5)-4", "nbr", dict(num_switches=256, degree=4, p=0.5), "shared"),
+    "gau07": ("Gau(0.7)-8", "gau", dict(num_switches=256, degree=8, alpha=0.7), "shared"),
+    "gau10": ("Gau(1.0)-8", "gau", dict(num_switches=256, degree=8, alpha=1.0), "shared"),
+    "clos": ("Myrinet-Clos", "myrinet-clos", dict(hosts=256), "own"),
+    "pf-clos": ("PF-Myrinet-Clos", "pf-myrinet-clos", dict(hosts=256), "own"),
 }
 #: Fig. 13 (IV-B3): constrained shortcutting at 256 switches, degree 8 (with RING-8)
 FIG13 = ("nbr04", "nbr05", "gau07", "gau10")
@@ -108,10 +109,10 @@ def build(key: str, seed: int):
     switch on the direct topologies (the shared host port), the generator's on Clos."""
     from ..routing import escape
 
-    _, name, params, routing = NETWORKS[key]
+    _, name, params, hosts = NETWORKS[key]
     spec = registry.get(name)
     kwargs = dict(params)
-    if routing == "escape":
+    if hosts == "shared":
         kwargs["hosts_per_switch"] = 1
     if "seed" in [p.name for p in spec.params]:
         kwargs["seed"] = seed
@@ -260,9 +261,9 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         out = Path(results) if results else Path(tmp) / "layout_sim.csv"
         with Progress(total=len(keys) * len(traffics), desc="layout-sim") as bar:
             for key in keys:
-                label, _, _, routing = NETWORKS[key]
+                label, _, _, hosts = NETWORKS[key]
                 topology, rt = build(key, seed)
-                scale = HOSTS if routing == "escape" else 1  # Clos: its own hosts
+                scale = HOSTS if hosts == "shared" else 1
                 config = dict(SIM_CONFIG, max_samples=max_samples)
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
@@ -274,7 +275,7 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                     rows.append({
                         "key": key, "topology": label, "traffic": tr,
                         "switches": topology.num_switches, "hosts": int(topology.num_hosts) * scale,
-                        "links": topology.num_links, "routing": routing,
+                        "links": topology.num_links, "routing": rt.algorithm,
                         **sweep_columns(res, scale),
                         "seconds": round(time.perf_counter() - t0, 1),
                     })

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from .._rng import child_seeds, resolve_seed
 from .._validate import check_int
 from ..errors import ParameterError
-from ..topology import Topology
+from ..topology import Topology, as_topology
 
 __all__ = [
     "BisectionResult",
@@ -113,17 +113,8 @@ class BisectionResult:
 
 
 # ----------------------------------------------------------------------------- checks
-def _as_topology(obj) -> Topology:
-    if isinstance(obj, Topology):
-        return obj
-    topo = getattr(obj, "topology", None)
-    if isinstance(topo, Topology):
-        return topo
-    raise ParameterError(f"expected a Topology or a Layout, got {type(obj).__name__}")
-
-
 def _checked(obj, what: str) -> Topology:
-    topology = _as_topology(obj)
+    topology = as_topology(obj)
     if topology.num_switches < 2:
         raise ParameterError(
             f"{what} needs at least 2 switches (each half must hold one), "
@@ -165,7 +156,7 @@ def cut_size(topology, side) -> int:
     ParameterError
         If ``side`` has the wrong length, values other than 0/1, or an empty side.
     """
-    topology = _as_topology(topology)
+    topology = as_topology(topology)
     s = np.asarray(side)
     if s.shape != (topology.num_switches,):
         raise ParameterError(

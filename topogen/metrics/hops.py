@@ -33,7 +33,7 @@ import numpy as np
 
 from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError
-from ..topology import Topology
+from ..topology import Topology, as_topology
 
 __all__ = ["HopStats", "distance_stats", "hop_matrix"]
 
@@ -178,15 +178,6 @@ def _workers(workers: int | None, jobs: int) -> int:
     return max(1, min(int(workers), jobs))
 
 
-def _topology_of(obj) -> Topology:
-    if isinstance(obj, Topology):
-        return obj
-    topo = getattr(obj, "topology", None)
-    if isinstance(topo, Topology):
-        return topo
-    raise ParameterError(f"expected a Topology or a Layout, got {type(obj).__name__}")
-
-
 def _choose_sources(n: int, sources, sample, seed) -> tuple[np.ndarray, bool, str, int | None]:
     """(sources, all_sources, how, seed) for the sources/sample arguments."""
     if sources is not None and sample is not None:
@@ -328,7 +319,7 @@ def distance_stats(topology, *, sources=None, sample: int | None = None, seed=No
     The search is a bit-parallel BFS (64 sources per machine word), exact in integers.
     A single switch has diameter 0 and, having no pairs, ``aspl = aspl_n2 = 0``.
     """
-    topology = _topology_of(topology)
+    topology = as_topology(topology)
     n = topology.num_switches
     if isinstance(words, bool) or not isinstance(words, (int, np.integer)) or words < 1:
         raise ParameterError(f"words must be a positive integer, got {words!r}")
@@ -392,7 +383,7 @@ def hop_matrix(topology, sources) -> np.ndarray:
     ParameterError
         If a source is not a switch id.
     """
-    topology = _topology_of(topology)
+    topology = as_topology(topology)
     n = topology.num_switches
     src = np.asarray(sources)
     if src.ndim == 0:

@@ -38,7 +38,7 @@ import pandas as pd
 from .._rng import child_seeds, make_rng, resolve_seed
 from .._validate import check_float, check_int
 from ..errors import ParameterError
-from ..topology import Topology
+from ..topology import Topology, as_topology
 
 __all__ = [
     "ResilienceResult",
@@ -172,9 +172,7 @@ def failure_grid(step: float = 0.05, fractions=None) -> np.ndarray:
 
 
 def _checked(obj) -> Topology:
-    topology = obj if isinstance(obj, Topology) else getattr(obj, "topology", None)
-    if not isinstance(topology, Topology):
-        raise ParameterError(f"expected a Topology or a Layout, got {type(obj).__name__}")
+    topology = as_topology(obj)
     if topology.num_switches < 2 or topology.num_links < 1:
         raise ParameterError(
             f"resilience needs at least 2 switches and 1 link, {topology.name} has "

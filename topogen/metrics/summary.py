@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ParameterError
-from ..topology import Topology
+from ..topology import Topology, as_topology
 from .hops import distance_stats
 from .latency import ROUTINGS, latency_stats
 
@@ -22,7 +22,7 @@ def degree_stats(topology) -> dict[str, Any]:
     dict
         ``degree_max``, ``degree_min`` (int) and ``degree_avg`` (float, ``2E / N``).
     """
-    topology = _as_topology(topology)
+    topology = as_topology(topology)
     deg = topology.degrees
     return {
         "degree_max": int(deg.max()),
@@ -123,7 +123,7 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
     latencies follow Skywalk (Fujiwara et al.) II-E and III-A, NR ties broken towards
     the lowest latency (see :mod:`topogen.metrics.latency`).
     """
-    topology = _as_topology(obj)
+    topology = as_topology(obj)
     layout = None if isinstance(obj, Topology) else obj
     routings = [str(r).lower() for r in (routings or ())]
     for r in routings:
@@ -191,12 +191,3 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
     if bisection or resilience_trials:
         out["analysis_seed"] = seed
     return out
-
-
-def _as_topology(obj) -> Topology:
-    if isinstance(obj, Topology):
-        return obj
-    topo = getattr(obj, "topology", None)
-    if isinstance(topo, Topology):
-        return topo
-    raise ParameterError(f"expected a Topology or a Layout, got {type(obj).__name__}")

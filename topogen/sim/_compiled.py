@@ -29,7 +29,7 @@ def compiled_covers(network) -> str | None:
         return "numba is not available"
     if network.adaptive:
         return "escape (adaptive) routing is routed hop by hop by the Python engine"
-    if getattr(network, "ugal", False):
+    if network.ugal:
         return "UGAL chooses each packet's path from the queues in the Python engine"
     return None
 

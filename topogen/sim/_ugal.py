@@ -91,13 +91,15 @@ class UgalChoice:
         route = self._ugal_route
         best = route(s, d)
         queue = self._queue
-        glob = self.ugal_global
-        if glob:
-            bc = 0
-            for e in best:
-                bc += queue(e)
-        else:
-            bc = len(best) * queue(best[0])
+
+        if self.ugal_global:  # UGAL-G: the queues along the path
+            def cost(path):
+                return sum(queue(e) for e in path)
+        else:  # UGAL-L: hops x the queue of the first link
+            def cost(path):
+                return len(path) * queue(path[0])
+
+        bc = cost(best)
         n = self.ugal_n
         lo, hi = (s, d) if s < d else (d, s)
         draws = self.ugal_draws
@@ -111,14 +113,9 @@ class UgalChoice:
             if m >= hi:
                 m += 1
             c = route(s, m) + route(m, d)
-            if glob:
-                cost = 0
-                for e in c:
-                    cost += queue(e)
-            else:
-                cost = len(c) * queue(c[0])
-            if cost < bc:
-                best, bc, bi = c, cost, i
+            cc = cost(c)
+            if cc < bc:
+                best, bc, bi = c, cc, i
         self.ugal_choices[bi] += 1
         pkt.ports = pkt.ports + best + (self.ej_base + pkt.dst,)
         pkt.vlo = self.ugal_vlo[:len(best) + 1]

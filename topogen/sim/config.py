@@ -163,6 +163,12 @@ class SimConfig:
         return _d.router_cycles(self.packet_size, self.internal_speedup)
 
     @property
+    def stamp_offset(self) -> int:
+        """Cycles between the delivery time stamp and the tail's arrival: ``packet_size - 1``
+        with ``latency_at="head"``, else 0 (the engines report tail arrivals)."""
+        return self.packet_size - 1 if self.latency_at == "head" else 0
+
+    @property
     def cycle_ns(self) -> float:
         """Length of a cycle in ns (``clock_ns``, else one flit time ``flit_bits / link_gbps``)."""
         return float(self.clock_ns) if self.clock_ns is not None else self.flit_bits / self.link_gbps

@@ -136,7 +136,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     m_hops: list[int] = []
     m_sum = [0]
 
-    head = S - 1 if cfg.latency_at == "head" else 0
+    head = cfg.stamp_offset
 
     def on_deliver(pkt, tail):
         k = tail // P
@@ -399,7 +399,7 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
     eng = engine_for(net, rng)
     lat = [0, 0]
-    head = cfg.packet_size - 1 if cfg.latency_at == "head" else 0
+    head = cfg.stamp_offset
 
     def on_deliver(pkt, tail):
         if tail < cycles:
@@ -453,7 +453,8 @@ def _provenance(routing, *, traffic, cfg, load, load_unit, net, p, eng=None) -> 
 class TraceResult:
     """Outcome of :func:`run_trace`: one entry per delivered packet, in delivery order.
 
-    ``latency = delivered - created`` (tail reaches the destination host); ``links`` is the
+    ``latency = delivered - created`` (tail reaches the destination host, whatever the
+    config's ``latency_at``: subtract ``config.stamp_offset`` for the head); ``links`` is the
     number of switch-to-switch links of the route.  ``engine`` is kept for inspection.
     """
 

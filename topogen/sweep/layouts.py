@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from ..errors import ParameterError
 
-__all__ = ["parse_layout", "build_layout", "LAYOUT_KEYS", "LAYOUT_PLACEMENTS"]
+__all__ = ["parse_layout", "build_layout", "check_keys", "LAYOUT_KEYS", "LAYOUT_PLACEMENTS"]
 
 _FLOOR_INTS = ("switches_per_cabinet", "cabinets", "rows", "columns")
 _FLOOR_FLOATS = ("cabinet_width", "cabinet_depth", "intra_cable", "inter_overhead", "ns_per_meter")
@@ -47,6 +47,19 @@ LAYOUT_KEYS = _FLOOR_INTS + _FLOOR_FLOATS + ("placement", "mapping", "iterations
 #: placements of the axis: those of :func:`topogen.layout.place` and ``clustered``
 LAYOUT_PLACEMENTS = ("auto", "sequential", "native", "random", "clustered")
 _SHORT = {"switches_per_cabinet": "z", "cabinets": "c"}
+
+
+def check_keys(doc, known, where: str) -> None:
+    """Refuse a key of ``doc`` that is not in ``known``, naming the nearest valid one
+    (``where``: where the table stands, for the message)."""
+    import difflib
+
+    for key in doc:
+        if key not in known:
+            near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.5)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ParameterError(f"unknown key {key!r} in {where}{hint} "
+                                 f"(valid keys: {', '.join(known)})")
 
 
 def parse_layout(entry, where: str) -> dict:
@@ -70,12 +83,7 @@ def parse_layout(entry, where: str) -> dict:
     if not isinstance(entry, dict):
         raise ParameterError(f"axis layout in {where} takes tables such as "
                              f'{{switches_per_cabinet = 4, placement = "random"}}, got {entry!r}')
-    for key in entry:
-        if key not in LAYOUT_KEYS:
-            near = difflib.get_close_matches(key, list(LAYOUT_KEYS), n=1, cutoff=0.5)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise ParameterError(f"unknown key {key!r} in a layout of {where}{hint} "
-                                 f"(valid keys: {', '.join(LAYOUT_KEYS)})")
+    check_keys(entry, LAYOUT_KEYS, f"a layout of {where}")
     out: dict = {}
     for key in _FLOOR_INTS + ("iterations",):
         if key in entry:

@@ -51,7 +51,7 @@ from pathlib import Path
 from .._digest import seed_from
 from ..errors import FormatError, ParameterError
 from ..results import canonical_json
-from .layouts import parse_layout
+from .layouts import check_keys, parse_layout
 
 __all__ = ["Experiment", "Point", "load_experiment", "parse_experiment", "point_id", "AXES",
            "MEASURE_KEYS", "SLURM_KEYS"]
@@ -134,12 +134,7 @@ def _where(path, section: str | None) -> str:
 
 
 def _check_keys(doc: dict, known, path, section: str | None) -> None:
-    for key in doc:
-        if key not in known:
-            near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.5)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise ParameterError(f"unknown key {key!r} in {_where(path, section)}{hint} "
-                                 f"(valid keys: {', '.join(known)})")
+    check_keys(doc, known, _where(path, section))
 
 
 def _type_ok(value, types) -> bool:
