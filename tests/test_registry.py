@@ -52,3 +52,21 @@ def test_type_names():
     spec = registry.get("_test_ring")
     assert spec.param("dims").type_name == "int,int,..."
     assert spec.param("seed").type_name == "int"
+
+
+@pytest.mark.parametrize("text, first", [
+    ("Fig. 12: diameter of Nbr(p)-n. More text.", "Fig. 12: diameter of Nbr(p)-n"),
+    ("Koibuchi et al. III-C (Figs. 6 and 8) on the simulator.\nSecond.", "Koibuchi et al. III-C (Figs. 6 and 8) on the simulator"),
+    ("Sec. IV vs. the rest, e.g. tori", "Sec. IV vs. the rest, e.g. tori"),
+    ("One sentence.", "One sentence"),
+    ("Version 1.5 of it. Next", "Version 1.5 of it"),
+])
+def test_first_sentence_keeps_citation_abbreviations(text, first):
+    assert registry.first_sentence(text) == first
+
+
+def test_reproduce_listing_names_the_figure(capsys):
+    from topogen.cli import main
+    assert main(["reproduce"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("layout-fig12"))
+    assert "] Fig. 12: diameter" in line

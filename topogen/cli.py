@@ -226,7 +226,7 @@ def _cmd_list(args) -> int:
     width_name = max(len(n) for n in gens)
     width_fam = max(len(s.family) for s in gens.values())
     for name, spec in gens.items():
-        summary = spec.summary.split(". ")[0].rstrip(".")
+        summary = registry.first_sentence(spec.summary)
         print(f"{name:<{width_name}}  {spec.family:<{width_fam}}  {summary}")
     return 0
 
@@ -476,7 +476,7 @@ def _cmd_reproduce(args, pairs) -> int:
         width = max(len(n) for n in exps)
         for name, spec in exps.items():
             paper = f"[{spec.paper}] " if spec.paper else ""
-            print(f"{name:<{width}}  {paper}{spec.summary.split('. ')[0].rstrip('.')}")
+            print(f"{name:<{width}}  {paper}{registry.first_sentence(spec.summary)}")
         return 0
     spec = registry.experiment(args.name)
     kwargs = _match_params(args.name, spec.params, pairs, parse=True)

@@ -216,6 +216,21 @@ def _summary(func) -> str:
     return doc.strip().split("\n\n")[0].replace("\n", " ")
 
 
+#: a full stop that ends a sentence: followed by white space or the end, and not the
+#: dot of an abbreviation the papers' citations use ("Fig. 12", "Sec. IV", "et al. 2013")
+_SENTENCE_END = re.compile(r"(?<!\bFig)(?<!\bFigs)(?<!\bSec)(?<!\bal)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
+                           r"(?<!\bEq)(?<!\bNo)(?<!\bcf)\.(?:\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text``, without its full stop, for one-line listings
+    (``topogen list``, ``topogen reproduce``): ``"Fig. 12 of the paper. More."`` gives
+    ``"Fig. 12 of the paper"``."""
+    text = " ".join(text.split())
+    m = _SENTENCE_END.search(text)
+    return text[:m.start()] if m else text.rstrip(".")
+
+
 def register(name: str, *, family: str = "", summary: str | None = None):
     """Decorator: register a generator under the CLI name ``name``."""
 
