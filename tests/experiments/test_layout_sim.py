@@ -85,3 +85,28 @@ def test_fig16_claims_use_the_cable_axis():
     c = ls._claims(t, points=5.0, similar=0.25).set_index("claim")
     assert c.loc["Fig. 16, degree 8: P-HYPERCUBE best, the others similar or worse at more cable",
                  "verdict"] == "differs"
+
+
+def test_shortcut_hops_and_the_gau_length_claim():
+    from topogen.generators.shortcut import gau, nbr
+
+    t = nbr(256, 8, 0.4, seed=3)
+    u, v = t.edges[:, 0].astype(int), t.edges[:, 1].astype(int)
+    ring_len = [min((b - a) % 256, (a - b) % 256) for a, b in zip(u, v)]
+    short = [h for h in ring_len if h > 1]
+    assert len(short) == t.num_links - 256
+    assert ls.shortcut_hops(t) == pytest.approx(sum(short) / len(short))
+    assert max(short) <= 256 * 0.4 / 2
+    # the printed Gau(0.7) (sigma = N * 0.7 / 2 = 89.6 hops, truncated to +-128) is nearly
+    # uniform: its shortcuts are far longer than Nbr(0.5)'s (at most 64 hops)
+    assert ls.shortcut_hops(gau(256, 8, 0.7, seed=3)) > ls.shortcut_hops(nbr(256, 8, 0.5, seed=3)) + 10
+    lat = {"ring8": 560.0, "nbr04": 600.0, "nbr05": 580.0, "gau07": 590.0, "gau10": 570.0}
+    sat = {k: 9.0 for k in lat}
+    table = _table("transpose", lat, sat)
+    key = "IV-B: Gau(0.7)-8's shortcuts about as short as Nbr(0.4/0.5)-8's (mean ring hops)"
+    assert key not in set(ls._claims(table, points=5.0, similar=0.25).claim)
+    table["shortcut_hops"] = [64.0, 26.0, 33.0, 54.0, 59.0]
+    c = ls._claims(table, points=5.0, similar=0.25).set_index("claim")
+    assert c.loc[key, "verdict"] == "differs" and "Gau(0.7)-8 54.0" in c.loc[key, "ours"]
+    table["shortcut_hops"] = [64.0, 26.0, 33.0, 25.0, 32.0]
+    assert ls._claims(table, points=5.0, similar=0.25).set_index("claim").loc[key, "verdict"] == "holds"
