@@ -1,5 +1,7 @@
 """``reproduce layout-sim`` (Koibuchi et al. III-C, Figs. 6 and 8)."""
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -110,3 +112,31 @@ def test_shortcut_hops_and_the_gau_length_claim():
     assert c.loc[key, "verdict"] == "differs" and "Gau(0.7)-8 54.0" in c.loc[key, "ours"]
     table["shortcut_hops"] = [64.0, 26.0, 33.0, 25.0, 32.0]
     assert ls._claims(table, points=5.0, similar=0.25).set_index("claim").loc[key, "verdict"] == "holds"
+
+
+def test_separate_host_ports_put_transpose_on_the_2048_hosts(monkeypatch):
+    from types import SimpleNamespace
+
+    import topogen.sim.sweep as sw
+
+    t, _ = ls.build("gau07", 1, "separate")
+    assert t.num_hosts == 2048 and ls.build("clos", 1, "separate")[0].num_hosts == 256
+    calls = []
+
+    def fake(rt, out, **kw):
+        calls.append((rt.topology.num_hosts, kw["traffic"], kw["high"]))
+        row = {"status": "completed", "offered_load": kw["high"], "hops_avg": 3.0}
+        return SimpleNamespace(zero_load_latency=200.0, rows=[row], saturation_load=kw["high"],
+                               saturation_upper=math.inf, simulated=1, reused=0)
+
+    monkeypatch.setattr(sw, "sweep", fake)
+    res = ls.reproduce_layout_sim(topologies="nbr04", traffic="uniform,transpose", host_port="separate")
+    assert calls == [(2048, "uniform", 12.0), (2048, "rotate", 12.0)]
+    assert list(res.table["pattern"]) == ["uniform", "rotate"]
+    assert list(res.table["hosts"]) == [2048, 2048]
+    calls.clear()
+    res = ls.reproduce_layout_sim(topologies="nbr04", traffic="transpose")
+    assert calls == [(256, "transpose", 96.0)] and "pattern" not in res.table
+    assert res.table["sat_gbps"].iloc[0] == 12.0
+    with pytest.raises(ParameterError, match="host_port must be"):
+        ls.reproduce_layout_sim(host_port="own")
