@@ -58,9 +58,15 @@ def test_fig13_claims():
     c = ls._claims(_table("transpose", lat, sat), points=5.0, similar=0.25).set_index("claim")
     key = "Fig. 13, transpose: throughput decreases significantly for Nbr(0.4)-8 and Gau(0.7)-8"
     assert c.loc[key, "verdict"] == "holds"
+    assert c.loc["Fig. 13, transpose: Gau(0.7)-8 significantly lower than RING-8, Nbr(0.5)-8, Gau(1.0)-8",
+                 "verdict"] == "holds"
     sat["nbr04"] = 10.0
     c = ls._claims(_table("transpose", lat, sat), points=5.0, similar=0.25).set_index("claim")
     assert c.loc[key, "verdict"] == "differs"
+    assert c.loc["Fig. 13, transpose: Nbr(0.4)-8 significantly lower than RING-8, Nbr(0.5)-8, Gau(1.0)-8",
+                 "verdict"] == "differs"
+    assert c.loc["Fig. 13, transpose: Gau(0.7)-8 significantly lower than RING-8, Nbr(0.5)-8, Gau(1.0)-8",
+                 "verdict"] == "holds"
     c = ls._claims(_table("uniform", lat, dict(sat, nbr04=11.0, gau07=11.2)), points=5.0,
                    similar=0.25).set_index("claim")
     assert c.loc["Fig. 13, uniform: RING-8, Nbr and Gau lead to sensibly the same results",
