@@ -95,3 +95,37 @@ def test_cli_bad_input(capsys, tmp_path):
     assert code not in (0, 70) and "figure" in err
     code, out, err = _run_cli(capsys, "--figure", 12, "--plot", tmp_path / "a.csv")
     assert code not in (0, 70) and ".png" in err
+
+
+@pytest.mark.parametrize("side,dims", [(2, 3), (3, 3), (2, 4)])
+def test_fishnet_lite_over_flattened_butterflies_matches_formulas(side, dims):
+    topo = mf.lite_fb_topology(side, dims)
+    f = mf.lite_fb_formulas(side, dims)
+    g = topo.to_networkx()
+    m = side**dims
+    assert topo.num_switches == f["nodes"] == m * (m + 1)
+    assert max(d for _, d in g.degree()) == f["ports"] == dims * (side - 1) + 1
+    assert nx.diameter(g) == f["diameter"] == 2 * dims + 1
+    # one link between every two subnets: the subnet-balanced cut the formula counts
+    sub_of = np.arange(topo.num_switches) // m
+    inter = sub_of[topo.edges[:, 0]] != sub_of[topo.edges[:, 1]]
+    assert inter.sum() == m * (m + 1) // 2
+    assert (np.bincount(topo.edges[inter].ravel(), minlength=topo.num_switches) == 1).all()
+
+
+def test_fig11_fishnet_claim_with_lite_dims():
+    table, _ = mf.build_rows(80, 1_200_000, 1, 0, (3,))
+    claims = pd.DataFrame(mf._claims11(table))
+    defined = claims[claims.claim.str.startswith("Fishnet reaches")].iloc[0]
+    assert defined.verdict == "differs" and "36 ports" in defined.ours
+    lite = claims[claims.claim.str.contains("Fishnet Lite over D-D")].iloc[0]
+    assert lite.verdict == "agrees" and "28 ports" in lite.ours and "1,001,000" in lite.ours
+    meas = table[(table.group == "fishnet-lite-fb") & (table.source == "measured")]
+    assert len(meas) == 1 and (meas.ports == meas["size"].str[2:].astype(int) * 3 - 2).all()
+    plain, _ = mf.build_rows(30, 1_200_000, 1, 0)
+    assert not pd.DataFrame(mf._claims11(plain)).claim.str.contains("Fishnet Lite over").any()
+
+
+def test_cli_bad_lite_dims(capsys):
+    code, out, err = _run_cli(capsys, "--figure", 11, "--fishnet-lite-dims", 2)
+    assert code not in (0, 70) and "fishnet_lite_dims" in err

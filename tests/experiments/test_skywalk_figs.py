@@ -122,6 +122,22 @@ def test_cli_fig3_runs_prints_and_plots(capsys, tmp_path):
     assert "Skywalk Fig. 3" in out and "claims" in out and "verdict" in out
     assert "c=1024" in out and "needs --full" in out
     assert png.stat().st_size > 1000
+    # (2, 0) at c = 64 is the complete row/column graph of the 8 x 8 cabinets: 64 * 14 / 2
+    # inter-cabinet links, fewer than the 16 ports per cabinet of (1, 1) take
+    assert "448 vs 5" in out and "14 straight partners per cabinet for 16 ports" in out
+    assert "inter_links" in out and "Fig. 3 at 60 ns" in out
+
+
+def test_fig3_switch_delay_is_used():
+    nets = [dict(label="sky", family="skywalk", name="skywalk", z=4, c=9,
+                 params=dict(switches_per_cabinet=4, cabinets=9, intra_degree=3, straight_degree=1,
+                             diagonal_degree=1))]
+    runs = sf._run(nets, [1], delays=(20.0, 100.0), build={"instances": 1})
+    assert runs.avg_ns.iloc[1] > runs.avg_ns.iloc[0]
+    t = registry.get("skywalk").func(**nets[0]["params"], seed=1, instances=1)
+    layout = place(t, Floor.skywalk(9, 4))
+    assert (runs.inter_links == np.count_nonzero(~layout.is_intra)).all()
+    assert runs.inter_links.iloc[0] == t.link_counts()["straight"] + t.link_counts()["diagonal"]
 
 
 def test_cli_bad_input(capsys, tmp_path):
@@ -133,6 +149,8 @@ def test_cli_bad_input(capsys, tmp_path):
     assert code not in (0, 70) and "does not exist" in err
     code, out, err = _run_cli(capsys, "--figure", 5, "--seeds", 0)
     assert code not in (0, 70) and "seeds" in err
+    code, out, err = _run_cli(capsys, "--figure", 3, "--switch-delay", 0)
+    assert code not in (0, 70) and "switch_delay" in err
 
 
 @pytest.mark.slow

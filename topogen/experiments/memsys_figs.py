@@ -27,6 +27,19 @@ prints; it is applied to every diameter).  As the paper does, points needing mor
 
 Not reproducible from the text: "Angelfish Mesh" and "Angelfish L-Mesh" (named in the
 discussion of Figs. 13 and 15, never defined).
+
+Fig. 11's "Fishnet designs will scale to [a million nodes] in under 30 router ports" holds
+for none of the four Fishnets the paper defines (best: Angelfish Lite on MMS q = 23, 36
+ports; on a Moore-bound subnet p = 32 it would still need 33).  ``fishnet_lite_dims``
+adds the one reading under which it holds: the Fishnet Lite rule ("node i in subnet j
+connects directly to node j in subnet i", which needs no diameter-2 subnet) applied to
+D-dimensional flattened butterflies of side n, D >= 3 -- Flying Fish Lite generalised
+from the paper's n x n subnet ("using Fishnet on a Flattened Butterfly network produces
+a Flying Fish network"; the sentence pairs "high-diameter Flattened Butterfly designs and
+Fishnet designs").  n^D (n^D + 1) nodes, D (n - 1) + 1 ports, diameter 2D + 1,
+(n^D + 1)^2 / 4 bisection links (one link per subnet pair, subnets kept whole); D = 3,
+n = 10: 1,001,000 nodes at 28 ports.  Small ones are built and measured (family
+``fishnet-lite-fb<D>d``).
 """
 
 from __future__ import annotations
@@ -50,7 +63,7 @@ _BOTTOM = ("angelfish-lite", "flying-fish-lite", "torus")
 
 def _group(family: str) -> str:
     """The curve family without its dimension / diameter suffix."""
-    for g in ("flattened-butterfly", "torus", "moore", "angelfish-lite", "angelfish",
+    for g in ("fishnet-lite-fb", "flattened-butterfly", "torus", "moore", "angelfish-lite", "angelfish",
               "flying-fish-lite", "flying-fish", "memsys-dragonfly"):
         if family.startswith(g):
             return g
@@ -172,11 +185,64 @@ def _moore_rows(max_nodes: int) -> list[dict]:
     return rows
 
 
-def build_rows(max_nodes: int, formula_max_nodes: int, runs: int, seed: int):
-    """All points of Figs. 11-14 (measured, formula, bound), the exclusions applied."""
+def lite_fb_formulas(side: int, dims: int) -> dict:
+    """Fishnet Lite over a ``dims``-dimensional flattened butterfly of side ``side`` (not
+    defined by the paper; module docstring): nodes, ports, diameter, bisection links."""
+    m = side**dims
+    return dict(nodes=m * (m + 1), ports=dims * (side - 1) + 1, diameter=2 * dims + 1,
+                bisection=(m + 1) ** 2 / 4)
+
+
+def lite_fb_topology(side: int, dims: int):
+    """Build the Fishnet Lite of ``m + 1`` copies of ``hyperx((side,) * dims)`` (m routers
+    each): for subnets i < j, router ``j - 1`` of subnet i -- its label j, the labels of
+    subnet i being 0..m without i -- is linked to router i of subnet j (label i)."""
+    from ..generators.classic import hyperx
+    from ..topology import Topology
+
+    sub = hyperx((side,) * dims)
+    m = sub.num_switches
+    base = np.arange(m + 1, dtype=np.int64)[:, None, None] * m
+    intra = (sub.edges.astype(np.int64)[None] + base).reshape(-1, 2)
+    i, j = np.triu_indices(m + 1, 1)
+    inter = np.stack([i * m + (j - 1), j * m + i], axis=1).astype(np.int64)
+    return Topology(m * (m + 1), np.concatenate([intra, inter]), name="fishnet-lite-fb",
+                    params={"n": side, "dimensions": dims})
+
+
+def _lite_fb_rows(dims_list, max_nodes: int, formula_max_nodes: int, runs: int, seed: int) -> list[dict]:
+    """Rows of the Fishnet Lite over D-D flattened butterflies: built and measured up to
+    ``max_nodes``, closed forms beyond (average hops: none)."""
+    from .._digest import seed_from
+    from ..metrics.bisection import bisection
+    from ..metrics.hops import distance_stats
+
+    rows = []
+    for d in dims_list:
+        for side in range(2, 1000):
+            f = lite_fb_formulas(side, d)
+            if f["nodes"] > formula_max_nodes:
+                break
+            row = dict(family=f"fishnet-lite-fb{d}d", size=f"n={side}", nodes=f["nodes"], ports=f["ports"],
+                       diameter=f["diameter"], avg_hops=np.nan, bisection=f["bisection"],
+                       bisection_lower_bound=np.nan, bisection_formula=f["bisection"], source="formula")
+            if f["nodes"] <= max_nodes:
+                topo = lite_fb_topology(side, d)
+                st = distance_stats(topo)
+                bis = bisection(topo, runs=runs, seed=seed_from("memsys-figs-lite", seed, d, side))
+                row.update(ports=int(topo.degree), diameter=int(st.diameter), avg_hops=float(st.aspl),
+                           bisection=bis.width, bisection_lower_bound=bis.lower_bound, source="measured")
+            rows.append(row)
+    return rows
+
+
+def build_rows(max_nodes: int, formula_max_nodes: int, runs: int, seed: int, lite_dims=()):
+    """All points of Figs. 11-14 (measured, formula, bound), the exclusions applied;
+    ``lite_dims``: also the Fishnet Lite over flattened butterflies of those dimensions."""
     parts = [_measured(max_nodes, runs, seed), pd.DataFrame(_dragonfly_multilink(max_nodes, runs, seed)),
              pd.DataFrame(_formula_rows(max_nodes, formula_max_nodes)),
-             pd.DataFrame(_moore_rows(formula_max_nodes))]
+             pd.DataFrame(_moore_rows(formula_max_nodes)),
+             pd.DataFrame(_lite_fb_rows(lite_dims, max_nodes, formula_max_nodes, runs, seed))]
     table = pd.concat([p for p in parts if len(p)], ignore_index=True)
     keep = (table.ports <= MAX_PORTS) & ~(table.avg_hops > MAX_HOPS)
     dropped = int((~keep).sum())
@@ -208,6 +274,13 @@ def _claims11(t: pd.DataFrame) -> list[dict]:
         verdict = "agrees" if best is not None and best.ports <= 30 else "differs"
         claims.append(fc.claim_row("11", f"{what} reaches 1,000,000 nodes with under 30 ports", "< 30", ours,
                                    verdict))
+    lite = big[big.group == "fishnet-lite-fb"]
+    if len(lite):  # --fishnet_lite_dims: the reading beyond the paper's defined Fishnets
+        best = lite.loc[lite.ports.idxmin()]
+        claims.append(fc.claim_row(
+            "11", "... with Fishnet Lite over D-D flattened butterflies (not defined by the paper)", "< 30",
+            f"{best.ports:.0f} ports ({best.family} {best['size']}, {best.nodes:,.0f} nodes)",
+            "agrees" if best.ports < 30 else "differs"))
     for fam, nodes, ports in (("angelfish", 100_000, 38), ("angelfish", 500_000, 58),
                               ("angelfish", 1_100_000, 70), ("flattened-butterfly-3d", 100_000, 140),
                               ("flattened-butterfly-3d", 500_000, 240)):
@@ -339,7 +412,8 @@ def _angelfish_vs_butterfly(t: pd.DataFrame) -> list[dict]:
 
 @register_experiment("memsys-figs", paper="MEMSYS '16 (Li et al.) Figs. 11-14")
 def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 1_200_000,
-                bisection_runs: int = 2, seed: int = 0, plot: str | None = None) -> ExperimentResult:
+                bisection_runs: int = 2, seed: int = 0, fishnet_lite_dims: tuple[int, ...] = (),
+                plot: str | None = None) -> ExperimentResult:
     """MEMSYS '16 Figs. 11-14: ports, torus average hops, bisection and efficiency vs size.
 
     Parameters
@@ -356,6 +430,10 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
         Seeded partitioner runs per built network, in [1, 100].
     seed : int
         Seed of the partitioner runs.
+    fishnet_lite_dims : tuple of int
+        Also the Fishnet Lite over D-dimensional flattened butterflies for these D, each in
+        [3, 10]: the one reading under which Fig. 11's "Fishnet under 30 ports at a
+        million nodes" holds (the paper defines Flying Fish on n x n subnets only).
     plot : str, optional
         Draw the figure to this .png, .svg or .pdf file.
 
@@ -377,8 +455,9 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
     max_nodes = check_int("max_nodes", max_nodes, 10, 200_000)
     formula_max = check_int("formula_max_nodes", formula_max_nodes, 10, 10_000_000)
     runs = check_int("bisection_runs", bisection_runs, 1, 100)
+    lite_dims = tuple(sorted({check_int("fishnet_lite_dims", d, 3, 10) for d in fishnet_lite_dims}))
     out = fc.check_plot(plot)
-    table, dropped = build_rows(max_nodes, max(formula_max, max_nodes), runs, seed)
+    table, dropped = build_rows(max_nodes, max(formula_max, max_nodes), runs, seed, lite_dims)
     cols = {11: ["family", "size", "nodes", "ports", "diameter", "source"],
             12: ["family", "size", "nodes", "ports", "diameter", "avg_hops", "source"],
             13: ["family", "size", "nodes", "bisection", "bisection_lower_bound", "bisection_formula",
@@ -427,8 +506,10 @@ TITLES = {
 
 FIGURE_NOTES = {
     11: ["No Fishnet the paper defines reaches a million nodes under 30 ports (Angelfish Lite, "
-         "q = 23: 36); the statement needs the undefined Angelfish Mesh / L-Mesh.  The 3-D "
-         "butterfly's 140 / 240 ports are n = 47 / 80 (138 / 237 ports)."],
+         "q = 23: 36; on a Moore-bound subnet, p = 32: 33; Flying Fish Lite n = 32: 63); it holds "
+         "only for a Fishnet Lite over 3-D or higher flattened butterflies (--fishnet_lite_dims 3: "
+         "n = 10, 1,001,000 nodes at 28 ports), which the paper does not define, or for the undefined "
+         "Angelfish Mesh / L-Mesh.  The 3-D butterfly's 140 / 240 ports are n = 47 / 80 (138 / 237 ports)."],
     12: ["Average hops: exact closed form D n^(D-1) floor(n^2/4) / (n^D - 1), equal to the BFS "
          "of the built tori (measured rows)."],
     13: ["Side 2 is the hypercube (n^(D-1) bisection links, half of side 3's 2 n^(D-1)), so "

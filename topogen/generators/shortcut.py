@@ -232,6 +232,12 @@ def gau(
     Gaussian; see the module docstring for why this equals re-sampling the Gaussian
     until an available vertex is hit).  Large ``alpha`` tends to RING-n.
 
+    As printed, sigma = N alpha / 2 makes Gau(0.7) nearly RING-n (N = 256: mean shortcut
+    53-56 ring hops against RING-8's 64, same diameter and average shortest path); the
+    paper's results (Gau(0.7) with Nbr(0.4) in Fig. 13, Gau(1.0) like Nbr(0.5) in IV-C)
+    fit a sigma about three times smaller (``alpha`` about 0.3 x the paper's here; see
+    docs/reproductions.md, layout-sim Fig. 13).
+
     References
     ----------
     .. [1] M. Koibuchi, I. Fujiwara, H. Matsutani, H. Casanova, "Layout-conscious Random
