@@ -420,6 +420,7 @@ class Adapter:
     routing: str
     note: str | None = None
     seeded: bool = True  # run(load, seed) varies with the seed (repeats make sense)
+    router: str | None = None  # the router model it simulates
 
 
 def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: str = "booksim") -> Adapter:
@@ -450,8 +451,8 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
                        note="reference simulator with SST's traffic and router: periodic injection, "
                             "all hosts in step, no self packets; latency to the packet's head; "
                             f"output-buffered router (SST hr_router, {output_buf_flits(spec)}-flit "
-                            "output buffers, hop h on VC h)")
-    return Adapter("reference", run, routing.algorithm)
+                            "output buffers, hop h on VC h)", router="output-buffered")
+    return Adapter("reference", run, routing.algorithm, router="input-queued")
 
 
 def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
@@ -477,7 +478,7 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
         return run_booksim(exp.config_file, overrides=over, log_path=log,
                            timeout=spec.timeout, binary=exe, raise_on_failure=False)
 
-    return Adapter("booksim", run, "min_anynet")
+    return Adapter("booksim", run, "min_anynet", router="input-queued (BookSim iq)")
 
 
 def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
@@ -500,7 +501,7 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) ->
 
     return Adapter("sst", run, "source:" + routing.algorithm,
                    note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs",
-                   seeded=False)
+                   seeded=False, router="output-buffered (merlin hr_router)")
 
 
 _ADAPTERS = {"reference": _reference_adapter, "booksim": _booksim_adapter, "sst": _sst_adapter}
