@@ -48,7 +48,7 @@ from collections import deque
 import numpy as np
 
 from ..errors import ParameterError
-from ._events import _BLOCK, _CREDIT, _READY
+from ._events import _CREDIT, _READY
 from .model import Engine
 
 __all__ = ["OutputBufferedEngine"]
@@ -109,7 +109,7 @@ class OutputBufferedEngine(Engine):
         self.blocked: dict[int, object] = {}  # injection port -> source head without credits
         indptr = np.asarray(network.indptr, dtype=np.int64)
         indices = np.asarray(network.indices, dtype=np.int64)
-        m, H = network.num_links, network.num_hosts
+        H = network.num_hosts
         src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
         # the switch an input port (channel) feeds and the one an output port leaves
         self.in_switch = np.concatenate([indices, np.full(H, -1), network.host_switch]).tolist()
