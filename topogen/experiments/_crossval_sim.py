@@ -16,7 +16,8 @@ from ..errors import ParameterError, SimulatorNotFound
 from ..sim_defaults import sst_router_latencies
 
 __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
-           "common_units", "booksim_options", "sst_parameters", "shared_defaults", "SIMULATOR_ORDER",
+           "common_units", "booksim_options", "sst_parameters", "output_buf_flits", "shared_defaults",
+           "SIMULATOR_ORDER",
            "COMPARED_WITH",
            "TRAFFICS"]
 
@@ -359,6 +360,12 @@ def booksim_options(spec: CrossvalSpec, traffic: str, seed: int) -> dict:
             "credit_delay": spec.credit_delay, "internal_speedup": 1.0, "seed": seed % (2 ** 31)}
 
 
+def output_buf_flits(spec: CrossvalSpec) -> int:
+    """Flits of each output VC buffer of SST's hr_router and of reference-sst's
+    output-buffered router (one value for both): the spec's ``vc_buf_size``."""
+    return int(spec.vc_buf_size)
+
+
 def _ps(ns: float) -> str:
     return f"{max(1, round(ns * 1000))}ps"
 
@@ -368,13 +375,14 @@ def sst_parameters(spec: CrossvalSpec) -> dict:
     flit_bytes = spec.flit_bits // 8
     bw = f"{flit_bytes / spec.clock_ns:g}GB/s"
     buf = f"{spec.vc_buf_size * flit_bytes}B"
+    obuf = f"{output_buf_flits(spec) * flit_bytes}B"
     c = spec.clock_ns
     # the pipeline of the reference simulator's and BookSim's routers
     lat_in, lat_out = sst_router_latencies(_reference_config(spec).router_delay, c)
     return {
         "router_params": {"link_bw": bw, "xbar_bw": bw, "flit_size": f"{flit_bytes}B",
                           "input_latency": lat_in, "output_latency": lat_out,
-                          "input_buf_size": buf, "output_buf_size": buf},
+                          "input_buf_size": buf, "output_buf_size": obuf},
         "nic_params": {"link_bw": bw, "input_buf_size": buf, "output_buf_size": buf},
         "host_latency_ns": c,
         "link_latency_ns": (spec.link_latency or 1) * c,
@@ -412,6 +420,7 @@ class Adapter:
     routing: str
     note: str | None = None
     seeded: bool = True  # run(load, seed) varies with the seed (repeats make sense)
+    router: str | None = None  # the router model it simulates
 
 
 def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: str = "booksim") -> Adapter:
@@ -425,7 +434,9 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
 
     cfg = _reference_config(spec)
     if like == "sst":
-        cfg = _replace(cfg, injection="periodic", latency_at="head")
+        # SST's hr_router: output buffers of output_buf_size flits, hop h on VC h
+        cfg = _replace(cfg, injection="periodic", latency_at="head", router="output-buffered",
+                       output_buf_size=output_buf_flits(spec))
     traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
     cap_cfg = _replace(cfg, latency_thres=1e12, max_queue_packets=1 << 40)
 
@@ -437,9 +448,11 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
 
     if like == "sst":
         return Adapter("reference-sst", run, routing.algorithm,
-                       note="reference simulator with SST's traffic: periodic injection, all hosts "
-                            "in step, no self packets; latency to the packet's head")
-    return Adapter("reference", run, routing.algorithm)
+                       note="reference simulator with SST's traffic and router: periodic injection, "
+                            "all hosts in step, no self packets; latency to the packet's head; "
+                            f"output-buffered router (SST hr_router, {output_buf_flits(spec)}-flit "
+                            "output buffers, hop h on VC h)", router="output-buffered")
+    return Adapter("reference", run, routing.algorithm, router="input-queued")
 
 
 def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
@@ -465,7 +478,7 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
         return run_booksim(exp.config_file, overrides=over, log_path=log,
                            timeout=spec.timeout, binary=exe, raise_on_failure=False)
 
-    return Adapter("booksim", run, "min_anynet")
+    return Adapter("booksim", run, "min_anynet", router="input-queued (BookSim iq)")
 
 
 def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
@@ -488,7 +501,7 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) ->
 
     return Adapter("sst", run, "source:" + routing.algorithm,
                    note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs",
-                   seeded=False)
+                   seeded=False, router="output-buffered (merlin hr_router)")
 
 
 _ADAPTERS = {"reference": _reference_adapter, "booksim": _booksim_adapter, "sst": _sst_adapter}

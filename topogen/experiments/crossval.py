@@ -32,8 +32,10 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
 * uniform traffic includes the source itself on BookSim and the reference simulator
   (BookSim's definition: ``self_packets=True``); SST's offered_load never sends to the
   source, and SST is compared with ``reference-sst``, the reference simulator with SST's
-  traffic process (periodic injection in step, no self packets, latency to the head;
-  see ``docs/sst.md``); verdicts are given only for these like-for-like pairs;
+  traffic process (periodic injection in step, no self packets, latency to the head)
+  and SST's router (``router="output-buffered"``: merlin hr_router's output buffers of
+  the same ``output_buf_size``, hop ``h`` on VC ``h``; see ``docs/sst.md``); verdicts
+  are given only for these like-for-like pairs;
   ``tornado`` is BookSim's
   ``tornado({N,1,1})``, the reference simulator's ``tornado`` and SST's ``shift:ceil(N/2)-1``;
 * loads in flits/node/cycle (BookSim ``injection_rate_uses_flits = 1``; SST: fraction of
@@ -44,8 +46,9 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
   cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
 * SST: ``link_bw`` = one flit (``flit_bits``) per ``clock_ns``, the four pipeline cycles
   as ``input_latency`` = half a cycle and ``output_latency`` = 2 cycles (merlin adds a
-  crossbar clock edge and an output cycle: :func:`topogen.sim_defaults.sst_router_latencies`), buffers of ``vc_buf_size``
-  flits; merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
+  crossbar clock edge and an output cycle: :func:`topogen.sim_defaults.sst_router_latencies`), input and output
+  buffers of ``vc_buf_size`` flits (:func:`~topogen.experiments._crossval_sim.output_buf_flits`, also
+  reference-sst's); merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
   route, not ``num_vcs``;
 * fields a spec leaves unset take the shared simulator defaults
   (:func:`topogen.experiments._crossval_sim.shared_defaults`).
@@ -367,7 +370,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
             lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": status,
                           **merged, "latency_sem": sem, "runs": len(runs),
-                          "routing": runs[0].get("routing"), "message": msg,
+                          "routing": runs[0].get("routing"), "router": ad.router, "message": msg,
                           "raw_output": runs[0].get("raw_output")})
             return runs[0]
 
@@ -377,7 +380,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
                 lines.append({"load": load, "simulator": ad.simulator, "point": "spec", "status": "skipped",
                               "latency_cycles": math.nan, "latency_ns": math.nan,
                               "accepted_flits": math.nan, "latency_sem": math.nan, "runs": 0,
-                              "routing": ad.routing,
+                              "routing": ad.routing, "router": ad.router,
                               "message": f"above the saturated load {hi:g}", "raw_output": None})
                 continue
             run_point(load, kind="spec")

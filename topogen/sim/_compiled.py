@@ -31,6 +31,8 @@ def compiled_covers(network) -> str | None:
         return "escape (adaptive) routing is routed hop by hop by the Python engine"
     if network.ugal:
         return "UGAL chooses each packet's path from the queues in the Python engine"
+    if network.config.router != "input-queued":
+        return f"the {network.config.router} router runs on the Python engine"
     return None
 
 
@@ -44,6 +46,8 @@ def engine_for(network, rng):
         why = compiled_covers(network)
         if why is None:
             return CompiledEngine(network, rng)
+    if network.config.router == "output-buffered":
+        from ._obuf import OutputBufferedEngine as Engine
     eng = Engine(network, rng)
     eng.fallback = why
     return eng

@@ -25,7 +25,7 @@ def add_parsers(subparsers, parents=()) -> None:
     from .._validate import int_option
     from .. import sim_defaults as sd
     from ..sweep.loads import DEFAULT_POINTS
-    from .config import INJECTIONS, LATENCY_POINTS
+    from .config import INJECTIONS, LATENCY_POINTS, ROUTERS
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -51,6 +51,11 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--latency-at", choices=LATENCY_POINTS, default=d.latency_at,
                    help="delivery stamp: tail (BookSim's) or head (SST's) (default "
                         f"{d.latency_at})")
+    s.add_argument("--router", choices=ROUTERS, default=d.router,
+                   help="router model: input-queued (BookSim's) or output-buffered (SST merlin's "
+                        f"hr_router; Python engine) (default {d.router})")
+    s.add_argument("--output-buffer", type=int, default=None, metavar="FLITS",
+                   help="output-buffered router: flits per output VC buffer (default: --buffer)")
     s.add_argument("--load", type=float, default=sd.LOAD, help=f"offered load per host (default {sd.LOAD})")
     s.add_argument("--load-unit", choices=("flits", "packets", "gbps"), default=sd.LOAD_UNIT,
                    help=f"flits or packets per host per cycle, or Gbit/s per host (default {sd.LOAD_UNIT})")
@@ -167,7 +172,7 @@ def _options(args, routing) -> dict:
                 warmup_periods=args.warmup_periods, max_samples=args.max_samples,
                 latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles,
                 injection=args.injection, latency_at=args.latency_at,
-                engine=args.engine)
+                engine=args.engine, router=args.router, output_buf_size=args.output_buffer)
 
 
 def _line(row) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES"]
+__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES", "ROUTERS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
@@ -31,6 +31,11 @@ LATENCY_POINTS = ("tail", "head")
 #: pure-Python reference; the same results for the same seed (``engine`` is not part of
 #: :meth:`SimConfig.to_dict`, the key of a results row)
 ENGINES = ("compiled", "python")
+#: router models: ``input-queued`` (BookSim's IQ router: a packet stays in its input VC
+#: until it leaves on the output channel) or ``output-buffered`` (SST merlin's hr_router:
+#: the crossbar moves a whole packet into an output buffer of ``output_buf_size`` flits,
+#: hop ``h`` on VC ``h`` as merlin.anytopo does; :mod:`topogen.sim._obuf`, Python engine)
+ROUTERS = ("input-queued", "output-buffered")
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class SimConfig:
     choose the packet generation process and the delivery time stamp: BookSim's
     (``bernoulli``, ``tail``, the defaults) or SST merlin.offered_load's (``periodic``,
     ``head``; see :data:`INJECTIONS`, :data:`LATENCY_POINTS` and ``docs/sst.md``).
+    ``router`` chooses the router model (:data:`ROUTERS`); ``output_buf_size`` is the
+    flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``).
     """
 
     num_vcs: int = _d.NUM_VCS
@@ -83,6 +90,8 @@ class SimConfig:
     injection: str = "bernoulli"
     latency_at: str = "tail"
     engine: str = "compiled"
+    router: str = "input-queued"
+    output_buf_size: int | None = None
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
@@ -110,6 +119,17 @@ class SimConfig:
                                  f"got {self.latency_at!r}")
         if self.engine not in ENGINES:
             raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.router not in ROUTERS:
+            raise ParameterError(f"router must be one of {', '.join(ROUTERS)}, got {self.router!r}")
+        ob = self.output_buf_size
+        if ob is not None and (isinstance(ob, bool) or not isinstance(ob, (int, np.integer))
+                               or not self.packet_size <= ob <= (1 << 30)):
+            raise ParameterError(
+                f"output_buf_size must be an integer number of flits in [packet_size={self.packet_size}, "
+                f"{1 << 30}] (the crossbar moves a whole packet into the output buffer), got {ob!r}")
+        if ob is not None and self.router != "output-buffered":
+            raise ParameterError("output_buf_size applies to router='output-buffered' only; "
+                                 "drop it or set router='output-buffered'")
         if self.allocator not in ALLOCATORS:
             raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
         sp = self.internal_speedup
@@ -173,8 +193,20 @@ class SimConfig:
         """Length of a cycle in ns (``clock_ns``, else one flit time ``flit_bits / link_gbps``)."""
         return float(self.clock_ns) if self.clock_ns is not None else self.flit_bits / self.link_gbps
 
+    @property
+    def output_buffer_flits(self) -> int:
+        """Flits of each output VC buffer of the ``output-buffered`` router."""
+        return int(self.output_buf_size) if self.output_buf_size is not None else self.vc_buf_size
+
     def to_dict(self) -> dict:
-        """The fields that change results (all but ``engine``)."""
+        """The fields that change results (all but ``engine``; ``router`` and
+        ``output_buf_size`` only for the ``output-buffered`` router, so that rows and
+        resume keys of the input-queued router stay as they were)."""
         d = asdict(self)
         d.pop("engine")
+        if self.router == "input-queued":
+            d.pop("router")
+            d.pop("output_buf_size")
+        else:
+            d["output_buf_size"] = self.output_buffer_flits
         return d
