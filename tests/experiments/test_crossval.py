@@ -201,6 +201,42 @@ def test_a_point_that_fails_on_one_simulator_only_is_a_failure():
     assert t[(t.simulator == "reference") & (t.load == 0.2)]["verdict_booksim"].item() == "FAIL"
 
 
+def test_a_deadlock_on_a_cyclic_routing_is_labelled_and_still_fails():
+    spec = cv.CrossvalSpec(**TINY)
+    table, sat = _tables({0.1: 20.0, 0.2: 21.0}, {0.1: 20.0, 0.2: 21.0}, (0.39, 0.40), (0.30, 0.31))
+    table.loc[(table.simulator == "reference") & (table.load == 0.2), "status"] = "deadlock"
+    label = "FAIL (cyclic routing: deadlock)"
+    for free, want in ((False, label), (True, "FAIL"), (None, "FAIL")):
+        t, s = cv.verdicts(table, sat, spec, deadlock_free=free)
+        assert t[(t.simulator == "reference") & (t.load == 0.2)]["verdict_booksim"].item() == want
+        assert s.set_index("simulator").loc["reference", "verdict_booksim"] == want  # 23 % apart
+        assert t[(t.simulator == "reference") & (t.load == 0.1)]["verdict_booksim"].item() == "pass"
+    # no deadlock point: a saturation miss on a cyclic routing stays a bare FAIL
+    clean = table.copy()
+    clean.loc[clean.status == "deadlock", "status"] = "completed"
+    _, s = cv.verdicts(clean, sat, spec, deadlock_free=False)
+    assert s.set_index("simulator").loc["reference", "verdict_booksim"] == "FAIL"
+    assert list(s["deadlock_free"]) == [False, False]
+    # a labelled failure is still a failure of the run
+    t, s = cv.verdicts(table, sat, spec, deadlock_free=False)
+    res = cv.CrossvalResult(spec, 1, t, s, [], {}, [], {})
+    assert not res.passed
+    assert any("latency 1/2 points" in line for line in res.summary())
+
+
+@pytest.mark.parametrize("dims,free", [((8, 8), False), ((4, 4), True)])
+def test_deadlock_check_of_booksim_min_on_tori(dims, free):
+    spec = cv.CrossvalSpec("torus", {"dims": dims}, routing="booksim-min", link_latency=1)
+    topo, layout = build_network(spec, 1)
+    routing, _ = build_routing(spec, topo, layout, 1)
+    got, note = cv._deadlock_check(spec, routing)
+    assert got is free
+    if free:
+        assert note is None
+    else:
+        assert "not deadlock-free" in note and "min_anynet" in note and "FAIL (cyclic routing" in note
+
+
 def test_bisection_narrows_to_the_tolerance():
     knee = 0.537
     runs = []
