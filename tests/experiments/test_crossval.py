@@ -201,6 +201,42 @@ def test_a_point_that_fails_on_one_simulator_only_is_a_failure():
     assert t[(t.simulator == "reference") & (t.load == 0.2)]["verdict_booksim"].item() == "FAIL"
 
 
+def test_a_deadlock_on_a_cyclic_routing_is_labelled_and_still_fails():
+    spec = cv.CrossvalSpec(**TINY)
+    table, sat = _tables({0.1: 20.0, 0.2: 21.0}, {0.1: 20.0, 0.2: 21.0}, (0.39, 0.40), (0.30, 0.31))
+    table.loc[(table.simulator == "reference") & (table.load == 0.2), "status"] = "deadlock"
+    label = "FAIL (cyclic routing: deadlock)"
+    for free, want in ((False, label), (True, "FAIL"), (None, "FAIL")):
+        t, s = cv.verdicts(table, sat, spec, deadlock_free=free)
+        assert t[(t.simulator == "reference") & (t.load == 0.2)]["verdict_booksim"].item() == want
+        assert s.set_index("simulator").loc["reference", "verdict_booksim"] == want  # 23 % apart
+        assert t[(t.simulator == "reference") & (t.load == 0.1)]["verdict_booksim"].item() == "pass"
+    # no deadlock point: a saturation miss on a cyclic routing stays a bare FAIL
+    clean = table.copy()
+    clean.loc[clean.status == "deadlock", "status"] = "completed"
+    _, s = cv.verdicts(clean, sat, spec, deadlock_free=False)
+    assert s.set_index("simulator").loc["reference", "verdict_booksim"] == "FAIL"
+    assert list(s["deadlock_free"]) == [False, False]
+    # a labelled failure is still a failure of the run
+    t, s = cv.verdicts(table, sat, spec, deadlock_free=False)
+    res = cv.CrossvalResult(spec, 1, t, s, [], {}, [], {})
+    assert not res.passed
+    assert any("latency 1/2 points" in line for line in res.summary())
+
+
+@pytest.mark.parametrize("dims,free", [((8, 8), False), ((4, 4), True)])
+def test_deadlock_check_of_booksim_min_on_tori(dims, free):
+    spec = cv.CrossvalSpec("torus", {"dims": dims}, routing="booksim-min", link_latency=1)
+    topo, layout = build_network(spec, 1)
+    routing, _ = build_routing(spec, topo, layout, 1)
+    got, note = cv._deadlock_check(spec, routing)
+    assert got is free
+    if free:
+        assert note is None
+    else:
+        assert "not deadlock-free" in note and "min_anynet" in note and "FAIL (cyclic routing" in note
+
+
 def test_bisection_narrows_to_the_tolerance():
     knee = 0.537
     runs = []
@@ -440,3 +476,16 @@ def test_reproduce_crossval_subset_and_skips(tmp_path, monkeypatch):
                 dict(out_dir=str(tmp_path / "m"))):
         with pytest.raises(ParameterError):
             spec.func(**dict(dict(topologies="torus4", quick=True), **bad))
+
+
+def test_reproduce_crossval_names_the_cyclic_routings_once(tmp_path, monkeypatch):
+    from topogen import registry
+
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(tmp_path / "no-booksim"))
+    monkeypatch.setenv("TOPOGEN_SST", str(tmp_path / "no-sst"))
+    res = registry.experiment("crossval").func(topologies="torus4,torus8", traffic="uniform,tornado",
+                                               packet_sizes="1", loads="0.05", quick=True)
+    cdg = dict(zip(res.table["network"], res.table["cdg"]))
+    assert cdg == {"Torus 4x4": "acyclic", "Torus 8x8": "cyclic"}
+    assert sum("cdg cyclic" in n for n in res.notes) == 1
+    assert not any("is not deadlock-free here" in n for n in res.notes)
