@@ -47,7 +47,7 @@ from pathlib import Path
 from ..errors import ParameterError
 
 __all__ = ["SIMULATORS", "MINIMAL", "TABLES", "check", "check_routing", "check_traffic", "PointRunner",
-           "sweep", "raw_dir_for"]
+           "sweep", "raw_dir_for", "notes"]
 
 SIMULATORS = ("reference", "booksim", "sst")
 #: deterministic minimal routings: BookSim runs them as its own ``min_anynet``
@@ -125,6 +125,19 @@ def check(simulator: str, study: str, *, routings: Iterable[str] = (), traffics:
     check_simulator(simulator)
 
 
+def notes(simulator: str) -> list[str]:
+    """The reproduction's note on the simulator it ran on (none for the reference simulator)."""
+    if simulator == "booksim":
+        return ["Simulator: BookSim2 (results rows: simulator = booksim), routed by its own minimal "
+                "tables (min_anynet, every VC usable); its uniform traffic includes the source. Raw "
+                "output (network, config, logs) beside --results as <results>.raw/."]
+    if simulator == "sst":
+        return ["Simulator: SST merlin (results rows: simulator = sst), topogen's tables as source "
+                "routes, one VC per hop, periodic injection, latency to the packet's head. Raw "
+                "output beside --results as <results>.raw/."]
+    return []
+
+
 def raw_dir_for(results, tmp) -> Path:
     """Where a reproduction keeps the raw simulator output: ``<results>.raw`` beside a
     named results file, else a folder in ``tmp`` (discarded with it)."""
@@ -156,34 +169,39 @@ class PointRunner:
         ``min_anynet`` on the same topology and link latencies).
     traffic : str
         A pattern of :mod:`topogen.sim.traffic` (checked with :func:`check_traffic`).
-    load_unit : {"flits", "packets", "gbps"}
+    load_unit : {"flits", "packets", "gbps"}, optional
+        Default the shared default (:data:`topogen.sim_defaults.LOAD_UNIT`).
     seed : int
         Seed of every run.
     raw_dir : path-like
         Folder of the raw output of BookSim/SST (created when first needed).
     layout : Layout, optional
         Link delays (default ``routing.layout``; used when ``link_latency`` is None).
-    self_packets : bool
-        Reference simulator: uniform traffic may pick the source itself.
+    self_packets : bool, optional
+        Reference simulator: uniform traffic may pick the source itself (default the shared
+        default, :data:`topogen.sim_defaults.SELF_PACKETS`; BookSim's and SST's uniform
+        always may).
     timeout : float
         Seconds per BookSim/SST run.
     **config
         :class:`topogen.sim.SimConfig` fields of the study.
     """
 
-    def __init__(self, simulator, routing, *, traffic: str, load_unit: str = "flits", seed: int = 1,
-                 raw_dir=None, layout=None, self_packets: bool = False, timeout: float = 3600.0, **config):
+    def __init__(self, simulator, routing, *, traffic: str, load_unit: str | None = None, seed: int = 1,
+                 raw_dir=None, layout=None, self_packets: bool | None = None, timeout: float = 3600.0,
+                 **config):
+        from .. import sim_defaults
         from ..sim import SimConfig
 
         check_routing(simulator, routing.algorithm, "simulation")
         self.simulator = simulator
         self.routing = routing
         self.traffic = traffic
-        self.load_unit = load_unit
+        self.load_unit = load_unit or sim_defaults.LOAD_UNIT
         self.seed = int(seed)
         self.raw_dir = Path(raw_dir) if raw_dir is not None else None
         self.layout = layout if layout is not None else getattr(routing, "layout", None)
-        self.self_packets = self_packets
+        self.self_packets = sim_defaults.SELF_PACKETS if self_packets is None else bool(self_packets)
         self.timeout = timeout
         self.config = dict(config)
         self.cfg = SimConfig(**self.config)
@@ -222,7 +240,8 @@ class PointRunner:
         c = self.cfg
         options = booksim_options(spec, traffic, self.seed)
         options.update(routing_delay=c.routing_delay, vc_alloc_delay=c.vc_alloc_delay,
-                       sw_alloc_delay=c.sw_alloc_delay, st_final_delay=c.st_delay)
+                       sw_alloc_delay=c.sw_alloc_delay, st_final_delay=c.st_delay,
+                       internal_speedup=float(c.internal_speedup))
         folder = fresh_dir(self.raw_dir / f"booksim-{_slug(topo)}-{_slug_text(self.traffic)}")
         fixed = c.link_latency is not None
         exp = export_booksim(folder, topo, None if fixed else self.layout, stem="net", setup="vct33",

@@ -104,10 +104,11 @@ LOWER_BY = [
 ]
 
 
-def build(key: str, seed: int):
+def build(key: str, seed: int, routing: str = "escape"):
     """Topology and routing of one network (by key), with its simulated hosts: one per
-    switch on the direct topologies (the shared host port), the generator's on Clos."""
-    from ..routing import escape
+    switch on the direct topologies (the shared host port), the generator's on Clos.
+    ``routing="min"``: the escape routing's minimal NR tables alone (all 4 VCs per hop)."""
+    from ..routing import escape, route
 
     _, name, params, hosts = NETWORKS[key]
     spec = registry.get(name)
@@ -117,6 +118,8 @@ def build(key: str, seed: int):
     if "seed" in [p.name for p in spec.params]:
         kwargs["seed"] = seed
     t = spec.func(**kwargs)
+    if routing == "min":
+        return t, route(t, None, "nr")
     return t, escape(t, None, num_vcs=4, base="nr")
 
 
@@ -205,7 +208,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                          sim_seed: int = 1, tolerance: float = 0.5, low: float = 0.1,
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
                          results: str = "", max_samples: int = 10,
-                         anneal_iterations: int = 10**5) -> ExperimentResult:
+                         anneal_iterations: int = 10**5, routing: str = "escape",
+                         simulator: str = "reference") -> ExperimentResult:
     """Koibuchi et al. III-C (Figs. 6 and 8) on the reference simulator.
 
     Parameters
@@ -238,8 +242,17 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         Sample periods per point at most (warm-up included).
     anneal_iterations : int
         Fig. 16: annealing moves of the Walktrap cabinet mapping of Nbr and RING.
+    routing : str
+        ``escape`` (default): adaptive minimal routing with an up*/down* escape VC; ``min``:
+        its minimal NR tables alone, every hop free to use the 4 VCs (not deadlock-free; a
+        deadlock counts as saturation), the routing BookSim (``min_anynet``) and SST can run.
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst`` (``--routing min``); see
+        :mod:`topogen.experiments._backend`.  Raw output goes beside ``results``.
     """
-    from ..sim.sweep import sweep
+    from ._backend import check, raw_dir_for
+    from ._backend import notes as backend_notes
+    from ._backend import sweep as backend_sweep
 
     if topologies.strip() == "default":
         keys = [k for k in NETWORKS if k not in FIG13 and k != "nbr05-4"]
@@ -250,6 +263,11 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     else:
         keys = _choose(topologies, NETWORKS, "topologies")
     traffics = _choose(traffic, TRAFFICS, "traffic")
+    if routing not in ("escape", "min"):
+        raise ParameterError(f"routing must be 'escape' or 'min', got {routing!r}")
+    check(simulator, "layout-sim", routings=["escape" if routing == "escape" else "nr"], traffics=traffics,
+          hosts=256 if any(NETWORKS[k][3] == "shared" for k in keys) else None,
+          alternative="--routing min (the minimal tables alone) or --simulator reference")
     if not (0 < low < high) or not tolerance > 0 or not points >= 0 or not 0 < similar < 1:
         raise ParameterError(f"need 0 < low < high, tolerance > 0, points >= 0 and 0 < similar < 1; got "
                              f"low={low}, high={high}, tolerance={tolerance}, points={points}, "
@@ -262,14 +280,15 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         with Progress(total=len(keys) * len(traffics), desc="layout-sim") as bar:
             for key in keys:
                 label, _, _, hosts = NETWORKS[key]
-                topology, rt = build(key, seed)
+                topology, rt = build(key, seed, routing)
                 scale = HOSTS if hosts == "shared" else 1
                 config = dict(SIM_CONFIG, max_samples=max_samples)
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
                     t0 = time.perf_counter()
-                    res = sweep(rt, out, low=low * scale, high=high * scale, tolerance=tolerance * scale,
-                                seed=sim_seed, traffic=tr, load_unit="gbps", self_packets=False, **config)
+                    res = backend_sweep(simulator, rt, out, low=low * scale, high=high * scale,
+                                        tolerance=tolerance * scale, seed=sim_seed, traffic=tr, load_unit="gbps",
+                                        self_packets=False, raw_dir=raw_dir_for(results, tmp), **config)
                     simulated += res.simulated
                     reused += res.reused
                     rows.append({
@@ -301,7 +320,10 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         "an up*/down* escape VC (the paper: DOR escape on hypercube and torus); Myrinet-Clos: its "
         "256 hosts, the same adaptive routing (the paper: up*/down*).",
         f"Claims of the paper: {held} of {judged} hold (a percentage within {points:g} points).",
-    ]
+    ] + backend_notes(simulator)
+    if routing == "min":
+        notes.append("Routing 'min': the minimal NR tables alone, every hop free to use the 4 VCs "
+                     "(no escape VC; a deadlock counts as saturation, `limit` says which).")
     return ExperimentResult(
         title="Koibuchi et al. III-C, IV-B3, V (Figs. 6, 8, 13, 16): 256-switch direct topologies, "
               "80-switch Myrinet-Clos, reference simulator",

@@ -20,7 +20,8 @@ conclusions, checked here (``claims``):
    the non-torus networks of similar size, 0.5x..2x the nodes);
 3. "the Flattened Butterfly designs have half the latency of the same-sized tori" (3-D and
    4-D, same dimension and side > 3 -- at side 3 the two are the same graph: latency ratio
-   0.5 +- ``half_tolerance``).
+   0.5 +- ``half_tolerance`` at the largest side simulated, since the ratio falls with size
+   and the figure's networks are large; every side's ratio is printed).
 
 The Dragonfly "external router" statement (an order of magnitude higher latency) names no
 configuration and is not simulated; "Angelfish Mesh" is never defined (see
@@ -218,11 +219,13 @@ def _claims(table: pd.DataFrame, *, scale: float, half_tolerance: float, max_nod
                       & (pairs.links_fb > pairs.links_torus)]  # side 3: the same graph
         if pairs.empty:
             continue
-        ratio = pairs.latency_cycles_fb / pairs.latency_cycles_torus
-        mean = float(ratio.mean())
+        pairs = pairs.sort_values("nodes_fb")
+        ratio = (pairs.latency_cycles_fb / pairs.latency_cycles_torus).to_numpy()
+        last = float(ratio[-1])  # judged at the largest size: the figure's sizes are large
         add(f"{dims}-D flattened butterfly: half the latency of the same-sized {dims}-D torus", "0.5",
-            f"{mean:.2f} (" + ", ".join(f"side {p}: {x:.2f}" for p, x in zip(pairs.parameter, ratio))
-            + ")", "agrees" if abs(mean - 0.5) <= half_tolerance else "differs")
+            f"{last:.2f} at {int(pairs.nodes_fb.iloc[-1]):,} nodes (" + ", ".join(
+                f"side {p}: {x:.2f}" for p, x in zip(pairs.parameter, ratio)) + ")",
+            "agrees" if abs(last - 0.5) <= half_tolerance else "differs")
     mms = table[table.key == "mms2"]
     if not mms.empty:
         lo, hi = int(mms.nodes.min()), int(mms.nodes.max())
@@ -303,6 +306,7 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
     from .._validate import check_int
     from ..sim import SimConfig
     from ._backend import check, raw_dir_for
+    from ._backend import notes as backend_notes
     from ._figs_common import check_plot
 
     check_int("max_nodes", max_nodes, 4)
@@ -376,6 +380,7 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
         "(latency above 500 cycles) and the latency is left out, as BookSim gives none.",
         f"Claims of 3.3: {n_ok} of {n_checked} checked agree.",
     ]
+    notes += backend_notes(simulator)
     if len(not_done):
         notes.append("Not completed at this load: " + ", ".join(
             f"{r.family} {r.nodes} ({r.status})" for r in not_done.itertuples()) + ".")
