@@ -131,3 +131,15 @@ def test_a_sweep_on_the_stand_in_booksim(tmp_path, monkeypatch):
     assert "routing_delay = 3;" in config  # the study's router pipeline, not crossval's
     assert "traffic = uniform;" in config
     assert len(list(folder.glob("load*.log"))) == len(res.rows)  # every run's raw output kept
+
+
+def test_layout_sim_routing_min_is_the_minimal_table_alone():
+    from topogen.experiments import layout_sim
+
+    topo, esc = layout_sim.build("hypercube", 1)
+    same, table = layout_sim.build("hypercube", 1, "min")
+    assert esc.algorithm == "escape" and table.algorithm == "nr"
+    assert same.num_links == topo.num_links
+    be.check_routing("booksim", table.algorithm, "layout-sim")  # runnable there
+    with pytest.raises(ParameterError):
+        be.check_routing("booksim", esc.algorithm, "layout-sim")

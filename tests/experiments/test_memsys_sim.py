@@ -41,11 +41,11 @@ def test_claims_can_agree_and_differ():
     lat = {("torus2d", 4): 17, ("torus2d", 8): 27, ("torus2d", 16): 47,
            ("torus3d", 4): 22, ("torus3d", 6): 26, ("torus3d", 10): 37,
            ("torus6d", 3): 27, ("mms2", 19): 17, ("mms2", 23): 17,
-           ("fb3d", 4): 11, ("fb3d", 6): 13, ("fb3d", 10): 18.5}
+           ("fb3d", 4): 20, ("fb3d", 6): 22, ("fb3d", 10): 18.5}
     c = ms._claims(_table(lat), scale=2.0, half_tolerance=0.1, max_nodes=1100).set_index("claim")
     verdicts = c["verdict"].tolist()
     assert verdicts[:3] == ["agrees", "agrees", "agrees"]
-    assert "0.50" in c.iloc[2]["ours"]
+    assert "side 10: 0.50 (0.5 +- 0.1 at 1,000 nodes)" in c.iloc[2]["ours"]
     assert c.iloc[3]["verdict"].startswith("needs --max_nodes")
     # a flattened butterfly as slow as the torus, a 6-D torus far above the others, and a
     # 3-D torus rising faster than the 2-D one: every claim differs

@@ -213,7 +213,7 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
             "each address rotated left by 3 bits (all 128 hosts)." if transpose == "rotate" else
             "Slim Fly's transpose on hosts 0..63 (6 bits); rates are per active host."))
     return ExperimentResult(
-        title="DSN-F V (Figs. 8-9): 128-switch networks of degree 4, 100 ns switches, reference "
+        title=f"DSN-F V (Figs. 8-9): 128-switch networks of degree 4, 100 ns switches, {simulator} "
               "simulator",
         table=table.drop(columns=["key"]),
         notes=notes,

@@ -326,7 +326,7 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                      "(no escape VC; a deadlock counts as saturation, `limit` says which).")
     return ExperimentResult(
         title="Koibuchi et al. III-C, IV-B3, V (Figs. 6, 8, 13, 16): 256-switch direct topologies, "
-              "80-switch Myrinet-Clos, reference simulator",
+              f"80-switch Myrinet-Clos, {simulator} simulator",
         table=table.drop(columns=["key"]),
         notes=notes,
         extra_tables={"claims": claims},
