@@ -442,7 +442,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                      "(switches 0..127) send and receive; rates are per active host.")
     return ExperimentResult(
         title="Skywalk IV (Fig. 11): 256 switches in 64 cabinets, 8 hosts per switch, 60 ns "
-              "switches, reference simulator",
+              f"switches, {simulator} simulator",
         table=table.drop(columns=["key"]),
         notes=notes,
         extra_tables={"claims": claims},

@@ -305,7 +305,7 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         draw(table, plot, q)
         notes.append(f"Figure: {plot}")
     return ExperimentResult(
-        title=f"Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G on SF q={q}, reference simulator",
+        title=f"Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G on SF q={q}, {simulator} simulator",
         table=table, notes=notes, extra_tables={"saturation": summary, "claims": cl})
 
 
