@@ -197,7 +197,8 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
         f"({reused} reused) in {wall:.0f} s; bisection between {low:g} and {high:g} "
         f"flits/host/cycle to {tolerance:g}; DLN seed {seed}, simulation seed {sim_seed}.",
         "Model (V-A + our choices): 128 switches, one host each, 16 switches per cabinet "
-        "(Floor.dsn), Silla-Duato adaptive routing with an up*/down* escape VC (4 VCs x 66 "
+        "(Floor.dsn), " + ("Silla-Duato adaptive routing with an up*/down* escape VC" if routing == "escape"
+                           else "minimal fastest-route tables (--routing min)") + " (4 VCs x 66 "
         "flits), virtual cut-through, 33-flit packets of 256 bits, 96 Gbit/s links = 2.667 ns "
         "cycles, switch delay 100 ns -> 38 cycles, cables 5 ns/m rounded up to cycles.",
         "zero_load_ns: mean latency simulated at the low load (creation to tail delivery); "

@@ -316,9 +316,10 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         f"{tolerance:g}; topology seed {seed}, simulation seed {sim_seed}.",
         "Model (III-C1 + our choices): 100 ns switches -> 38 cycles, 20 ns links -> 8 cycles, "
         "virtual cut-through, 4 VCs x 66 flits, 33-flit packets of 256 bits, 96 Gbit/s; direct "
-        "networks: 8 hosts per switch sharing one 96 Gbit/s port, adaptive minimal routing with "
-        "an up*/down* escape VC (the paper: DOR escape on hypercube and torus); Myrinet-Clos: its "
-        "256 hosts, the same adaptive routing (the paper: up*/down*).",
+        "networks: 8 hosts per switch sharing one 96 Gbit/s port, " + (
+            "adaptive minimal routing with an up*/down* escape VC (the paper: DOR escape on "
+            "hypercube and torus)" if routing == "escape" else "minimal NR tables alone (--routing min)")
+        + "; Myrinet-Clos: its 256 hosts, the same routing (the paper: up*/down*).",
         f"Claims of the paper: {held} of {judged} hold (a percentage within {points:g} points).",
     ] + backend_notes(simulator)
     if routing == "min":
