@@ -51,9 +51,10 @@ __all__ = ["SIMULATORS", "MINIMAL", "TABLES", "check", "check_routing", "check_t
 
 SIMULATORS = ("reference", "booksim", "sst")
 #: deterministic minimal routings: BookSim runs them as its own ``min_anynet``
-MINIMAL = ("nr", "fr", "booksim-min", "dor", "hop", "dsnf")
-#: deterministic table routings SST runs as source routes
-TABLES = MINIMAL + ("updown", "layered")
+MINIMAL = ("nr", "fr", "booksim-min", "dor", "hop")
+#: deterministic table routings SST runs as source routes (those crossval and memsys-sim run
+#: on the real SST)
+TABLES = MINIMAL
 #: traffic patterns with the same definition on BookSim (name there) / SST
 _BOOKSIM_BITS = ("bitrev", "bitcomp", "shuffle", "transpose")
 _FAILED = ("rejected", "crash", "hang", "incomplete")
@@ -84,8 +85,8 @@ def check_routing(simulator: str, routing: str, study: str, *, alternative: str 
         raise ParameterError(f"{study}: BookSim's anynet has only its own minimal table routing (min_anynet), "
                              f"not {routing!r} routing; use {alt}")
     if simulator == "sst" and routing not in TABLES:
-        raise ParameterError(f"{study}: SST runs topogen's deterministic tables as source routes, not "
-                             f"{routing!r} routing (adaptive or per-packet); use {alt}")
+        raise ParameterError(f"{study}: SST runs topogen's deterministic tables as source routes "
+                             f"({', '.join(TABLES)}), not {routing!r} routing; use {alt}")
 
 
 def check_traffic(simulator: str, traffic: str, study: str, *, hosts: int | None = None,
