@@ -117,7 +117,8 @@ def test_a_sweep_on_the_stand_in_booksim(tmp_path, monkeypatch):
     rt = route(topo, None, "nr")
     out = tmp_path / "r.csv"
     res = be.sweep("booksim", rt, out, low=0.05, high=0.6, tolerance=0.04, seed=3, traffic="uniform",
-                   raw_dir=tmp_path / "raw", routing_delay=3, max_samples=4, warmup_periods=1)
+                   raw_dir=tmp_path / "raw", routing_delay=3, max_samples=4, warmup_periods=1,
+                   min_accepted=0.0)  # the stand-in accepts 0.049 at every load: BookSim's rule only
     # the stand-in completes up to 0.3 and is unstable above: the bisection brackets the knee
     assert 0.25 <= res.saturation_load <= 0.3 < res.saturation_upper <= 0.34
     assert math.isfinite(res.zero_load_latency) and res.zero_load_latency > 1
@@ -143,3 +144,33 @@ def test_layout_sim_routing_min_is_the_minimal_table_alone():
     be.check_routing("booksim", table.algorithm, "layout-sim")  # runnable there
     with pytest.raises(ParameterError):
         be.check_routing("booksim", esc.algorithm, "layout-sim")
+
+
+@needs_fixtures("booksim")
+def test_a_booksim_run_accepting_too_little_is_saturated(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(fakes.booksim(tmp_path / "bin", FIXTURES, knee=0.3)))
+    rt = route(registry.generate("torus", dims=(4, 4), hosts_per_switch=2), None, "nr")
+    run = be.PointRunner("booksim", rt, traffic="uniform", raw_dir=tmp_path / "raw", max_samples=4,
+                         warmup_periods=1)
+    assert run(0.05)["status"] == "completed"  # the stand-in accepts 0.049 of 0.05
+    row = run(0.2)  # "completed" by BookSim's latency rule, but 0.049 of 0.2 accepted
+    assert row["status"] == "saturated" and "accepted 0.04889 of 0.2 offered" in row["message"]
+    res = be.sweep("booksim", rt, tmp_path / "r.csv", low=0.05, high=0.6, tolerance=0.02, seed=1,
+                   traffic="uniform", raw_dir=tmp_path / "raw", max_samples=4, warmup_periods=1)
+    assert 0.05 <= res.saturation_load < 0.05 / 0.95 < res.saturation_upper < 0.08
+
+
+def test_a_low_load_with_few_packets_is_not_called_short(tmp_path):
+    # DSN-F on BookSim at 0.01 flits of 33-flit packets, 128 hosts: 0.0088 accepted over
+    # 4,641 measured cycles is ~180 packets, within the noise; 0.918 of 1.0 over 16,637
+    # cycles at 256 hosts is not (the skywalk-sim hypercube on BookSim)
+    small = route(registry.generate("torus", dims=(8, 16)), None, "nr")
+    run = be.PointRunner("booksim", small, traffic="uniform", raw_dir=tmp_path, packet_size=33,
+                         vc_buf_size=66)
+    assert not run._short({"accepted_flit_rate": 0.00882, "sim_cycles": 7641}, 0.01)
+    assert run._short({"accepted_flit_rate": 0.005, "sim_cycles": 7641}, 0.01)
+    big = route(registry.generate("hypercube", dimension=8), None, "nr")
+    run = be.PointRunner("booksim", big, traffic="uniform", raw_dir=tmp_path, packet_size=33, vc_buf_size=66)
+    assert run._short({"accepted_flit_rate": 0.918, "sim_cycles": 19637}, 1.0)
+    assert not run._short({"accepted_flit_rate": 0.96, "sim_cycles": 19637}, 1.0)
+    assert not run._short({"accepted_flit_rate": None, "sim_cycles": 19637}, 1.0)
