@@ -102,7 +102,8 @@ def _claims(table: pd.DataFrame, similar: float) -> pd.DataFrame:
 def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: int = 1,
                        sim_seed: int = 1, tolerance: float = 0.02, low: float = 0.01,
                        high: float = 1.0, similar: float = 0.25, results: str = "",
-                       max_samples: int = 10, transpose: str = "rotate") -> ExperimentResult:
+                       max_samples: int = 10, transpose: str = "rotate", routing: str = "escape",
+                       simulator: str = "reference") -> ExperimentResult:
     """DSN-F V (Figs. 8-9) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -129,10 +130,20 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
     transpose : str
         ``rotate`` (default): the address rotated by 3 of its 7 bits, all 128 hosts;
         ``halves``: Slim Fly's transpose (swap 3-bit halves) on hosts 0..63.
+    routing : str
+        ``escape`` (default, the paper's): adaptive minimal routing with an up*/down* escape
+        VC; ``min``: its minimal fastest-route tables alone, every hop free to use the 4 VCs
+        (not deadlock-free; a deadlock counts as saturation), the routing BookSim
+        (``min_anynet``) and SST can run.
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst`` (``--routing min``); see
+        :mod:`topogen.experiments._backend`.  Raw output goes beside ``results``.
     """
     from ..metrics.hops import distance_stats
-    from ..routing import escape
-    from ..sim.sweep import sweep
+    from ..routing import escape, route
+    from ._backend import check, raw_dir_for
+    from ._backend import notes as backend_notes
+    from ._backend import sweep as backend_sweep
 
     keys = _choose(topologies, NETWORKS, "topologies")
     traffics = _choose(traffic, TRAFFICS, "traffic")
@@ -142,6 +153,11 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
     if transpose not in ("rotate", "halves"):
         raise ParameterError(f"transpose must be 'rotate' or 'halves', got {transpose!r}")
     pattern = {"uniform": "uniform", "transpose": "rotate" if transpose == "rotate" else "transpose"}
+    if routing not in ("escape", "min"):
+        raise ParameterError(f"routing must be 'escape' or 'min', got {routing!r}")
+    check(simulator, "dsnf-sim", routings=["escape" if routing == "escape" else "fr"],
+          traffics=[pattern[t] for t in traffics], hosts=N,
+          alternative="--routing min (the minimal tables alone) or --simulator reference")
     config = dict(SIM_CONFIG, max_samples=max_samples)
     wall0 = time.perf_counter()
     rows = []
@@ -153,12 +169,14 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
                 label = NETWORKS[key]
                 topology, layout = build(label, N, seed=seed)
                 stats = distance_stats(topology)
-                rt = escape(topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS)
+                rt = escape(topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS) \
+                    if routing == "escape" else route(topology, layout, "fr", switch_delay=SWITCH_NS)
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
                     t0 = time.perf_counter()
-                    res = sweep(rt, out, low=low, high=high, tolerance=tolerance, seed=sim_seed,
-                                traffic=pattern[tr], load_unit="flits", self_packets=False, **config)
+                    res = backend_sweep(simulator, rt, out, low=low, high=high, tolerance=tolerance,
+                                        seed=sim_seed, traffic=pattern[tr], load_unit="flits",
+                                        self_packets=False, raw_dir=raw_dir_for(results, tmp), **config)
                     simulated += res.simulated
                     reused += res.reused
                     rows.append({
@@ -179,20 +197,24 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
         f"({reused} reused) in {wall:.0f} s; bisection between {low:g} and {high:g} "
         f"flits/host/cycle to {tolerance:g}; DLN seed {seed}, simulation seed {sim_seed}.",
         "Model (V-A + our choices): 128 switches, one host each, 16 switches per cabinet "
-        "(Floor.dsn), Silla-Duato adaptive routing with an up*/down* escape VC (4 VCs x 66 "
+        "(Floor.dsn), " + ("Silla-Duato adaptive routing with an up*/down* escape VC" if routing == "escape"
+                           else "minimal fastest-route tables (--routing min)") + " (4 VCs x 66 "
         "flits), virtual cut-through, 33-flit packets of 256 bits, 96 Gbit/s links = 2.667 ns "
         "cycles, switch delay 100 ns -> 38 cycles, cables 5 ns/m rounded up to cycles.",
         "zero_load_ns: mean latency simulated at the low load (creation to tail delivery); "
         "sat_load: highest sustained load found (bracket up to sat_upper); aspl, diameter: "
         "hop counts of the graph (III-C).",
         f"Claims of V-B: {n_true} of {len(claims)} hold in ours.",
-    ]
+    ] + backend_notes(simulator)
+    if routing == "min":
+        notes.append("Routing 'min': the minimal fastest-route tables alone, every hop free to use "
+                     "the 4 VCs (no escape VC; a deadlock counts as saturation, `limit` says which).")
     if "transpose" in traffics:
         notes.append("transpose: 128 hosts have 7 address bits; " + (
             "each address rotated left by 3 bits (all 128 hosts)." if transpose == "rotate" else
             "Slim Fly's transpose on hosts 0..63 (6 bits); rates are per active host."))
     return ExperimentResult(
-        title="DSN-F V (Figs. 8-9): 128-switch networks of degree 4, 100 ns switches, reference "
+        title=f"DSN-F V (Figs. 8-9): 128-switch networks of degree 4, 100 ns switches, {simulator} "
               "simulator",
         table=table.drop(columns=["key"]),
         notes=notes,

@@ -114,11 +114,12 @@ LOWER_BY = [
 ]
 
 
-def build(key: str, seed: int, host_port: str = "shared"):
+def build(key: str, seed: int, host_port: str = "shared", routing: str = "escape"):
     """Topology and routing of one network (by key), with its simulated hosts: one per
     switch on the direct topologies (the shared host port; ``host_port="separate"``:
-    8), the generator's on Clos."""
-    from ..routing import escape
+    8), the generator's on Clos.  ``routing="min"``: the escape routing's minimal NR
+    tables alone (all 4 VCs per hop)."""
+    from ..routing import escape, route
 
     _, name, params, hosts = NETWORKS[key]
     spec = registry.get(name)
@@ -128,6 +129,8 @@ def build(key: str, seed: int, host_port: str = "shared"):
     if "seed" in [p.name for p in spec.params]:
         kwargs["seed"] = seed
     t = spec.func(**kwargs)
+    if routing == "min":
+        return t, route(t, None, "nr")
     return t, escape(t, None, num_vcs=4, base="nr")
 
 
@@ -243,7 +246,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                          sim_seed: int = 1, tolerance: float = 0.5, low: float = 0.1,
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
                          results: str = "", max_samples: int = 10,
-                         anneal_iterations: int = 10**5, host_port: str = "shared") -> ExperimentResult:
+                         anneal_iterations: int = 10**5, host_port: str = "shared",
+                         routing: str = "escape", simulator: str = "reference") -> ExperimentResult:
     """Koibuchi et al. III-C (Figs. 6 and 8) on the reference simulator.
 
     Parameters
@@ -281,8 +285,17 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         patterns on the 256 switch ids; ``separate``: the 8 hosts of a switch simulated
         with a port each, patterns on the 2,048 host ids, ``transpose`` as the 11-bit
         shift by 5 (``rotate``; module docstring).
+    routing : str
+        ``escape`` (default): adaptive minimal routing with an up*/down* escape VC; ``min``:
+        its minimal NR tables alone, every hop free to use the 4 VCs (not deadlock-free; a
+        deadlock counts as saturation), the routing BookSim (``min_anynet``) and SST can run.
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst`` (``--routing min``); see
+        :mod:`topogen.experiments._backend`.  Raw output goes beside ``results``.
     """
-    from ..sim.sweep import sweep
+    from ._backend import check, raw_dir_for
+    from ._backend import notes as backend_notes
+    from ._backend import sweep as backend_sweep
 
     if topologies.strip() == "default":
         keys = [k for k in NETWORKS if k not in FIG13 and k != "nbr05-4"]
@@ -295,6 +308,13 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     traffics = _choose(traffic, TRAFFICS, "traffic")
     if host_port not in ("shared", "separate"):
         raise ParameterError(f"host_port must be 'shared' or 'separate', got {host_port!r}")
+    if routing not in ("escape", "min"):
+        raise ParameterError(f"routing must be 'escape' or 'min', got {routing!r}")
+    shared = any(NETWORKS[k][3] == "shared" for k in keys)
+    check(simulator, "layout-sim", routings=["escape" if routing == "escape" else "nr"],
+          traffics=["rotate" if t == "transpose" and shared and host_port == "separate" else t for t in traffics],
+          hosts=(256 if host_port == "shared" else 256 * HOSTS) if shared else None,
+          alternative="--routing min (the minimal tables alone) or --simulator reference")
     if not (0 < low < high) or not tolerance > 0 or not points >= 0 or not 0 < similar < 1:
         raise ParameterError(f"need 0 < low < high, tolerance > 0, points >= 0 and 0 < similar < 1; got "
                              f"low={low}, high={high}, tolerance={tolerance}, points={points}, "
@@ -307,15 +327,17 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         with Progress(total=len(keys) * len(traffics), desc="layout-sim") as bar:
             for key in keys:
                 label, _, _, hosts = NETWORKS[key]
-                topology, rt = build(key, seed, host_port)
+                topology, rt = build(key, seed, host_port, routing)
                 scale = HOSTS if hosts == "shared" and host_port == "shared" else 1
                 config = dict(SIM_CONFIG, max_samples=max_samples)
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
                     t0 = time.perf_counter()
                     pattern = "rotate" if tr == "transpose" and hosts == "shared" and host_port == "separate" else tr
-                    res = sweep(rt, out, low=low * scale, high=high * scale, tolerance=tolerance * scale,
-                                seed=sim_seed, traffic=pattern, load_unit="gbps", self_packets=False, **config)
+                    res = backend_sweep(simulator, rt, out, low=low * scale, high=high * scale,
+                                        tolerance=tolerance * scale, seed=sim_seed, traffic=pattern,
+                                        load_unit="gbps", self_packets=False, raw_dir=raw_dir_for(results, tmp),
+                                        **config)
                     simulated += res.simulated
                     reused += res.reused
                     rows.append({
@@ -351,14 +373,17 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
            if host_port == "shared" else
            "networks: 8 hosts per switch with a 96 Gbit/s port each (patterns on the 2,048 host ids; "
            "transpose = shift by 5 of 11 bits), ")
-        + "adaptive minimal routing with "
-        "an up*/down* escape VC (the paper: DOR escape on hypercube and torus); Myrinet-Clos: its "
-        "256 hosts, the same adaptive routing (the paper: up*/down*).",
+        + ("adaptive minimal routing with an up*/down* escape VC (the paper: DOR escape on "
+           "hypercube and torus)" if routing == "escape" else "minimal NR tables alone (--routing min)")
+        + "; Myrinet-Clos: its 256 hosts, the same routing (the paper: up*/down*).",
         f"Claims of the paper: {held} of {judged} hold (a percentage within {points:g} points).",
-    ]
+    ] + backend_notes(simulator)
+    if routing == "min":
+        notes.append("Routing 'min': the minimal NR tables alone, every hop free to use the 4 VCs "
+                     "(no escape VC; a deadlock counts as saturation, `limit` says which).")
     return ExperimentResult(
         title="Koibuchi et al. III-C, IV-B3, V (Figs. 6, 8, 13, 16): 256-switch direct topologies, "
-              "80-switch Myrinet-Clos, reference simulator",
+              f"80-switch Myrinet-Clos, {simulator} simulator",
         table=table.drop(columns=["key"]),
         notes=notes,
         extra_tables={"claims": claims},

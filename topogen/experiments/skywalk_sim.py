@@ -304,7 +304,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                           sim_seed: int = 1, routing: str = "escape", tolerance: float = 0.5,
                           low: float = 0.1, high: float = 12.0, results: str = "",
                           max_samples: int = 10, host_port: str = "shared",
-                          ties: str = "random") -> ExperimentResult:
+                          ties: str = "random", simulator: str = "reference") -> ExperimentResult:
     """Skywalk IV (Fig. 11) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -344,8 +344,14 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         ``fr`` routing only: equal-latency next hops chosen at ``random`` (seeded by
         ``seed``; default) or the ``lowest`` next-hop id (topogen's FR convention).  The
         escape routing chooses among all minimal next hops at run time.
+    simulator : str
+        ``reference`` (default), ``booksim`` (``--routing fr``: its own minimal routes,
+        ``min_anynet``) or ``sst`` (``--routing fr``); see :mod:`topogen.experiments._backend`.
+        Raw output goes beside ``results`` (``<results>.raw/``).
     """
-    from ..sim.sweep import sweep
+    from ._backend import check, raw_dir_for
+    from ._backend import notes as backend_notes
+    from ._backend import sweep as backend_sweep
 
     keys = _choose(topologies, NETWORKS, "topologies")
     traffics = _choose(traffic, TRAFFICS, "traffic")
@@ -359,6 +365,8 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     if host_port not in ("shared", "separate"):
         raise ParameterError(f"host_port must be 'shared' or 'separate', got {host_port!r}")
     sim_hosts = 1 if host_port == "shared" else HOSTS
+    check(simulator, "skywalk-sim", routings=[routing], traffics=traffics, hosts=256 * sim_hosts,
+          alternative="--routing fr (the minimal FR routes) or --simulator reference")
     scale = HOSTS // sim_hosts  # simulated load per host = scale x load per host
     config = dict(SIM_CONFIG, max_samples=max_samples)
     wall0 = time.perf_counter()
@@ -375,9 +383,10 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
                     t0 = time.perf_counter()
-                    res = sweep(rt, out, low=low * scale, high=high * scale,
-                                tolerance=tolerance * scale, seed=sim_seed, traffic=tr,
-                                load_unit="gbps", self_packets=False, **config)
+                    res = backend_sweep(simulator, rt, out, low=low * scale, high=high * scale,
+                                        tolerance=tolerance * scale, seed=sim_seed, traffic=tr,
+                                        load_unit="gbps", self_packets=False,
+                                        raw_dir=raw_dir_for(results, tmp), **config)
                     simulated += res.simulated
                     reused += res.reused
                     # the sweep's loads are per simulated host; report Gbit/s per host
@@ -427,12 +436,13 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         f"Claims of IV-B: {n_true} of {n_checked} hold in ours (values within the bisection "
         f"tolerance count as equal).",
     ]
+    notes += backend_notes(simulator)
     if "transpose" in traffics and host_port == "separate":
         notes.append("transpose: 2,048 hosts have 11 address bits, so only hosts 0..1,023 "
                      "(switches 0..127) send and receive; rates are per active host.")
     return ExperimentResult(
         title="Skywalk IV (Fig. 11): 256 switches in 64 cabinets, 8 hosts per switch, 60 ns "
-              "switches, reference simulator",
+              f"switches, {simulator} simulator",
         table=table.drop(columns=["key"]),
         notes=notes,
         extra_tables={"claims": claims},

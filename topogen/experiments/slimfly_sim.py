@@ -29,6 +29,7 @@ What the paper simulates (V) and what we run
 from __future__ import annotations
 
 import math
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -60,18 +61,19 @@ def _parse_loads(text: str) -> list[float]:
 
 def _curve(task) -> list[dict]:
     """One routing and traffic: loads from low to high until the first that fails."""
-    q, label, traffic, loads, seed, sim_seed, max_samples = task
+    q, label, traffic, loads, seed, sim_seed, max_samples, simulator, raw_dir = task
     from ..generators.slimfly import slimfly
     from ..routing import route
-    from ..sim import simulate
+    from ._backend import PointRunner
 
     topo = slimfly(q)
     rt = route(topo, None, ROUTINGS[label], seed=seed, base="nr")
+    run = PointRunner(simulator, rt, traffic=traffic, seed=sim_seed, raw_dir=raw_dir,
+                      max_samples=max_samples, **SIM_CONFIG)
     rows = []
     for load in loads:
         t0 = time.perf_counter()
-        r = simulate(rt, traffic=traffic, load=load, seed=sim_seed, max_samples=max_samples,
-                     **SIM_CONFIG)
+        r = run(load)
         rows.append({"traffic": traffic, "routing": label, "offered": load,
                      "status": r["status"], "accepted": r.get("accepted_flit_rate", math.nan),
                      "latency_cycles": r.get("latency_avg", math.nan),
@@ -194,7 +196,8 @@ def claims(table: pd.DataFrame, hosts_per_router: int, step: float,
 def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9",
                           traffic: str = "all", routings: str = "all", seed: int = 1,
                           sim_seed: int = 1, max_samples: int = 6,
-                          workers: int = 2, plot: str = "") -> ExperimentResult:
+                          workers: int = 2, plot: str = "", simulator: str = "reference",
+                          raw_dir: str = "") -> ExperimentResult:
     """Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G latency vs offered load.
 
     Parameters
@@ -220,6 +223,11 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
     plot : str
         Also draw the figure (latency vs offered load, one panel per traffic) into this
         ``.png``/``.svg``/``.pdf`` file (checked before the simulations).
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst`` (MIN routing and uniform traffic
+        only); see :mod:`topogen.experiments._backend`.
+    raw_dir : str
+        Folder kept for the BookSim/SST raw output (default: a temporary one, discarded).
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
@@ -245,10 +253,17 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         check_file_output(plot)
     topo = slimfly(q)
     p = int(topo.hosts[0])
-    tasks = [(q, r, t, load_list, seed, sim_seed, max_samples) for t in trs for r in rts]
+    from ._backend import check
+    from ._backend import notes as backend_notes
+
+    check(simulator, "slimfly-sim", routings=[ROUTINGS[r] for r in rts], traffics=trs,
+          hosts=int(topo.num_hosts), alternative="--routings MIN --traffic uniform or --simulator reference")
+    tmp = tempfile.TemporaryDirectory()
+    raw = raw_dir or tmp.name
+    tasks = [(q, r, t, load_list, seed, sim_seed, max_samples, simulator, raw) for t in trs for r in rts]
     wall0 = time.perf_counter()
     rows: list[dict] = []
-    with Progress(total=len(tasks), desc="slimfly-sim") as bar:
+    with tmp, Progress(total=len(tasks), desc="slimfly-sim") as bar:
         if workers == 1:
             for task in tasks:
                 bar.status(f"{task[1]} {task[2]}")
@@ -285,11 +300,12 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         f"Claims of V-A / V-C: {held} of {len(cl)} hold (values within one load step, "
         f"{step:g}, count as equal).",
     ]
+    notes += backend_notes(simulator)
     if plot:
         draw(table, plot, q)
         notes.append(f"Figure: {plot}")
     return ExperimentResult(
-        title=f"Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G on SF q={q}, reference simulator",
+        title=f"Slim Fly V (Figs. 6a, 6d): MIN, VAL, UGAL-L, UGAL-G on SF q={q}, {simulator} simulator",
         table=table, notes=notes, extra_tables={"saturation": summary, "claims": cl})
 
 
