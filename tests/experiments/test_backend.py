@@ -138,7 +138,7 @@ def test_layout_sim_routing_min_is_the_minimal_table_alone():
     from topogen.experiments import layout_sim
 
     topo, esc = layout_sim.build("hypercube", 1)
-    same, table = layout_sim.build("hypercube", 1, "min")
+    same, table = layout_sim.build("hypercube", 1, routing="min")
     assert esc.algorithm == "escape" and table.algorithm == "nr"
     assert same.num_links == topo.num_links
     be.check_routing("booksim", table.algorithm, "layout-sim")  # runnable there
