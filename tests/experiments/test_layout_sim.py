@@ -143,6 +143,9 @@ def test_separate_host_ports_put_transpose_on_the_2048_hosts(monkeypatch):
     calls.clear()
     res = ls.reproduce_layout_sim(topologies="nbr04", traffic="transpose")
     assert calls == [(256, "transpose", 96.0)] and "pattern" not in res.table
+    assert res.table["shortcut_hops"].iloc[0] > 1
+    res = ls.reproduce_layout_sim(topologies="ring8", traffic="uniform")
+    assert "shortcut_hops" not in res.table
     assert res.table["sat_gbps"].iloc[0] == 12.0
     with pytest.raises(ParameterError, match="host_port must be"):
         ls.reproduce_layout_sim(host_port="own")

@@ -353,6 +353,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     table = pd.DataFrame(rows)
     if (table["pattern"] == table["traffic"]).all():
         table = table.drop(columns=["pattern"])
+    if not any(NETWORKS[k][1] in ("nbr", "gau") for k in keys):  # Figs. 13 and 16 only
+        table = table.drop(columns=["shortcut_hops"])
     if set(FIG16) <= set(keys):
         from .layout_figs import fig16_table
 

@@ -23,12 +23,10 @@ Fig.   content
 3      FR max/avg latency vs total cable, Skywalk(8, c, 7, d_o), c in {64, 256, 1024},
        d_o = min(d_smax, d_dmax), (d_s, d_d) from (d_o, 0) to (0, d_o).  d_i = 7 is our
        reading ("8 switches per cabinet"; the paper does not print d_i), and so is the
-       60 ns switch delay (``switch_delay``): Fig. 3 comes before III-B's "in all that
-       follows we set the switch delay to 60 ns".  The (d_o, 0) point cannot fill its
-       ports: a cabinet has x + y - 2 straight partners for z * d_smax ports
-       (d_smax = ceil((x + y - 2) / z)), 14 for 16 at c = 64, 62 for 64 at c = 1,024,
-       so (d_o - 1, 1) has 14 % / 3 % more inter-cabinet links (column ``inter_links``), and
-       the average-latency gap between them grows with the switch delay.
+       60 ns switch delay (``switch_delay``; Fig. 3 precedes III-B's 60 ns).  (d_o, 0)
+       cannot fill its ports: x + y - 2 straight partners for z * d_smax ports, 14 for
+       16 at c = 64, 62 for 64 at c = 1,024, so (d_o - 1, 1) has 14 % / 3 % more
+       inter-cabinet links (``inter_links``); the average gap grows with the switch delay.
 5      FR max/avg latency vs switch delay for the six 2,048-switch networks of III-B.
 6      FR latency vs degree at 60 ns: Skywalk d_i in {1, 4, 7} x d_o in {1, 2, 4, 6, 8,
        12, 16, 20, 24, 28}, Random d in {4, ..., 39}, and the four fixed-degree networks.
@@ -325,12 +323,12 @@ def fig3(seeds, build, full=False, switch_delay=60.0):
                                       for i in range(len(seeds))]))
         paper = {64: 0.50, 1024: 0.38}.get(c)
         gaps[c] = fc.pct(av[0], av[1])
-        inter = {dd: _vals(sub, "inter_links", d_d=dd) for dd in (0, 1)}
+        i0, i1 = (float(np.mean(_vals(sub, "inter_links", d_d=dd))) for dd in (0, 1))
+        fl = Floor.skywalk(c, Z)  # a cabinet has x + y - 2 straight partners
         claims.append(fc.claim_row(
             "3", f"c={c}: (d_o,0) and (d_o-1,1) have the same number of inter-cabinet links", "(implied)",
-            f"{np.mean(inter[0]):.0f} vs {np.mean(inter[1]):.0f} "
-            f"({fc.pct(np.mean(inter[1]), np.mean(inter[0])):+.1f}%): {_partners(c)} straight "
-            f"partners per cabinet for {Z * d_o} ports", "differs" if np.mean(inter[1]) > np.mean(inter[0]) else "agrees"))
+            f"{i0:.0f} vs {i1:.0f} ({fc.pct(i1, i0):+.1f}%): {fl.rows + fl.columns - 2} straight "
+            f"partners per cabinet for {Z * d_o} ports", "differs" if i1 > i0 else "agrees"))
         if paper is not None:
             claims.append(fc.claim_value("3", f"c={c}: avg latency (d_o,0) vs (d_o-1,1)", paper,
                                          gaps[c], tol=0.1))
@@ -349,12 +347,6 @@ def fig3(seeds, build, full=False, switch_delay=60.0):
              "+0.24% at 40 / 60 / 100 ns; no one delay gives the paper's 0.50% and 0.38% together "
              "(docs/reproductions.md)."]
     return table, claims, notes
-
-
-def _partners(c: int) -> int:
-    """Straight partners of a cabinet on the c-cabinet floor: x + y - 2."""
-    f = Floor.skywalk(c, Z)
-    return f.rows + f.columns - 2
 
 
 SKY_DO = (1, 2, 4, 6, 8, 12, 16, 20, 24, 28)
