@@ -53,6 +53,13 @@ def engine_for(network, rng):
 _MAX_CYCLE = (1 << 31) - (1 << 26)
 
 
+#: events looked ahead for prefetching, and the size of the port and buffer tables
+#: (bytes) from which the engine prefetches
+_PF_DIST, _PF_BYTES = 8, 2 << 20
+#: packets routed at a time by :meth:`CompiledEngine.inject_many`
+_CHUNK = 16384
+
+
 def _pow2(x: int) -> int:
     return 1 << max(int(x) - 1, 1).bit_length()
 
@@ -105,6 +112,9 @@ class CompiledEngine:
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
         cf[C.C_MARGIN] = 8 * (K + 2) + 8
         cf[C.C_K] = K
+        # prefetch when the port and buffer tables outgrow a core's caches (at 256
+        # switches they fit and the look-ahead costs a few percent)
+        cf[C.C_PF] = _PF_DIST if 16 * 4 * P * (1 + V / 4) > _PF_BYTES else 0
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
         # BookSim anynet port numbering of every switch (hosts first, then neighbours)
@@ -251,7 +261,38 @@ class CompiledEngine:
                                  f"after {first})")
         net = self.net
         hs = net.host_switch
-        s, d = hs[src], hs[dst]
+        st = self._st
+        sc = st["sc"]
+        # in chunks: the temporaries of a chunk stay in the caches (a traffic block of a
+        # large network creates ~10**6 packets)
+        for i in range(0, m, _CHUNK):
+            j = min(i + _CHUNK, m)
+            links, route, vlo = self._routes(hs[src[i:j]], hs[dst[i:j]])
+            k = j - i
+            w = route.shape[1]
+            rows = np.arange(k)
+            route[:, 0] = net.inj_base + src[i:j]
+            route[rows, links + 1] = net.ej_base + dst[i:j]
+            h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
+            if n + k > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
+                self._grow_gen(max(2 * (n - h + m - i), 1024), max(self._width, w))
+                n = int(sc[C.GEN_N])
+            gi = st["gi"]
+            gi[C.G_TIME, n:n + k] = times[i:j]
+            gi[C.G_SRC, n:n + k] = src[i:j]
+            gi[C.G_DST, n:n + k] = dst[i:j]
+            gi[C.G_LINKS, n:n + k] = links
+            st["g_route"][n:n + k, :w] = route
+            st["g_route"][n:n + k, w:] = -1
+            st["g_vlo"][n:n + k, :w] = vlo
+            sc[C.GEN_N] = n + k
+        self._last_gen_time = int(times[-1])
+
+    def _routes(self, s, d):
+        """Links, ports (column 0 and ``links + 1`` left for the host ports) and first VC
+        of each hop of the routes from switches ``s`` to ``d``."""
+        net = self.net
+        m = len(s)
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
             hops = ent.shape[0]
@@ -261,36 +302,17 @@ class CompiledEngine:
             if hops:
                 route[:, 1:hops + 1] = ent.T
                 vlo[:, 1:hops + 1] = np.maximum(vcs.T.astype(np.int64), 0) * net.vcs_per_class
-        else:
-            rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
-            links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
-            hops = int(links.max())
-            route = np.full((m, hops + 2), -1, np.int32)
-            vlo = np.zeros((m, hops + 2), np.int16)
-            for i, (e, v) in enumerate(rts):
-                if e:
-                    route[i, 1:len(e) + 1] = e
-                    vlo[i, 1:len(e) + 1] = v
-        rows = np.arange(m)
-        route[:, 0] = net.inj_base + src
-        route[rows, links + 1] = net.ej_base + dst
-        st = self._st
-        sc = st["sc"]
-        h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
-        w = max(self._width, hops + 2)
-        if n + m > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
-            self._grow_gen(max(2 * (n - h + m), 1024), w)
-            n = int(sc[C.GEN_N])
-        gi = st["gi"]
-        gi[C.G_TIME, n:n + m] = times
-        gi[C.G_SRC, n:n + m] = src
-        gi[C.G_DST, n:n + m] = dst
-        gi[C.G_LINKS, n:n + m] = links
-        st["g_route"][n:n + m, :hops + 2] = route
-        st["g_route"][n:n + m, hops + 2:] = -1
-        st["g_vlo"][n:n + m, :hops + 2] = vlo
-        sc[C.GEN_N] = n + m
-        self._last_gen_time = int(times[-1])
+            return links, route, vlo
+        rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
+        links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
+        hops = int(links.max())
+        route = np.full((m, hops + 2), -1, np.int32)
+        vlo = np.zeros((m, hops + 2), np.int16)
+        for i, (e, v) in enumerate(rts):
+            if e:
+                route[i, 1:len(e) + 1] = e
+                vlo[i, 1:len(e) + 1] = v
+        return links, route, vlo
 
     def schedule(self, t: int, callback) -> None:
         """Call ``callback(t)`` at cycle ``t`` (traffic generation blocks)."""
