@@ -60,6 +60,34 @@ _PF_DIST, _PF_BYTES = 8, 2 << 20
 _CHUNK = 16384
 
 
+def _aligned(shape, dtype, fill=0) -> np.ndarray:
+    """A C-contiguous array filled with ``fill`` that starts on a 64-byte cache line (a
+    row of 64 bytes is then one line, not two)."""
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dt.itemsize
+    raw = np.empty(nbytes + 64, np.uint8)
+    off = -raw.ctypes.data % 64
+    out = raw[off:off + nbytes].view(dt).reshape(shape)
+    out.fill(fill)
+    return out
+
+
+def _pad(k: int, itemsize: int) -> int:
+    """Columns for rows of ``k`` items: a power of two of bytes up to 64, whole cache
+    lines beyond."""
+    b = k * itemsize
+    b = _pow2(b) if b <= 64 else -(-b // 64) * 64
+    return b // itemsize
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """``a`` (one row per port, buffer ...) on cache-line aligned rows of a power of two
+    of bytes (padding columns at the end)."""
+    out = _aligned((a.shape[0], _pad(a.shape[1], a.itemsize)), a.dtype)
+    out[:, :a.shape[1]] = a
+    return out
+
+
 def _pow2(x: int) -> int:
     return 1 << max(int(x) - 1, 1).bit_length()
 
@@ -130,7 +158,7 @@ class CompiledEngine:
         nb = P * V
         # one row per port (buffer, host, switch), one column per field
         # (int32 for ports and buffers: half the cache lines; cycles stay below 2**31)
-        rows = lambda g, dt=np.int64, **kw: np.ascontiguousarray(  # noqa: E731
+        rows = lambda g, dt=np.int64, **kw: _rows(  # noqa: E731
             np.stack([kw[n] for n in C.GROUPS[g]], axis=1).astype(dt))
         st = dict(
             sc=sc, cf=cf,
@@ -180,9 +208,9 @@ class CompiledEngine:
         st = self._st
         old = st["pk"].shape[0] if "pk" in st else 0
         w = self._width
-        pk = np.zeros((cap, len(C.GROUPS["pk"])), np.int32)  # one cache line per packet
-        r = np.full((cap, w), -1, np.int32)
-        v = np.zeros((cap, w), np.int16)
+        pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)  # one cache line per packet
+        r = _aligned((cap, w), np.int32, -1)
+        v = _aligned((cap, w), np.int16)
         nfree = int(st["sc"][C.NFREE_SLOTS])
         fs = np.zeros(cap, np.int64)
         if old:
@@ -199,7 +227,7 @@ class CompiledEngine:
     def _grow_nodes(self, cap: int) -> None:
         st = self._st
         old = st["nd"].shape[0] if "nd" in st else 0
-        nd = np.zeros((cap, 3), np.int32)
+        nd = _aligned((cap, 4), np.int32)  # 16 bytes: never across two cache lines
         nfree = int(st["sc"][C.NFREE_NODES])
         fn = np.zeros(cap, np.int64)
         if old:
