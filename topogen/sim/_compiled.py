@@ -57,6 +57,41 @@ def engine_for(network, rng):
 _MAX_CYCLE = (1 << 31) - (1 << 26)
 
 
+#: events looked ahead for prefetching, and the size of the port and buffer tables
+#: (bytes) from which the engine prefetches
+_PF_DIST, _PF_BYTES = 8, 2 << 20
+#: packets routed at a time by :meth:`CompiledEngine.inject_many`
+_CHUNK = 16384
+
+
+def _aligned(shape, dtype, fill=0) -> np.ndarray:
+    """A C-contiguous array filled with ``fill`` that starts on a 64-byte cache line (a
+    row of 64 bytes is then one line, not two)."""
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dt.itemsize
+    raw = np.empty(nbytes + 64, np.uint8)
+    off = -raw.ctypes.data % 64
+    out = raw[off:off + nbytes].view(dt).reshape(shape)
+    out.fill(fill)
+    return out
+
+
+def _pad(k: int, itemsize: int) -> int:
+    """Columns for rows of ``k`` items: a power of two of bytes up to 64, whole cache
+    lines beyond."""
+    b = k * itemsize
+    b = _pow2(b) if b <= 64 else -(-b // 64) * 64
+    return b // itemsize
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """``a`` (one row per port, buffer ...) on cache-line aligned rows of a power of two
+    of bytes (padding columns at the end)."""
+    out = _aligned((a.shape[0], _pad(a.shape[1], a.itemsize)), a.dtype)
+    out[:, :a.shape[1]] = a
+    return out
+
+
 def _pow2(x: int) -> int:
     return 1 << max(int(x) - 1, 1).bit_length()
 
@@ -109,6 +144,9 @@ class CompiledEngine:
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
         cf[C.C_MARGIN] = 8 * (K + 2) + 8
         cf[C.C_K] = K
+        # prefetch when the port and buffer tables outgrow a core's caches (at 256
+        # switches they fit and the look-ahead costs a few percent)
+        cf[C.C_PF] = _PF_DIST if 16 * 4 * P * (1 + V / 4) > _PF_BYTES else 0
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
         # BookSim anynet port numbering of every switch (hosts first, then neighbours)
@@ -124,7 +162,7 @@ class CompiledEngine:
         nb = P * V
         # one row per port (buffer, host, switch), one column per field
         # (int32 for ports and buffers: half the cache lines; cycles stay below 2**31)
-        rows = lambda g, dt=np.int64, **kw: np.ascontiguousarray(  # noqa: E731
+        rows = lambda g, dt=np.int64, **kw: _rows(  # noqa: E731
             np.stack([kw[n] for n in C.GROUPS[g]], axis=1).astype(dt))
         st = dict(
             sc=sc, cf=cf,
@@ -174,9 +212,9 @@ class CompiledEngine:
         st = self._st
         old = st["pk"].shape[0] if "pk" in st else 0
         w = self._width
-        pk = np.zeros((cap, len(C.GROUPS["pk"])), np.int32)  # one cache line per packet
-        r = np.full((cap, w), -1, np.int32)
-        v = np.zeros((cap, w), np.int16)
+        pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)  # one cache line per packet
+        r = _aligned((cap, w), np.int32, -1)
+        v = _aligned((cap, w), np.int16)
         nfree = int(st["sc"][C.NFREE_SLOTS])
         fs = np.zeros(cap, np.int64)
         if old:
@@ -193,7 +231,7 @@ class CompiledEngine:
     def _grow_nodes(self, cap: int) -> None:
         st = self._st
         old = st["nd"].shape[0] if "nd" in st else 0
-        nd = np.zeros((cap, 3), np.int32)
+        nd = _aligned((cap, 4), np.int32)  # 16 bytes: never across two cache lines
         nfree = int(st["sc"][C.NFREE_NODES])
         fn = np.zeros(cap, np.int64)
         if old:
@@ -255,7 +293,38 @@ class CompiledEngine:
                                  f"after {first})")
         net = self.net
         hs = net.host_switch
-        s, d = hs[src], hs[dst]
+        st = self._st
+        sc = st["sc"]
+        # in chunks: the temporaries of a chunk stay in the caches (a traffic block of a
+        # large network creates ~10**6 packets)
+        for i in range(0, m, _CHUNK):
+            j = min(i + _CHUNK, m)
+            links, route, vlo = self._routes(hs[src[i:j]], hs[dst[i:j]])
+            k = j - i
+            w = route.shape[1]
+            rows = np.arange(k)
+            route[:, 0] = net.inj_base + src[i:j]
+            route[rows, links + 1] = net.ej_base + dst[i:j]
+            h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
+            if n + k > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
+                self._grow_gen(max(2 * (n - h + m - i), 1024), max(self._width, w))
+                n = int(sc[C.GEN_N])
+            gi = st["gi"]
+            gi[C.G_TIME, n:n + k] = times[i:j]
+            gi[C.G_SRC, n:n + k] = src[i:j]
+            gi[C.G_DST, n:n + k] = dst[i:j]
+            gi[C.G_LINKS, n:n + k] = links
+            st["g_route"][n:n + k, :w] = route
+            st["g_route"][n:n + k, w:] = -1
+            st["g_vlo"][n:n + k, :w] = vlo
+            sc[C.GEN_N] = n + k
+        self._last_gen_time = int(times[-1])
+
+    def _routes(self, s, d):
+        """Links, ports (column 0 and ``links + 1`` left for the host ports) and first VC
+        of each hop of the routes from switches ``s`` to ``d``."""
+        net = self.net
+        m = len(s)
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
             hops = ent.shape[0]
@@ -265,36 +334,17 @@ class CompiledEngine:
             if hops:
                 route[:, 1:hops + 1] = ent.T
                 vlo[:, 1:hops + 1] = np.maximum(vcs.T.astype(np.int64), 0) * net.vcs_per_class
-        else:
-            rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
-            links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
-            hops = int(links.max())
-            route = np.full((m, hops + 2), -1, np.int32)
-            vlo = np.zeros((m, hops + 2), np.int16)
-            for i, (e, v) in enumerate(rts):
-                if e:
-                    route[i, 1:len(e) + 1] = e
-                    vlo[i, 1:len(e) + 1] = v
-        rows = np.arange(m)
-        route[:, 0] = net.inj_base + src
-        route[rows, links + 1] = net.ej_base + dst
-        st = self._st
-        sc = st["sc"]
-        h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
-        w = max(self._width, hops + 2)
-        if n + m > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
-            self._grow_gen(max(2 * (n - h + m), 1024), w)
-            n = int(sc[C.GEN_N])
-        gi = st["gi"]
-        gi[C.G_TIME, n:n + m] = times
-        gi[C.G_SRC, n:n + m] = src
-        gi[C.G_DST, n:n + m] = dst
-        gi[C.G_LINKS, n:n + m] = links
-        st["g_route"][n:n + m, :hops + 2] = route
-        st["g_route"][n:n + m, hops + 2:] = -1
-        st["g_vlo"][n:n + m, :hops + 2] = vlo
-        sc[C.GEN_N] = n + m
-        self._last_gen_time = int(times[-1])
+            return links, route, vlo
+        rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
+        links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
+        hops = int(links.max())
+        route = np.full((m, hops + 2), -1, np.int32)
+        vlo = np.zeros((m, hops + 2), np.int16)
+        for i, (e, v) in enumerate(rts):
+            if e:
+                route[i, 1:len(e) + 1] = e
+                vlo[i, 1:len(e) + 1] = v
+        return links, route, vlo
 
     def schedule(self, t: int, callback) -> None:
         """Call ``callback(t)`` at cycle ``t`` (traffic generation blocks)."""

@@ -39,11 +39,56 @@ if AVAILABLE:
         """Small helpers: inlined into their callers (numba passes every array of the
         state on a call)."""
         return njit(inline="always", cache=True, nogil=True)(func)
+
+    def _make_prefetch_row():
+        """``prefetch_row(array2d, i)``: a hint to load the cache line of ``array2d[i, 0]``
+        (LLVM's ``llvm.prefetch``, as :func:`topogen._sssp.prefetch`); a no-op where it
+        cannot be built."""
+        try:
+            from llvmlite import binding, ir
+            from numba import types
+            from numba.core import cgutils
+            from numba.extending import intrinsic
+
+            name = "llvm.prefetch.p0" if binding.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
+
+            @intrinsic
+            def prefetch_row(typingctx, arr, idx):
+                def codegen(context, builder, signature, args):
+                    aryty = signature.args[0]
+                    ary = context.make_array(aryty)(context, builder, args[0])
+                    i = context.cast(builder, args[1], signature.args[1], types.intp)
+                    zero = context.get_constant(types.intp, 0)
+                    ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [i, zero],
+                                                   wraparound=False)
+                    i8p = ir.IntType(8).as_pointer()
+                    i32 = ir.IntType(32)
+                    fn = cgutils.get_or_insert_function(
+                        builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), name)
+                    # read, high locality, data cache
+                    builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
+                                      ir.Constant(i32, 3), ir.Constant(i32, 1)])
+                    return context.get_dummy_value()
+
+                return types.void(arr, idx), codegen
+
+            return prefetch_row
+        except Exception:  # pragma: no cover - depends on the numba/llvmlite build
+            @njit(inline="always")
+            def prefetch_row(arr, idx):
+                pass
+
+            return prefetch_row
+
+    prefetch_row = _make_prefetch_row()
 else:  # pragma: no cover - without numba the Python engine runs (see _compiled.engine_for)
     def _jit(func):
         return func
 
     _inline = _jit
+
+    def prefetch_row(arr, idx):
+        pass
 
 # scalar state (State.sc)
 NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SRCQ_CTIME, \
@@ -53,7 +98,8 @@ NUM_SC = 20
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
-NUM_CF = 18
+C_PF = 18  # events looked ahead for prefetching (0: none)
+NUM_CF = 19
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE = range(4)  # State.bf
@@ -122,6 +168,39 @@ def _best_vc(credits, S, lo, k):
     return best
 
 
+@_inline
+def _cursor(idx, nx, cl, cn, cd):
+    """Move a prefetch cursor (list ``cl``, node ``cn`` at ``cd`` nodes after the head)
+    after the head of list ``idx`` was taken (``nx``: the new head)."""
+    if idx == cl and cn >= 0:
+        cd -= 1
+        if cd < 0:
+            cn = -1
+    else:
+        cl = idx
+        cn = -1
+    if cn < 0 and nx >= 0:
+        cn = nx
+        cd = 0
+    return cl, cn, cd
+
+
+@_inline
+def _prefetch_event(kind, a, pk, p_route, p_vlo, pt, bf, sw, V):
+    """Ask for the rows an event of ``kind`` on ``a`` reads first."""
+    if kind == K_READY:
+        prefetch_row(pk, a)
+        prefetch_row(p_route, a)
+        prefetch_row(p_vlo, a)
+    elif kind == K_CREDIT:
+        prefetch_row(bf, a)
+        prefetch_row(pt, a // V)
+    elif kind == K_ALLOC:
+        prefetch_row(sw, a)
+    elif kind != K_BLOCK:
+        prefetch_row(pt, a)
+
+
 @_jit
 def run(st, until):
     """Process events with cycle < ``until`` (see the module docs for the return codes).
@@ -145,6 +224,8 @@ def run(st, until):
     logcap = lg.shape[1]
     width = g_route.shape[1]
     big = np.int64(1) << 62
+    pfd = cf[C_PF]
+    pfl, pfn, pfk = -1, -1, 0  # prefetch cursor: list, node, its distance from the head
     while True:
         if sc[NFREE_NODES] < margin:
             return R_NODES
@@ -219,6 +300,19 @@ def run(st, until):
             ev[idx, EV_TAIL] = -1
         kind = nd[node, NODE_KIND]
         a = nd[node, NODE_ARG]
+        if pfd:
+            # prefetch the rows that the event ``pfd`` places behind this one in its list
+            # will read first (a cursor walks the list ahead of its head; the order of
+            # the events is unchanged): the tables of a large network outgrow the caches
+            pfl, pfn, pfk = _cursor(idx, nx, pfl, pfn, pfk)
+            while pfn >= 0 and pfk < pfd:
+                n2 = nd[pfn, NODE_NEXT]
+                if n2 < 0:
+                    break
+                pfn = n2
+                pfk += 1
+                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, p_vlo, pt, bf,
+                                sw, V)
         free_nodes[sc[NFREE_NODES]] = node
         sc[NFREE_NODES] += 1
         sc[EV_COUNT] -= 1
