@@ -436,7 +436,7 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         "saturation: highest offered load (flits/host/cycle) whose run completed; latency in "
         "cycles from creation to delivery.  Worst case: the V-C pattern on the MIN routes "
         "(hosts of unpaired routers idle; loads per active host).",
-        f"Claims of V-A / V-C: {held} of {len(cl)} hold (values within one load step, "
+        f"Claims of V-A / V-B / V-C: {held} of {len(cl)} hold (values within one load step, "
         f"{step:g}, count as equal).",
     ]
     if plot:
