@@ -34,7 +34,9 @@ def no_simulators(tmp_path, monkeypatch):
                                            r"\(min_anynet\), not 'escape' routing; use --simulator reference"),
     ("booksim", dict(routings=["ugal-l"]), "not 'ugal-l' routing"),
     ("sst", dict(routings=["valiant"]), r"SST runs topogen's deterministic tables as source routes \(nr, fr, booksim-min, dor, hop\), not 'valiant'"),
-    ("booksim", dict(traffics=["rotate"]), "BookSim has no 'rotate' traffic pattern"),
+    ("booksim", dict(traffics=["rotate"], hosts=2048), "BookSim's transpose traffic needs an even power of two hosts"),
+    ("sst", dict(traffics=["rotate"]), "SST merlin has no 'rotate' traffic pattern"),
+    ("booksim", dict(traffics=["groupshift"]), "BookSim has no 'groupshift' traffic pattern"),
     ("sst", dict(traffics=["bitrev"]), "SST merlin has no 'bitrev' traffic pattern"),
     ("booksim", dict(traffics=["transpose"], hosts=128), "needs an even power of two hosts"),
     ("booksim", dict(traffics=["bitrev"], hosts=48), "needs a power of two hosts"),
@@ -69,7 +71,7 @@ def test_every_simulation_reproduction_refuses_before_any_work(no_simulators):
         slimfly_sim.reproduce_slimfly_sim(simulator="booksim", routings="MIN")
     with pytest.raises(ParameterError, match="dsnf-sim: SST .*'escape'.*--routing min"):
         dsnf_sim.reproduce_dsnf_sim(simulator="sst")
-    with pytest.raises(ParameterError, match="dsnf-sim: BookSim has no 'rotate'"):
+    with pytest.raises(ParameterError, match="dsnf-sim: BookSim's transpose traffic needs an even power of two hosts \\(128"):
         dsnf_sim.reproduce_dsnf_sim(simulator="booksim", routing="min")
     with pytest.raises(ParameterError, match="layout-sim: .*'escape'"):
         layout_sim.reproduce_layout_sim(simulator="booksim")

@@ -128,3 +128,27 @@ def test_full_default_run():
     for deg in (7, 9, 11):
         assert claims.loc[f"Skywalk latency lower than Random at degree {deg}", "ours"]
     assert claims.loc["Torus has the worst throughput", "ours"]
+
+
+@pytest.mark.parametrize("hosts", [256, 2048])
+def test_transpose_is_dally_towles_on_every_host(hosts):
+    """The paper takes its patterns from Dally & Towles: transpose d_i = s_((i + b/2) mod b).
+    On the 256 switch ids (8 bits) that swaps the halves of the address; on the 2,048 host
+    ids (11 bits), with b/2 read as 6, it rotates by 5 bits and every host sends and
+    receives."""
+    from topogen._rng import make_rng
+    from topogen.experiments.skywalk_sim import PATTERNS
+    from topogen.sim import Traffic
+
+    tr = Traffic(PATTERNS["transpose"], hosts, make_rng(1))
+    src = np.arange(hosts)
+    assert len(tr.active) == hosts
+    dst = tr.destinations(src, None)
+    assert sorted(dst.tolist()) == src.tolist()  # a permutation of all hosts
+    b = hosts.bit_length() - 1
+    for s in (1, 6, 37, hosts - 2):
+        bits = [(s >> i) & 1 for i in range(b)]
+        want = sum(bits[(i + (b + 1) // 2) % b] << i for i in range(b))  # d_i = s_(i + b/2)
+        assert dst[s] == want, s
+    if b % 2 == 0:
+        assert np.array_equal(dst, Traffic("transpose", hosts, make_rng(1)).destinations(src, None))

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from topogen.errors import ParameterError
-from topogen.experiments.slimfly_sim import claims, reproduce_slimfly_sim, saturation
+from topogen.experiments.slimfly_sim import (_traffic_for, claims, comparison_network,
+                                             reproduce_slimfly_sim, saturation)
 
 
 def _table(sat):
@@ -53,7 +54,11 @@ def test_parameter_errors():
     with pytest.raises(ParameterError, match="routings"):
         reproduce_slimfly_sim(routings="MIN,UGAL")
     with pytest.raises(ParameterError, match="traffic"):
-        reproduce_slimfly_sim(traffic="bitrev")
+        reproduce_slimfly_sim(traffic="bitrev,transpose")
+    with pytest.raises(ParameterError, match="compare"):
+        reproduce_slimfly_sim(compare="DF-MIN")
+    with pytest.raises(ParameterError, match="nothing to simulate"):
+        reproduce_slimfly_sim(routings="none", compare="none")
     with pytest.raises(ParameterError, match="q"):
         reproduce_slimfly_sim(q=6)
     with pytest.raises(ParameterError, match="plot"):
@@ -79,3 +84,68 @@ def test_cli_bad_input_is_one_line(capsys):
     assert main(["reproduce", "slimfly-sim", "--max-samples", "2"]) not in (0, 70)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "max_samples" in lines[0]
+
+
+@pytest.mark.parametrize("q", [3, 5, 7])
+def test_comparison_networks_have_about_slim_flys_host_count(q):
+    from topogen.generators.slimfly import slimfly
+
+    n = slimfly(q).num_hosts
+    df, ft = comparison_network("DF", q), comparison_network("FT", q)
+    assert df.params["a"] == 2 * df.params["p"] == 2 * df.params["h"]  # balanced (Kim et al.)
+    assert abs(df.num_hosts - n) <= 0.1 * n and abs(ft.num_hosts - n) <= 0.1 * n
+    assert df.is_connected() and ft.is_connected()
+    with pytest.raises(ParameterError, match="DF or FT"):
+        comparison_network("torus", q)
+
+
+def test_worst_case_pattern_per_network():
+    ft = comparison_network("FT", 3)
+    assert _traffic_for("SF", "worstcase", None) == "worstcase"
+    assert _traffic_for("DF", "worstcase", None) == "groupshift"
+    assert _traffic_for("FT", "worstcase", ft) == f"shift:{ft.num_hosts // 2}"
+    assert _traffic_for("DF", "bitrev", None) == "bitrev"
+
+
+def _verdicts(sat):
+    c = claims(_table(sat), hosts_per_router=3, step=0.1)
+    return dict(zip(zip(c.claim, c.traffic), c.verdict))
+
+
+def test_comparison_claims_follow_the_curves():
+    paper = dict(PAPERLIKE)
+    paper.update({("uniform", "DF-UGAL-L"): 0.6, ("uniform", "FT-ANCA"): 0.9,
+                  ("worstcase", "DF-UGAL-L"): 0.3, ("worstcase", "FT-ANCA"): 0.7})
+    for r, v in {"MIN": 0.5, "VAL": 0.3, "UGAL-L": 0.5, "UGAL-G": 0.6, "DF-UGAL-L": 0.4,
+                 "FT-ANCA": 0.7}.items():
+        paper["shift", r] = v
+    v = _verdicts(paper)
+    assert v["DF offers lower bandwidth than SF", "uniform"] == "holds"
+    assert v["FT-3's bandwidth is slightly higher than SF's", "uniform"] == "holds"
+    assert v["FT-3 (full bandwidth) achieves higher bandwidth than both DF and SF", "worstcase"] == "holds"
+    assert v["VAL and UGAL-L provide slightly higher bandwidth than DF", "worstcase"] == "holds"
+    assert v["FT-3's bandwidth is higher than UGAL-L's and only slightly better than UGAL-G's",
+             "shift"] == "holds"
+    # the _table latencies rise with the load index only, so equal at the lowest load:
+    # SF is not lower than DF there
+    assert v["SF offers slightly higher bandwidth and lower latency than DF", "shift"] == "differs"
+    worse = dict(paper)
+    worse.update({("uniform", "DF-UGAL-L"): 0.9, ("worstcase", "FT-ANCA"): 0.3,
+                  ("worstcase", "DF-UGAL-L"): 0.6, ("shift", "FT-ANCA"): 0.4})
+    v = _verdicts(worse)
+    assert v["DF offers lower bandwidth than SF", "uniform"] == "differs"
+    assert v["FT-3 (full bandwidth) achieves higher bandwidth than both DF and SF", "worstcase"] == "differs"
+    assert v["VAL and UGAL-L provide slightly higher bandwidth than DF", "worstcase"] == "differs"
+    assert v["FT-3's bandwidth is higher than UGAL-L's and only slightly better than UGAL-G's",
+             "shift"] == "differs"
+
+
+def test_tiny_run_with_a_comparison_curve():
+    res = reproduce_slimfly_sim(loads="0.2", traffic="shift,worstcase", routings="MIN",
+                                compare="FT-ANCA", max_samples=4, workers=1)
+    t = res.table
+    assert set(t.routing) == {"MIN", "FT-ANCA"} and set(t.traffic) == {"shift", "worstcase"}
+    assert set(t[t.routing == "FT-ANCA"].network) == {"FT"}
+    ft = t[(t.routing == "FT-ANCA") & (t.traffic == "worstcase")].iloc[0]
+    assert ft.status == "completed" and ft.hops_avg == pytest.approx(5.0)  # all through the core
+    assert any("FT-ANCA: 45 routers" in n for n in res.notes)

@@ -40,7 +40,8 @@ What each simulator can run
 * **Traffic.**  BookSim: ``uniform`` (its uniform includes the source itself),
   ``tornado`` (as ``tornado({N,1,1})``), and ``bitrev``, ``bitcomp``, ``shuffle`` and
   ``transpose`` when the host count is a power of two (even for transpose), where its
-  definitions are topogen's.  SST: ``uniform`` and ``tornado`` (as ``shift:K``).  Other
+  definitions are topogen's; topogen's ``rotate`` runs as BookSim's ``transpose`` (the
+  same permutation on an even number of address bits).  SST: ``uniform`` and ``tornado`` (as ``shift:K``).  Other
   patterns are refused.
 """
 
@@ -116,14 +117,15 @@ def check_traffic(simulator: str, traffic: str, study: str, *, hosts: int | None
     alt = alternative or "--simulator reference"
     if traffic in ("uniform", "tornado"):
         return
-    if simulator == "booksim" and traffic in _BOOKSIM_BITS:
+    if simulator == "booksim" and (traffic in _BOOKSIM_BITS or traffic == "rotate"):
         if hosts is None:
             return
         b = int(hosts).bit_length() - 1
-        if hosts >= 2 and 1 << b == hosts and (traffic != "transpose" or b % 2 == 0):
+        if hosts >= 2 and 1 << b == hosts and (traffic not in ("transpose", "rotate") or b % 2 == 0):
             return
-        need = "an even power of two" if traffic == "transpose" else "a power of two"
-        raise ParameterError(f"{study}: BookSim's {traffic} traffic needs {need} hosts ({hosts} simulated; "
+        need = "an even power of two" if traffic in ("transpose", "rotate") else "a power of two"
+        name = "transpose" if traffic == "rotate" else traffic
+        raise ParameterError(f"{study}: BookSim's {name} traffic needs {need} hosts ({hosts} simulated; "
                              f"topogen uses the first hosts only); use {alt}")
     have = "uniform, tornado, bitrev, bitcomp, shuffle, transpose" if simulator == "booksim" else \
         "uniform, tornado"
@@ -260,7 +262,9 @@ class PointRunner:
         spec = self._spec()
         topo = self.routing.topology
         n = int(topo.num_hosts)
-        traffic = f"tornado({{{n},1,1}})" if self.traffic == "tornado" else self.traffic
+        # topogen's rotate (by floor(b/2) bits) is BookSim's transpose when b is even (checked)
+        traffic = (f"tornado({{{n},1,1}})" if self.traffic == "tornado" else
+                   "transpose" if self.traffic == "rotate" else self.traffic)
         c = self.cfg
         options = booksim_options(spec, traffic, self.seed)
         options.update(routing_delay=c.routing_delay, vc_alloc_delay=c.vc_alloc_delay,

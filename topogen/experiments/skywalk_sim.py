@@ -36,10 +36,15 @@ What the paper states (IV-A) and how it maps onto the simulator
   (``sat_upper_gbps = inf``).  ``host_port="separate"`` simulates 8 hosts per switch with
   a 96 Gbit/s channel each (then nothing limits a host to 12 Gbit/s; the sweep still stops
   at ``high``).
-* Traffic: ``uniform`` (over the other host ports), ``bitrev`` and ``transpose`` of
-  :mod:`topogen.sim.traffic`, on the 256 switch ids (``shared``: 8 address bits, so all
-  switches take part in the transpose) or on the 2,048 host ids (``separate``: 11 bits, so
-  the transpose uses hosts 0..1,023 only).  The paper does not say how it numbers hosts.
+* Traffic: ``uniform`` (over the other host ports), ``bitrev`` and the matrix transpose
+  of :mod:`topogen.sim.traffic`, on the 256 switch ids (``shared``: 8 address bits) or on
+  the 2,048 host ids (``separate``: 11 bits).  The paper does not say how it numbers hosts.
+  It takes its patterns from Dally and Towles [16], whose matrix transpose is
+  ``d_i = s_((i + b/2) mod b)``: the address rotated by ``b/2`` bits.  We simulate it as
+  ``rotate`` (left by ``floor(b/2)`` bits, i.e. that formula with ``b/2`` rounded up), a
+  permutation of all ``2**b`` hosts for odd ``b`` too, as ``dsnf-sim`` does for the same
+  authors' simulator; on 8 bits it is the same pattern as ``transpose`` (swap the
+  halves), on 11 bits ``transpose`` would leave hosts 1,024..2,047 idle.
 
 Where the paper is silent (our choices)
 ---------------------------------------
@@ -100,6 +105,9 @@ from ._base import ExperimentResult
 Z, C, HOSTS = 4, 64, 8
 SWITCH_NS = 60.0
 TRAFFICS = ("uniform", "bitrev", "transpose")
+#: the simulator's pattern of each traffic (the transpose of Dally & Towles: rotation by
+#: floor(b/2) address bits, a permutation of all hosts for odd b; module docs)
+PATTERNS = {"uniform": "uniform", "bitrev": "bitrev", "transpose": "rotate"}
 CYCLE_NS = 256 / 96
 
 # key -> (label, registry name, parameters, degree the paper states)
@@ -365,7 +373,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     if host_port not in ("shared", "separate"):
         raise ParameterError(f"host_port must be 'shared' or 'separate', got {host_port!r}")
     sim_hosts = 1 if host_port == "shared" else HOSTS
-    check(simulator, "skywalk-sim", routings=[routing], traffics=traffics, hosts=256 * sim_hosts,
+    check(simulator, "skywalk-sim", routings=[routing], traffics=[PATTERNS[t] for t in traffics], hosts=256 * sim_hosts,
           alternative="--routing fr (the minimal FR routes) or --simulator reference")
     scale = HOSTS // sim_hosts  # simulated load per host = scale x load per host
     config = dict(SIM_CONFIG, max_samples=max_samples)
@@ -384,7 +392,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                     bar.status(f"{label} {tr}")
                     t0 = time.perf_counter()
                     res = backend_sweep(simulator, rt, out, low=low * scale, high=high * scale,
-                                        tolerance=tolerance * scale, seed=sim_seed, traffic=tr,
+                                        tolerance=tolerance * scale, seed=sim_seed, traffic=PATTERNS[tr],
                                         load_unit="gbps", self_packets=False,
                                         raw_dir=raw_dir_for(results, tmp), **config)
                     simulated += res.simulated
@@ -438,8 +446,8 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     ]
     notes += backend_notes(simulator)
     if "transpose" in traffics and host_port == "separate":
-        notes.append("transpose: 2,048 hosts have 11 address bits, so only hosts 0..1,023 "
-                     "(switches 0..127) send and receive; rates are per active host.")
+        notes.append("transpose: 2,048 hosts have 11 address bits; the address rotated by 5 "
+                     "bits (Dally & Towles' d_i = s_(i+b/2 mod b)), a permutation of all hosts.")
     return ExperimentResult(
         title="Skywalk IV (Fig. 11): 256 switches in 64 cabinets, 8 hosts per switch, 60 ns "
               f"switches, {simulator} simulator",
