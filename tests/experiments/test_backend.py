@@ -176,3 +176,25 @@ def test_a_low_load_with_few_packets_is_not_called_short(tmp_path):
     assert run._short({"accepted_flit_rate": 0.918, "sim_cycles": 19637}, 1.0)
     assert not run._short({"accepted_flit_rate": 0.96, "sim_cycles": 19637}, 1.0)
     assert not run._short({"accepted_flit_rate": None, "sim_cycles": 19637}, 1.0)
+
+
+def test_a_booksim_sweep_run_again_reads_its_points_back(tmp_path, monkeypatch):
+    """A killed or repeated sweep does not run a finished BookSim point again (keyed by
+    everything that changes its numbers), and a changed seed is a new point."""
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(fakes.booksim(tmp_path / "bin", FIXTURES, knee=0.3)))
+    topo = registry.generate("torus", dims=(4, 4), hosts_per_switch=2)
+    rt = route(topo, None, "nr")
+    out = tmp_path / "r.csv"
+    kw = dict(low=0.05, high=0.6, tolerance=0.04, traffic="uniform", raw_dir=tmp_path / "raw",
+              routing_delay=3, max_samples=4, warmup_periods=1, min_accepted=0.0)
+    first = be.sweep("booksim", rt, out, seed=3, **kw)
+    n = len(read_results(out))
+    # the binary is gone: any point run again would fail with SimulatorNotFound
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(tmp_path / "gone"))
+    again = be.sweep("booksim", rt, out, seed=3, **kw)
+    assert again.simulated == 0 and again.reused == len(first.rows)
+    assert (again.saturation_load, again.saturation_upper) == (first.saturation_load, first.saturation_upper)
+    assert [r["latency_avg"] for r in again.rows] == pytest.approx([r["latency_avg"] for r in first.rows], nan_ok=True)
+    assert len(read_results(out)) == n  # nothing written twice
+    with pytest.raises(SimulatorNotFound):
+        be.sweep("booksim", rt, out, seed=4, **kw)  # another seed: new points, run for real

@@ -47,6 +47,7 @@ What each simulator can run
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -369,6 +370,22 @@ class PointRunner:
     def __call__(self, load: float) -> dict:
         return self.normalise(self.raw_row(load), load)
 
+    def point_key(self, load: float) -> str:
+        """The content key of one BookSim/SST point: everything that changes its numbers
+        (simulator, the routing's content digest, traffic, load and its unit, seed,
+        self-packet rule, the study's configuration and the saturation rule), recorded as
+        ``point_key`` in the row's ``params`` so :func:`sweep` resumes from its results file."""
+        import hashlib
+        import json
+
+        from .._digest import routing_digest
+
+        key = {"simulator": self.simulator, "network": routing_digest(self.routing),
+               "traffic": self.traffic, "load": repr(float(load)), "load_unit": self.load_unit,
+               "seed": self.seed, "self_packets": self.self_packets, "min_accepted": self.min_accepted,
+               "config": {k: repr(v) for k, v in sorted(self.config.items())}}
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+
 
 def _slug(topology) -> str:
     return _slug_text(f"{topology.name}-{topology.num_switches}")
@@ -387,14 +404,16 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
     load by bisection (the same :func:`~topogen.sweep.loads.knee_sweep` on every simulator).
 
     On the reference simulator this is :func:`topogen.sim.sweep.sweep` itself (points
-    resumed from ``output``).  On BookSim/SST every load is run (no resume) and its row
-    appended to ``output``; the outcome's rows are normalised (:meth:`PointRunner.normalise`).
+    resumed from ``output``).  On BookSim/SST each load's row is appended to ``output`` as
+    soon as it is run, keyed by :meth:`PointRunner.point_key`; a point whose key is already
+    in ``output`` (a sweep run again after a crash or a kill) is read back, not run again.
+    The outcome's rows are normalised (:meth:`PointRunner.normalise`).
 
     Returns
     -------
     topogen.sim.sweep.SweepOutcome
     """
-    from ..results import append_rows
+    from ..results import append_rows, read_results
     from ..sim.sweep import SweepOutcome
     from ..sim.sweep import sweep as reference_sweep
     from ..sweep.loads import knee_sweep
@@ -407,14 +426,42 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
                          raw_dir=raw_dir, self_packets=self_packets, timeout=timeout,
                          min_accepted=min_accepted, **config)
     rows: list[dict] = []
+    done: dict[str, dict] = {}
+    if Path(output).exists():
+        for rec in read_results(output).to_dict("records"):
+            key = _params(rec).get("point_key")
+            if key and rec.get("simulator") == simulator:
+                done[key] = rec
+    reused = 0
 
     def point(load: float) -> dict:
-        raw = runner.raw_row(load)
-        append_rows(output, [raw])
+        nonlocal reused
+        key = runner.point_key(load)
+        if key in done:
+            raw = done[key]
+            reused += 1
+        else:
+            raw = runner.raw_row(load)
+            params = _params(raw)
+            params["point_key"] = key
+            raw = dict(raw, params=json.dumps(params, sort_keys=True))
+            append_rows(output, [raw])
         row = runner.normalise(raw, load)
         rows.append(row)
         return row
 
     zero, lo, hi = knee_sweep(point, low=low, high=high, tolerance=tolerance, points=points)
     rows.sort(key=lambda r: float(r["offered_load"]))
-    return SweepOutcome(rows, zero, lo, hi, len(rows), 0)
+    return SweepOutcome(rows, zero, lo, hi, len(rows) - reused, reused)
+
+
+def _params(row) -> dict:
+    """The ``params`` JSON of a results row as a dict ({} when absent or empty)."""
+    text = row.get("params")
+    if not isinstance(text, str) or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
