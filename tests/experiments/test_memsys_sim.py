@@ -71,6 +71,11 @@ def test_tiny_run_on_the_reference_simulator(tmp_path):
     assert len(rows) == len(t) and set(rows.simulator) == {"reference"}
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
     assert res.extra_tables["claims"].verdict.iloc[0] in ("agrees", "differs")
+    # run again into the same results file: every point read back, nothing added
+    again = ms.reproduce_memsys_sim(**TINY, results=str(tmp_path / "r.csv"))
+    assert again.table.latency_cycles.tolist() == pytest.approx(t.latency_cycles.tolist())
+    assert len(read_results(tmp_path / "r.csv")) == len(t)
+    assert any(f"{len(t)} point(s) read back" in n for n in again.notes)
 
 
 def test_bad_arguments_are_one_line_errors(tmp_path, monkeypatch):

@@ -55,7 +55,7 @@ from pathlib import Path
 from ..errors import ParameterError
 
 __all__ = ["SIMULATORS", "MINIMAL", "TABLES", "MIN_ACCEPTED", "check", "check_routing", "check_traffic", "PointRunner",
-           "sweep", "raw_dir_for", "notes"]
+           "sweep", "run_point", "finished_points", "raw_dir_for", "notes"]
 
 SIMULATORS = ("reference", "booksim", "sst")
 #: deterministic minimal routings: BookSim runs them as its own ``min_anynet``
@@ -413,7 +413,6 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
     -------
     topogen.sim.sweep.SweepOutcome
     """
-    from ..results import append_rows, read_results
     from ..sim.sweep import SweepOutcome
     from ..sim.sweep import sweep as reference_sweep
     from ..sweep.loads import knee_sweep
@@ -426,26 +425,13 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
                          raw_dir=raw_dir, self_packets=self_packets, timeout=timeout,
                          min_accepted=min_accepted, **config)
     rows: list[dict] = []
-    done: dict[str, dict] = {}
-    if Path(output).exists():
-        for rec in read_results(output).to_dict("records"):
-            key = _params(rec).get("point_key")
-            if key and rec.get("simulator") == simulator:
-                done[key] = rec
+    done = finished_points(output, simulator)
     reused = 0
 
     def point(load: float) -> dict:
         nonlocal reused
-        key = runner.point_key(load)
-        if key in done:
-            raw = done[key]
-            reused += 1
-        else:
-            raw = runner.raw_row(load)
-            params = _params(raw)
-            params["point_key"] = key
-            raw = dict(raw, params=json.dumps(params, sort_keys=True))
-            append_rows(output, [raw])
+        raw, was_done = run_point(runner, load, output, done)
+        reused += was_done
         row = runner.normalise(raw, load)
         rows.append(row)
         return row
@@ -453,6 +439,38 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
     zero, lo, hi = knee_sweep(point, low=low, high=high, tolerance=tolerance, points=points)
     rows.sort(key=lambda r: float(r["offered_load"]))
     return SweepOutcome(rows, zero, lo, hi, len(rows) - reused, reused)
+
+
+def finished_points(output, simulator: str) -> dict[str, dict]:
+    """The rows of ``output`` (a results file; {} when missing) that carry a
+    :meth:`PointRunner.point_key` for ``simulator``, by key."""
+    from ..results import read_results
+
+    done: dict[str, dict] = {}
+    if output and Path(output).exists():
+        for rec in read_results(output).to_dict("records"):
+            key = _params(rec).get("point_key")
+            if key and rec.get("simulator") == simulator:
+                done[key] = rec
+    return done
+
+
+def run_point(runner: PointRunner, load: float, output=None, done: dict | None = None) -> tuple[dict, bool]:
+    """The raw row of one point and whether it was read back: from ``done``
+    (:func:`finished_points`) when its key is there, else run and, with ``output``, its
+    row (key in ``params``) appended to that results file at once, under its lock."""
+    from ..results import append_rows
+
+    key = runner.point_key(load)
+    if done and key in done:
+        return done[key], True
+    raw = runner.raw_row(load)
+    params = _params(raw)
+    params["point_key"] = key
+    raw = dict(raw, params=json.dumps(params, sort_keys=True))
+    if output:
+        append_rows(output, [raw])
+    return raw, False
 
 
 def _params(row) -> dict:

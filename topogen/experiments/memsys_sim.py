@@ -147,9 +147,9 @@ def points(families, max_nodes: int) -> list[tuple[str, object, int]]:
 
 def _run_point(task) -> dict:
     """Simulate one network at the constant load (in a worker process)."""
-    key, value, simulator, load, sim_seed, config, raw_dir = task
+    key, value, simulator, load, sim_seed, config, raw_dir, results, done = task
     from ..routing import route
-    from ._backend import PointRunner
+    from ._backend import PointRunner, run_point
 
     t0 = time.perf_counter()
     topo = build(key, value)
@@ -158,7 +158,7 @@ def _run_point(task) -> dict:
     cfg = dict(config, num_vcs=max(int(config["num_vcs"]), int(getattr(rt, "num_vcs", 1) or 1)))
     runner = PointRunner(simulator, rt, traffic="uniform", load_unit="flits", seed=sim_seed,
                          raw_dir=raw_dir, self_packets=True, **cfg)
-    raw = runner.raw_row(load)
+    raw, reused = run_point(runner, load, results or None, done)
     row = runner.normalise(raw, load)
     done = row.get("status") == "completed"
     return {"key": key, "family": FAMILIES[key][0], "parameter": str(value),
@@ -168,7 +168,7 @@ def _run_point(task) -> dict:
             "latency_cycles": float(row["latency_avg"]) if done else math.nan,
             "hops_avg": float(row.get("hops_avg", math.nan)) if done else math.nan,
             "accepted": float(row.get("accepted_flit_rate", math.nan)),
-            "seconds": round(time.perf_counter() - t0, 1), "_raw": raw}
+            "seconds": round(time.perf_counter() - t0, 1), "reused": reused}
 
 
 def _slope(g: pd.DataFrame) -> float:
@@ -306,7 +306,7 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
     """
     from .._validate import check_int
     from ..sim import SimConfig
-    from ._backend import check, raw_dir_for
+    from ._backend import check, finished_points, raw_dir_for
     from ._backend import notes as backend_notes
     from ._figs_common import check_plot
 
@@ -337,7 +337,8 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
     rows: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         raw_dir = str(raw_dir_for(results, tmp))
-        tasks = [(k, v, simulator, float(load), sim_seed, config, raw_dir)
+        done = finished_points(results, simulator) if results else {}
+        tasks = [(k, v, simulator, float(load), sim_seed, config, raw_dir, results, done)
                  for k, v, _ in sorted(todo, key=lambda t: -t[2])]  # the largest first
         with Progress(total=len(tasks), desc="memsys-sim") as bar:
             if workers == 1 or len(tasks) == 1:
@@ -350,11 +351,7 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
                     for res in pool.map(_run_point, tasks):
                         rows.append(res)
                         bar.update()
-        raws = [r.pop("_raw") for r in rows]
-        if results:
-            from ..results import append_rows
-
-            append_rows(results, raws)
+        reused = sum(r.pop("reused") for r in rows)
     wall = time.perf_counter() - wall0
     order = {k: i for i, k in enumerate(FAMILIES)}
     table = pd.DataFrame(rows)
@@ -368,7 +365,8 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
              f"up to {max_nodes:,} nodes, {simulator} simulator")
     notes = [
         f"Ran {len(table)} networks of {len(set(table.key))} families on the {simulator} simulator in "
-        f"{wall:.0f} s wall ({workers} worker(s)); simulation seed {sim_seed}.",
+        f"{wall:.0f} s wall ({workers} worker(s)); simulation seed {sim_seed}"
+        + (f"; {reused} point(s) read back from {results}." if reused else "."),
         "Model (our reading; the paper states no settings): BookSim's defaults -- 1-flit packets, "
         "16 VCs x 8 flits, one cycle per router stage, 1-cycle links, Bernoulli injection, uniform "
         "traffic including the source, one node per router -- and BookSim's latency (creation to "
