@@ -64,3 +64,12 @@ def test_claims_on_a_made_up_table():
 def test_bad_arguments(kw, match):
     with pytest.raises(ParameterError, match=match):
         f8.reproduce_slimfly_fig8(**kw)
+
+
+def test_what_booksim_cannot_run_is_refused_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(tmp_path / "no-booksim"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ParameterError, match="slimfly-fig8: .*'valiant'.*--buffers none"):
+        f8.reproduce_slimfly_fig8(simulator="booksim")
+    with pytest.raises(ParameterError, match="slimfly-fig8: BookSim has no 'worstcase'"):
+        f8.reproduce_slimfly_fig8(simulator="booksim", buffers="none")

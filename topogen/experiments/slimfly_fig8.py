@@ -33,6 +33,7 @@ What the paper says and what we run
 from __future__ import annotations
 
 import math
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -65,18 +66,19 @@ def _config(buffer: int) -> dict:
 
 def _curve(task) -> list[dict]:
     """One panel curve: loads from low to high until the first that does not complete."""
-    panel, q, p, buffer, label, traffic, loads, seed, sim_seed, max_samples = task
+    panel, q, p, buffer, label, traffic, loads, seed, sim_seed, max_samples, simulator, raw_dir = task
     from ..generators.slimfly import slimfly
     from ..routing import route
-    from ..sim import simulate
+    from ._backend import PointRunner
 
     topo = slimfly(q, hosts_per_switch=p)
     rt = route(topo, None, ROUTINGS[label], seed=seed, base="nr")
+    run = PointRunner(simulator, rt, traffic=traffic, seed=sim_seed, raw_dir=raw_dir,
+                      max_samples=max_samples, **_config(buffer))
     rows = []
     for load in loads:
         t0 = time.perf_counter()
-        r = simulate(rt, traffic=traffic, load=load, seed=sim_seed, max_samples=max_samples,
-                     **_config(buffer))
+        r = run(load)
         rows.append({"panel": panel, "p": p, "buffer": buffer, "routing": label, "traffic": traffic,
                      "offered": load, "status": r["status"],
                      "accepted": r.get("accepted_flit_rate", math.nan),
@@ -155,7 +157,7 @@ def reproduce_slimfly_fig8(*, q: int = 3, buffers: str = "8,16,32,64,128,256", b
                            loads: str = "0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,"
                                         "0.7,0.75,0.8,0.85,0.9,0.95,1.0",
                            seed: int = 1, sim_seed: int = 1, max_samples: int = 6,
-                           workers: int = 2) -> ExperimentResult:
+                           workers: int = 2, simulator: str = "reference", raw_dir: str = "") -> ExperimentResult:
     """Slim Fly Fig. 8: buffer sizes under worst-case traffic (8a) and oversubscribed SF (8b-8e).
 
     Parameters
@@ -182,6 +184,12 @@ def reproduce_slimfly_fig8(*, q: int = 3, buffers: str = "8,16,32,64,128,256", b
         Sample periods per point at most.
     workers : int
         Processes running curves in parallel.
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst``: BookSim and SST run only MIN under
+        uniform traffic (``--buffers none --traffic uniform``); see
+        :mod:`topogen.experiments._backend`.
+    raw_dir : str
+        Folder kept for the BookSim/SST raw output (default: a temporary one, discarded).
     """
     from ..generators.slimfly import check_slimfly_q, slimfly_parameters
 
@@ -203,15 +211,24 @@ def reproduce_slimfly_fig8(*, q: int = 3, buffers: str = "8,16,32,64,128,256", b
     from ..sim import SimConfig
 
     SimConfig(max_samples=max_samples, **FIG8_CONFIG)  # bad parameters: before the work
+    from ._backend import check
+    from ._backend import notes as backend_notes
+
+    check(simulator, "slimfly-fig8",
+          routings=[ROUTINGS[r] for r in (rts if extras else [])] + ([ROUTINGS[buffer_routing]] if bufs else []),
+          traffics=(trs if extras else []) + (["worstcase"] if bufs else []),
+          alternative="--buffers none --routings MIN --traffic uniform, or --simulator reference")
     p_full = slimfly_parameters(q).balanced_hosts_per_switch
-    tasks = [("8a", q, p_full, b, buffer_routing, "worstcase", load_list, seed, sim_seed, max_samples)
-             for b in bufs]
+    tmp = tempfile.TemporaryDirectory()
+    raw = raw_dir or tmp.name
+    tasks = [("8a", q, p_full, b, buffer_routing, "worstcase", load_list, seed, sim_seed, max_samples,
+              simulator, raw) for b in bufs]
     if extras:
-        tasks += [("8b-e", q, p, 64, r, t, load_list, seed, sim_seed, max_samples)
+        tasks += [("8b-e", q, p, 64, r, t, load_list, seed, sim_seed, max_samples, simulator, raw)
                   for t in trs for r in rts for p in [p_full] + [p_full + e for e in extras]]
     wall0 = time.perf_counter()
     rows: list[dict] = []
-    with Progress(total=len(tasks), desc="slimfly-fig8") as bar:
+    with tmp, Progress(total=len(tasks), desc="slimfly-fig8") as bar:
         if workers == 1:
             for task in tasks:
                 bar.status(f"{task[0]} p={task[2]} buffer {task[3]} {task[4]} {task[5]}")
@@ -237,9 +254,9 @@ def reproduce_slimfly_fig8(*, q: int = 3, buffers: str = "8,16,32,64,128,256", b
         "8b-8e 64 flits per port; saturation = the highest load that completed.",
         f"Fig. 8a routing: {buffer_routing} (the paper does not name it; module notes).",
         f"Claims: {held} of {judged} hold.",
-    ]
+    ] + backend_notes(simulator)
     return ExperimentResult(
-        title=f"Slim Fly V-D, V-E (Fig. 8): buffer sizes and oversubscription on SF q={q}, reference simulator",
+        title=f"Slim Fly V-D, V-E (Fig. 8): buffer sizes and oversubscription on SF q={q}, {simulator} simulator",
         table=table, notes=notes, extra_tables={"saturation": sat, "claims": cl})
 
 
