@@ -54,16 +54,14 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._progress import Progress
 from ..errors import ParameterError
 from ..registry import register_experiment
-from ._base import ExperimentResult
+from ._base import ExperimentResult, map_tasks
 
 #: key -> (label, generator, parameter name, candidate values, routing)
 FAMILIES = {
@@ -340,17 +338,8 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
         done = finished_points(results, simulator) if results else {}
         tasks = [(k, v, simulator, float(load), sim_seed, config, raw_dir, results, done)
                  for k, v, _ in sorted(todo, key=lambda t: -t[2])]  # the largest first
-        with Progress(total=len(tasks), desc="memsys-sim") as bar:
-            if workers == 1 or len(tasks) == 1:
-                for task in tasks:
-                    bar.status(f"{FAMILIES[task[0]][0]} {task[1]}")
-                    rows.append(_run_point(task))
-                    bar.update()
-            else:
-                with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-                    for res in pool.map(_run_point, tasks):
-                        rows.append(res)
-                        bar.update()
+        rows = map_tasks(_run_point, tasks, workers=workers, desc="memsys-sim",
+                         label=lambda task: f"{FAMILIES[task[0]][0]} {task[1]}")
         reused = sum(r.pop("reused") for r in rows)
     wall = time.perf_counter() - wall0
     order = {k: i for i, k in enumerate(FAMILIES)}

@@ -35,14 +35,12 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
-from .._progress import Progress
 from ..errors import ParameterError
 from ..registry import register_experiment
-from ._base import ExperimentResult
+from ._base import ExperimentResult, map_tasks
 from .slimfly_sim import ROUTINGS, SIM_CONFIG, _names, _parse_loads
 
 __all__ = ["reproduce_slimfly_fig8", "PAPER_ACCEPTED", "BUFFERS"]
@@ -228,17 +226,10 @@ def reproduce_slimfly_fig8(*, q: int = 3, buffers: str = "8,16,32,64,128,256", b
                   for t in trs for r in rts for p in [p_full] + [p_full + e for e in extras]]
     wall0 = time.perf_counter()
     rows: list[dict] = []
-    with tmp, Progress(total=len(tasks), desc="slimfly-fig8") as bar:
-        if workers == 1:
-            for task in tasks:
-                bar.status(f"{task[0]} p={task[2]} buffer {task[3]} {task[4]} {task[5]}")
-                rows += _curve(task)
-                bar.update()
-        else:
-            with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-                for res in pool.map(_curve, tasks):
-                    rows += res
-                    bar.update()
+    with tmp:
+        for res in map_tasks(_curve, tasks, workers=workers, desc="slimfly-fig8",
+                             label=lambda task: f"{task[0]} p={task[2]} buffer {task[3]} {task[4]} {task[5]}"):
+            rows += res
     wall = time.perf_counter() - wall0
     table = pd.DataFrame(rows)
     sat = _saturation(table)

@@ -44,14 +44,12 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
-from .._progress import Progress
 from ..errors import ParameterError
 from ..registry import register_experiment
-from ._base import ExperimentResult
+from ._base import ExperimentResult, map_tasks
 
 #: routing label -> topogen algorithm
 ROUTINGS = {"MIN": "hop", "VAL": "valiant", "UGAL-L": "ugal-l", "UGAL-G": "ugal-g"}
@@ -413,17 +411,10 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
              for t in trs for r in rts + cmp_]
     wall0 = time.perf_counter()
     rows: list[dict] = []
-    with tmp, Progress(total=len(tasks), desc="slimfly-sim") as bar:
-        if workers == 1:
-            for task in tasks:
-                bar.status(f"{task[1]} {task[2]}")
-                rows.extend(_curve(task))
-                bar.update()
-        else:
-            with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-                for res in pool.map(_curve, tasks):
-                    rows.extend(res)
-                    bar.update()
+    with tmp:
+        for res in map_tasks(_curve, tasks, workers=workers, desc="slimfly-sim",
+                             label=lambda task: f"{task[1]} {task[2]}"):
+            rows.extend(res)
     wall = time.perf_counter() - wall0
     table = pd.DataFrame(rows)
     step = min((b - a for a, b in zip(load_list, load_list[1:])), default=0.1)
