@@ -252,65 +252,25 @@ class PointRunner:
                             credit_delay=c.credit_delay, simulators=(self.simulator,), timeout=self.timeout)
 
     def _booksim(self):
-        import numpy as np
+        from ._crossval_sim import _booksim_adapter
 
-        from ..drivers.base import fresh_path
-        from ..drivers.booksim import find_booksim, run_booksim
-        from ..export.booksim import export_booksim
-        from ._crossval_sim import booksim_options, fresh_dir
-
-        exe = find_booksim()
-        spec = self._spec()
-        topo = self.routing.topology
-        n = int(topo.num_hosts)
-        # topogen's rotate (by floor(b/2) bits) is BookSim's transpose when b is even (checked)
-        traffic = (f"tornado({{{n},1,1}})" if self.traffic == "tornado" else
-                   "transpose" if self.traffic == "rotate" else self.traffic)
-        c = self.cfg
-        options = booksim_options(spec, traffic, self.seed)
-        options.update(routing_delay=c.routing_delay, vc_alloc_delay=c.vc_alloc_delay,
-                       sw_alloc_delay=c.sw_alloc_delay, st_final_delay=c.st_delay,
-                       internal_speedup=float(c.internal_speedup))
-        folder = fresh_dir(self.raw_dir / f"booksim-{_slug(topo)}-{_slug_text(self.traffic)}")
-        fixed = c.link_latency is not None
-        exp = export_booksim(folder, topo, None if fixed else self.layout, stem="net", setup="vct33",
-                             clock_period_ns=self.cycle_ns,
-                             latency=np.full(topo.num_links, c.link_latency) if fixed else None,
-                             options=options)
-
-        def run(flits: float) -> dict:
-            log = fresh_path(folder / f"load{flits:g}.log", claim=True)
-            return run_booksim(exp.config_file, overrides={"injection_rate": float(flits),
-                                                           "seed": self.seed % (2 ** 31)},
-                               log_path=log, timeout=self.timeout, binary=exe, raise_on_failure=False)
-        return run
+        c, topo = self.cfg, self.routing.topology
+        pipeline = dict(routing_delay=c.routing_delay, vc_alloc_delay=c.vc_alloc_delay,
+                        sw_alloc_delay=c.sw_alloc_delay, st_final_delay=c.st_delay,
+                        internal_speedup=float(c.internal_speedup))
+        return _booksim_adapter(self._spec(), self.seed, topo, self.layout, self.routing, self.raw_dir,
+                                traffic=self.traffic, options=pipeline,
+                                folder=f"booksim-{_slug(topo)}-{_slug_text(self.traffic)}").run
 
     def _sst(self):
-        from ..drivers.sst import find_sst, run_sst
-        from ..export.sst import write_bundle
         from ..sim_defaults import sst_router_latencies
-        from ._crossval_sim import fresh_dir, sst_parameters
+        from ._crossval_sim import _sst_adapter
 
-        exe = find_sst()
-        spec = self._spec()
         topo = self.routing.topology
-        p = sst_parameters(spec)
         lat_in, lat_out = sst_router_latencies(self.cfg.router_delay, self.cycle_ns)
-        p["router_params"].update(input_latency=lat_in, output_latency=lat_out)
-        folder = fresh_dir(self.raw_dir / f"sst-{_slug(topo)}-{_slug_text(self.traffic)}")
-        fixed = self.cfg.link_latency is not None
-        bundle = write_bundle(folder / "net.json", topo, None if fixed else self.layout, self.routing,
-                              link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
-                              router_params=p["router_params"], nic_params=p["nic_params"])
-        n = int(topo.num_hosts)
-        traffic = f"shift:{(n + 1) // 2 - 1}" if self.traffic == "tornado" else self.traffic
-
-        def run(flits: float) -> dict:
-            rows = run_sst(bundle, load=float(flits), traffic=traffic, message_size=p["message_size"],
-                           warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
-                           timeout=self.timeout, binary=exe, raise_on_failure=False)
-            return rows[0]
-        return run
+        return _sst_adapter(self._spec(), self.seed, topo, self.layout, self.routing, self.raw_dir,
+                            traffic=self.traffic, router_params=dict(input_latency=lat_in, output_latency=lat_out),
+                            folder=f"sst-{_slug(topo)}-{_slug_text(self.traffic)}").run
 
     # ------------------------------------------------------------------ one load
     def raw_row(self, load: float) -> dict:

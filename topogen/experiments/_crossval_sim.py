@@ -319,15 +319,19 @@ def build_routing(spec: CrossvalSpec, topology, layout, seed: int):
 
 
 def _traffic_for(simulator: str, traffic: str, num_hosts: int) -> str:
-    """The spec's traffic in each simulator's spelling."""
-    if traffic == "uniform":
-        return "uniform"
-    # tornado: d = (s + ceil(N/2) - 1) mod N on every simulator
-    if simulator == "booksim":
-        return f"tornado({{{num_hosts},1,1}})"
-    if simulator == "sst":
-        return f"shift:{(num_hosts + 1) // 2 - 1}"
-    return "tornado"
+    """A topogen traffic pattern in each simulator's spelling (other patterns pass as they
+    are: the reproductions' back end checks first which a simulator has)."""
+    if traffic == "tornado":
+        # d = (s + ceil(N/2) - 1) mod N on every simulator
+        if simulator == "booksim":
+            return f"tornado({{{num_hosts},1,1}})"
+        if simulator == "sst":
+            return f"shift:{(num_hosts + 1) // 2 - 1}"
+    if traffic == "rotate" and simulator == "booksim":
+        # topogen's rotate (by floor(b/2) bits) is BookSim's transpose when b is even
+        # (experiments._backend.check_traffic refuses the odd case)
+        return "transpose"
+    return traffic
 
 
 _CONVERGENCE = {k: shared_defaults()[k] for k in ("stopping_thres", "acc_stopping_thres")}
@@ -455,7 +459,12 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
     return Adapter("reference", run, routing.algorithm, router="input-queued")
 
 
-def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
+def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
+                     traffic: str | None = None, options: Mapping | None = None,
+                     folder: str = "booksim") -> Adapter:
+    """BookSim on the spec (``traffic``: a topogen pattern instead of the spec's;
+    ``options``: BookSim options on top of :func:`booksim_options`; ``folder``: the raw
+    output's folder name under ``out_dir``)."""
     import numpy as np
 
     from ..drivers.base import fresh_path
@@ -463,12 +472,13 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
     from ..export.booksim import export_booksim
 
     exe = find_booksim(binary)
-    folder = fresh_dir(Path(out_dir) / "booksim")
+    folder = fresh_dir(Path(out_dir) / folder)
     latency = None if spec.link_latency is None else np.full(topology.num_links, spec.link_latency)
+    opts = booksim_options(spec, _traffic_for("booksim", traffic or spec.traffic, int(topology.num_hosts)), seed)
+    opts.update(options or {})
     exp = export_booksim(folder, topology, layout if spec.link_latency is None else None,
                          stem="net", setup="vct33", clock_period_ns=spec.clock_ns, latency=latency,
-                         options=booksim_options(spec, _traffic_for("booksim", spec.traffic,
-                                                                    int(topology.num_hosts)), seed))
+                         options=opts)
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         log = fresh_path(folder / (f"capacity{load:g}.log" if capacity else f"load{load:g}.log"), claim=True)
@@ -481,17 +491,23 @@ def _booksim_adapter(spec, seed, topology, layout, routing, out_dir, binary=None
     return Adapter("booksim", run, "min_anynet", router="input-queued (BookSim iq)")
 
 
-def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None) -> Adapter:
+def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
+                 traffic: str | None = None, router_params: Mapping | None = None,
+                 folder: str = "sst") -> Adapter:
+    """SST on the spec (``traffic``: a topogen pattern instead of the spec's;
+    ``router_params``: hr_router parameters on top of :func:`sst_parameters`'; ``folder``:
+    the raw output's folder name under ``out_dir``)."""
     from ..drivers.sst import find_sst, run_sst
     from ..export.sst import write_bundle
 
     exe = find_sst(binary)
-    folder = fresh_dir(Path(out_dir) / "sst")
+    folder = fresh_dir(Path(out_dir) / folder)
     p = sst_parameters(spec)
+    p["router_params"].update(router_params or {})
     bundle = write_bundle(folder / "net.json", topology, layout if spec.link_latency is None else None,
                           routing, link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
                           router_params=p["router_params"], nic_params=p["nic_params"])
-    traffic = _traffic_for("sst", spec.traffic, int(topology.num_hosts))
+    traffic = _traffic_for("sst", traffic or spec.traffic, int(topology.num_hosts))
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         rows = run_sst(bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
