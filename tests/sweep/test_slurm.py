@@ -21,8 +21,12 @@ from .conftest import SMALL, cli, cli_env, write_spec
 pytestmark = pytest.mark.slurm
 
 NUMBERS = ["latency_avg", "accepted_flit_rate", "hops_avg", "packets", "sim_cycles", "sim_seed", "status"]
-# long enough per point that a task of 8 points is still running when it is cancelled
-SPEC = SMALL.replace("sample_period = 100", "sample_period = 400").replace(
+# Long enough per point that a task of 8 points is still running when it is cancelled:
+# with a warm numba cache a 3x3-torus point takes ~20 ms, so task 1 (torus points) could
+# finish its other 7 points in the time scancel takes to reach it under load (seen in CI).
+# On a 32x32 torus with 1,000-cycle samples its points take 0.3-1 s (3-5 s for 7 points).
+SPEC = SMALL.replace("sample_period = 100", "sample_period = 1000").replace(
+    "dims = [3, 3]", "dims = [32, 32]").replace(
     "load = [0.05, 0.3]", "load = [0.05, 0.1, 0.2, 0.3]") + \
     '\n[slurm]\nchunk = 8\ntime = "00:20:00"\nmem = "500M"\n'
 DEADLINE = 900  # seconds: a safeguard against a cluster that never runs the jobs, not a speed test
