@@ -347,6 +347,29 @@ class PointRunner:
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
 
 
+def load_curve(run: PointRunner, loads, fields: dict, *, hops: bool = False) -> list[dict]:
+    """One latency-vs-load curve: ``run`` at each of ``loads`` from low to high, stopping
+    after the first point that does not complete.  Each row is ``fields`` followed by
+    ``offered``, ``status``, ``accepted``, ``latency_cycles`` (``hops_avg`` with ``hops``)
+    and the point's wall ``seconds``."""
+    import time
+
+    rows = []
+    for load in loads:
+        t0 = time.perf_counter()
+        r = run(load)
+        row = {**fields, "offered": load, "status": r["status"],
+               "accepted": r.get("accepted_flit_rate", math.nan),
+               "latency_cycles": r.get("latency_avg", math.nan)}
+        if hops:
+            row["hops_avg"] = r.get("hops_avg", math.nan)
+        row["seconds"] = round(time.perf_counter() - t0, 1)
+        rows.append(row)
+        if r["status"] != "completed":
+            break
+    return rows
+
+
 def _slug(topology) -> str:
     return _slug_text(f"{topology.name}-{topology.num_switches}")
 

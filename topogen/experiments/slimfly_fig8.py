@@ -67,24 +67,14 @@ def _curve(task) -> list[dict]:
     panel, q, p, buffer, label, traffic, loads, seed, sim_seed, max_samples, simulator, raw_dir = task
     from ..generators.slimfly import slimfly
     from ..routing import route
-    from ._backend import PointRunner
+    from ._backend import PointRunner, load_curve
 
     topo = slimfly(q, hosts_per_switch=p)
     rt = route(topo, None, ROUTINGS[label], seed=seed, base="nr")
     run = PointRunner(simulator, rt, traffic=traffic, seed=sim_seed, raw_dir=raw_dir,
                       max_samples=max_samples, **_config(buffer))
-    rows = []
-    for load in loads:
-        t0 = time.perf_counter()
-        r = run(load)
-        rows.append({"panel": panel, "p": p, "buffer": buffer, "routing": label, "traffic": traffic,
-                     "offered": load, "status": r["status"],
-                     "accepted": r.get("accepted_flit_rate", math.nan),
-                     "latency_cycles": r.get("latency_avg", math.nan),
-                     "seconds": round(time.perf_counter() - t0, 1)})
-        if r["status"] != "completed":
-            break
-    return rows
+    return load_curve(run, loads, {"panel": panel, "p": p, "buffer": buffer, "routing": label,
+                                   "traffic": traffic})
 
 
 def _saturation(table: pd.DataFrame) -> pd.DataFrame:

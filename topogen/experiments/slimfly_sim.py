@@ -141,7 +141,7 @@ def _curve(task) -> list[dict]:
     q, label, traffic, loads, seed, sim_seed, max_samples, simulator, raw_dir = task
     from ..generators.slimfly import slimfly
     from ..routing import route
-    from ._backend import PointRunner
+    from ._backend import PointRunner, load_curve
 
     if label in COMPARISONS:
         network, algorithm = COMPARISONS[label]
@@ -157,18 +157,7 @@ def _curve(task) -> list[dict]:
     pattern = _traffic_for(network, traffic, topo)
     run = PointRunner(simulator, rt, traffic=pattern, seed=sim_seed, raw_dir=raw_dir,
                       max_samples=max_samples, **config)
-    rows = []
-    for load in loads:
-        t0 = time.perf_counter()
-        r = run(load)
-        rows.append({"traffic": traffic, "routing": label, "network": network, "offered": load,
-                     "status": r["status"], "accepted": r.get("accepted_flit_rate", math.nan),
-                     "latency_cycles": r.get("latency_avg", math.nan),
-                     "hops_avg": r.get("hops_avg", math.nan),
-                     "seconds": round(time.perf_counter() - t0, 1)})
-        if r["status"] != "completed":
-            break
-    return rows
+    return load_curve(run, loads, {"traffic": traffic, "routing": label, "network": network}, hops=True)
 
 
 def saturation(table: pd.DataFrame) -> dict:
