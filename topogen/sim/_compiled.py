@@ -33,6 +33,9 @@ def compiled_covers(network) -> str | None:
         return "UGAL chooses each packet's path from the queues in the Python engine"
     if network.config.router != "input-queued":
         return f"the {network.config.router} router runs on the Python engine"
+    c = network.config
+    if c.vc_alloc == "booksim" and c.allocator == "separable":
+        return "the VC allocation stage (vc_alloc='booksim') runs on the Python engine"
     return None
 
 

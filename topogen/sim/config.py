@@ -10,11 +10,19 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES", "ROUTERS"]
+__all__ = ["SimConfig", "ALLOCATORS", "VC_ALLOCS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES",
+           "ROUTERS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
 ALLOCATORS = ("separable", "fifo")
+#: output VC choice of the input-queued router with the ``separable`` allocator:
+#: ``booksim`` (BookSim's VC allocation stage: a head is granted one unowned VC of its
+#: class by a separable input-first VC allocator the cycle before its switch allocation
+#: and owns it until its tail has crossed the switch; hosts pick their injection VC round
+#: robin) or ``credits`` (no VC allocation stage: the VC of its class with the most free
+#: credits when the packet wins the switch, the model before 0.3)
+VC_ALLOCS = ("booksim", "credits")
 #: when a run that did not converge is saturated: ``booksim`` (only through
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
 #: under 90 % of the offered packets or left a backlog at the sources)
@@ -86,6 +94,7 @@ class SimConfig:
     drain_cycles: int | None = None
     max_queue_packets: int = 1000
     allocator: str = "separable"
+    vc_alloc: str = "credits"
     stop_rule: str = "booksim"
     injection: str = "bernoulli"
     latency_at: str = "tail"
@@ -130,6 +139,8 @@ class SimConfig:
         if ob is not None and self.router != "output-buffered":
             raise ParameterError("output_buf_size applies to router='output-buffered' only; "
                                  "drop it or set router='output-buffered'")
+        if self.vc_alloc not in VC_ALLOCS:
+            raise ParameterError(f"vc_alloc must be one of {', '.join(VC_ALLOCS)}, got {self.vc_alloc!r}")
         if self.allocator not in ALLOCATORS:
             raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
         sp = self.internal_speedup
