@@ -72,7 +72,8 @@ def test_loaded_run_keeps_every_flit_and_frees_every_vc():
     assert r["status"] == "completed"
     rng = np.random.default_rng(5)
     pk = np.c_[np.sort(rng.integers(0, 2000, 3000)), rng.integers(0, 16, 3000), rng.integers(0, 16, 3000)]
-    tr = run_trace(nearest(t), pk, packet_size=2, vc_buf_size=4, link_latency=1, vc_alloc="booksim")
+    tr = run_trace(nearest(t), pk, packet_size=2, vc_buf_size=4, link_latency=1, vc_alloc="booksim",
+                   engine="python")
     eng = tr.engine
     assert len(tr.pid) == 3000 and eng.idle() and eng.credits_restored()
     assert all(w is None for w in eng.owner) and not eng.ovc
@@ -81,3 +82,18 @@ def test_loaded_run_keeps_every_flit_and_frees_every_vc():
 def test_vc_alloc_is_checked():
     with pytest.raises(ParameterError, match="vc_alloc must be one of"):
         SimConfig(vc_alloc="oldest")
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_knot_analysis_sees_heads_waiting_for_owned_vcs(engine):
+    # minimal routes on an 8-ring with one VC deadlock; with the VC allocation stage the
+    # knot includes heads that wait for a VC owned by a blocked packet
+    r = nearest(torus((8,), hosts_per_switch=1), ties="lowest")
+    row = simulate(r, load=0.3, seed=3, packet_size=8, vc_buf_size=8, num_vcs=1,
+                   deadlock_cycles=10**9, vc_alloc="booksim", engine=engine)
+    assert row["status"] == "deadlock" and "wait on each other" in row["message"]
+
+
+def test_engines_agree_on_hand_cases():
+    for size in (1, 4):
+        assert _two_to_one("booksim", size, 1, "compiled") == _two_to_one("booksim", size, 1, "python")

@@ -132,7 +132,8 @@ class SeparableAllocator:
             return
         lost = False
         heap = self.heap
-        for x, cands in chosen.items():
+        for x in sorted(chosen):  # in VC order (the compiled engine's order)
+            cands = chosen[x]
             if len(cands) > 1:
                 lost = True
                 p0 = optr[x]

@@ -488,7 +488,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
             if id(f) in va_ids:  # waits for an output VC: blocked while its owners are
                 lo, hi = self._vc_range(f)
                 owners = [self.owner[x] for x in range(lo, hi)]
-                if any(w is None or self.ovc.get(w.pid) is None for w in owners):
+                if any(w is None or self.ovc.get(w.pid) != x for x, w in zip(range(lo, hi), owners)):
                     continue  # a VC is free or will be (its owner has left)
                 deps[b] = [w.buf for w in owners]
                 continue
