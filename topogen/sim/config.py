@@ -94,7 +94,7 @@ class SimConfig:
     drain_cycles: int | None = None
     max_queue_packets: int = 1000
     allocator: str = "separable"
-    vc_alloc: str = "credits"
+    vc_alloc: str = "booksim"
     stop_rule: str = "booksim"
     injection: str = "bernoulli"
     latency_at: str = "tail"
@@ -212,12 +212,14 @@ class SimConfig:
     def to_dict(self) -> dict:
         """The fields that change results (all but ``engine``; ``router`` and
         ``output_buf_size`` only for the ``output-buffered`` router, so that rows and
-        resume keys of the input-queued router stay as they were)."""
+        resume keys of the input-queued router stay as they were; ``vc_alloc`` only for
+        the input-queued router)."""
         d = asdict(self)
         d.pop("engine")
         if self.router == "input-queued":
             d.pop("router")
             d.pop("output_buf_size")
         else:
+            d.pop("vc_alloc")  # the output-buffered router has no VC allocation stage
             d["output_buf_size"] = self.output_buffer_flits
         return d
