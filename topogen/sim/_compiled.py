@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from . import _core as C
+from ._core_knots import deadlocked_buffers as _deadlocked_buffers
 
 __all__ = ["CompiledEngine", "engine_for", "compiled_covers"]
 
@@ -480,7 +481,7 @@ class CompiledEngine:
         nb = self._st["bf"].shape[0]
         pending = np.zeros(nb, np.int64)
         dead = np.zeros(nb, np.int8)
-        if not C.deadlocked_buffers(self._tuple(), pending, dead):
+        if not _deadlocked_buffers(self._tuple(), pending, dead):
             return []
         return np.flatnonzero(dead).tolist()
 
