@@ -21,7 +21,7 @@ ALLOCATORS = ("separable", "fifo")
 #: class by a separable input-first VC allocator the cycle before its switch allocation
 #: and owns it until its tail has crossed the switch; hosts pick their injection VC round
 #: robin) or ``credits`` (no VC allocation stage: the VC of its class with the most free
-#: credits when the packet wins the switch, the model before 0.3)
+#: credits when the packet wins the switch, the model before 26 November 2026)
 VC_ALLOCS = ("booksim", "credits")
 #: when a run that did not converge is saturated: ``booksim`` (only through
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
@@ -62,6 +62,8 @@ class SimConfig:
     choose the packet generation process and the delivery time stamp: BookSim's
     (``bernoulli``, ``tail``, the defaults) or SST merlin.offered_load's (``periodic``,
     ``head``; see :data:`INJECTIONS`, :data:`LATENCY_POINTS` and ``docs/sst.md``).
+    ``vc_alloc`` chooses how the input-queued router picks a packet's output VC
+    (:data:`VC_ALLOCS`: BookSim's VC allocation stage by default).
     ``router`` chooses the router model (:data:`ROUTERS`); ``output_buf_size`` is the
     flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``).
     """

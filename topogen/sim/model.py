@@ -21,8 +21,12 @@ Timing of one packet (``S = packet_size`` cycles of serialisation, one flit per 
   reaches the downstream buffer at ``t + lat[p]``;
 * at a switch the head is ready to leave ``router_delay`` cycles after it reached the
   front of its input VC (routing + VC allocation + switch allocation + crossbar);
-* it leaves on the output port when the port is free and a VC of its class has credits
-  for the whole packet (virtual cut-through); credits for its ``S`` flits come back to the
+* with ``vc_alloc = "booksim"`` (the separable allocator's default) its head asks for an
+  output VC one cycle before that and owns the VC it is granted until its tail has
+  crossed the switch (BookSim's VC allocation stage, :mod:`topogen.sim._allocator`);
+* it leaves on the output port when the port is free and its VC (``vc_alloc =
+  "credits"``: a VC of its class) has credits for the whole packet (virtual
+  cut-through); credits for its ``S`` flits come back to the
   upstream port ``S - 1 + lat[in] + credit_delay`` cycles after it started
   (``credit_delay`` only when the upstream end is a switch);
 * with ``internal_speedup = s > 1`` the router delay is ``ceil(pipeline / s)`` and the
