@@ -54,10 +54,12 @@ def test_rows_equal_python_engine(net, size, loads):
         loads = (0.1,)  # routed packet by packet in Python: slow with many small packets
     r = NETS[net]
     for load in loads:
-        for allocator, stop_rule in (("separable", "booksim"), ("fifo", "strict")):
+        for allocator, stop_rule, vc_alloc in (("separable", "booksim", "booksim"),
+                                               ("separable", "booksim", "credits"),
+                                               ("fifo", "strict", "credits")):
             kw = dict(traffic="uniform", load=load, seed=11, packet_size=size,
                       vc_buf_size=2 * size, num_vcs=max(4, r.num_vcs), allocator=allocator,
-                      stop_rule=stop_rule, **FAST)
+                      stop_rule=stop_rule, vc_alloc=vc_alloc, **FAST)
             py = simulate(r, engine="python", **kw)
             co = simulate(r, engine="compiled", **kw)
             _same(py, co)
@@ -99,20 +101,22 @@ def test_trace_equal_and_state_restored():
     n = r.topology.num_hosts
     k = 3000
     pk = np.c_[np.sort(rng.integers(0, 400, k)), rng.integers(0, n, k), rng.integers(0, n, k)]
-    a = run_trace(r, pk, packet_size=3, vc_buf_size=6, engine="python")
-    b = run_trace(r, pk, packet_size=3, vc_buf_size=6, engine="compiled")
-    assert isinstance(b.engine, CompiledEngine)
-    for f in ("pid", "src", "dst", "created", "injected", "delivered", "links"):
-        np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
-    assert len(b.pid) == k and b.cycles == a.cycles
-    assert b.engine.credits_restored() and b.engine.idle()
+    for vc_alloc in ("booksim", "credits"):
+        a = run_trace(r, pk, packet_size=3, vc_buf_size=6, engine="python", vc_alloc=vc_alloc)
+        b = run_trace(r, pk, packet_size=3, vc_buf_size=6, engine="compiled", vc_alloc=vc_alloc)
+        assert isinstance(b.engine, CompiledEngine)
+        for f in ("pid", "src", "dst", "created", "injected", "delivered", "links"):
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+        assert len(b.pid) == k and b.cycles == a.cycles
+        assert b.engine.credits_restored() and b.engine.idle()
 
 
-def test_deadlock_found_alike():
+@pytest.mark.parametrize("vc_alloc", ["booksim", "credits"])
+def test_deadlock_found_alike(vc_alloc):
     """A routing that is not deadlock-free deadlocks at the same cycle on both engines."""
     r = nearest(torus((8,), hosts_per_switch=1), ties="lowest")  # minimal ring routes, 1 VC
     kw = dict(load=0.3, seed=3, packet_size=8, vc_buf_size=8, num_vcs=1, deadlock_cycles=500,
-              self_packets=False)
+              self_packets=False, vc_alloc=vc_alloc)
     a, b = simulate(r, engine="python", **kw), simulate(r, engine="compiled", **kw)
     assert a["status"] == "deadlock"
     _same(a, b)

@@ -134,8 +134,11 @@ def _ring(n=8):
 def test_min_ring_with_one_vc_deadlocks():
     r = nearest(_ring(), ties="lowest")  # the lowest-id ring routes of this scenario
     assert r.num_vcs == 1 and not check(r).acyclic
+    # the stall detector's case: with vc_alloc="credits" this seed locks up before the
+    # first sample boundary (with the VC allocation stage it does so later, and the knot
+    # analysis at cycle 1999 reports it first: test_vc_alloc.py)
     row = simulate(r, load=0.3, seed=3, packet_size=8, vc_buf_size=8, num_vcs=1,
-                   deadlock_cycles=500, self_packets=False)
+                   deadlock_cycles=500, self_packets=False, vc_alloc="credits")
     assert row["status"] == "deadlock"
     assert "no packet moved" in row["message"]
 

@@ -101,11 +101,16 @@ def test_speedup_empties_a_buffered_packet_faster():
     # max(20 + 8, 21) = 28 (not 20 + 16 = 36).  B, already buffered, went through routing,
     # VC and switch allocation behind A's tail (BookSim's IQ router), so it leaves
     # ceil(3 / 2) - 1 = 1 cycle after the VC frees, at 29, and is delivered at 45 (53
-    # without the crossbar speedup).  Speedup 1: the VC frees at 36, B leaves at 36 + 2,
-    # delivered at 56.
+    # without the crossbar speedup).  (Output VCs: C holds host 2's ejection VC until
+    # 4 + 8 = 12, A the link's VC until 12; both wait for busy ports beyond that anyway.)
+    # Speedup 1, with the VC allocation stage (vc_alloc="booksim"): C is ejected at 6 and
+    # owns host 2's one ejection VC until its tail has crossed, 6 + 16 = 22; A gets it in
+    # VC allocation at 22 and leaves one cycle later, at 23 (delivered 23 + 1 + 15 = 39;
+    # without the stage it left at 22, when the port freed). A's input buffer frees at
+    # 23 + 16 = 39, B (behind it) leaves at 39 + 2 = 41, delivered at 41 + 16 = 57.
     r = _pair(hosts=2)
     pkts = [(0, 3, 2), (0, 0, 2), (0, 1, 3)]  # C, A, B
-    want = {1.0: [22, 38, 56], 2.0: [20, 36, 45]}
+    want = {1.0: [22, 39, 57], 2.0: [20, 36, 45]}
     for s, delivered in want.items():
         tr = run_trace(r, pkts, packet_size=16, vc_buf_size=64, num_vcs=1, link_latency=1,
                        internal_speedup=s)

@@ -1,5 +1,6 @@
-"""BookSim's separable input-first switch allocator for the reference simulator's
-:class:`~topogen.sim.model.Engine` (a mixin: the engine's state lives on the engine)."""
+"""BookSim's separable input-first VC and switch allocators for the reference
+simulator's :class:`~topogen.sim.model.Engine` (a mixin: the engine's state lives on the
+engine)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import math
 
 import numpy as np
 
-from ._events import _ALLOC, _IWAKE, _LATE
+from ._events import _ALLOC, _IWAKE, _LATE, _READY
+
+# event kinds of the VC allocation stage: a head asks for an output VC; an output VC is
+# released (its owner's tail has crossed the switch)
+_VREQ, _VFREE = 7, 8
 
 
 class SeparableAllocator:
@@ -43,6 +48,107 @@ class SeparableAllocator:
         # changed: a packet became ready, the port or an input freed, credits came back,
         # or a request lost last cycle)
         self.sw_pend = [set() for _ in range(n)]
+        if self.vca:
+            nb = P * self.V
+            self.owner = [None] * nb  # output VC (downstream buffer id) -> packet holding it
+            self.ovc: dict = {}  # packet id -> the output VC it holds at its current switch
+            self.va_pend = [[] for _ in range(n)]  # heads waiting for an output VC, per switch
+            # round-robin pointers of BookSim's VC allocator: of each input VC over the
+            # switch's output VCs, of each output VC over its input VCs (local indices
+            # port * num_vcs + vc, ports numbered as by the switch allocator)
+            self.va_iptr = [0] * nb
+            self.va_optr = [0] * nb
+            self.inj_last = [-1] * H  # the VC each host injected its last packet on
+
+    # ------------------------------------------------------------ VC allocation
+    def _want_alloc(self, sw: int, t: int) -> None:
+        """Run the allocation of switch ``sw`` at the end of cycle ``t`` (once)."""
+        if self.alloc_at[sw] != t:
+            self.alloc_at[sw] = t
+            self.seq += 1
+            heapq.heappush(self.heap, (t, self.seq + _LATE, _ALLOC, sw))
+
+    def _vc_range(self, pkt) -> tuple[int, int]:
+        """The output VCs (buffer ids ``lo .. hi - 1``) ``pkt`` may take at its next port:
+        those of its class on a network port, every VC of an ejection port (BookSim's
+        ``min_anynet`` gives every VC)."""
+        o = pkt.ports[pkt.hop]
+        V = self.V
+        if o >= self.ej_base:
+            return o * V, o * V + V
+        lo = o * V + pkt.vlo[pkt.hop]
+        return lo, lo + self.kcls
+
+    def _vc_request(self, pkt, now: int) -> None:
+        """``pkt``'s head, routed, asks for an output VC (it may ask for the switch one
+        cycle later, when it gets one)."""
+        sw = self.out_switch[pkt.ports[pkt.hop]]
+        self.va_pend[sw].append(pkt)
+        self._want_alloc(sw, now)
+
+    def _vc_free(self, x: int, now: int) -> None:
+        """Output VC ``x`` can be allocated again."""
+        self.owner[x] = None
+        sw = self.out_switch[x // self.V]
+        if self.va_pend[sw]:
+            self._want_alloc(sw, now)
+
+    def _vc_allocate(self, sw: int, now: int) -> None:
+        """BookSim's separable input-first VC allocation at switch ``sw``, one round.
+
+        Every head waiting for an output VC requests each VC of its range that no packet
+        owns, full or not (``vc_busy_when_full = 0``, ``vc_prioritize_empty = 0``); its
+        input VC's round-robin arbiter picks the one nearest its pointer, each output VC's
+        arbiter grants one of the input VCs that picked it; pointers move past a winner
+        only.  A winner owns the VC until its tail has crossed the switch
+        (``wait_for_tail_credit = 0``) and requests the switch from the next cycle on.
+        Losers try again next cycle; a head that found every VC owned waits for one to be
+        released.
+        """
+        pend = self.va_pend[sw]
+        owner = self.owner
+        V = self.V
+        olocal, ilocal = self.out_local, self.in_local
+        nv = self.sw_ports[sw] * V
+        iptr, optr = self.va_iptr, self.va_optr
+        chosen: dict = {}
+        for pkt in pend:
+            lo, hi = self._vc_range(pkt)
+            ol = olocal[lo // V] * V - (lo // V) * V  # local index of VC x: ol + x
+            p0 = iptr[pkt.buf]
+            best, bd = -1, nv
+            for x in range(lo, hi):
+                if owner[x] is None:
+                    d = (ol + x - p0) % nv
+                    if d < bd:
+                        best, bd = x, d
+            if best >= 0:
+                c = chosen.get(best)
+                if c is None:
+                    chosen[best] = [pkt]
+                else:
+                    c.append(pkt)
+        if not chosen:
+            return
+        lost = False
+        heap = self.heap
+        for x in sorted(chosen):  # in VC order (the compiled engine's order)
+            cands = chosen[x]
+            if len(cands) > 1:
+                lost = True
+                p0 = optr[x]
+                pk = min(cands, key=lambda p: (ilocal[p.buf // V] * V + p.buf % V - p0) % nv)
+            else:
+                pk = cands[0]
+            owner[x] = pk
+            self.ovc[pk.pid] = x
+            iptr[pk.buf] = (olocal[x // V] * V + x % V + 1) % nv
+            optr[x] = (ilocal[pk.buf // V] * V + pk.buf % V + 1) % nv
+            pend.remove(pk)
+            self.seq += 1
+            heapq.heappush(heap, (now + 1, self.seq, _READY, pk))
+        if lost:
+            self._want_alloc(sw, now + 1)
 
     def _serve_switch(self, o: int, now: int) -> None:
         """The ``separable`` allocator: a packet waits for output ``o`` of a switch; run
@@ -82,6 +188,10 @@ class SeparableAllocator:
         olocal, ilocal = self.out_local, self.in_local
         n = self.sw_ports[sw]
         vptr = self.vc_ptr
+        vca = self.vca
+        if vca and self.va_pend[sw]:
+            self._vc_allocate(sw, now)
+        ovc = self.ovc if vca else None
         per_in: dict = {}  # input port -> {output: (pkt, buffer)}
         held = []
         outs = sorted(self.sw_pend[sw])  # port order (the compiled engine's order)
@@ -98,6 +208,10 @@ class SeparableAllocator:
                     continue
                 if o >= ej0:
                     best = -1
+                elif vca:  # the VC it was granted, with room for the whole packet
+                    best = ovc[pkt.pid]
+                    if credits[best] < S:
+                        continue
                 else:
                     lo = o * V + pkt.vlo[pkt.hop]
                     if k == 1:
@@ -158,9 +272,7 @@ class SeparableAllocator:
                 for o in outs:  # the losers try again next cycle
                     if o in waiting and busy[o] <= now:
                         pend.add(o)
-                self.alloc_at[sw] = now + 1
-                self.seq += 1
-                heapq.heappush(self.heap, (now + 1, self.seq + _LATE, _ALLOC, sw))
+                self._want_alloc(sw, now + 1)
         for o in held:
             wl = waiting.get(o)
             if wl is not None and busy[o] <= now:

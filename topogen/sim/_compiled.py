@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from . import _core as C
+from ._core_knots import deadlocked_buffers as _deadlocked_buffers
 
 __all__ = ["CompiledEngine", "engine_for", "compiled_covers"]
 
@@ -141,6 +142,7 @@ class CompiledEngine:
         cf[C.C_EJ], cf[C.C_INJ] = network.ej_base, network.inj_base
         cf[C.C_DL] = self.deadlock_cycles
         cf[C.C_SEP] = int(c.allocator == "separable")
+        cf[C.C_VCA] = int(c.allocator == "separable" and c.vc_alloc == "booksim")
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
         cf[C.C_MARGIN] = 8 * (K + 2) + 8
         cf[C.C_K] = K
@@ -174,12 +176,13 @@ class CompiledEngine:
                     in_local=np.concatenate([hosts[indices] + rank[rev], zeros_h, h_local]),
                     out_switch=np.concatenate([src, network.host_switch, i64(H, -1)])),
             bf=rows("bf", np.int32, credits=i64(nb, c.vc_buf_size), buf_head=i64(nb, -1),
-                    buf_tail=i64(nb, -1), front_free=i64(nb)),
-            hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H)),
+                    buf_tail=i64(nb, -1), front_free=i64(nb), owner=i64(nb, -1), va_iptr=i64(nb),
+                    va_optr=i64(nb), va_cand=i64(nb, -1), va_key=i64(nb)),
+            hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
-                    alloc_at=i64(n, -1)),
+                    alloc_at=i64(n, -1), va_head=i64(n, -1), va_tail=i64(n, -1)),
             ev=np.full((2 * W, 2), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
@@ -478,7 +481,7 @@ class CompiledEngine:
         nb = self._st["bf"].shape[0]
         pending = np.zeros(nb, np.int64)
         dead = np.zeros(nb, np.int8)
-        if not C.deadlocked_buffers(self._tuple(), pending, dead):
+        if not _deadlocked_buffers(self._tuple(), pending, dead):
             return []
         return np.flatnonzero(dead).tolist()
 

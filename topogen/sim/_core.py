@@ -99,13 +99,14 @@ NUM_SC = 20
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
 C_PF = 18  # events looked ahead for prefetching (0: none)
-NUM_CF = 19
+C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
+NUM_CF = 20
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
-CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE = range(4)  # State.bf
-Q_HEAD, Q_TAIL, SRC_FREE = range(3)  # State.hs
-SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT = range(5)  # State.sw
-P_PID, P_SRC, P_DST, P_CTIME, P_HOP, P_LINKS, P_BUF, P_ARR, P_SENT, P_MEASURED, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT = range(15)  # State.pk
+CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE, OWNER, VA_IPTR, VA_OPTR, VA_CAND, VA_KEY = range(9)  # State.bf
+Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
+SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_HEAD, VA_TAIL = range(7)  # State.sw
+P_PID, P_SRC, P_DST, P_CTIME, P_HOP, P_LINKS, P_BUF, P_ARR, P_SENT, P_MEASURED, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(19)  # State.pk
 EV_HEAD, EV_TAIL = range(2)  # State.ev
 NODE_NEXT, NODE_KIND, NODE_ARG = range(3)  # State.nd
 G_TIME, G_SRC, G_DST, G_LINKS = range(4)  # State.gi
@@ -114,7 +115,7 @@ SL_O, SL_P, SL_B = range(3)  # State.sl
 CH_IP, CH_P, CH_B = range(3)  # State.ch
 SL_IP, SL_N, CH_O, CH_N = range(4)  # State.sv
 # event kinds (as topogen.sim._events)
-K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC = 0, 2, 3, 4, 5, 6
+K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3, 4, 5, 6, 7, 8
 # return codes of run()
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
@@ -126,7 +127,7 @@ State = namedtuple("State", [
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free'], 'hs': ['q_head', 'q_tail', 'src_free'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free', 'owner', 'va_iptr', 'va_optr', 'va_cand', 'va_key'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -188,11 +189,11 @@ def _cursor(idx, nx, cl, cn, cd):
 @_inline
 def _prefetch_event(kind, a, pk, p_route, p_vlo, pt, bf, sw, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads first."""
-    if kind == K_READY:
+    if kind == K_READY or kind == K_VREQ:
         prefetch_row(pk, a)
         prefetch_row(p_route, a)
         prefetch_row(p_vlo, a)
-    elif kind == K_CREDIT:
+    elif kind == K_CREDIT or kind == K_VFREE:
         prefetch_row(bf, a)
         prefetch_row(pt, a // V)
     elif kind == K_ALLOC:
@@ -221,6 +222,10 @@ def run(st, until):
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
     injbuf0, EJ, INJ, dl, sep = cf[C_INJBUF0], cf[C_EJ], cf[C_INJ], cf[C_DL], cf[C_SEP]
     margin, K = cf[C_MARGIN], cf[C_K]
+    vca = cf[C_VCA]
+    # a head at a switch first asks for an output VC (one cycle before the switch) with VCA
+    rkind = K_VREQ if vca else K_READY
+    rlead = 1 if vca else 0
     logcap = lg.shape[1]
     width = g_route.shape[1]
     big = np.int64(1) << 62
@@ -268,6 +273,8 @@ def run(st, until):
                 pk[pkt, P_MEASURED] = measured
                 pk[pkt, P_WAIT] = -1
                 pk[pkt, P_QNEXT] = -1
+                pk[pkt, P_OVC] = -1
+                pk[pkt, P_VAQ] = 0
                 for h in range(width):
                     p_route[pkt, h] = g_route[gh, h]
                     p_vlo[pkt, h] = g_vlo[gh, h]
@@ -343,6 +350,26 @@ def run(st, until):
                 serve = a
         elif kind == K_ALLOC:
             alloc = a
+        elif kind == K_VREQ:  # _vc_request: join the switch's heads waiting for a VC
+            s_ = pt[np.int64(p_route[a, pk[a, P_HOP]]), OUT_SWITCH]
+            tl = sw[s_, VA_TAIL]
+            pk[a, P_VPREV] = tl
+            pk[a, P_VNEXT] = -1
+            if tl < 0:
+                sw[s_, VA_HEAD] = a
+            else:
+                pk[tl, P_VNEXT] = a
+            sw[s_, VA_TAIL] = a
+            pk[a, P_VAQ] = 1
+            if sw[s_, ALLOC_AT] != t:
+                sw[s_, ALLOC_AT] = t
+                _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+        elif kind == K_VFREE:  # _vc_free
+            bf[a, OWNER] = -1
+            s_ = pt[a // V, OUT_SWITCH]
+            if sw[s_, VA_HEAD] >= 0 and sw[s_, ALLOC_AT] != t:
+                sw[s_, ALLOC_AT] = t
+                _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
         elif kind == K_IWAKE:
             if pt[a, IWAKE] == t:
                 pt[a, IWAKE] = -1
@@ -368,6 +395,16 @@ def run(st, until):
             elif EJ <= o < INJ:
                 sq[0, 0], sq[1, 0], sq[2, 0] = pt[o, W_HEAD], o, -1
                 nsend = 1
+            elif vca and o >= INJ:  # hosts: round robin from the last VC
+                h = o - INJ
+                last = hs[h, INJ_LAST]
+                for i in range(1, V + 1):
+                    x = o * V + (0 if last < 0 else (last + i) % V)
+                    if credits[x] >= S:
+                        hs[h, INJ_LAST] = x - o * V
+                        sq[0, 0], sq[1, 0], sq[2, 0] = pt[o, W_HEAD], o, x
+                        nsend = 1
+                        break
             else:
                 k = V if o >= INJ else kcls
                 pkt = pt[o, W_HEAD]
@@ -383,6 +420,75 @@ def run(st, until):
         if alloc >= 0:
             # ---------------------------------------------- separable allocation
             n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
+            if vca and sw[alloc, VA_HEAD] >= 0:
+                # ------------------------------------------ _vc_allocate (separable)
+                nv = n * V
+                nx_ = 0
+                lost_va = False
+                pkt = sw[alloc, VA_HEAD]
+                while pkt >= 0:
+                    hp = pk[pkt, P_HOP]
+                    o = np.int64(p_route[pkt, hp])
+                    if o >= EJ:
+                        lo = o * V
+                        hi = lo + V
+                    else:
+                        lo = o * V + p_vlo[pkt, hp]
+                        hi = lo + kcls
+                    ol = pt[o, OUT_LOCAL] * V - o * V
+                    b = np.int64(pk[pkt, P_BUF])
+                    p0 = bf[b, VA_IPTR]
+                    best = -1
+                    bd = nv
+                    for x in range(lo, hi):
+                        if bf[x, OWNER] < 0:
+                            d = (ol + x - p0) % nv
+                            if d < bd:
+                                best = x
+                                bd = d
+                    if best >= 0:
+                        key = (pt[b // V, IN_LOCAL] * V + b % V - bf[best, VA_OPTR]) % nv
+                        if bf[best, VA_CAND] < 0:
+                            bf[best, VA_CAND] = pkt
+                            bf[best, VA_KEY] = key
+                            held[nx_] = best
+                            nx_ += 1
+                        else:
+                            lost_va = True
+                            if key < bf[best, VA_KEY]:
+                                bf[best, VA_CAND] = pkt
+                                bf[best, VA_KEY] = key
+                    pkt = pk[pkt, P_VNEXT]
+                for i in range(1, nx_):  # grants in VC order (the Python engine's)
+                    x = held[i]
+                    j = i - 1
+                    while j >= 0 and held[j] > x:
+                        held[j + 1] = held[j]
+                        j -= 1
+                    held[j + 1] = x
+                for i in range(nx_):
+                    x = held[i]
+                    pkt = bf[x, VA_CAND]
+                    bf[x, VA_CAND] = -1
+                    b = np.int64(pk[pkt, P_BUF])
+                    bf[x, OWNER] = b
+                    pk[pkt, P_OVC] = x
+                    bf[b, VA_IPTR] = (pt[x // V, OUT_LOCAL] * V + x % V + 1) % nv
+                    bf[x, VA_OPTR] = (pt[b // V, IN_LOCAL] * V + b % V + 1) % nv
+                    vp, vn = pk[pkt, P_VPREV], pk[pkt, P_VNEXT]  # leave the VC waiting list
+                    if vp < 0:
+                        sw[alloc, VA_HEAD] = vn
+                    else:
+                        pk[vp, P_VNEXT] = vn
+                    if vn < 0:
+                        sw[alloc, VA_TAIL] = vp
+                    else:
+                        pk[vn, P_VPREV] = vp
+                    pk[pkt, P_VAQ] = 0
+                    _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
+                if lost_va and sw[alloc, ALLOC_AT] != t + 1:
+                    sw[alloc, ALLOC_AT] = t + 1
+                    _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
             nsl = 0
             for part in range(2):
                 lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
@@ -404,7 +510,12 @@ def run(st, until):
                             continue
                         best = -1
                         if o < EJ:
-                            best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], kcls)
+                            if vca:  # the VC it was granted, with room for the whole packet
+                                best = pk[pkt, P_OVC]
+                                if credits[best] < S:
+                                    best = -1
+                            else:
+                                best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], kcls)
                             if best < 0:
                                 pkt = pk[pkt, P_WNEXT]
                                 continue
@@ -510,7 +621,7 @@ def run(st, until):
                     bf[b, BUF_TAIL] = pkt
                     r = bf[b, FRONT_FREE] + G
                     x = arr + D
-                    _push(sc, ev, nd, free_nodes, mask, W, x if x > r else r, K_READY, pkt, False)
+                    _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, pkt, False)
                 else:
                     pk[bf[b, BUF_TAIL], P_BNEXT] = pkt
                     bf[b, BUF_TAIL] = pkt
@@ -533,6 +644,9 @@ def run(st, until):
                     hs[src, Q_TAIL] = -1
             else:
                 sc[LAST_MOVE] = t
+                if vca:  # the output VC is free for VC allocation once the tail has crossed
+                    _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VFREE, pk[pkt, P_OVC], False)
+                    pk[pkt, P_OVC] = -1
                 nxt = onext  # pkt was the front of buffer old
                 bf[old, BUF_HEAD] = nxt
                 if nxt < 0:
@@ -552,7 +666,7 @@ def run(st, until):
                 if nxt >= 0:
                     r = iend + G
                     x = pk[nxt, P_ARR] + D
-                    _push(sc, ev, nd, free_nodes, mask, W, x if x > r else r, K_READY, nxt, False)
+                    _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, nxt, False)
             if b < 0:  # ejected
                 sc[IN_NET] -= 1
                 sc[DELIVERED] += 1
@@ -580,7 +694,7 @@ def run(st, until):
                 for o in range(lo, hi):
                     if pend[o] == 2:
                         pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
-            if lost:
+            if lost and sw[alloc, ALLOC_AT] != t + 1:
                 sw[alloc, ALLOC_AT] = t + 1
                 _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
             for i in range(nh):
@@ -600,60 +714,3 @@ def run(st, until):
             sc[DEADLOCKED] = 1
             return R_DEADLOCK
 
-
-@_jit
-def pending_credits(st, out):
-    """Add to ``out[b]`` the credits of buffer ``b`` still on their way back."""
-    W = st.cf[C_W]
-    S = st.cf[C_S]
-    for idx in range(W):
-        node = st.ev[idx, EV_HEAD]
-        while node >= 0:
-            if st.nd[node, NODE_KIND] == K_CREDIT:
-                out[st.nd[node, NODE_ARG]] += S
-            node = st.nd[node, NODE_NEXT]
-
-
-@_jit
-def deadlocked_buffers(st, pending, dead):
-    """Mark in ``dead`` the input buffers whose packets can never move again (see
-    :meth:`topogen.sim.model.Engine.deadlocked_buffers`); returns how many."""
-    cf = st.cf
-    V, S = cf[C_V], cf[C_S]
-    nb = st.bf.shape[0]
-    pending_credits(st, pending)
-    nd = 0
-    for b in range(nb):
-        f = st.bf[b, BUF_HEAD]
-        if f < 0 or st.pk[f, P_WAIT] < 0:
-            continue
-        o = np.int64(st.p_route[f, st.pk[f, P_HOP]])
-        if cf[C_EJ] <= o < cf[C_INJ]:
-            continue
-        k = V if o >= cf[C_INJ] else cf[C_KCLS]
-        lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
-        free = False
-        for x in range(lo, lo + k):
-            if st.bf[x, CREDITS] + pending[x] >= S:
-                free = True
-                break
-        if not free:
-            dead[b] = 1
-            nd += 1
-    changed = True
-    while changed and nd:
-        changed = False
-        for b in range(nb):
-            if dead[b] == 0:
-                continue
-            f = st.bf[b, BUF_HEAD]
-            o = np.int64(st.p_route[f, st.pk[f, P_HOP]])
-            k = V if o >= cf[C_INJ] else cf[C_KCLS]
-            lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
-            for x in range(lo, lo + k):
-                if dead[x] == 0:
-                    dead[b] = 0
-                    nd -= 1
-                    changed = True
-                    break
-    return nd

@@ -10,11 +10,19 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES", "ROUTERS"]
+__all__ = ["SimConfig", "ALLOCATORS", "VC_ALLOCS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES",
+           "ROUTERS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
 ALLOCATORS = ("separable", "fifo")
+#: output VC choice of the input-queued router with the ``separable`` allocator:
+#: ``booksim`` (BookSim's VC allocation stage: a head is granted one unowned VC of its
+#: class by a separable input-first VC allocator the cycle before its switch allocation
+#: and owns it until its tail has crossed the switch; hosts pick their injection VC round
+#: robin) or ``credits`` (no VC allocation stage: the VC of its class with the most free
+#: credits when the packet wins the switch, the model before 26 November 2026)
+VC_ALLOCS = ("booksim", "credits")
 #: when a run that did not converge is saturated: ``booksim`` (only through
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
 #: under 90 % of the offered packets or left a backlog at the sources)
@@ -54,6 +62,8 @@ class SimConfig:
     choose the packet generation process and the delivery time stamp: BookSim's
     (``bernoulli``, ``tail``, the defaults) or SST merlin.offered_load's (``periodic``,
     ``head``; see :data:`INJECTIONS`, :data:`LATENCY_POINTS` and ``docs/sst.md``).
+    ``vc_alloc`` chooses how the input-queued router picks a packet's output VC
+    (:data:`VC_ALLOCS`: BookSim's VC allocation stage by default).
     ``router`` chooses the router model (:data:`ROUTERS`); ``output_buf_size`` is the
     flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``).
     """
@@ -86,6 +96,7 @@ class SimConfig:
     drain_cycles: int | None = None
     max_queue_packets: int = 1000
     allocator: str = "separable"
+    vc_alloc: str = "booksim"
     stop_rule: str = "booksim"
     injection: str = "bernoulli"
     latency_at: str = "tail"
@@ -130,6 +141,8 @@ class SimConfig:
         if ob is not None and self.router != "output-buffered":
             raise ParameterError("output_buf_size applies to router='output-buffered' only; "
                                  "drop it or set router='output-buffered'")
+        if self.vc_alloc not in VC_ALLOCS:
+            raise ParameterError(f"vc_alloc must be one of {', '.join(VC_ALLOCS)}, got {self.vc_alloc!r}")
         if self.allocator not in ALLOCATORS:
             raise ParameterError(f"allocator must be one of {', '.join(ALLOCATORS)}, got {self.allocator!r}")
         sp = self.internal_speedup
@@ -201,12 +214,14 @@ class SimConfig:
     def to_dict(self) -> dict:
         """The fields that change results (all but ``engine``; ``router`` and
         ``output_buf_size`` only for the ``output-buffered`` router, so that rows and
-        resume keys of the input-queued router stay as they were)."""
+        resume keys of the input-queued router stay as they were; ``vc_alloc`` only for
+        the input-queued router)."""
         d = asdict(self)
         d.pop("engine")
         if self.router == "input-queued":
             d.pop("router")
             d.pop("output_buf_size")
         else:
+            d.pop("vc_alloc")  # the output-buffered router has no VC allocation stage
             d["output_buf_size"] = self.output_buffer_flits
         return d

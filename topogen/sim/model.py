@@ -21,8 +21,12 @@ Timing of one packet (``S = packet_size`` cycles of serialisation, one flit per 
   reaches the downstream buffer at ``t + lat[p]``;
 * at a switch the head is ready to leave ``router_delay`` cycles after it reached the
   front of its input VC (routing + VC allocation + switch allocation + crossbar);
-* it leaves on the output port when the port is free and a VC of its class has credits
-  for the whole packet (virtual cut-through); credits for its ``S`` flits come back to the
+* with ``vc_alloc = "booksim"`` (the separable allocator's default) its head asks for an
+  output VC one cycle before that and owns the VC it is granted until its tail has
+  crossed the switch (BookSim's VC allocation stage, :mod:`topogen.sim._allocator`);
+* it leaves on the output port when the port is free and its VC (``vc_alloc =
+  "credits"``: a VC of its class) has credits for the whole packet (virtual
+  cut-through); credits for its ``S`` flits come back to the
   upstream port ``S - 1 + lat[in] + credit_delay`` cycles after it started
   (``credit_delay`` only when the upstream end is a switch);
 * with ``internal_speedup = s > 1`` the router delay is ``ceil(pipeline / s)`` and the
@@ -49,7 +53,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._adaptive import EscapeRouting
-from ._allocator import SeparableAllocator
+from ._allocator import _VFREE, _VREQ, SeparableAllocator
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
 from ._ugal import UgalChoice
 from .config import ALLOCATORS, STOP_RULES, SimConfig
@@ -150,6 +154,11 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
         # adaptive routing with an escape channel (see _ready_adaptive)
         self.adaptive = network.adaptive
         self.separable = c.allocator == "separable" and not self.adaptive
+        # BookSim's VC allocation stage (_allocator.py): a head asks for an output VC one
+        # cycle before it may ask for the switch
+        self.vca = (self.separable and not network.ugal and c.vc_alloc == "booksim"
+                    and c.router == "input-queued")
+        self.ready_kind, self.ready_lead = (_VREQ, 1) if self.vca else (_READY, 0)
         if self.separable:
             self._setup_allocator(network)
         if self.adaptive:
@@ -285,6 +294,10 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                     serve(a, t)
             elif kind == _ALLOC:
                 self._allocate(a, t)
+            elif kind == _VREQ:
+                self._vc_request(a, t)
+            elif kind == _VFREE:
+                self._vc_free(a, t)
             elif kind == _IWAKE:
                 if self.iwake.get(a) == t:
                     del self.iwake[a]
@@ -327,6 +340,22 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
             S = self.S
             credits = self.credits
             base = o * self.V
+            if self.vca and o >= self.inj_base:  # BookSim's hosts: round robin from the last VC
+                V = self.V
+                last = self.inj_last[o - self.inj_base]
+                for i in range(1, V + 1):
+                    x = base + (0 if last < 0 else (last + i) % V)
+                    if credits[x] >= S:
+                        self.inj_last[o - self.inj_base] = x - base
+                        self._send(wl.pop(0), o, x, now)
+                        break
+                else:
+                    return
+                if not wl:
+                    del self.waiting[o]
+                else:
+                    self._wake_when_free(o)
+                return
             k = self.V if o >= self.inj_base else self.kcls
             for i, pkt in enumerate(wl):
                 lo = base + pkt.vlo[pkt.hop]
@@ -371,7 +400,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                 self.seq += 1
                 r = ff + self.G
                 a = arr + self.D
-                push(heap, (a if a > r else r, self.seq, _READY, pkt))
+                push(heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, pkt))
             else:
                 q.append(pkt)
         pkt.hop += 1
@@ -395,6 +424,9 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                 del self.srcq[src]
         else:
             self.last_move = now
+            if self.vca:  # the output VC is free for VC allocation once the tail has crossed
+                self.seq += 1
+                push(heap, (now + self.Sx, self.seq, _VFREE, self.ovc.pop(pkt.pid)))
             q = self.fifo[old]
             q.popleft()
             iend = end
@@ -414,7 +446,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                 self.seq += 1
                 r = iend + self.G
                 a = nxt.arr + self.D
-                push(heap, (a if a > r else r, self.seq, _READY, nxt))
+                push(heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, nxt))
             else:
                 del self.fifo[old]
         if b < 0:  # ejected
@@ -453,8 +485,17 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
         waiting_ids = {id(p) for wl in self.waiting.values() for p in wl}
         credits = self.credits
         deps: dict[int, list[int]] = {}
+        vca = self.vca
+        va_ids = {id(p) for pend in self.va_pend for p in pend} if vca else ()
         for b, q in self.fifo.items():
             f = q[0]
+            if id(f) in va_ids:  # waits for an output VC: blocked while its owners are
+                lo, hi = self._vc_range(f)
+                owners = [self.owner[x] for x in range(lo, hi)]
+                if any(w is None or self.ovc.get(w.pid) != x for x, w in zip(range(lo, hi), owners)):
+                    continue  # a VC is free or will be (its owner has left)
+                deps[b] = [w.buf for w in owners]
+                continue
             if id(f) not in waiting_ids:
                 continue  # its pipeline is still running: it will request a port
             if self.adaptive and f.hop:
@@ -466,9 +507,12 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                 o = f.ports[f.hop]
                 if self.ej_base <= o < self.inj_base:
                     continue
-                k = V if o >= self.inj_base else self.kcls
-                lo = o * V + f.vlo[f.hop]
-                targets = list(range(lo, lo + k))
+                if vca:
+                    targets = [self.ovc[f.pid]]
+                else:
+                    k = V if o >= self.inj_base else self.kcls
+                    lo = o * V + f.vlo[f.hop]
+                    targets = list(range(lo, lo + k))
             if any(credits[x] + pending.get(x, 0) >= S for x in targets):
                 continue
             deps[b] = targets

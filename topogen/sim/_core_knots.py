@@ -1,0 +1,113 @@
+"""Knot analysis of the compiled engine's state (:func:`deadlocked_buffers`): the
+input buffers whose packets wait on each other in a cycle, as
+:meth:`topogen.sim.model.Engine.deadlocked_buffers` finds them (split from
+:mod:`topogen.sim._core` to keep that module small)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._core import (BUF_HEAD, C_EJ, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W, CREDITS, EV_HEAD, K_CREDIT,
+                    NODE_ARG, NODE_KIND, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
+
+
+@_jit
+def pending_credits(st, out):
+    """Add to ``out[b]`` the credits of buffer ``b`` still on their way back."""
+    W = st.cf[C_W]
+    S = st.cf[C_S]
+    for idx in range(W):
+        node = st.ev[idx, EV_HEAD]
+        while node >= 0:
+            if st.nd[node, NODE_KIND] == K_CREDIT:
+                out[st.nd[node, NODE_ARG]] += S
+            node = st.nd[node, NODE_NEXT]
+
+
+@_jit
+def _va_range(st, f, o):
+    """The output VCs ``lo .. hi - 1`` packet ``f`` may take at port ``o``
+    (:meth:`topogen.sim._allocator.SeparableAllocator._vc_range`)."""
+    V = st.cf[C_V]
+    if o >= st.cf[C_EJ]:
+        return o * V, o * V + V
+    lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
+    return lo, lo + st.cf[C_KCLS]
+
+
+@_jit
+def deadlocked_buffers(st, pending, dead):
+    """Mark in ``dead`` the input buffers whose packets can never move again (see
+    :meth:`topogen.sim.model.Engine.deadlocked_buffers`); returns how many."""
+    cf = st.cf
+    V, S = cf[C_V], cf[C_S]
+    vca = cf[C_VCA]
+    bf, pk = st.bf, st.pk
+    nb = bf.shape[0]
+    pending_credits(st, pending)
+    nd = 0
+    for b in range(nb):
+        f = bf[b, BUF_HEAD]
+        if f < 0:
+            continue
+        o = np.int64(st.p_route[f, pk[f, P_HOP]])
+        if vca and pk[f, P_VAQ]:  # waits for an output VC: blocked while its owners are
+            lo, hi = _va_range(st, f, o)
+            free = False
+            for x in range(lo, hi):
+                w = bf[x, OWNER]
+                if w < 0 or bf[w, BUF_HEAD] < 0 or pk[bf[w, BUF_HEAD], P_OVC] != x:
+                    free = True  # free, or will be (its owner has left)
+                    break
+            if not free:
+                dead[b] = 1
+                nd += 1
+            continue
+        if pk[f, P_WAIT] < 0:
+            continue
+        if cf[C_EJ] <= o < cf[C_INJ]:
+            continue
+        if vca:
+            lo = pk[f, P_OVC]
+            k = 1
+        else:
+            k = V if o >= cf[C_INJ] else cf[C_KCLS]
+            lo = o * V + st.p_vlo[f, pk[f, P_HOP]]
+        free = False
+        for x in range(lo, lo + k):
+            if bf[x, CREDITS] + pending[x] >= S:
+                free = True
+                break
+        if not free:
+            dead[b] = 1
+            nd += 1
+    changed = True
+    while changed and nd:
+        changed = False
+        for b in range(nb):
+            if dead[b] == 0:
+                continue
+            f = bf[b, BUF_HEAD]
+            o = np.int64(st.p_route[f, pk[f, P_HOP]])
+            if vca and pk[f, P_VAQ]:
+                lo, hi = _va_range(st, f, o)
+                for x in range(lo, hi):
+                    if dead[bf[x, OWNER]] == 0:
+                        dead[b] = 0
+                        nd -= 1
+                        changed = True
+                        break
+                continue
+            if vca:
+                lo = pk[f, P_OVC]
+                k = 1
+            else:
+                k = V if o >= cf[C_INJ] else cf[C_KCLS]
+                lo = o * V + st.p_vlo[f, pk[f, P_HOP]]
+            for x in range(lo, lo + k):
+                if dead[x] == 0:
+                    dead[b] = 0
+                    nd -= 1
+                    changed = True
+                    break
+    return nd
