@@ -295,6 +295,7 @@ class CompiledEngine:
         hs = net.host_switch
         st = self._st
         sc = st["sc"]
+        self._gen_room(m)
         # in chunks: the temporaries of a chunk stay in the caches (a traffic block of a
         # large network creates ~10**6 packets)
         for i in range(0, m, _CHUNK):
@@ -305,10 +306,9 @@ class CompiledEngine:
             rows = np.arange(k)
             route[:, 0] = net.inj_base + src[i:j]
             route[rows, links + 1] = net.ej_base + dst[i:j]
-            h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
-            if n + k > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
-                self._grow_gen(max(2 * (n - h + m - i), 1024), max(self._width, w))
-                n = int(sc[C.GEN_N])
+            if w > st["g_route"].shape[1]:
+                self._grow_gen(st["gi"].shape[1], w)
+            n = int(sc[C.GEN_N])
             gi = st["gi"]
             gi[C.G_TIME, n:n + k] = times[i:j]
             gi[C.G_SRC, n:n + k] = src[i:j]
@@ -319,6 +319,25 @@ class CompiledEngine:
             st["g_vlo"][n:n + k, :w] = vlo
             sc[C.GEN_N] = n + k
         self._last_gen_time = int(times[-1])
+
+    def _gen_room(self, m: int) -> None:
+        """Room for ``m`` more packets in the staging arrays: the packets not created yet
+        move to the front of the same arrays (new ones only when they do not fit: a fresh
+        allocation of ~10**6 rows for every traffic block costs its page faults)."""
+        st = self._st
+        sc = st["sc"]
+        h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
+        k, cap = n - h, st["gi"].shape[1]
+        if k + m > cap:
+            self._grow_gen(max(2 * (k + m), 1024), self._width)
+        elif n + m > cap:
+            for name in ("gi", "g_route", "g_vlo"):
+                a = st[name]
+                if name == "gi":
+                    a[:, :k] = a[:, h:n].copy()
+                else:
+                    a[:k] = a[h:n].copy()
+            sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
 
     def _routes(self, s, d):
         """Links, ports (column 0 and ``links + 1`` left for the host ports) and first VC
