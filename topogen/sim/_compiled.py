@@ -319,6 +319,7 @@ class CompiledEngine:
             gr[np.arange(k), links + 1] = net.ej_base + dst[i:j]
             gv[:, 0] = 0
             gv[:, 1:w - 1] = vlo
+            gv[:, w - 1:] = 0
             sc[C.GEN_N] = n + k
         self._last_gen_time = int(times[-1])
 
