@@ -11,9 +11,11 @@ side) and the real BookSim2 (``$TOPOGEN_BOOKSIM`` or ``booksim`` on PATH) on the
 anynet netlist.  Speed = router-cycles per second of **CPU time** (the machine is shared:
 wall time is printed too, with the load average).
 
-Scaling: the compiled engine for a fixed number of cycles (``run_fixed``) at 256 and 4,096
-switches (same per-host load), the CPU time per simulated cycle and its ratio; 16,384
-switches in a child process with its peak RSS.
+Scaling: the compiled engine for a fixed number of cycles (``run_fixed``; 8x as many at 256
+switches, whose run is otherwise too short to time) at 256 and 4,096 switches (same
+per-host load), each in a fresh process with the numba core loaded before the timing: the
+CPU time per simulated cycle and its ratio, and the CPU time of the traffic blocks (packet
+creation, destinations, routes: the Python side); 16,384 switches with its peak RSS.
 
     python benchmarks/bench_sim.py                # everything (BookSim takes minutes)
     python benchmarks/bench_sim.py --quick        # no BookSim, no Python engine, 1,024 / 4,096
@@ -87,18 +89,43 @@ def booksim(topo, ps: int, seed: int) -> dict | None:
                 status=row.get("status"))
 
 
+def _time_traffic_blocks() -> list:
+    """Count the CPU time of the engine's scheduled callbacks (the traffic blocks: packet
+    creation times, destinations, routes, staging) in the returned one-element list."""
+    from topogen.sim._compiled import CompiledEngine
+
+    spent = [0.0]
+    schedule = CompiledEngine.schedule
+
+    def timed(self, t, callback):
+        def run(now):
+            c0 = time.process_time()
+            callback(now)
+            spent[0] += time.process_time() - c0
+        schedule(self, t, run)
+
+    CompiledEngine.schedule = timed
+    return spent
+
+
 def fixed(switches: int, cycles: int, ps: int, seed: int) -> dict:
-    """``run_fixed`` with the compiled engine: CPU seconds per simulated cycle."""
+    """``run_fixed`` with the compiled engine: CPU seconds per simulated cycle (and of
+    them, the traffic blocks' Python side)."""
     from topogen.sim import run_fixed
 
+    # load the numba core (its cache) outside the timing: a fresh process pays it once
+    run_fixed(_network(16, seed)[1], 10, traffic="uniform", load=LOAD, load_unit="flits",
+              seed=seed, **_sim_args(ps))
     t0 = time.process_time()
     topo, routing = _network(switches, seed)
     setup = time.process_time() - t0
+    traffic = _time_traffic_blocks()
     c0, w0 = time.process_time(), time.perf_counter()
     res = run_fixed(routing, cycles, traffic="uniform", load=LOAD, load_unit="flits", seed=seed,
                     **_sim_args(ps))
     cpu = time.process_time() - c0
     return dict(switches=switches, cycles=cycles, ps=ps, setup_cpu=setup, cpu=cpu,
+                traffic_cpu=traffic[0], load_avg=os.getloadavg()[0],
                 wall=time.perf_counter() - w0, created=res["created"],
                 delivered=res["delivered"], latency=res["latency_avg"], engine=res["engine"],
                 rcps=switches * cycles / cpu,
@@ -151,21 +178,27 @@ def main() -> int:
     cycles = a.cycles or (500 if a.quick else 2_000)
     sizes = (256, 1024) if a.quick else (256, 4096)
     print(f"scaling (compiled engine, run_fixed {cycles} cycles, each in a fresh process):")
+    # the small network runs 8x the cycles: its run is otherwise too short to time (tens
+    # of ms) on a shared machine
+    runs = ((sizes[0], 8 * cycles), (sizes[1], cycles))
     for ps in (33, 1):
-        rs = [_child(n, cycles, ps, a.seed) for n in sizes]
+        rs = [_child(n, c, ps, a.seed) for n, c in runs]
         for r in rs:
-            print(f"  {r['switches']:>6} switches, {ps:>2}-flit: CPU {r['cpu']:7.2f} s (wall "
-                  f"{r['wall']:.2f} s), {r['cpu'] / cycles * 1e3:8.3f} ms/cycle, "
+            print(f"  {r['switches']:>6} switches, {ps:>2}-flit, {r['cycles']} cycles: CPU "
+                  f"{r['cpu']:7.2f} s (wall {r['wall']:.2f} s), "
+                  f"{r['cpu'] / r['cycles'] * 1e3:8.3f} ms/cycle, "
                   f"{r['rcps']:>12,.0f} router-cycles/s, {r['created']} packets, "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MB")
-        ratio = (rs[1]["cpu"] / rs[0]["cpu"])
+                  f"traffic blocks {r['traffic_cpu']:.2f} s CPU, "
+                  f"peak RSS {r['peak_rss_mb']:.0f} MB, load {r['load_avg']:.1f}")
+        ratio = (rs[1]["cpu"] / rs[1]["cycles"]) / (rs[0]["cpu"] / rs[0]["cycles"])
         print(f"  {sizes[1]} / {sizes[0]} switches CPU per cycle: {ratio:.1f}x "
               f"({sizes[1] // sizes[0]}x the switches; target <= {20 if sizes[1] == 4096 else 5}x)")
     if not a.quick:
         big = _child(16384, max(200, cycles // 4), 33, a.seed)
         print(f"  16384 switches, 33-flit, {big['cycles']} cycles: CPU {big['cpu']:.1f} s, "
-              f"{big['rcps']:,.0f} router-cycles/s, setup CPU {big['setup_cpu']:.1f} s, "
-              f"peak RSS {big['peak_rss_mb']:.0f} MB")
+              f"{big['rcps']:,.0f} router-cycles/s, {big['created']} packets, traffic blocks "
+              f"{big['traffic_cpu']:.2f} s CPU, setup CPU {big['setup_cpu']:.1f} s, "
+              f"peak RSS {big['peak_rss_mb']:.0f} MB, load {big['load_avg']:.1f}")
     print(f"load average {os.getloadavg()[0]:.1f}")
     return 0
 

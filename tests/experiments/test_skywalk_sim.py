@@ -64,8 +64,12 @@ def test_torus_latency_above_dragonfly(small):
 
 
 def test_torus_saturates_below_dragonfly(small):
+    # the Dragonfly saturates near this coarse sweep's top load (12 Gbit/s/host): depending
+    # on the random stream its bracket is (9, 12] or (12, inf); the torus's is never above it
     t = small.table.set_index("topology")
-    assert t.loc["Torus(4,64,6)", "sat_upper_gbps"] <= t.loc["Dragonfly(4,64,19)", "sat_gbps"]
+    torus, dfly = t.loc["Torus(4,64,6)"], t.loc["Dragonfly(4,64,19)"]
+    assert torus["sat_upper_gbps"] <= dfly["sat_upper_gbps"]
+    assert torus["sat_gbps"] <= dfly["sat_gbps"]
 
 
 def test_paper_degrees():

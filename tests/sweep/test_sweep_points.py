@@ -17,8 +17,11 @@ from .conftest import SMALL, write_spec
 
 SWEEP = SMALL.replace("load = [0.05, 0.3]", 'load = [0.05, "sweep"]').replace(
     '{ generator = "hypercube", params = { dimension = 3 } }', "").replace(", ]", "]").replace(
-    "seed = [1, 2]", "seed = [1]").replace('traffic = ["uniform", "tornado"]', 'traffic = ["uniform"]') + \
+    "seed = [1, 2]", "seed = [1]").replace('traffic = ["uniform", "tornado"]', 'traffic = ["tornado"]') + \
     "\n[sweep]\nlow = 0.05\ntolerance = 0.1\npoints = 3\n"
+# tornado saturates the 3x3 torus near 0.6 flits/host/cycle, well inside the sweep whatever
+# the random stream (uniform traffic accepts about 90 % at the top load 1.0, the threshold
+# itself, so its short runs fall on either side)
 
 
 ORIGINAL = _crossval_sim.build_adapters

@@ -298,55 +298,73 @@ class CompiledEngine:
         hs = net.host_switch
         st = self._st
         sc = st["sc"]
+        self._gen_room(m)
         # in chunks: the temporaries of a chunk stay in the caches (a traffic block of a
         # large network creates ~10**6 packets)
         for i in range(0, m, _CHUNK):
             j = min(i + _CHUNK, m)
-            links, route, vlo = self._routes(hs[src[i:j]], hs[dst[i:j]])
+            links, ports, vlo = self._routes(hs[src[i:j]], hs[dst[i:j]])
             k = j - i
-            w = route.shape[1]
-            rows = np.arange(k)
-            route[:, 0] = net.inj_base + src[i:j]
-            route[rows, links + 1] = net.ej_base + dst[i:j]
-            h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
-            if n + k > st["gi"].shape[1] or w > st["g_route"].shape[1] or h > n // 2:
-                self._grow_gen(max(2 * (n - h + m - i), 1024), max(self._width, w))
-                n = int(sc[C.GEN_N])
+            w = ports.shape[1] + 2  # the host ports at both ends
+            if w > st["g_route"].shape[1]:
+                self._grow_gen(st["gi"].shape[1], w)
+            n = int(sc[C.GEN_N])
             gi = st["gi"]
             gi[C.G_TIME, n:n + k] = times[i:j]
             gi[C.G_SRC, n:n + k] = src[i:j]
             gi[C.G_DST, n:n + k] = dst[i:j]
             gi[C.G_LINKS, n:n + k] = links
-            st["g_route"][n:n + k, :w] = route
-            st["g_route"][n:n + k, w:] = -1
-            st["g_vlo"][n:n + k, :w] = vlo
+            # straight into the staging rows (no per-chunk route temporaries)
+            gr, gv = st["g_route"][n:n + k], st["g_vlo"][n:n + k]
+            gr[:, 0] = net.inj_base + src[i:j]
+            gr[:, 1:w - 1] = ports
+            gr[:, w - 1:] = -1
+            gr[np.arange(k), links + 1] = net.ej_base + dst[i:j]
+            gv[:, 0] = 0
+            gv[:, 1:w - 1] = vlo
+            gv[:, w - 1:] = 0
             sc[C.GEN_N] = n + k
         self._last_gen_time = int(times[-1])
 
+    def _gen_room(self, m: int) -> None:
+        """Room for ``m`` more packets in the staging arrays: the packets not created yet
+        move to the front of the same arrays (new ones only when they do not fit: a fresh
+        allocation of ~10**6 rows for every traffic block costs its page faults)."""
+        st = self._st
+        sc = st["sc"]
+        h, n = int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])
+        k, cap = n - h, st["gi"].shape[1]
+        if k + m > cap:
+            self._grow_gen(max(2 * (k + m), 1024), self._width)
+        elif n + m > cap:
+            for name in ("gi", "g_route", "g_vlo"):
+                a = st[name]
+                if name == "gi":
+                    a[:, :k] = a[:, h:n].copy()
+                else:
+                    a[:k] = a[h:n].copy()
+            sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
+
     def _routes(self, s, d):
-        """Links, ports (column 0 and ``links + 1`` left for the host ports) and first VC
-        of each hop of the routes from switches ``s`` to ``d``."""
+        """Links, ports (one column per hop, ``-1`` past the end) and first VC of each hop
+        of the routes from switches ``s`` to ``d``."""
         net = self.net
         m = len(s)
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
-            hops = ent.shape[0]
-            links = (ent >= 0).sum(axis=0).astype(np.int64) if hops else np.zeros(m, np.int64)
-            route = np.full((m, hops + 2), -1, np.int32)
-            vlo = np.zeros((m, hops + 2), np.int16)
-            if hops:
-                route[:, 1:hops + 1] = ent.T
-                vlo[:, 1:hops + 1] = np.maximum(vcs.T.astype(np.int64), 0) * net.vcs_per_class
-            return links, route, vlo
+            if not ent.shape[0]:
+                return np.zeros(m, np.int64), np.zeros((m, 0), np.int32), np.zeros((m, 0), np.int16)
+            links = (ent >= 0).sum(axis=0)
+            return links, ent.T, np.maximum(vcs.T, 0) * np.int16(net.vcs_per_class)
         rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
         links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
         hops = int(links.max())
-        route = np.full((m, hops + 2), -1, np.int32)
-        vlo = np.zeros((m, hops + 2), np.int16)
+        route = np.full((m, hops), -1, np.int32)
+        vlo = np.zeros((m, hops), np.int16)
         for i, (e, v) in enumerate(rts):
             if e:
-                route[i, 1:len(e) + 1] = e
-                vlo[i, 1:len(e) + 1] = v
+                route[i, :len(e)] = e
+                vlo[i, :len(e)] = v
         return links, route, vlo
 
     def schedule(self, t: int, callback) -> None:

@@ -32,7 +32,7 @@ from ..errors import ParameterError
 from ..results import make_row
 from ._compiled import engine_for
 from .model import Engine, Network, SimConfig
-from .traffic import Traffic
+from .traffic import TRAFFIC_STREAM, BernoulliArrivals, Traffic
 
 __all__ = ["simulate", "run_fixed", "describe", "run_trace", "TraceResult", "LOAD_UNITS", "packet_rate"]
 
@@ -344,7 +344,8 @@ def describe(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
 def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli"):
     """Schedule packet generation (blocks of 256 cycles) on ``eng``.
 
-    ``bernoulli``: every cycle each active host creates a packet with probability ``p``.
+    ``bernoulli``: every cycle each active host creates a packet with probability ``p``
+    (drawn as geometric gaps per host: :class:`~topogen.sim.traffic.BernoulliArrivals`).
     ``periodic``: every active host creates its ``k``-th packet at cycle
     ``floor(k / p)``, ``k = 0, 1, ...``, all hosts in step (SST merlin.offered_load: a
     fixed send interval from time 0 on every endpoint).  Returns a one-element list: set
@@ -353,6 +354,7 @@ def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli")
     active = tr.active
     n_active = len(active)
     stop_at = [math.inf]
+    arrivals = BernoulliArrivals(n_active, p, rng) if injection != "periodic" else None
 
     def block(t0):
         if t0 >= stop_at[0]:
@@ -363,18 +365,21 @@ def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli")
                            dtype=np.int64)
             tk = np.floor(ks / p + 1e-9).astype(np.int64) - t0
             tk = tk[(tk >= 0) & (tk < _BLOCK_CYCLES)]
-            ti = np.repeat(tk, n_active)
+            times = np.repeat(tk + t0, n_active)
             hi = np.tile(np.arange(n_active), len(tk))
         else:
-            hit = rng.random((_BLOCK_CYCLES, n_active)) < p
-            ti, hi = np.nonzero(hit)
+            times, hi = arrivals.take(t0, t0 + _BLOCK_CYCLES)
         src = active[hi]
         dst = tr.destinations(src, rng)
         keep = dst >= 0
-        ti, src, dst = ti[keep], src[keep], dst[keep]
-        times = ti + t0
-        for k, c in zip(*np.unique(times // period, return_counts=True)):
-            created[int(k)] = created.get(int(k), 0) + int(c)
+        if not keep.all():
+            times, src, dst = times[keep], src[keep], dst[keep]
+        if len(times):
+            k = times // period  # non-decreasing
+            k0 = int(k[0])
+            for i, c in enumerate(np.bincount(k - k0).tolist()):
+                if c:
+                    created[k0 + i] = created.get(k0 + i, 0) + c
         eng.inject_many(times, src, dst)
         eng.schedule(t0 + _BLOCK_CYCLES, block)
 
@@ -442,7 +447,8 @@ def _provenance(routing, *, traffic, cfg, load, load_unit, net, p, eng=None) -> 
     params = {"config": cfg.to_dict(), "traffic": traffic.describe(), "load_unit": load_unit,
               "packet_rate": p, "cycle_ns": cfg.cycle_ns, "link_latency": net.latency_source,
               "routing_vcs": routing.num_vcs, "vcs_per_class": net.vcs_per_class,
-              "routing_params": routing.params, "engine": _engine_note(cfg, eng, net)}
+              "routing_params": routing.params, "engine": _engine_note(cfg, eng, net),
+              "traffic_stream": TRAFFIC_STREAM}
     return dict(topology=topo.name, topology_params=topo.params, num_switches=topo.num_switches,
                 num_hosts=net.num_hosts, seed=topo.seed, routing=routing.algorithm,
                 traffic=traffic.name, offered_load=float(load), load_unit=LOAD_UNITS[load_unit],

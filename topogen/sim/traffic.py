@@ -67,7 +67,17 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["PATTERNS", "ADVERSARIAL", "Traffic"]
+__all__ = ["PATTERNS", "ADVERSARIAL", "Traffic", "BernoulliArrivals", "TRAFFIC_STREAM"]
+
+#: version of the random stream that generates packets (creation times, destinations,
+#: random routes): 2 = Bernoulli creation times drawn as geometric gaps per host (cost
+#: proportional to the packets made; issue 17), 1 = one uniform per host and cycle.  The
+#: same seed gives other packets under another stream, so every reference-simulator row
+#: records it (``params.traffic_stream``) and resume keys never match rows of another one.
+TRAFFIC_STREAM = 2
+
+#: a gap this long or longer means "never" (keeps next-creation times far from overflow)
+_FAR = 1 << 60
 
 PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift", "tornado",
             "neighbor", "randperm", "worstcase", "groupshift", "adversarial")
@@ -220,6 +230,59 @@ class Traffic:
         if self.name == "uniform":
             out["self_packets"] = self.self_packets
         return out
+
+
+class BernoulliArrivals:
+    """Bernoulli packet creation on ``num_sources`` hosts, drawn hit by hit.
+
+    Every cycle each source creates a packet with probability ``p``, independently: the
+    gaps between a source's creations are geometric (``P(gap = k) = (1 - p)**(k - 1) p``,
+    ``k >= 1``) and its first creation is at ``geometric(p) - 1``.  Drawing the gaps
+    instead of one uniform per source and cycle makes the cost proportional to the
+    packets created (the same process, another random stream: :data:`TRAFFIC_STREAM`).
+
+    Parameters
+    ----------
+    num_sources : int
+    p : float
+        Creation probability per source and cycle, in (0, 1].
+    rng : numpy.random.Generator
+        Draws the gaps (the first ones when the first window is taken).
+    """
+
+    def __init__(self, num_sources: int, p: float, rng: np.random.Generator):
+        if not 0.0 < p <= 1.0:
+            raise ParameterError(f"Bernoulli injection needs a probability in (0, 1] per host "
+                                 f"and cycle, got {p!r}")
+        self.num_sources = int(num_sources)
+        self.p = float(p)
+        self.rng = rng
+        self._next: np.ndarray | None = None  # next creation cycle of each source
+        self._end = 0
+
+    def take(self, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
+        """The creations in cycles ``t0 .. t1 - 1`` (windows taken back to back from the
+        first ``t0``): (cycles, source indices), ordered by cycle, then source."""
+        n = self.num_sources
+        if self._next is None:
+            self._next = t0 - 1 + np.minimum(self.rng.geometric(self.p, n), _FAR)
+        elif t0 != self._end:
+            raise ParameterError(f"Bernoulli windows must follow each other (cycle {t0} after "
+                                 f"{self._end})")
+        self._end = t1
+        nxt = self._next
+        idx = np.flatnonzero(nxt < t1)
+        keys = []
+        while len(idx):
+            t = nxt[idx]
+            keys.append((t - t0) * n + idx)  # unique per (cycle, source)
+            t = t + np.minimum(self.rng.geometric(self.p, len(idx)), _FAR)
+            nxt[idx] = t
+            idx = idx[t < t1]
+        if not keys:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        k = np.sort(np.concatenate(keys))
+        return k // n + t0, k % n
 
 
 def _worst_case(routing, rng: np.random.Generator) -> np.ndarray:
