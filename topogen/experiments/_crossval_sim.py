@@ -451,11 +451,23 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
                         self_packets=like != "sst")
 
     if like == "sst":
-        return Adapter("reference-sst", run, routing.algorithm,
+        from .crossval_sst import run_like_sst
+
+        times = sst_parameters(spec)
+
+        def run_sst_like(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+            # SST's timeline, measurement and saturation rule (a capacity run is the same run)
+            return run_like_sst(routing, cfg, traffic=traffic, load=load, seed=run_seed, sst_times=times,
+                                clock_ns=spec.clock_ns, layout=layout if spec.link_latency is None else None)
+
+        return Adapter("reference-sst", run_sst_like, routing.algorithm,
                        note="reference simulator with SST's traffic and router: periodic injection, "
                             "all hosts in step, no self packets; latency to the packet's head; "
                             f"output-buffered router (SST hr_router, {output_buf_flits(spec)}-flit "
-                            "output buffers, hop h on VC h)", router="output-buffered")
+                            "output buffers, hop h on VC h); one run of SST's warm-up + collect "
+                            "time, measured and judged saturated by the SST driver's rule "
+                            "(generator behind at the end, accepted < 95 % of offered, network "
+                            "latency growing between sample windows)", router="output-buffered")
     return Adapter("reference", run, routing.algorithm, router="input-queued")
 
 
