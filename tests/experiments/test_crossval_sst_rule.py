@@ -65,3 +65,19 @@ def test_sst_like_run_completes_below_and_saturates_above_the_link_capacity():
     assert BEHIND_REASON in high["message"]
     # local traffic (3/7 of the load) plus at most 1/4 flit per host per cycle across the link
     assert high["accepted_flit_rate"] <= 0.6 * 3 / 7 + 0.25 + 0.01
+
+
+def test_sst_runs_a_whole_even_picosecond_cycle():
+    from topogen.drivers.sst_output import bits
+    from topogen.experiments._crossval_sim import sst_clock_ns, sst_parameters
+
+    assert sst_clock_ns(8 / 3) == 2.666 and sst_clock_ns(2.5) == 2.5 and sst_clock_ns(1.0) == 1.0
+    spec = CrossvalSpec("torus", {"dims": [4, 4]}, clock_ns=8 / 3, packet_size=1)
+    p = sst_parameters(spec)
+    assert p["clock_ns"] == 2.666
+    r = p["router_params"]
+    # one flit in 2,666 ps, half a cycle in, two cycles out, all on one picosecond grid
+    flit_ps = bits(r["flit_size"]) / bits(r["link_bw"], rate=True) * 1e12
+    assert flit_ps == pytest.approx(2666, abs=1e-6)
+    assert (r["input_latency"], r["output_latency"]) == ("1333ps", "5332ps")
+    assert p["link_latency_ns"] == 2.666 and p["warmup"] == f"{3 * 1000 * 2666}ps"

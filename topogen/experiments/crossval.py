@@ -378,7 +378,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             bad = [r["status"] for r in runs if r["status"] != "completed"]
             status = bad[0] if bad else "completed"
             points[load] = status
-            conv = [common_units(r, spec.clock_ns) for r in runs]
+            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in runs]
             merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
                       else math.nan for k in conv[0]}
             lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
@@ -409,7 +409,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         if spec.capacity_load is not None:
             row = keep(_tagged(ad.run(spec.capacity_load, seed, capacity=True),
                                dict(extra, crossval_capacity=True)), spec.capacity_load)
-            cap = common_units(row, spec.clock_ns)["accepted_flits"]
+            cap = common_units(row, ad.clock_ns or spec.clock_ns)["accepted_flits"]
         sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
                           "saturation": _saturation_value(lo, hi), "capacity": cap, "routing": ad.routing,
                           "points": len(points)})
