@@ -205,3 +205,22 @@ def test_output_buffered_reference_saturates_with_sst(tmp_path):
     s = res.saturation.set_index("simulator")
     assert s.loc["reference-sst", "saturation"] / s.loc["sst", "saturation"] == pytest.approx(1.0, abs=0.05)
     assert s.loc["reference-sst", "verdict_sst"] == "pass"
+
+
+def test_reference_sst_saturates_where_sst_does_by_one_rule(tmp_path):
+    """reference-sst runs on SST's timeline and is judged by the SST driver's rule
+    (generator behind at the end, accepted < 95 %, latency growth): the bisected saturation
+    loads agree within 5 % (4x4 torus, 33-flit uniform, 1,000-cycle periods: both in
+    0.475-0.481 when measured; by the two simulators' own rules saturation loads were 4-17 %
+    apart, ``docs/sst.md``)."""
+    from topogen.experiments import crossval as cv
+
+    res = cv.crossval(dict(topology="torus", params={"dims": (4, 4)}, loads=(0.2, 0.4), packet_size=33,
+                           simulators=("reference-sst", "sst"), saturation=True, timeout=600.0),
+                      tmp_path / "out")
+    s = res.saturation.set_index("simulator")
+    assert s.loc["sst", "saturation"] == s.loc["sst", "saturation"]  # bracketed
+    assert s.loc["reference-sst", "saturation"] / s.loc["sst", "saturation"] == pytest.approx(1.0, abs=0.05)
+    assert s.loc["reference-sst", "verdict_sst"] == "pass"
+    msgs = res.table[res.table["status"] == "saturated"]["message"].tolist()
+    assert msgs and all(m for m in msgs)
