@@ -35,6 +35,7 @@ it exactly as the SST driver measures an SST run:
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
@@ -95,7 +96,8 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     dict
         A results row (``simulator = "reference"``; latency in cycles).
     """
-    from ..drivers.sst import DEFAULTS, BEHIND_REASON, _ps, sample_window_ps, saturation_reasons
+    from ..drivers.sst import BEHIND_REASON, DEFAULTS, sample_window_ps, saturation_reasons
+    from ..drivers.sst_output import time_to_ns
     from ..results import make_row
     from ..sim.measure import _start_traffic, describe, packet_rate
     from ..sim.model import Network
@@ -106,9 +108,7 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     tol = DEFAULTS["accepted_tolerance"] if accepted_tolerance is None else accepted_tolerance
     growth = DEFAULTS["latency_growth"] if latency_growth is None else latency_growth
     nwin = DEFAULTS["windows"] if windows is None else windows
-    w_ps = _ps(sst_times["warmup"], "warmup", positive=False)
-    c_ps = _ps(sst_times["collect"], "collect")
-    d_ps = _ps(sst_times["drain"], "drain", positive=False)
+    w_ps, c_ps, d_ps = (round(time_to_ns(sst_times[k]) * 1000) for k in ("warmup", "collect", "drain"))
     win_ps = sample_window_ps(w_ps, c_ps, d_ps, nwin)
     cyc_ps = clock_ns * 1000.0
     start, end = w_ps / cyc_ps, (w_ps + c_ps) / cyc_ps  # cycles (may be fractional)
@@ -153,7 +153,11 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     status = "deadlock" if eng.deadlocked else ("saturated" if reasons else "completed")
     msg = (f"no packet moved for {eng.deadlock_cycles} cycles (cycle {eng.now})" if eng.deadlocked
            else "; ".join(reasons) or None)
-    row.update(status=status, message=msg, latency_unit="cycles", sim_cycles=end_cycle,
+    params = json.loads(row["params"]) if isinstance(row["params"], str) else dict(row["params"] or {})
+    params["measurement"] = {"rule": "sst", "warmup_ps": w_ps, "collect_ps": c_ps, "window_ps": win_ps,
+                             "clock_ns": clock_ns, "nic_packets": m, "accepted_tolerance": tol,
+                             "latency_growth": growth}
+    row.update(params=params, status=status, message=msg, latency_unit="cycles", sim_cycles=end_cycle,
                wall_time_s=time.perf_counter() - wall0, samples=len(win),
                accepted_load=accepted / S, accepted_flit_rate=accepted,
                injected_load=load / S, injected_flit_rate=float(load),
