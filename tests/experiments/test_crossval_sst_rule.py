@@ -3,12 +3,11 @@
 
 import math
 
-import numpy as np
 import pytest
 
 from topogen.drivers.sst import BEHIND_REASON, saturation_reasons
 from topogen.experiments._crossval_sim import CrossvalSpec, build_adapters, build_network, build_routing
-from topogen.experiments.crossval_sst import _nic_entry, nic_packets
+from topogen.experiments.crossval_sst import nic_packets
 
 
 def test_saturation_reasons_by_hand():
@@ -26,17 +25,7 @@ def test_saturation_reasons_by_hand():
         "no packet delivered in the last sample windows"]
 
 
-def test_nic_entry_waits_for_the_packet_m_places_ahead():
-    # host 0 creates at 0, 1, 2, 3 and starts sending at 0, 5, 10, 15; a NIC of 2 packets
-    # takes packet j when packet j - 2 starts on the wire
-    pid = np.array([0, 2, 4, 6, 1, 3], dtype=float)
-    src = np.array([0, 0, 0, 0, 1, 1], dtype=float)
-    ctime = np.array([0, 1, 2, 3, 0, 1], dtype=float)
-    sent = np.array([0, 5, 10, 15, 0, 1], dtype=float)
-    assert _nic_entry(pid, src, ctime, sent, 2).tolist() == [0, 1, 2, 5, 0, 1]
-    # delivery order does not matter
-    perm = np.array([3, 5, 0, 2, 4, 1])
-    assert _nic_entry(pid[perm], src[perm], ctime[perm], sent[perm], 2).tolist() == [5, 1, 0, 2, 0, 1]
+def test_nic_packets():
     assert nic_packets(66, 33) == 2 and nic_packets(8, 1) == 8 and nic_packets(12, 33) == 1
 
 

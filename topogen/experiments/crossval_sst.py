@@ -17,11 +17,9 @@ it exactly as the SST driver measures an SST run:
 * the accepted load counts the packets whose heads arrive in the measurement period
   (linkControl's ``packet_latency`` count, read by the driver from its sample windows);
 * the network latency of each sample window (SST's windows,
-  :func:`topogen.drivers.sst.sample_window_ps`) runs from the packet's entry into the
-  NIC's output buffer (linkControl stamps ``send()``) to its head's arrival; the NIC holds
-  ``vc_buf_size`` flits, so packet ``j`` of a host enters it at ``max(created_j,
-  start_{j-m})``, ``m = vc_buf_size // packet_size`` (a packet's space is freed when it
-  starts on the wire);
+  :func:`topogen.drivers.sst.sample_window_ps`) runs from the packet's start on the wire
+  (linkControl's ``handle_output`` stamps the injection time there, over the stamp of
+  ``send()``) to its head's arrival;
 * a generator is *behind* (SST prints ``*``) when at the end of the collect time a host
   holds more than ``m`` packets created before that instant and not yet on the wire:
   ``offered_load`` then has a packet due that the full NIC buffer did not take;
@@ -48,22 +46,6 @@ def nic_packets(vc_buf_size: int, packet_size: int) -> int:
     """Packets the NIC's output buffer holds (merlin linkControl, ``output_buf_size`` =
     ``vc_buf_size`` flits in topogen's export)."""
     return max(1, int(vc_buf_size) // int(packet_size))
-
-
-def _nic_entry(pid, src, ctime, sent, m: int) -> np.ndarray:
-    """Entry time of each delivered packet into its NIC's output buffer of ``m`` packets:
-    ``max(created_j, start_{j-m})`` over each host's packets in creation order (packets
-    not delivered are missing from the log; their successors use what is there)."""
-    order = np.lexsort((pid, src))
-    s, c, w = src[order], ctime[order], sent[order]
-    entry = c.copy()
-    if m < len(s):
-        same = s[m:] == s[:-m]
-        prev = np.where(same, w[:-m], c[m:])
-        entry[m:] = np.maximum(c[m:], prev)
-    out = np.empty_like(entry)
-    out[order] = entry
-    return out
 
 
 def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_times: dict,
@@ -132,13 +114,12 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     behind = any(sum(1 for pk in q if pk.ctime < end) > m for q in eng.srcq.values())
     lg = eng.log
     a = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
-    pid, src, ctime, sent, tail = (a(lg.pid), a(lg.src), a(lg.ctime), a(lg.injected), a(lg.delivered))
+    ctime, sent, tail = a(lg.ctime), a(lg.injected), a(lg.delivered)
     head = tail - (S - 1)  # SST records a packet when its head arrives
     lat = head - ctime
     in_run = head < end
     measured = in_run & (head >= start)
-    entry = _nic_entry(pid, src, ctime, sent, m) if len(pid) else pid
-    netlat = head - entry
+    netlat = head - sent
     bounds = start + np.arange(0, round(c_ps / win_ps) + 1) * (win_ps / cyc_ps)
     win = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
