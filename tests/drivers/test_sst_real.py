@@ -188,11 +188,15 @@ def _crossval_torus4(tmp_path, loads, saturation=False):
 
 
 def test_output_buffered_reference_matches_sst_under_load(tmp_path):
-    # 0.03 and 0.09 are 23 % and 68 % of SST's saturation (0.13); the input-queued
-    # router was 5-7 % below SST here (docs/sst.md), the output-buffered one is within 2 %
-    res = _crossval_torus4(tmp_path, (0.03, 0.09))
+    # 0.06 and 0.09 are 46 % and 68 % of SST's saturation (0.13); the input-queued
+    # router was 5-7 % below SST here (docs/sst.md), the output-buffered one is within
+    # 2.1 % measured on SST's timeline.  Not 0.03: its 93 us collect time holds only 32
+    # in-step waves of packets, and one SST run (its generators take no seed) against 3
+    # seeds differs by sampling alone by about the tolerance (measured 1.030, the seeds'
+    # standard error 2.1 %).
+    res = _crossval_torus4(tmp_path, (0.06, 0.09))
     t = res.table.set_index(["load", "simulator"])
-    for load in (0.03, 0.09):
+    for load in (0.06, 0.09):
         sst, ref = t.loc[(load, "sst")], t.loc[(load, "reference-sst")]
         assert sst["status"] == "completed" and ref["status"] == "completed", (sst["message"], ref["message"])
         assert ref["router"] == "output-buffered"
@@ -205,3 +209,22 @@ def test_output_buffered_reference_saturates_with_sst(tmp_path):
     s = res.saturation.set_index("simulator")
     assert s.loc["reference-sst", "saturation"] / s.loc["sst", "saturation"] == pytest.approx(1.0, abs=0.05)
     assert s.loc["reference-sst", "verdict_sst"] == "pass"
+
+
+def test_reference_sst_saturates_where_sst_does_by_one_rule(tmp_path):
+    """reference-sst runs on SST's timeline and is judged by the SST driver's rule
+    (generator behind at the end, accepted < 95 %, latency growth): the bisected saturation
+    loads agree within 5 % (4x4 torus, 33-flit uniform, 1,000-cycle periods: both in
+    0.475-0.481 when measured; by the two simulators' own rules saturation loads were 4-17 %
+    apart, ``docs/sst.md``)."""
+    from topogen.experiments import crossval as cv
+
+    res = cv.crossval(dict(topology="torus", params={"dims": (4, 4)}, loads=(0.2, 0.4), packet_size=33,
+                           simulators=("reference-sst", "sst"), saturation=True, timeout=600.0),
+                      tmp_path / "out")
+    s = res.saturation.set_index("simulator")
+    assert s.loc["sst", "saturation"] == s.loc["sst", "saturation"]  # bracketed
+    assert s.loc["reference-sst", "saturation"] / s.loc["sst", "saturation"] == pytest.approx(1.0, abs=0.05)
+    assert s.loc["reference-sst", "verdict_sst"] == "pass"
+    msgs = res.table[res.table["status"] == "saturated"]["message"].tolist()
+    assert msgs and all(m for m in msgs)

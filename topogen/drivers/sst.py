@@ -68,6 +68,8 @@ __all__ = [
     "parse_windows",
     "classify",
     "measure_load",
+    "saturation_reasons",
+    "BEHIND_REASON",
     "run_sst",
     "sst_command",
     "rows_from_output",
@@ -394,8 +396,49 @@ def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, l
                        f"{win.times_ps[i1] / 1e6:g} us, more than the {int(bound)} in flight that the "
                        f"injection rate and the largest latency ({lat_ref:.0f} ns) allow: packets were "
                        "lost or stuck (check the bundle's ports and routes)")
-    if res["accepted_load"] < (1.0 - accepted_tolerance) * load:
-        res["saturation"].append(f"accepted {res['accepted_load']:.3g} of {load:g} offered after warm-up")
+    res["saturation"] = saturation_reasons(load, res["accepted_load"], lat, accepted_tolerance=accepted_tolerance,
+                                           latency_growth=latency_growth, unit="ns",
+                                           slack=packet_bits / (link_bw_bits * span_ns * 1e-9))
+    return res
+
+
+#: the reason given when ``merlin.offered_load`` marks a load ``*``
+BEHIND_REASON = "merlin.offered_load fell behind its injection schedule ('*')"
+
+
+def saturation_reasons(load: float, accepted: float, windows, *,
+                       accepted_tolerance: float = DEFAULTS["accepted_tolerance"],
+                       latency_growth: float = DEFAULTS["latency_growth"], unit: str = "ns",
+                       slack: float = 0.0) -> list[str]:
+    """The saturation rule of an SST run's measurement period, beside ``offered_load``'s
+    ``*`` (:data:`BEHIND_REASON`); ``reference-sst`` is judged by the same function
+    (:mod:`topogen.experiments.crossval_sst`).
+
+    Parameters
+    ----------
+    load, accepted : float
+        Offered and accepted load (fractions of the link bandwidth).
+    windows : sequence of (float, int)
+        Mean network latency and packet count of each sample window, in order.
+    accepted_tolerance, latency_growth : float
+    unit : str
+        Latency unit in the messages.
+    slack : float
+        One packet per endpoint over the measurement period, as a load: what the accepted
+        load may fall short of the offered load by sampling alone (``offered_load``'s
+        endpoints send in step, so a period holds a whole number of packets per endpoint).
+
+    Returns
+    -------
+    list of str
+        Empty when not saturated: the accepted load is at least ``1 - accepted_tolerance``
+        of the offered load less ``slack``, and the packet-weighted mean network latency of the last third
+        of the windows is at most ``1 + latency_growth`` times that of the first third.
+    """
+    reasons = []
+    if accepted < (1.0 - accepted_tolerance) * load - slack:
+        reasons.append(f"accepted {accepted:.3g} of {load:g} offered after warm-up")
+    lat = list(windows)
     k = max(1, len(lat) // 3)
     first, last = lat[:k], lat[-k:]
     n_first, n_last = sum(n for _, n in first), sum(n for _, n in last)
@@ -403,10 +446,10 @@ def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, l
         a = sum(x * n for x, n in first if n) / n_first
         b = sum(x * n for x, n in last if n) / n_last
         if b > (1.0 + latency_growth) * a:
-            res["saturation"].append(f"network latency grew from {a:.0f} to {b:.0f} ns between sample windows")
+            reasons.append(f"network latency grew from {a:.0f} to {b:.0f} {unit} between sample windows")
     elif len(lat) >= 2 and n_first and not n_last:
-        res["saturation"].append("no packet delivered in the last sample windows")
-    return res
+        reasons.append("no packet delivered in the last sample windows")
+    return reasons
 
 
 _NO_LATENCY = ("latency_avg", "latency_min", "latency_max", "latency_p50", "latency_p90", "latency_p99",
@@ -497,7 +540,7 @@ def _judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known
     if abs(line[0] - round(float(load), 2)) > 0.006:
         notes.append(f"offered_load's line {g + 1} is for load {line[0]:g}")
     if line[2]:
-        reasons.append("merlin.offered_load fell behind its injection schedule ('*')")
+        reasons.append(BEHIND_REASON)
     m = None
     if windows is not None and timing_known and endpoints and math.isfinite(link_bw) and math.isfinite(packet_bits):
         m = measure_load(windows, g, load=float(load), endpoints=int(endpoints), link_bw_bits=link_bw,

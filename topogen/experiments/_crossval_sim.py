@@ -16,7 +16,8 @@ from ..errors import ParameterError, SimulatorNotFound
 from ..sim_defaults import sst_router_latencies
 
 __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
-           "common_units", "booksim_options", "sst_parameters", "output_buf_flits", "shared_defaults",
+           "common_units", "booksim_options", "sst_parameters", "sst_clock_ns", "output_buf_flits",
+           "shared_defaults",
            "SIMULATOR_ORDER",
            "COMPARED_WITH",
            "TRAFFICS"]
@@ -374,13 +375,26 @@ def _ps(ns: float) -> str:
     return f"{max(1, round(ns * 1000))}ps"
 
 
+def sst_clock_ns(clock_ns: float) -> float:
+    """The cycle SST runs for a spec's clock: the nearest even number of picoseconds.
+
+    SST keeps time in whole picoseconds: a 2.667 ns cycle (the shared 256 bit / 96 Gb/s)
+    becomes a 2,667 ps crossbar clock beside 1,333 ps input and 5,333 ps output latencies
+    and 2,666.67 ps flit times, and packets meet the crossbar clock at drifting phases
+    (1-flit tornado on the 4x4 torus: 4.9 % below the reference simulator at 0.2; with a
+    2.5 ns clock both gave the same latency to 0.4 %, ``docs/sst.md``).  An even number
+    of ps keeps every SST time (half-cycle input latency included) on one grid."""
+    return 2 * max(1, round(clock_ns * 500)) / 1000.0
+
+
 def sst_parameters(spec: CrossvalSpec) -> dict:
-    """SST router/NIC parameters and run times of the spec (see the module notes)."""
+    """SST router/NIC parameters and run times of the spec (see the module notes), on
+    the cycle of :func:`sst_clock_ns` (``clock_ns`` in the result)."""
     flit_bytes = spec.flit_bits // 8
-    bw = f"{flit_bytes / spec.clock_ns:g}GB/s"
+    c = sst_clock_ns(spec.clock_ns)
+    bw = f"{flit_bytes / c:.15g}GB/s"
     buf = f"{spec.vc_buf_size * flit_bytes}B"
     obuf = f"{output_buf_flits(spec) * flit_bytes}B"
-    c = spec.clock_ns
     # the pipeline of the reference simulator's and BookSim's routers
     lat_in, lat_out = sst_router_latencies(_reference_config(spec).router_delay, c)
     return {
@@ -394,6 +408,7 @@ def sst_parameters(spec: CrossvalSpec) -> dict:
         "warmup": _ps(spec.warmup_periods * spec.sample_period * c),
         "collect": _ps((spec.max_samples - spec.warmup_periods) * spec.sample_period * c),
         "drain": _ps(2 * (spec.max_samples - spec.warmup_periods) * spec.sample_period * c),
+        "clock_ns": c,
     }
 
 
@@ -425,6 +440,7 @@ class Adapter:
     note: str | None = None
     seeded: bool = True  # run(load, seed) varies with the seed (repeats make sense)
     router: str | None = None  # the router model it simulates
+    clock_ns: float | None = None  # ns per cycle of its rows when not the spec's (SST: sst_clock_ns)
 
 
 def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: str = "booksim") -> Adapter:
@@ -451,11 +467,23 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
                         self_packets=like != "sst")
 
     if like == "sst":
-        return Adapter("reference-sst", run, routing.algorithm,
+        from .crossval_sst import run_like_sst
+
+        times = sst_parameters(spec)
+
+        def run_sst_like(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+            # SST's timeline, measurement and saturation rule (a capacity run is the same run)
+            return run_like_sst(routing, cfg, traffic=traffic, load=load, seed=run_seed, sst_times=times,
+                                clock_ns=times["clock_ns"], layout=layout if spec.link_latency is None else None)
+
+        return Adapter("reference-sst", run_sst_like, routing.algorithm,
                        note="reference simulator with SST's traffic and router: periodic injection, "
                             "all hosts in step, no self packets; latency to the packet's head; "
                             f"output-buffered router (SST hr_router, {output_buf_flits(spec)}-flit "
-                            "output buffers, hop h on VC h)", router="output-buffered")
+                            "output buffers, hop h on VC h); one run of SST's warm-up + collect "
+                            "time, measured and judged saturated by the SST driver's rule "
+                            "(generator behind at the end, accepted < 95 % of offered, network "
+                            "latency growing between sample windows)", router="output-buffered")
     return Adapter("reference", run, routing.algorithm, router="input-queued")
 
 
@@ -516,8 +544,10 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
         return rows[0]
 
     return Adapter("sst", run, "source:" + routing.algorithm,
-                   note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs",
-                   seeded=False, router="output-buffered (merlin hr_router)")
+                   note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs; "
+                        f"SST runs a {p['clock_ns'] * 1000:.0f} ps cycle (whole even ps; its latencies "
+                        "are converted to cycles with it)",
+                   seeded=False, router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"])
 
 
 _ADAPTERS = {"reference": _reference_adapter, "booksim": _booksim_adapter, "sst": _sst_adapter}

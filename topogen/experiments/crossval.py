@@ -44,12 +44,18 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
   traversal), one-cycle host channels, links of ``link_latency`` cycles (or the layout's
   cable delays over ``clock_ns``), ``num_vcs`` VCs of ``vc_buf_size`` flits, virtual
   cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
-* SST: ``link_bw`` = one flit (``flit_bits``) per ``clock_ns``, the four pipeline cycles
+* SST: ``link_bw`` = one flit (``flit_bits``) per cycle, the cycle being ``clock_ns``
+  rounded to a whole even number of ps (:func:`~topogen.experiments._crossval_sim.sst_clock_ns`:
+  SST keeps time in ps), the four pipeline cycles
   as ``input_latency`` = half a cycle and ``output_latency`` = 2 cycles (merlin adds a
   crossbar clock edge and an output cycle: :func:`topogen.sim_defaults.sst_router_latencies`), input and output
   buffers of ``vc_buf_size`` flits (:func:`~topogen.experiments._crossval_sim.output_buf_flits`, also
   reference-sst's); merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
   route, not ``num_vcs``;
+* saturation: BookSim and ``reference`` by BookSim's rule (``latency_thres`` ...);
+  SST and ``reference-sst`` by the SST driver's rule, ``reference-sst`` running one fixed
+  run on SST's timeline (:mod:`topogen.experiments.crossval_sst`), so that each pair is
+  judged by one rule;
 * fields a spec leaves unset take the shared simulator defaults
   (:func:`topogen.experiments._crossval_sim.shared_defaults`).
 
@@ -378,7 +384,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             bad = [r["status"] for r in runs if r["status"] != "completed"]
             status = bad[0] if bad else "completed"
             points[load] = status
-            conv = [common_units(r, spec.clock_ns) for r in runs]
+            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in runs]
             merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
                       else math.nan for k in conv[0]}
             lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
@@ -409,7 +415,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         if spec.capacity_load is not None:
             row = keep(_tagged(ad.run(spec.capacity_load, seed, capacity=True),
                                dict(extra, crossval_capacity=True)), spec.capacity_load)
-            cap = common_units(row, spec.clock_ns)["accepted_flits"]
+            cap = common_units(row, ad.clock_ns or spec.clock_ns)["accepted_flits"]
         sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
                           "saturation": _saturation_value(lo, hi), "capacity": cap, "routing": ad.routing,
                           "points": len(points)})
