@@ -146,9 +146,11 @@ def build(key: str, seed: int, hosts_per_switch: int = 1):
     return topology, place(topology, Floor.skywalk(C, Z))
 
 
-def make_routing(layout, routing: str, ties: str = "random", seed: int = 1):
+def make_routing(layout, routing: str, ties: str = "random", seed: int = 1,
+                 adaptive: str = "minimal"):
     """The routing simulated: ``"fr"`` (FR tables, one VC class of 4 VCs; equal-latency
-    ties broken at random or by the lowest id) or ``"escape"``."""
+    ties broken at random or by the lowest id) or ``"escape"`` (adaptive VCs reading
+    ``adaptive``: ``"minimal"`` or ``"updown"``, see :func:`topogen.routing.escape`)."""
     from ..routing import escape, fastest
 
     if routing == "fr":
@@ -158,7 +160,8 @@ def make_routing(layout, routing: str, ties: str = "random", seed: int = 1):
             return fastest(layout, SWITCH_NS, ties="random", seed=seed)
         raise ParameterError(f"ties must be 'random' or 'lowest', got {ties!r}")
     if routing == "escape":
-        return escape(layout.topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS)
+        return escape(layout.topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS,
+                      adaptive=adaptive)
     raise ParameterError(f"routing must be 'fr' or 'escape', got {routing!r}")
 
 
@@ -312,7 +315,8 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                           sim_seed: int = 1, routing: str = "escape", tolerance: float = 0.5,
                           low: float = 0.1, high: float = 12.0, results: str = "",
                           max_samples: int = 10, host_port: str = "shared",
-                          ties: str = "random", simulator: str = "reference") -> ExperimentResult:
+                          ties: str = "random", simulator: str = "reference",
+                          adaptive: str = "minimal") -> ExperimentResult:
     """Skywalk IV (Fig. 11) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -356,6 +360,12 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         ``reference`` (default), ``booksim`` (``--routing fr``: its own minimal routes,
         ``min_anynet``) or ``sst`` (``--routing fr``); see :mod:`topogen.experiments._backend`.
         Raw output goes beside ``results`` (``<results>.raw/``).
+    adaptive : str
+        ``escape`` routing only: the next hops the adaptive VCs 1-3 may take.  ``minimal``
+        (default): any minimal FR next hop; ``updown``: only next hops on a shortest
+        up*/down*-legal route (by latency, in the packet's up*/down* phase; IV-A "the
+        routing restrictions stated in [15] are imposed when applying Dijkstra's path
+        search").  The up*/down* root is the switch of minimum hop eccentricity.
     """
     from ._backend import check, raw_dir_for
     from ._backend import notes as backend_notes
@@ -365,6 +375,12 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     traffics = _choose(traffic, TRAFFICS, "traffic")
     if routing not in ("fr", "escape"):
         raise ParameterError(f"routing must be 'fr' or 'escape', got {routing!r}")
+    if adaptive not in ("minimal", "updown"):
+        raise ParameterError(f"adaptive must be 'minimal' (any minimal FR next hop) or 'updown' "
+                             f"(next hops on shortest up*/down*-legal routes), got {adaptive!r}")
+    if adaptive != "minimal" and routing != "escape":
+        raise ParameterError(f"--adaptive {adaptive} chooses the adaptive VCs' next hops of the "
+                             "escape routing; use it with --routing escape")
     if not (0 < low < high) or not tolerance > 0:
         raise ParameterError(f"need 0 < low < high and tolerance > 0, got low={low}, high={high}, "
                              f"tolerance={tolerance}")
@@ -386,7 +402,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
             for key in keys:
                 label, _, _, paper_degree = NETWORKS[key]
                 topology, layout = build(key, seed, sim_hosts)
-                rt = make_routing(layout, routing, ties, seed)
+                rt = make_routing(layout, routing, ties, seed, adaptive)
                 analytic = analytic_uniform_latency(rt) if "uniform" in traffics else math.nan
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
@@ -439,8 +455,11 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
          "routing), so a load can end in a deadlock, counted as saturation"
          + (f" ({deadlocks} of {len(table)} sweeps ended in a deadlock)." if deadlocks else
             " (none of these sweeps did).")) if routing == "fr" else
-        ("Routing 'escape' (the paper's): adaptive minimal FR next hops on VCs 1-3, up*/down* "
-         f"escape on VC 0; {deadlocks} of {len(table)} sweeps ended in a deadlock."),
+        ("Routing 'escape' (the paper's): adaptive "
+         + ("minimal FR next hops" if adaptive == "minimal" else
+            "next hops on shortest up*/down*-legal FR routes (by the packet's phase)")
+         + " on VCs 1-3, up*/down* escape on VC 0 (root: the switch of minimum hop "
+         f"eccentricity); {deadlocks} of {len(table)} sweeps ended in a deadlock."),
         f"Claims of IV-B: {n_true} of {n_checked} hold in ours (values within the bisection "
         f"tolerance count as equal).",
     ]
