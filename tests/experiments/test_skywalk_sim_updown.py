@@ -1,0 +1,51 @@
+"""``topogen reproduce skywalk-sim --adaptive minimal|updown``: the two readings of which
+next hops the Silla-Duato adaptive VCs may take (issue 14)."""
+
+from topogen import cli, registry
+from topogen.experiments.skywalk_sim import build, make_routing
+from topogen.routing import check
+
+
+def _run_cli(capsys, *args):
+    code = cli.main(["reproduce", "skywalk-sim", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_option_is_registered():
+    spec = registry.experiment("skywalk-sim")
+    assert "adaptive" in {p.name for p in spec.params}
+
+
+def test_make_routing_readings_on_the_paper_hypercube():
+    """Hypercube(256,8) of Fig. 11: the up*/down* reading offers strictly fewer adaptive
+    choices than the minimal one (from switches half way down its up*/down* tree), is certified
+    deadlock-free through its escape VC, and shares the escape's root."""
+    _, layout = build("hypercube", 1)
+    mini = make_routing(layout, "escape")
+    ud = make_routing(layout, "escape", adaptive="updown")
+    assert "adaptive" not in mini.params and ud.params["adaptive"] == "updown"
+    assert ud.params["root"] == mini.params["root"] == ud.escape_routing.params["root"]
+    for v in (15, 85, 170):  # half way down the tree from any root
+        n_min = sum(len(mini.next_hops(v, d)) for d in range(256) if d != v)
+        n_ud = sum(len(ud.next_hops(v, d, 0)) for d in range(256) if d != v)
+        assert 255 <= n_ud < n_min, v
+    assert check(ud).acyclic
+
+
+def test_cli_runs_the_updown_reading(capsys, tmp_path):
+    code, out, err = _run_cli(capsys, "--topologies", "dragonfly", "--traffic", "bitrev",
+                              "--adaptive", "updown", "--low", 0.5, "--high", 1, "--tolerance", 1, "--max_samples", 4,
+                              "--results", tmp_path / "r.csv", "-q")
+    assert code == 0, err
+    assert "shortest up*/down*-legal FR routes" in out and "Dragonfly(4,64,19)" in out
+    assert (tmp_path / "r.csv").stat().st_size > 0
+
+
+def test_cli_bad_values_are_one_line(capsys):
+    for args, text in ((("--adaptive", "sideways"), "adaptive must be 'minimal'"),
+                       (("--routing", "fr", "--adaptive", "updown"), "use it with --routing escape")):
+        code, out, err = _run_cli(capsys, "--topologies", "torus", *args)
+        assert code not in (0, 70), err
+        assert text in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1, err
