@@ -14,7 +14,7 @@ def _run_cli(capsys, *args):
 
 def test_option_is_registered():
     spec = registry.experiment("skywalk-sim")
-    assert "adaptive" in {p.name for p in spec.params}
+    assert {"adaptive", "root"} <= {p.name for p in spec.params}
 
 
 def test_make_routing_readings_on_the_paper_hypercube():
@@ -36,15 +36,17 @@ def test_make_routing_readings_on_the_paper_hypercube():
 def test_cli_runs_the_updown_reading(capsys, tmp_path):
     code, out, err = _run_cli(capsys, "--topologies", "dragonfly", "--traffic", "bitrev",
                               "--adaptive", "updown", "--low", 0.5, "--high", 1, "--tolerance", 1, "--max_samples", 4,
-                              "--results", tmp_path / "r.csv", "-q")
+                              "--root", 5, "--results", tmp_path / "r.csv", "-q")
     assert code == 0, err
     assert "shortest up*/down*-legal FR routes" in out and "Dragonfly(4,64,19)" in out
+    assert "root: switch 5" in out
     assert (tmp_path / "r.csv").stat().st_size > 0
 
 
 def test_cli_bad_values_are_one_line(capsys):
     for args, text in ((("--adaptive", "sideways"), "adaptive must be 'minimal'"),
-                       (("--routing", "fr", "--adaptive", "updown"), "use it with --routing escape")):
+                       (("--routing", "fr", "--adaptive", "updown"), "use them with --routing escape"),
+                       (("--root", 256), "root must be a switch id 0..255")):
         code, out, err = _run_cli(capsys, "--topologies", "torus", *args)
         assert code not in (0, 70), err
         assert text in err and "Traceback" not in err

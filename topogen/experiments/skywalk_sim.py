@@ -147,10 +147,11 @@ def build(key: str, seed: int, hosts_per_switch: int = 1):
 
 
 def make_routing(layout, routing: str, ties: str = "random", seed: int = 1,
-                 adaptive: str = "minimal"):
+                 adaptive: str = "minimal", root: int | None = None):
     """The routing simulated: ``"fr"`` (FR tables, one VC class of 4 VCs; equal-latency
     ties broken at random or by the lowest id) or ``"escape"`` (adaptive VCs reading
-    ``adaptive``: ``"minimal"`` or ``"updown"``, see :func:`topogen.routing.escape`)."""
+    ``adaptive``: ``"minimal"`` or ``"updown"``, see :func:`topogen.routing.escape`;
+    up*/down* ``root``, default the switch of minimum hop eccentricity)."""
     from ..routing import escape, fastest
 
     if routing == "fr":
@@ -161,7 +162,7 @@ def make_routing(layout, routing: str, ties: str = "random", seed: int = 1,
         raise ParameterError(f"ties must be 'random' or 'lowest', got {ties!r}")
     if routing == "escape":
         return escape(layout.topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS,
-                      adaptive=adaptive)
+                      adaptive=adaptive, root=root)
     raise ParameterError(f"routing must be 'fr' or 'escape', got {routing!r}")
 
 
@@ -316,7 +317,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                           low: float = 0.1, high: float = 12.0, results: str = "",
                           max_samples: int = 10, host_port: str = "shared",
                           ties: str = "random", simulator: str = "reference",
-                          adaptive: str = "minimal") -> ExperimentResult:
+                          adaptive: str = "minimal", root: int = -1) -> ExperimentResult:
     """Skywalk IV (Fig. 11) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -365,7 +366,11 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         (default): any minimal FR next hop; ``updown``: only next hops on a shortest
         up*/down*-legal route (by latency, in the packet's up*/down* phase; IV-A "the
         routing restrictions stated in [15] are imposed when applying Dijkstra's path
-        search").  The up*/down* root is the switch of minimum hop eccentricity.
+        search").
+    root : int
+        ``escape`` routing only: the switch id at the root of the up*/down* tree (of every
+        network; the paper does not say).  Default -1: the switch of minimum hop
+        eccentricity (lowest id on ties).
     """
     from ._backend import check, raw_dir_for
     from ._backend import notes as backend_notes
@@ -378,9 +383,13 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     if adaptive not in ("minimal", "updown"):
         raise ParameterError(f"adaptive must be 'minimal' (any minimal FR next hop) or 'updown' "
                              f"(next hops on shortest up*/down*-legal routes), got {adaptive!r}")
-    if adaptive != "minimal" and routing != "escape":
-        raise ParameterError(f"--adaptive {adaptive} chooses the adaptive VCs' next hops of the "
-                             "escape routing; use it with --routing escape")
+    if not -1 <= root < Z * C:
+        raise ParameterError(f"root must be a switch id 0..{Z * C - 1} or -1 (minimum "
+                             f"eccentricity), got {root}")
+    if (adaptive != "minimal" or root != -1) and routing != "escape":
+        raise ParameterError("--adaptive and --root choose the adaptive VCs' next hops and "
+                             "the up*/down* root of the escape routing; use them with "
+                             "--routing escape")
     if not (0 < low < high) or not tolerance > 0:
         raise ParameterError(f"need 0 < low < high and tolerance > 0, got low={low}, high={high}, "
                              f"tolerance={tolerance}")
@@ -402,7 +411,8 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
             for key in keys:
                 label, _, _, paper_degree = NETWORKS[key]
                 topology, layout = build(key, seed, sim_hosts)
-                rt = make_routing(layout, routing, ties, seed, adaptive)
+                rt = make_routing(layout, routing, ties, seed, adaptive,
+                                  None if root == -1 else root)
                 analytic = analytic_uniform_latency(rt) if "uniform" in traffics else math.nan
                 for tr in traffics:
                     bar.status(f"{label} {tr}")
@@ -458,8 +468,9 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         ("Routing 'escape' (the paper's): adaptive "
          + ("minimal FR next hops" if adaptive == "minimal" else
             "next hops on shortest up*/down*-legal FR routes (by the packet's phase)")
-         + " on VCs 1-3, up*/down* escape on VC 0 (root: the switch of minimum hop "
-         f"eccentricity); {deadlocks} of {len(table)} sweeps ended in a deadlock."),
+         + " on VCs 1-3, up*/down* escape on VC 0 (root: "
+         + ("the switch of minimum hop eccentricity" if root == -1 else f"switch {root}")
+         + f"); {deadlocks} of {len(table)} sweeps ended in a deadlock."),
         f"Claims of IV-B: {n_true} of {n_checked} hold in ours (values within the bisection "
         f"tolerance count as equal).",
     ]
