@@ -51,3 +51,23 @@ def test_cli_bad_values_are_one_line(capsys):
         assert code not in (0, 70), err
         assert text in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1, err
+
+
+def _approaches(sky11, hyp):
+    import pandas as pd
+
+    from topogen.experiments.skywalk_sim import _claims
+
+    t = pd.DataFrame([{"key": k, "topology": k, "traffic": "bitrev", "zero_load_ns": 400.0,
+                       "sat_gbps": v, "sat_upper_gbps": v + 0.4}
+                      for k, v in (("skywalk11", sky11), ("hypercube", hyp))])
+    c = _claims(t, 0.5, 12.0).set_index("claim")
+    return c.loc["Skywalk degree 11 approaches the throughput of Hypercube", "ours"]
+
+
+def test_approaches_means_close_from_below_not_far_above():
+    """'Skywalk degree 11 approaches the throughput of Hypercube': near it, not 4x above it
+    (the up*/down* reading's Hypercube collapses; that is no agreement with the paper)."""
+    assert _approaches(11.3, 11.6) and _approaches(11.9, 11.6)
+    assert not _approaches(7.0, 11.6)
+    assert not _approaches(3.45, 0.84)
