@@ -54,7 +54,15 @@ Where the paper is silent (our choices)
   ``base="fr"`` and 4 VCs, which the reference simulator runs hop by hop (any minimal FR
   next hop on the adaptive VCs 1-3 with room for the packet, the most free credits
   first; else the up*/down* escape hop on VC 0, where the packet stays).  It never
-  deadlocks (0 of 30 sweeps).  ``routing="fr"`` simulates the FR routes alone with all 4
+  deadlocks (0 of 30 sweeps).  Which next hops the adaptive VCs may take is read two
+  ways (``adaptive``): ``"minimal"`` (default, above) or ``"updown"``, only next hops on
+  a shortest up*/down*-legal FR route in the packet's up*/down* phase (IV-A: "the routing
+  restrictions stated in [15] are imposed when applying Dijkstra's path search").  The
+  up*/down* root, which the paper does not name, is the switch of minimum hop
+  eccentricity (lowest id on ties); ``root`` picks another.  The ``updown`` reading
+  lowers every network's permutation throughput (the flows funnel through the root),
+  raises the zero-load latencies and makes Hypercube the slowest network, against the
+  paper; docs/reproductions.md has the measurements.  ``routing="fr"`` simulates the FR routes alone with all 4
   VCs usable by every hop (one VC class, like BookSim's ``min_anynet``): the same
   zero-load latency, about half the run time, but no escape channel, so it *can*
   deadlock near saturation (the ``limit`` column says so; the bisection counts it as
