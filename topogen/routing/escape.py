@@ -89,7 +89,8 @@ class EscapeRouting(Routing):
         self.escape_routing = escape_routing
         self.adaptive_vcs = tuple(range(1, num_vcs))
         self.adaptive = _check_reading(p.get("adaptive", "minimal"))
-        self._legal_dist = None
+        self._legal_dist = None  # updown reading: legal distances, weights (on first use)
+        self._lw = None
 
     def path(self, src: int, dst: int, rng=None):
         """The adaptive route of the empty network (lowest next-hop id) on VC 1: the
@@ -142,12 +143,12 @@ class EscapeRouting(Routing):
         unit of the escape tables (integer ps for ``base="fr"``, hops for ``"nr"``);
         computed on first use (:func:`topogen.routing.updown.updown_distances`)."""
         if self._legal_dist is None:
-            self._legal_dist = updown_distances(self.topology, int(self.escape_routing.params["root"]),
-                                                self._legal_weights())
+            root = int(self.escape_routing.params["root"])
+            self._legal_dist = updown_distances(self.topology, root, self._legal_weights())
         return self._legal_dist
 
     def _legal_weights(self) -> np.ndarray:
-        w = getattr(self, "_lw", None)
+        w = self._lw
         if w is None:
             ep = self.escape_routing.params
             if ep.get("metric") == "latency":
