@@ -24,7 +24,7 @@ from ..topology import Topology
 from .base import TableRouting, csr_view
 from .paths import _require, bitbfs, fr_weights, hop_eccentricities
 
-__all__ = ["updown", "updown_orientation", "choose_root"]
+__all__ = ["updown", "updown_orientation", "choose_root", "updown_distances"]
 
 
 def choose_root(topology: Topology) -> int:
@@ -112,15 +112,8 @@ def updown(topology: Topology, root: int | None = None, *, layout=None, metric: 
     check_int("block", block, 64)
     view = csr_view(topology)
     level, is_down = updown_orientation(topology, root)
-    down_pad = np.zeros(view.nbr_pad.shape, dtype=bool)
-    down_pad[view.row, view.local_rank] = is_down
     s = 2 * n
-    cand = np.full((s, view.nbr_pad.shape[1]), s, dtype=np.int64)
-    valid = view.valid_pad
-    # phase 0: up link -> (0, w); down link -> (1, w)
-    cand[:n] = np.where(valid, view.nbr_pad + np.where(down_pad, n, 0), s)
-    # phase 1: only down links -> (1, w)
-    cand[n:] = np.where(valid & down_pad, view.nbr_pad + n, s)
+    cand = _state_moves(view, is_down)
     ranks = np.empty((2, n, n), dtype=view.rank_dtype)
     params = {"root": int(root), "tie_rule": "lowest next-hop id", "metric": metric,
               "max_level": int(level.max())}
@@ -139,6 +132,88 @@ def updown(topology: Topology, root: int | None = None, *, layout=None, metric: 
         ranks[1, :, d0:d1] = r[n:]
     return TableRouting(topology, ranks, layout=layout, algorithm="updown", params=params,
                         num_vcs=1, entry_phase=is_down.astype(np.int8))
+
+
+def _state_moves(view, is_down) -> np.ndarray:
+    """Legal moves of the 2N states ``(phase, switch)`` (state ``phase * N + v``):
+    ``cand[state, rank]`` is the state reached over ``v``'s link of that rank, ``2N`` where
+    the move is illegal (phase 1 never takes an up link) or the rank is padding."""
+    n = view.n
+    s = 2 * n
+    down_pad = np.zeros(view.nbr_pad.shape, dtype=bool)
+    down_pad[view.row, view.local_rank] = is_down
+    cand = np.full((s, view.nbr_pad.shape[1]), s, dtype=np.int64)
+    valid = view.valid_pad
+    # phase 0: up link -> (0, w); down link -> (1, w)
+    cand[:n] = np.where(valid, view.nbr_pad + np.where(down_pad, n, 0), s)
+    # phase 1: only down links -> (1, w)
+    cand[n:] = np.where(valid & down_pad, view.nbr_pad + n, s)
+    return cand
+
+
+#: distance of a state that cannot reach the destination (:func:`updown_distances`)
+UNREACHABLE = np.iinfo(np.int64).max // 4
+
+
+def updown_distances(topology: Topology, root: int, weights=None, *,
+                     block: int = 256) -> np.ndarray:
+    """Length of the shortest up*/down*-legal route from every state to every switch.
+
+    Parameters
+    ----------
+    topology : Topology
+        A connected topology.
+    root : int
+        Root of the up*/down* orientation (:func:`updown_orientation`).
+    weights : array_like of int, optional
+        Integer weight of each CSR entry (e.g. :func:`topogen.routing.paths.fr_weights`,
+        picoseconds); default 1 per link (hops).
+    block : int
+        Destinations per Dijkstra block.
+
+    Returns
+    -------
+    ndarray of int64, shape (N, 2N)
+        ``dist[dst, phase * N + v]``: the shortest legal route from switch ``v`` in
+        ``phase`` (0: no down link taken yet, 1: after a down link) to ``dst``;
+        :data:`UNREACHABLE` where no legal route exists (phase 1 below no common
+        subtree).  A move ``v -> w`` over CSR entry ``e`` lies on a shortest legal route
+        iff it is legal in the phase and ``dist[dst, p' * N + w] + weights[e] ==
+        dist[dst, p * N + v]`` with ``p' = max(p, is_down[e])``.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    from .._validate import check_memory
+
+    n = topology.num_switches
+    root = check_int("root", root, 0, n - 1)
+    view = csr_view(topology)
+    _, is_down = updown_orientation(topology, root)
+    m = len(view.indices)
+    w = np.ones(m, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+    if w.shape != (m,) or (m and w.min() < 1):
+        raise ParameterError(f"weights must be {m} positive integers (one per CSR entry)")
+    check_memory("up*/down* legal distances", 2 * n * n * 8)
+    s = 2 * n
+    cand = _state_moves(view, is_down)
+    r_count = cand.shape[1]
+    wpad = np.zeros((n, r_count), dtype=np.int64)
+    wpad[view.row, view.local_rank] = w
+    wstate = np.concatenate([wpad, wpad])
+    ok = cand < s
+    frm = np.repeat(np.arange(s), r_count)[ok.ravel()]
+    to = cand.ravel()[ok.ravel()]
+    rev = sp.csr_matrix((wstate.ravel()[ok.ravel()].astype(float), (to, frm)), shape=(s, s))
+    out = np.empty((n, s), dtype=np.int64)
+    for d0 in range(0, n, block):
+        ds = np.arange(d0, min(n, d0 + block), dtype=np.int64)
+        b = len(ds)
+        dist = dijkstra(rev, directed=True, indices=np.concatenate([ds, ds + n]))
+        dist = np.minimum(dist[:b], dist[b:])  # to (0, d) or (1, d)
+        out[d0:d0 + b] = np.where(np.isfinite(dist), np.rint(np.where(np.isfinite(dist), dist, 0)),
+                                  UNREACHABLE).astype(np.int64)
+    return out
 
 
 def _latency_tables(view, cand, weights, ranks, block):

@@ -1,6 +1,13 @@
 """Adaptive routing with an escape channel (:func:`topogen.routing.escape`) in the
 reference simulator's :class:`~topogen.sim.model.Engine` (a mixin: the engine's state lives
-on the engine): the route is chosen hop by hop at run time."""
+on the engine): the route is chosen hop by hop at run time.
+
+A packet's ``esc`` holds where it is: ``esc >= 0`` on the escape channel in up*/down*
+phase ``esc``; ``esc < 0`` on the adaptive VCs in up*/down* phase ``-1 - esc`` (0: no down
+link taken yet, 1: after one).  The adaptive phase only matters for the routing's
+``adaptive="updown"`` reading, whose legal next hops depend on it (a packet that has taken
+a down link never takes an up link on an adaptive VC); with ``"minimal"`` it stays 0.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,31 @@ from ._events import _Packet
 
 class EscapeRouting:
     """The engine's hop-by-hop choices for an escape routing."""
+
+    #: adaptive options of the ``updown`` reading by ``(phase, switch, destination)``;
+    #: set on first use (:meth:`_updown_setup`), ``False`` for the ``minimal`` reading
+    _ud_opts = None
+
+    def _updown_setup(self):
+        """``False`` for the minimal reading, else the (empty) options cache."""
+        self._ud_opts = (getattr(self.net.routing, "adaptive", "minimal") == "updown") and {}
+        return self._ud_opts
+
+    def _updown_options(self, phase: int, v: int, d: int) -> tuple:
+        """The adaptive choices of the ``updown`` reading at switch ``v`` toward ``d`` in
+        up*/down* ``phase``: ``(port, first buffer, end buffer)`` per legal next hop on a
+        shortest legal route (increasing neighbour id), the buffers being the adaptive VCs."""
+        net = self.net
+        n = net.num_switches
+        key = (phase * n + v) * n + d
+        r = self._ud_opts.get(key)
+        if r is None:
+            V = net._vstride
+            a0, a1 = net.adaptive_vcs
+            r = tuple((e, e * V + a0, e * V + a1)
+                      for e in net.routing.adaptive_entries(v, d, phase).tolist())
+            self._ud_opts[key] = r
+        return r
 
     def _create_adaptive(self, t: int, src: int, dst: int) -> None:
         """:meth:`_create` for an escape routing: the route is chosen hop by hop."""
@@ -48,11 +80,19 @@ class EscapeRouting:
             return
         net = self.net
         esc = pkt.esc
+        ud = self._ud_opts
+        if ud is None:
+            ud = self._updown_setup()
         if esc < 0:
-            pkt.opts_a = net.adaptive_options(v, d)
+            pkt.opts_a = self._updown_options(-1 - esc, v, d) if ud is not False else \
+                net.adaptive_options(v, d)
             pkt.opt_e = net.escape_option(0, v, d)
         else:
-            pkt.opts_a = net.adaptive_options(v, d) if self.escape_return else ()
+            if not self.escape_return:
+                pkt.opts_a = ()
+            else:  # back to the adaptive VCs in the escape's phase
+                pkt.opts_a = self._updown_options(esc, v, d) if ud is not False else \
+                    net.adaptive_options(v, d)
             pkt.opt_e = net.escape_option(esc, v, d)
         ch = self._choose(pkt, now)
         if ch is not None:
@@ -123,12 +163,17 @@ class EscapeRouting:
                 del self.waiting[w]
         pkt.wports = ()
         e0, e1 = pkt.opt_e[1], pkt.opt_e[2]
-        if e0 <= b < e1:  # escape VC: follow the up*/down* phase
+        esc = pkt.esc
+        if e0 <= b < e1:  # escape VC: follow the up*/down* phase (entered in phase 0)
             ph = self.esc_phase[o]
-            esc = pkt.esc
             pkt.esc = ph if ph > esc else (esc if esc > 0 else 0)  # max(esc, ph, 0)
-        else:
-            pkt.esc = -1
+        elif self._ud_opts is False:
+            pkt.esc = -1  # minimal reading: no phase on the adaptive VCs
+        else:  # updown reading: adaptive phase max(phase, phase of link o)
+            ph = -1 - esc if esc < 0 else esc
+            if self.esc_phase[o] > ph:
+                ph = 1
+            pkt.esc = -1 - ph
         pkt.at = self.indices_l[o]
         pkt.links += 1
         self._send(pkt, o, b, now)
