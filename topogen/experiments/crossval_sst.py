@@ -81,7 +81,7 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     from ..drivers.sst import BEHIND_REASON, DEFAULTS, sample_window_ps, saturation_reasons
     from ..drivers.sst_output import time_to_ns
     from ..results import make_row
-    from ..sim.measure import _start_traffic, describe, packet_rate
+    from ..sim.measure import start_traffic, describe, packet_rate
     from ..sim.model import Network
     from ..sim.traffic import Traffic
     from .._rng import make_rng
@@ -106,7 +106,7 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=False)
     eng = engine_for(net, rng)
     eng.record = True
-    _start_traffic(eng, net, tr, p, rng, {}, max(1, end_cycle), cfg.injection)
+    start_traffic(eng, net, tr, p, rng, {}, max(1, end_cycle), cfg.injection)
     eng.run(end_cycle)
     S, m = cfg.packet_size, nic_packets(cfg.vc_buf_size, cfg.packet_size)
     n_active = len(tr.active)

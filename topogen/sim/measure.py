@@ -34,7 +34,8 @@ from ._compiled import engine_for
 from .model import Engine, Network, SimConfig
 from .traffic import TRAFFIC_STREAM, BernoulliArrivals, Traffic
 
-__all__ = ["simulate", "run_fixed", "describe", "run_trace", "TraceResult", "LOAD_UNITS", "packet_rate"]
+__all__ = ["simulate", "run_fixed", "describe", "run_trace", "TraceResult", "LOAD_UNITS", "packet_rate",
+           "start_traffic"]
 
 #: load unit name -> results ``load_unit`` text
 LOAD_UNITS = {"flits": "flits/node/cycle", "packets": "packets/node/cycle", "gbps": "Gbit/s/node"}
@@ -187,7 +188,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
 
     eng.on_deliver = on_deliver
     eng.on_deliver_arrays = on_deliver_arrays
-    stop_at = _start_traffic(eng, net, tr, p, rng, created, P, cfg.injection)
+    stop_at = start_traffic(eng, net, tr, p, rng, created, P, cfg.injection)
     status, message = "completed", None
     prev = None
     conv = 0
@@ -341,15 +342,38 @@ def describe(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     return make_row(**row)
 
 
-def _start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli"):
+def start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli"):
     """Schedule packet generation (blocks of 256 cycles) on ``eng``.
 
     ``bernoulli``: every cycle each active host creates a packet with probability ``p``
     (drawn as geometric gaps per host: :class:`~topogen.sim.traffic.BernoulliArrivals`).
     ``periodic``: every active host creates its ``k``-th packet at cycle
     ``floor(k / p)``, ``k = 0, 1, ...``, all hosts in step (SST merlin.offered_load: a
-    fixed send interval from time 0 on every endpoint).  Returns a one-element list: set
-    its item to a cycle to stop generating from there on.
+    fixed send interval from time 0 on every endpoint).
+
+    Parameters
+    ----------
+    eng : Engine or CompiledEngine
+        The engine that receives the packets (``eng.inject_many`` per block).
+    net : Network
+        The simulated network.
+    tr : Traffic
+        The pattern: its active hosts and their destinations.
+    p : float
+        Packets per active host and cycle.
+    rng : numpy.random.Generator
+        The run's random stream (arrivals and destinations).
+    created : dict
+        Packets created per sample period (updated in place).
+    period : int
+        Cycles of one sample period (the key of ``created``).
+    injection : {"bernoulli", "periodic"}
+        The injection process.
+
+    Returns
+    -------
+    list
+        One element: set it to a cycle to stop generating from there on.
     """
     active = tr.active
     n_active = len(active)
@@ -419,7 +443,7 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
     eng.on_deliver = on_deliver
     eng.on_deliver_arrays = on_deliver_arrays
     created: dict = {}
-    _start_traffic(eng, net, tr, p, rng, created, cycles, cfg.injection)
+    start_traffic(eng, net, tr, p, rng, created, cycles, cfg.injection)
     eng.run(cycles)
     wall = time.perf_counter() - wall0
     return {"created": created.get(0, 0), "delivered": lat[1],
