@@ -36,7 +36,7 @@ __all__ = [
     "INTERNAL_SPEEDUP", "INJECTION_LATENCY", "EJECTION_LATENCY", "TRAFFIC", "SELF_PACKETS",
     "LOAD", "LOAD_UNIT", "ROUTING", "WARMUP_PERIODS", "SAMPLE_PERIOD",
     "MAX_SAMPLES", "LATENCY_THRES", "STOPPING_THRES", "ACC_STOPPING_THRES",
-    "cycle_ns", "router_cycles", "as_dict", "booksim_options",
+    "RESULTS_REVISION", "cycle_ns", "router_cycles", "as_dict", "booksim_options",
     "sst_router_latencies", "sst_router_params", "sst_nic_params", "sst_message_size",
 ]
 
@@ -93,6 +93,16 @@ MAX_SAMPLES = 10
 LATENCY_THRES = 500.0
 STOPPING_THRES = 0.05
 ACC_STOPPING_THRES = 0.05
+
+# ---------------------------------------------------------------- resume keys
+#: Revision of the numbers a simulation gives for the same inputs.  A change that alters
+#: them (the reference simulator's model or random stream, what an export or a driver
+#: hands BookSim or SST) bumps it; experiment point ids (:func:`topogen.sweep.spec.point_id`)
+#: and the ``--simulator`` back end's point keys include it, so a resumed run never reuses
+#: a row of another revision as finished.  1: up to 26 Nov 2026; 2: BookSim's VC
+#: allocation stage in the reference router, Bernoulli arrivals drawn as geometric gaps
+#: (traffic stream 2), SST on a whole even-picosecond cycle in crossval and ``--simulator sst``.
+RESULTS_REVISION = 2
 
 
 def cycle_ns(flit_bits: int = FLIT_BITS, link_gbps: float = LINK_GBPS,

@@ -234,6 +234,7 @@ class PointRunner:
         self.cfg = SimConfig(**self.config)
         self.cycle_ns = float(self.cfg.cycle_ns)
         self._run = None
+        self._clock_ns = None  # the cycle of the simulator's rows when not cycle_ns (SST)
         if simulator != "reference":
             check_traffic(simulator, traffic, "simulation", hosts=int(routing.topology.num_hosts))
             if self.raw_dir is None:
@@ -264,13 +265,18 @@ class PointRunner:
 
     def _sst(self):
         from ..sim_defaults import sst_router_latencies
-        from ._crossval_sim import _sst_adapter
+        from ._crossval_sim import _sst_adapter, sst_clock_ns
 
         topo = self.routing.topology
-        lat_in, lat_out = sst_router_latencies(self.cfg.router_delay, self.cycle_ns)
-        return _sst_adapter(self._spec(), self.seed, topo, self.layout, self.routing, self.raw_dir,
-                            traffic=self.traffic, router_params=dict(input_latency=lat_in, output_latency=lat_out),
-                            folder=f"sst-{_slug(topo)}-{_slug_text(self.traffic)}").run
+        # SST runs crossval's whole even-picosecond cycle (sst_clock_ns); the router
+        # latencies and, in normalise, the rows are on that cycle
+        self._clock_ns = sst_clock_ns(self.cycle_ns)
+        lat_in, lat_out = sst_router_latencies(self.cfg.router_delay, self._clock_ns)
+        ad = _sst_adapter(self._spec(), self.seed, topo, self.layout, self.routing, self.raw_dir,
+                          traffic=self.traffic, router_params=dict(input_latency=lat_in, output_latency=lat_out),
+                          folder=f"sst-{_slug(topo)}-{_slug_text(self.traffic)}")
+        self._clock_ns = ad.clock_ns or self._clock_ns
+        return ad.run
 
     # ------------------------------------------------------------------ one load
     def raw_row(self, load: float) -> dict:
@@ -319,7 +325,7 @@ class PointRunner:
         from ._crossval_sim import common_units
 
         out = dict(row)
-        units = common_units(row, self.cycle_ns)
+        units = common_units(row, self._clock_ns or self.cycle_ns)
         out["simulator_load"] = row.get("offered_load")
         out["simulator_latency"] = row.get("latency_avg")
         out["offered_load"] = float(load)
@@ -333,14 +339,16 @@ class PointRunner:
     def point_key(self, load: float) -> str:
         """The content key of one BookSim/SST point: everything that changes its numbers
         (simulator, the routing's content digest, traffic, load and its unit, seed,
-        self-packet rule, the study's configuration and the saturation rule), recorded as
+        self-packet rule, the study's configuration, the saturation rule and
+        :data:`~topogen.sim_defaults.RESULTS_REVISION`), recorded as
         ``point_key`` in the row's ``params`` so :func:`sweep` resumes from its results file."""
         import hashlib
         import json
 
         from .._digest import routing_digest
+        from ..sim_defaults import RESULTS_REVISION
 
-        key = {"simulator": self.simulator, "network": routing_digest(self.routing),
+        key = {"revision": RESULTS_REVISION, "simulator": self.simulator, "network": routing_digest(self.routing),
                "traffic": self.traffic, "load": repr(float(load)), "load_unit": self.load_unit,
                "seed": self.seed, "self_packets": self.self_packets, "min_accepted": self.min_accepted,
                "config": {k: repr(v) for k, v in sorted(self.config.items())}}

@@ -123,8 +123,13 @@ class Experiment:
 
 
 def point_id(content: dict) -> str:
-    """The stable id of a point: 16 hex digits of the SHA-256 of its canonical content."""
-    return hashlib.sha256(b"topogen-experiment-point-1;" + canonical_json(content).encode()).hexdigest()[:16]
+    """The stable id of a point: 16 hex digits of the SHA-256 of its canonical content and
+    of :data:`topogen.sim_defaults.RESULTS_REVISION` (a change of the simulators' numbers
+    gives new ids, so a store never counts a row of the old numbers as done)."""
+    from ..sim_defaults import RESULTS_REVISION
+
+    salt = b"topogen-experiment-point-1;" + (f"r{RESULTS_REVISION};".encode() if RESULTS_REVISION > 1 else b"")
+    return hashlib.sha256(salt + canonical_json(content).encode()).hexdigest()[:16]
 
 
 # ---------------------------------------------------------------------------- checking
