@@ -194,3 +194,25 @@ def test_bad_values():
         r.next_hops(0, 3, 2)
     with pytest.raises(ParameterError, match="switch ids"):
         r.next_hops(0, 16)
+
+
+def test_exports_refuse_the_phase_dependent_reading_and_keep_its_deterministic_route(tmp_path):
+    """A per-switch table holds one next-hop set per (switch, destination): the updown
+    reading's adaptive hops depend on the phase, so table exports refuse it (one line)
+    instead of writing the minimal tables; its deterministic paths are the up*/down* ones."""
+    from topogen.errors import RoutingError
+    from topogen.routing.export import paths_from, table_rows, write_table
+
+    topo = rrg(16, 4, 1)
+    r = escape(topo, num_vcs=4, base="nr", adaptive="updown")
+    for call in (lambda: table_rows(r), lambda: write_table(r, tmp_path / "t.csv")):
+        with pytest.raises(RoutingError, match="adaptive='updown'.*phase.*adaptive='minimal'") as e:
+            call()
+        assert "\n" not in str(e.value)
+    assert not (tmp_path / "t.csv").exists()
+    paths = paths_from(r, 5)  # 7 of switch 5's up*/down* routes are not its minimal ones
+    assert sum(p != r.minimal.path(5, d)[0][1:].tolist() for d, (p,) in paths.items()) == 7
+    for d, (p,) in paths.items():
+        assert p == r.path(5, d)[0][1:].tolist()
+    m = escape(topo, num_vcs=4, base="nr")
+    assert len(table_rows(m)["switch"]) > 0

@@ -121,6 +121,16 @@ def _rows_of(t: TableRouting, vc_label: str, all_next_hops: bool = False) -> dic
             "vc_rule": np.full(len(a), vc_label, dtype=object)}
 
 
+def _deterministic(routing: Routing) -> Routing:
+    """The table of ``routing``'s deterministic route (:meth:`EscapeRouting.path`): an
+    escape routing's minimal table, or for ``adaptive="updown"`` its up*/down* table."""
+    from .escape import EscapeRouting
+
+    if isinstance(routing, EscapeRouting):
+        return routing.escape_routing if routing.adaptive == "updown" else routing.minimal
+    return routing
+
+
 def table_rows(routing: Routing, all_next_hops: bool | None = None) -> dict[str, np.ndarray]:
     """The per-switch table rows of ``routing`` as columns (see the module docs).
 
@@ -131,6 +141,11 @@ def table_rows(routing: Routing, all_next_hops: bool | None = None) -> dict[str,
     from .escape import EscapeRouting
 
     if isinstance(routing, EscapeRouting):
+        if routing.adaptive != "minimal":
+            raise RoutingError(
+                f"escape routing with adaptive={routing.adaptive!r} picks its adaptive next hops by "
+                "the packet's phase (up or down), which a per-switch table cannot hold; export the "
+                "routing built with adaptive='minimal', or simulate this one with `topogen simulate`")
         vcs = routing.adaptive_vcs
         label = f"adaptive:{vcs[0]}-{vcs[-1]}"
         a = _rows_of(routing.minimal, label, all_next_hops is not False)
@@ -252,9 +267,8 @@ def write_booksim_table(routing: Routing, path, *, metadata: bool = True) -> Non
     (the table itself cannot hold a header).
     """
     from ..export.formats import atomic_write
-    from .escape import EscapeRouting
 
-    t = routing.minimal if isinstance(routing, EscapeRouting) else routing
+    t = _deterministic(routing)
     if not isinstance(t, TableRouting) or t.num_phases != 1:
         raise RoutingError(
             f"a BookSim routing table is destination-based (router, destination node -> port); "
@@ -309,7 +323,6 @@ def paths_from(routing: Routing, src: int) -> dict[int, list[list[int]]]:
     MIN paths: the table SST anytopo's ``source_routing_algo = UGAL`` starts from (it draws
     the Valiant candidates itself, from the same table).
     """
-    from .escape import EscapeRouting
     from .ugal import UgalRouting
     from .valiant import ValiantRouting
 
@@ -324,7 +337,7 @@ def paths_from(routing: Routing, src: int) -> dict[int, list[list[int]]]:
             out[d] = [routing.path_via(src, m, d)[0][1:].tolist()
                       for m in range(n) if m not in (src, d)]
         return out
-    t = routing.minimal if isinstance(routing, EscapeRouting) else routing
+    t = _deterministic(routing)
     if not isinstance(t, TableRouting):
         raise RoutingError(f"cannot list paths of a {type(routing).__name__}")
     ent, _ = t.route_matrix(np.full(len(dsts), src), dsts)
