@@ -81,3 +81,23 @@ def test_docs_example_runs(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("completed")
     assert out[1] == "27 27"
+
+
+def test_vc_alloc_option_is_recorded_and_changes_the_numbers(topo_file, tmp_path, capsys):
+    """--vc-alloc reaches the model (the row's params) and the two VC choices differ under
+    load; a value outside the list is a usage error of one line."""
+    import json
+
+    out = tmp_path / "vc.csv"
+    base = ["simulate", str(topo_file), "--load", "0.4", "--packet-size", "1", "--buffer", "4",
+            "--sample-period", "300", "--link-latency", "1", "--seed", "5", "-o", str(out)]
+    assert main(base) == 0
+    assert main(base + ["--vc-alloc", "credits"]) == 0
+    df = read_results(out)
+    params = [json.loads(p) for p in df["params"]]
+    assert [p["config"]["vc_alloc"] for p in params] == ["booksim", "credits"]
+    assert df["latency_avg"].iloc[0] != df["latency_avg"].iloc[1]
+    capsys.readouterr()
+    assert main(base + ["--vc-alloc", "oldest"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--vc-alloc" in err

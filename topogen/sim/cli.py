@@ -25,7 +25,7 @@ def add_parsers(subparsers, parents=()) -> None:
     from .._validate import int_option
     from .. import sim_defaults as sd
     from ..sweep.loads import DEFAULT_POINTS
-    from .config import INJECTIONS, LATENCY_POINTS, ROUTERS
+    from .config import INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -54,6 +54,10 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--router", choices=ROUTERS, default=d.router,
                    help="router model: input-queued (BookSim's) or output-buffered (SST merlin's "
                         f"hr_router; Python engine) (default {d.router})")
+    s.add_argument("--vc-alloc", "--vc_alloc", dest="vc_alloc", choices=VC_ALLOCS, default=d.vc_alloc,
+                   help="input-queued router: how a packet gets its output VC: booksim (BookSim's "
+                        "VC allocation stage, the VC held to the tail) or credits (the VC with most "
+                        f"credits when the packet wins the switch; before 26 Nov 2026) (default {d.vc_alloc})")
     s.add_argument("--output-buffer", type=int, default=None, metavar="FLITS",
                    help="output-buffered router: flits per output VC buffer (default: --buffer)")
     s.add_argument("--load", type=float, default=sd.LOAD, help=f"offered load per host (default {sd.LOAD})")
@@ -172,7 +176,8 @@ def _options(args, routing) -> dict:
                 warmup_periods=args.warmup_periods, max_samples=args.max_samples,
                 latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles,
                 injection=args.injection, latency_at=args.latency_at,
-                engine=args.engine, router=args.router, output_buf_size=args.output_buffer)
+                engine=args.engine, router=args.router, output_buf_size=args.output_buffer,
+                vc_alloc=args.vc_alloc)
 
 
 def _line(row) -> str:
