@@ -36,11 +36,23 @@ def _va_range(st, f, o):
 
 
 @_jit
+def _wait_range(st, f, o, vca):
+    """The output VCs ``lo .. lo + k - 1`` whose credits packet ``f`` (holding or not
+    needing a VC allocation) waits for at port ``o``: its granted VC with the VC
+    allocation stage, else every VC of its class (all ``V`` at an injection port)."""
+    if vca:
+        return np.int64(st.pk[f, P_OVC]), np.int64(1)
+    V = np.int64(st.cf[C_V])
+    k = V if o >= st.cf[C_INJ] else np.int64(st.cf[C_KCLS])
+    return np.int64(o * V + st.p_vlo[f, st.pk[f, P_HOP]]), k
+
+
+@_jit
 def deadlocked_buffers(st, pending, dead):
     """Mark in ``dead`` the input buffers whose packets can never move again (see
     :meth:`topogen.sim.model.Engine.deadlocked_buffers`); returns how many."""
     cf = st.cf
-    V, S = cf[C_V], cf[C_S]
+    S = cf[C_S]
     vca = cf[C_VCA]
     bf, pk = st.bf, st.pk
     nb = bf.shape[0]
@@ -67,12 +79,7 @@ def deadlocked_buffers(st, pending, dead):
             continue
         if cf[C_EJ] <= o < cf[C_INJ]:
             continue
-        if vca:
-            lo = pk[f, P_OVC]
-            k = 1
-        else:
-            k = V if o >= cf[C_INJ] else cf[C_KCLS]
-            lo = o * V + st.p_vlo[f, pk[f, P_HOP]]
+        lo, k = _wait_range(st, f, o, vca)
         free = False
         for x in range(lo, lo + k):
             if bf[x, CREDITS] + pending[x] >= S:
@@ -98,12 +105,7 @@ def deadlocked_buffers(st, pending, dead):
                         changed = True
                         break
                 continue
-            if vca:
-                lo = pk[f, P_OVC]
-                k = 1
-            else:
-                k = V if o >= cf[C_INJ] else cf[C_KCLS]
-                lo = o * V + st.p_vlo[f, pk[f, P_HOP]]
+            lo, k = _wait_range(st, f, o, vca)
             for x in range(lo, lo + k):
                 if dead[x] == 0:
                     dead[b] = 0
