@@ -351,28 +351,24 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                         break
                 else:
                     return
-                if not wl:
-                    del self.waiting[o]
-                else:
-                    self._wake_when_free(o)
-                return
-            k = self.V if o >= self.inj_base else self.kcls
-            for i, pkt in enumerate(wl):
-                lo = base + pkt.vlo[pkt.hop]
-                if k == 1:
-                    best = lo if credits[lo] >= S else -1
-                else:
-                    best, bc = -1, S - 1
-                    for b in range(lo, lo + k):
-                        cb = credits[b]
-                        if cb > bc:
-                            best, bc = b, cb
-                if best >= 0:
-                    del wl[i]
-                    self._send(pkt, o, best, now)
-                    break
             else:
-                return
+                k = self.V if o >= self.inj_base else self.kcls
+                for i, pkt in enumerate(wl):
+                    lo = base + pkt.vlo[pkt.hop]
+                    if k == 1:
+                        best = lo if credits[lo] >= S else -1
+                    else:
+                        best, bc = -1, S - 1
+                        for b in range(lo, lo + k):
+                            cb = credits[b]
+                            if cb > bc:
+                                best, bc = b, cb
+                    if best >= 0:
+                        del wl[i]
+                        self._send(pkt, o, best, now)
+                        break
+                else:
+                    return
         if not wl:
             del self.waiting[o]
         else:
