@@ -68,11 +68,12 @@ def _jit(func):
     return njit(nogil=True)(func)
 
 
-def _make_prefetch():
+def _make_prefetch(row: bool = False):
     """``prefetch(array, index)``: a hint to load the cache line of ``array[index]``
     (LLVM's ``llvm.prefetch``; Dial's loop asks for the next node's links while it
-    relaxes the current one's, ~20% at 16,384 switches).  A no-op where it cannot be
-    built."""
+    relaxes the current one's, ~20% at 16,384 switches); with ``row``,
+    ``prefetch_row(array2d, i)`` for the line of ``array2d[i, 0]`` (the compiled
+    simulator's table rows, :mod:`topogen.sim._core`).  A no-op where it cannot be built."""
     try:
         from llvmlite import binding, ir
         from numba import types
@@ -86,8 +87,9 @@ def _make_prefetch():
             def codegen(context, builder, signature, args):
                 aryty = signature.args[0]
                 ary = context.make_array(aryty)(context, builder, args[0])
-                ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
-                                               wraparound=False)
+                i = context.cast(builder, args[1], signature.args[1], types.intp)
+                at = [i, context.get_constant(types.intp, 0)] if row else [i]
+                ptr = cgutils.get_item_pointer(context, builder, aryty, ary, at, wraparound=False)
                 i8p = ir.IntType(8).as_pointer()
                 i32 = ir.IntType(32)
                 fn = cgutils.get_or_insert_function(
@@ -110,6 +112,7 @@ def _make_prefetch():
 
 if AVAILABLE:
     prefetch = _make_prefetch()
+    prefetch_row = _make_prefetch(row=True)
 
     @_jit
     def _push(keys, nodes, size, key, node):

@@ -33,54 +33,12 @@ from .._sssp import AVAILABLE
 if AVAILABLE:
     from numba import njit
 
-    from .._sssp import _jit
+    from .._sssp import _jit, prefetch_row
 
     def _inline(func):
         """Small helpers: inlined into their callers (numba passes every array of the
         state on a call)."""
         return njit(inline="always", cache=True, nogil=True)(func)
-
-    def _make_prefetch_row():
-        """``prefetch_row(array2d, i)``: a hint to load the cache line of ``array2d[i, 0]``
-        (LLVM's ``llvm.prefetch``, as :func:`topogen._sssp.prefetch`); a no-op where it
-        cannot be built."""
-        try:
-            from llvmlite import binding, ir
-            from numba import types
-            from numba.core import cgutils
-            from numba.extending import intrinsic
-
-            name = "llvm.prefetch.p0" if binding.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
-
-            @intrinsic
-            def prefetch_row(typingctx, arr, idx):
-                def codegen(context, builder, signature, args):
-                    aryty = signature.args[0]
-                    ary = context.make_array(aryty)(context, builder, args[0])
-                    i = context.cast(builder, args[1], signature.args[1], types.intp)
-                    zero = context.get_constant(types.intp, 0)
-                    ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [i, zero],
-                                                   wraparound=False)
-                    i8p = ir.IntType(8).as_pointer()
-                    i32 = ir.IntType(32)
-                    fn = cgutils.get_or_insert_function(
-                        builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), name)
-                    # read, high locality, data cache
-                    builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
-                                      ir.Constant(i32, 3), ir.Constant(i32, 1)])
-                    return context.get_dummy_value()
-
-                return types.void(arr, idx), codegen
-
-            return prefetch_row
-        except Exception:  # pragma: no cover - depends on the numba/llvmlite build
-            @njit(inline="always")
-            def prefetch_row(arr, idx):
-                pass
-
-            return prefetch_row
-
-    prefetch_row = _make_prefetch_row()
 else:  # pragma: no cover - without numba the Python engine runs (see _compiled.engine_for)
     def _jit(func):
         return func
