@@ -14,6 +14,7 @@ from topogen.drivers.sst import bits
 from topogen.export import booksim as bx
 from topogen.export import sst as sx
 from topogen.generators.classic import torus
+from topogen.layout import default_layout
 from topogen.routing import nearest
 from topogen.sim import Network, SimConfig, simulate
 
@@ -86,18 +87,40 @@ def test_sst_bundle_defaults_are_the_shared_ones():
     t = torus((3, 3), hosts_per_switch=1)
     doc = sx.bundle_dict(t, None, nearest(t))
     rp, nic = doc["router_params"], doc["nic_params"]
-    assert bits(rp["link_bw"], rate=True) == sd.LINK_GBPS * 1e9
-    assert bits(nic["link_bw"], rate=True) == sd.LINK_GBPS * 1e9
-    assert bits(rp["xbar_bw"], rate=True) == sd.LINK_GBPS * 1e9 * sd.INTERNAL_SPEEDUP
+    # SST runs the shared cycle on its even-picosecond grid, and the bundle says which
+    cyc = doc["cycle_ps"]
+    assert cyc == sd.sst_cycle_ps() == round(sd.SST_CYCLE_NS * 1000) and cyc % 2 == 0
+    assert abs(cyc - sd.CYCLE_NS * 1000) <= 1
+    for bw in (rp["link_bw"], nic["link_bw"], rp["xbar_bw"]):  # one flit per SST cycle
+        assert math.isclose(bits(rp["flit_size"]) / bits(bw, rate=True) * 1e12,
+                            cyc / (sd.INTERNAL_SPEEDUP if bw is rp["xbar_bw"] else 1), rel_tol=1e-12)
+    assert math.isclose(bits(rp["link_bw"], rate=True), sd.LINK_GBPS * 1e9, rel_tol=1e-3)
     assert bits(rp["flit_size"]) == sd.FLIT_BITS
     assert bits(rp["input_buf_size"]) == sd.VC_BUF_SIZE * sd.FLIT_BITS
     assert bits(nic["output_buf_size"]) >= sd.PACKET_SIZE * sd.FLIT_BITS  # a packet fits
-    router_ps = sum(int(rp[k][:-2]) for k in ("input_latency", "output_latency"))
+    lat_in, lat_out = (int(rp[k][:-2]) for k in ("input_latency", "output_latency"))
     # hr_router adds half a cycle to the crossbar clock edge and one output-timing cycle
-    assert math.isclose(router_ps / 1000 + 1.5 * sd.CYCLE_NS, SimConfig().router_delay * sd.CYCLE_NS,
-                        rel_tol=1e-3)
-    assert doc["host_link_latency"] == sx.latency_string(sd.CYCLE_NS)
-    assert {link["latency_ns"] for link in doc["links"]} == {sd.CYCLE_NS}  # no layout: 1 cycle
+    assert 2 * lat_in == cyc and lat_out % cyc == 0
+    assert lat_in + lat_out + 1.5 * cyc == SimConfig().router_delay * cyc
+    assert doc["host_link_latency"] == f"{cyc}ps"
+    assert {link["latency"] for link in doc["links"]} == {f"{cyc}ps"}  # no layout: 1 cycle
+
+
+def test_sst_cycle_is_the_nearest_even_picosecond():
+    for clock, ps in ((sd.CYCLE_NS, 2666), (2.5, 2500), (1.0, 1000), (2.6671, 2668), (0.0001, 2),
+                      (3.0005, 3000), (3.0011, 3002)):
+        assert sd.sst_cycle_ps(clock) == ps and sd.sst_clock_ns(clock) == ps / 1000
+    # a layout's cables become whole SST cycles, as many as BookSim's ceil(delay / cycle)
+    t = torus((4, 4), hosts_per_switch=1)
+    layout = default_layout(t)
+    doc = sx.bundle_dict(t, layout, nearest(t, layout))
+    want = bx.link_latency_cycles(layout, sd.CYCLE_NS)
+    assert [link["latency"] for link in doc["links"]] == [f"{c * 2666}ps" for c in want]
+    assert [link["cable_delay_ns"] for link in doc["links"]] == list(layout.link_delay)
+    doc = sx.bundle_dict(t, layout, nearest(t, layout), clock_ns=2.5)
+    assert doc["cycle_ps"] == 2500 and doc["router_params"]["input_latency"] == "1250ps"
+    assert [link["latency"] for link in doc["links"]] == [
+        f"{c * 2500}ps" for c in bx.link_latency_cycles(layout, 2.5)]
 
 
 def test_command_line_defaults_come_from_the_shared_module():

@@ -17,13 +17,18 @@ latency abort) and BookSim's and SST's ``uniform`` traffic, which includes the s
 One cycle is the time a flit takes on a link, ``FLIT_BITS / LINK_GBPS`` = 2.667 ns; layout
 link delays (ns) become ``ceil(delay / CYCLE_NS)`` cycles on every simulator.  BookSim
 reports cycles, the reference simulator cycles, SST ns: multiply cycles by
-:data:`CYCLE_NS` to compare.
+:data:`CYCLE_NS` to compare, and SST's ns by :data:`SST_CYCLE_NS`, the cycle SST runs
+(:func:`sst_clock_ns`: SST keeps time in whole picoseconds, so its cycle is the nearest
+even number of ps, 2,666 ps, and every SST time of the export is a whole number of its
+half cycles).
 
 >>> from topogen import sim_defaults as d
 >>> round(d.CYCLE_NS, 4), d.PACKET_SIZE, d.NUM_VCS, d.VC_BUF_SIZE
 (2.6667, 33, 4, 66)
+>>> d.SST_CYCLE_NS, d.sst_router_params()["input_latency"], d.sst_router_params()["output_latency"]
+(2.666, '1333ps', '5332ps')
 >>> d.booksim_options()["vc_buf_size"], d.sst_router_params()["link_bw"]
-(66, '12GB/s')
+(66, '12.0030007501875GB/s')
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ __all__ = [
     "INTERNAL_SPEEDUP", "INJECTION_LATENCY", "EJECTION_LATENCY", "TRAFFIC", "SELF_PACKETS",
     "LOAD", "LOAD_UNIT", "ROUTING", "WARMUP_PERIODS", "SAMPLE_PERIOD",
     "MAX_SAMPLES", "LATENCY_THRES", "STOPPING_THRES", "ACC_STOPPING_THRES",
-    "RESULTS_REVISION", "cycle_ns", "router_cycles", "as_dict", "booksim_options",
-    "sst_router_latencies", "sst_router_params", "sst_nic_params", "sst_message_size",
+    "RESULTS_REVISION", "SST_CYCLE_NS", "cycle_ns", "router_cycles", "as_dict", "booksim_options",
+    "sst_clock_ns", "sst_cycle_ps", "sst_link_bw", "sst_router_latencies", "sst_router_params",
+    "sst_nic_params", "sst_message_size",
 ]
 
 # ---------------------------------------------------------------- links and cycle
@@ -101,14 +107,60 @@ ACC_STOPPING_THRES = 0.05
 #: and the ``--simulator`` back end's point keys include it, so a resumed run never reuses
 #: a row of another revision as finished.  1: up to 26 Nov 2026; 2: BookSim's VC
 #: allocation stage in the reference router, Bernoulli arrivals drawn as geometric gaps
-#: (traffic stream 2), SST on a whole even-picosecond cycle in crossval and ``--simulator sst``.
-RESULTS_REVISION = 2
+#: (traffic stream 2), SST on a whole even-picosecond cycle in crossval and ``--simulator sst``;
+#: 3: every SST bundle on that cycle (``run sst`` too), its cable latencies whole cycles
+#: (``ceil(delay / cycle)``, as BookSim's and the reference simulator's).
+RESULTS_REVISION = 3
 
 
 def cycle_ns(flit_bits: int = FLIT_BITS, link_gbps: float = LINK_GBPS,
              clock_ns: float | None = None) -> float:
     """Cycle length in ns: ``clock_ns`` when given, else one flit time ``flit_bits / link_gbps``."""
     return float(clock_ns) if clock_ns is not None else flit_bits / link_gbps
+
+
+def sst_clock_ns(clock_ns: float = CYCLE_NS) -> float:
+    """The cycle SST runs for a cycle of ``clock_ns``: the nearest even number of ps.
+
+    SST keeps time in whole picoseconds: the shared 2.667 ns cycle (256 bit / 96 Gb/s)
+    would become a 2,667 ps crossbar clock beside 1,333 ps input and 5,333 ps output
+    latencies and 2,666.67 ps flit times, and packets would meet the crossbar clock at
+    phases drifting through the run (1-flit tornado on the 4x4 torus: up to 4.9 % below the
+    reference simulator at 0.2 load; ``docs/sst.md``, "SST's picosecond clock").  On an
+    even number of ps every SST time of the export (link bandwidth, router, link and host
+    latencies, the half-cycle input latency included) is a whole number of ps.  Every SST
+    bundle (:mod:`topogen.export.sst`: ``topogen run sst``, ``topogen crossval``, the
+    ``--simulator sst`` back end) runs this cycle and records it (``cycle_ps``).
+
+    Parameters
+    ----------
+    clock_ns : float
+        The cycle of the other simulators (default :data:`CYCLE_NS`).
+
+    Returns
+    -------
+    float
+        ns per SST cycle (2.666 for the default; 2.5 stays 2.5).
+
+    >>> sst_clock_ns(), sst_clock_ns(2.5), sst_clock_ns(1.0)
+    (2.666, 2.5, 1.0)
+    """
+    return 2 * max(1, round(float(clock_ns) * 500)) / 1000.0
+
+
+def sst_cycle_ps(clock_ns: float = CYCLE_NS) -> int:
+    """:func:`sst_clock_ns` in whole ps (2666 for the default)."""
+    return 2 * max(1, round(float(clock_ns) * 500))
+
+
+#: The cycle SST runs with the shared defaults: 2.666 ns (:func:`sst_clock_ns`).
+SST_CYCLE_NS = sst_clock_ns(CYCLE_NS)
+
+
+def sst_link_bw(clock_ns: float = CYCLE_NS, flit_bits: int = FLIT_BITS) -> str:
+    """SST bandwidth of one flit per SST cycle (:func:`sst_clock_ns` of ``clock_ns``):
+    ``"12.0030007501875GB/s"`` for the defaults, a flit time of exactly 2,666 ps."""
+    return f"{flit_bits / 8 / sst_clock_ns(clock_ns):.15g}GB/s"
 
 
 def router_cycles(pipeline_cycles: int, internal_speedup: float = INTERNAL_SPEEDUP) -> int:
@@ -150,11 +202,7 @@ def _bytes(bits: float) -> str:
     return f"{bits / 8:g}B"
 
 
-def _rate(gbps: float) -> str:
-    return f"{gbps / 8:g}GB/s"
-
-
-def sst_router_latencies(router_delay: int, cycle: float = CYCLE_NS) -> tuple[str, str]:
+def sst_router_latencies(router_delay: int, cycle: float = SST_CYCLE_NS) -> tuple[str, str]:
     """``merlin.hr_router`` ``input_latency`` and ``output_latency`` of a router that
     takes ``router_delay`` cycles of ``cycle`` ns per hop, as BookSim's and the reference
     simulator's pipeline.
@@ -167,25 +215,33 @@ def sst_router_latencies(router_delay: int, cycle: float = CYCLE_NS) -> tuple[st
     Measured on SST-Core + merlin master (ring of 8 switches, ``shift:k`` traffic, 1- and
     33-flit packets, 1 to 3 links): the same latencies as the reference simulator with
     SST's injection process to 0.05 % (``docs/sst.md``).  A router faster than 2 cycles
-    cannot be expressed (output latency 0: 2 cycles).
+    cannot be expressed (output latency 0: 2 cycles).  ``cycle`` is SST's cycle (default
+    :data:`SST_CYCLE_NS`; an even number of ps keeps ``cycle / 2`` whole).
     """
     out_cycles = max(int(router_delay) - 2, 0)
     return f"{round(cycle * 500)}ps", f"{round(out_cycles * cycle * 1000)}ps"
 
 
-def sst_router_params() -> dict:
+def sst_router_params(clock_ns: float = CYCLE_NS) -> dict:
     """``merlin.hr_router`` parameters of the shared defaults.
 
-    Link rate :data:`LINK_GBPS`, flits of :data:`FLIT_BITS`, crossbar at
+    Link rate one flit of :data:`FLIT_BITS` per SST cycle (:func:`sst_link_bw`: the cycle
+    ``clock_ns`` on SST's even-picosecond grid, :func:`sst_clock_ns`), crossbar at
     ``INTERNAL_SPEEDUP`` times the link rate, the router pipeline as input and output
-    latency (:func:`sst_router_latencies`), and input/output buffers of
+    latency (:func:`sst_router_latencies` on the same cycle), and input/output buffers of
     :data:`VC_BUF_SIZE` flits.
+
+    Parameters
+    ----------
+    clock_ns : float
+        The other simulators' cycle (default :data:`CYCLE_NS`).
     """
+    cycle = sst_clock_ns(clock_ns)
     lat_in, lat_out = sst_router_latencies(
-        router_cycles(ROUTING_DELAY + VC_ALLOC_DELAY + SW_ALLOC_DELAY + ST_DELAY, INTERNAL_SPEEDUP))
+        router_cycles(ROUTING_DELAY + VC_ALLOC_DELAY + SW_ALLOC_DELAY + ST_DELAY, INTERNAL_SPEEDUP), cycle)
     return {
-        "link_bw": _rate(LINK_GBPS),
-        "xbar_bw": _rate(LINK_GBPS * INTERNAL_SPEEDUP),
+        "link_bw": sst_link_bw(clock_ns),
+        "xbar_bw": f"{FLIT_BITS / 8 * INTERNAL_SPEEDUP / cycle:.15g}GB/s",
         "flit_size": _bytes(FLIT_BITS),
         "input_latency": lat_in,
         "output_latency": lat_out,
@@ -196,11 +252,11 @@ def sst_router_params() -> dict:
     }
 
 
-def sst_nic_params() -> dict:
-    """``merlin.linkcontrol`` parameters of every endpoint (link rate, buffers of
-    :data:`VC_BUF_SIZE` flits so that a whole packet fits)."""
+def sst_nic_params(clock_ns: float = CYCLE_NS) -> dict:
+    """``merlin.linkcontrol`` parameters of every endpoint (link rate of
+    :func:`sst_link_bw`, buffers of :data:`VC_BUF_SIZE` flits so that a whole packet fits)."""
     return {
-        "link_bw": _rate(LINK_GBPS),
+        "link_bw": sst_link_bw(clock_ns),
         "input_buf_size": _bytes(VC_BUF_SIZE * FLIT_BITS),
         "output_buf_size": _bytes(VC_BUF_SIZE * FLIT_BITS),
     }

@@ -122,12 +122,14 @@ def test_run_sst_completed(tmp_path, monkeypatch):
     assert row["network_latency_avg"] == pytest.approx(172.602, rel=1e-3)
     assert row["accepted_load"] == pytest.approx(0.3, rel=0.01) and row["latency_unit"] == "ns"
     assert row["offered_load"] == 0.3 and row["topology"] == "torus" and row["num_hosts"] == 12
-    assert row["sim_time_ns"] == 50000.0 and row["routing"].startswith("source:")
+    # 10 us + 40 us on the bundle's 2,666 ps cycle grid: 4 + 16 windows of 938 cycles
+    assert row["sim_time_ns"] == pytest.approx(20 * 938 * 2.666) and row["routing"].startswith("source:")
     log = Path(row["raw_output"])
     assert log.is_file() and "Simulation is complete" in log.read_text()
     argv = row["params"]
     assert str(sx.model_path()) in argv and f"--bundle {b}" in argv and "--load 0.3" in argv
-    assert "--warmup 10us --collect 40us" in argv and "--window 2500000ps" in argv
+    assert "--warmup 10002832ps --collect 40011328ps --drain 20005664ps" in argv
+    assert "--window 2500708ps" in argv
 
 
 def test_one_latency_definition_for_one_and_several_loads(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import topogen
+from topogen import sim_defaults
 from topogen.export import sst as sx
 
 from .routing_stub import BFSRouting
@@ -82,7 +83,9 @@ def test_model_builds_what_the_bundle_says(tmp_path, monkeypatch, fake_sst):
     router_links = [lk for lk in rec["links"] if all(e[0].type == "merlin.hr_router" for e in lk.ends)]
     assert len(router_links) == t.num_links
     seen = set()
-    delay = {tuple(e): d for e, d in zip(t.edges.tolist(), layout.link_delay)}
+    # whole cycles of SST's clock (2,666 ps), ceil(cable delay / cycle) of the shared one
+    cycles = np.ceil(np.asarray(layout.link_delay) / sim_defaults.CYCLE_NS - 1e-9).astype(int)
+    delay = {tuple(e): c * bundle["cycle_ps"] / 1000 for e, c in zip(t.edges.tolist(), cycles)}
     for lk in router_links:
         (ca, pa, la), (cb, pb, lb) = lk.ends
         a, b = ca.params["id"], cb.params["id"]

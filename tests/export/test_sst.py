@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 import topogen
 from topogen.errors import ParameterError, RoutingError, TopologyError
+from topogen import sim_defaults
 from topogen.export import sst as sx
 
 
@@ -98,10 +100,12 @@ def test_bundle_consistent_with_topology(tmp_path):
             assert hops[-1] == d
             seq = [v, *hops]
             assert all(t.has_link(a, c) for a, c in zip(seq, seq[1:]))
-    # every cable once, its ports match both routers' connectivity, its own latency
+    # every cable once, its ports match both routers' connectivity, its own latency in whole
+    # SST cycles (2,666 ps), ceil(delay / cycle) as BookSim's and the reference simulator's
     for link, (u, v), delay in zip(b["links"], t.edges.tolist(), layout.link_delay):
         assert (link["u"], link["v"]) == (u, v)
-        assert link["latency"] == f"{round(delay * 1000)}ps"
+        assert link["latency"] == f"{math.ceil(delay / sim_defaults.CYCLE_NS - 1e-9) * 2666}ps"
+        assert link["cable_delay_ns"] == delay
         cu = b["routers"][u]["connectivity"]
         assert f"{v},{link['port_u']}" in cu.split(";")
     hops = max(len(h) for r in b["routers"] for h in parse_entries(r["routing_entry_string"]).values())
@@ -212,7 +216,8 @@ def test_golden_bundles(name, tmp_path):
     b = json.loads(golden.read_text())
     assert b["num_routers"] == t.num_switches and b["num_endpoints"] == t.num_hosts
     assert [[lk["u"], lk["v"]] for lk in b["links"]] == t.edges.tolist()
-    assert [lk["latency"] for lk in b["links"]] == [f"{round(d * 1000)}ps" for d in layout.link_delay]
+    cycles = [math.ceil(d / sim_defaults.CYCLE_NS - 1e-9) for d in layout.link_delay]
+    assert [lk["latency"] for lk in b["links"]] == [f"{c * b['cycle_ps']}ps" for c in cycles]
     assert b["metadata"]["generator"] == t.name and b["metadata"]["seed"] == t.seed
 
 

@@ -72,7 +72,9 @@ __all__ = [
     "BEHIND_REASON",
     "run_sst",
     "sst_command",
+    "grid_times",
     "rows_from_output",
+    "bundle_cycle_ps",
     "bits",
     "time_to_ns",
 ]
@@ -156,6 +158,45 @@ def sample_window_ps(warmup_ps: int, collect_ps: int, drain_ps: int, windows: in
         if g % k == 0 and g // k >= target / 2:
             return g // k
     return max(1, int(round(target)))
+
+
+def grid_times(warmup_ps: int, collect_ps: int, drain_ps: int, windows: int, cycle_ps) -> tuple[int, int, int, int]:
+    """Warm-up, collect, drain and sample-window times (ps) on SST's cycle grid.
+
+    ``merlin.offered_load`` starts load ``g`` of a run at ``g * (warmup + collect + drain)``
+    and its hosts send every ``message time / load`` from there; hr_router's crossbar
+    clock ticks at whole multiples of the cycle.  A load that starts between two ticks
+    meets the clock at another phase than the first load: measured on the 4x4 torus (1-flit
+    tornado, ``run sst`` defaults), 0.1 after 0.01 in one run read 36.06 cycles, 0.1 alone
+    35.62 (the reference simulator: 35.62).  So every time becomes a whole number of cycles:
+    the sample window of :func:`sample_window_ps` is rounded to whole cycles and the times,
+    whole numbers of windows, keep their number of windows (10 us, 40 us, 20 us with 2.5 us
+    windows become 4, 16 and 8 windows of 938 cycles of 2,666 ps: 0.03 % longer); times no
+    window divides are each rounded to whole cycles.
+
+    Parameters
+    ----------
+    warmup_ps, collect_ps, drain_ps : int
+    windows : int
+        Sample windows per collect time.
+    cycle_ps : int or None
+        The bundle's ``cycle_ps``; None (a bundle that records none) keeps the times.
+
+    Returns
+    -------
+    (warmup, collect, drain, window) : tuple of int, ps
+    """
+    win = sample_window_ps(warmup_ps, collect_ps, drain_ps, windows)
+    if not cycle_ps:
+        return warmup_ps, collect_ps, drain_ps, win
+    cyc = int(cycle_ps)
+    k = max(1, round(win / cyc))
+    times = (warmup_ps, collect_ps, drain_ps)
+    if all(t % win == 0 for t in times):
+        w, c, d = (t // win * k * cyc for t in times)
+    else:
+        w, c, d = (round(t / cyc) * cyc for t in times)
+    return w, max(c, cyc), d, k * cyc
 
 
 def sst_command(
@@ -271,7 +312,9 @@ def run_sst(
     bundle : path-like
         From :func:`topogen.export.sst.write_bundle`.
     load, traffic, message_size, warmup, collect, drain, histogram, ranks, threads
-        See :func:`sst_command`; defaults in :data:`DEFAULTS`.
+        See :func:`sst_command`; defaults in :data:`DEFAULTS`.  With a bundle that records
+        its cycle (``cycle_ps``) the warm-up, collect and drain times are put on that cycle's
+        grid first (:func:`grid_times`); the rows' ``params`` give the times run.
     windows : int
         Sample windows per collect period (statistics output interval = collect / windows,
         adjusted to divide the warm-up, collect and drain times).
@@ -306,9 +349,13 @@ def run_sst(
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
     loads = [load] if isinstance(load, (int, float)) else list(load)
     tag = f"{bundle.stem}.{traffic.replace(':', '_')}." + "_".join(f"{float(x):g}" for x in loads)
-    timing = {"warmup_ps": _ps(warmup, "warmup", positive=False), "collect_ps": _ps(collect, "collect"),
-              "drain_ps": _ps(drain, "drain", positive=False)}
-    timing["window_ps"] = sample_window_ps(timing["warmup_ps"], timing["collect_ps"], timing["drain_ps"], int(windows))
+    cycle_ps = doc.get("cycle_ps")
+    cycle_ps = cycle_ps if isinstance(cycle_ps, int) and not isinstance(cycle_ps, bool) and cycle_ps > 0 else None
+    w, c, d, win = grid_times(_ps(warmup, "warmup", positive=False), _ps(collect, "collect"),
+                              _ps(drain, "drain", positive=False), int(windows), cycle_ps)
+    timing = {"warmup_ps": w, "collect_ps": c, "drain_ps": d, "window_ps": win}
+    if cycle_ps:  # the times SST runs, on its cycle grid
+        warmup, collect, drain = f"{w}ps", f"{c}ps", f"{d}ps"
     argv = sst_command(bundle, load=loads, traffic=traffic, message_size=message_size, warmup=warmup,
                        collect=collect, drain=drain, window=f"{timing['window_ps']}ps", stats=None,
                        histogram=histogram, ranks=ranks, threads=threads, binary=binary, mpirun=mpirun)
@@ -457,6 +504,25 @@ _NO_LATENCY = ("latency_avg", "latency_min", "latency_max", "latency_p50", "late
                "injected_load", "packets")
 
 
+def bundle_cycle_ps(bundle: Mapping[str, Any] | None) -> float:
+    """The cycle (ps) an SST bundle runs: its ``cycle_ps`` (every bundle since November
+    2026: :func:`topogen.sim_defaults.sst_clock_ns`), else one flit time of its routers
+    (``flit_size / link_bw``); NaN when neither is readable.
+
+    ``latency_avg`` (ns) / (cycle / 1000) is the latency in cycles, comparable with BookSim's
+    and the reference simulator's.
+    """
+    bundle = bundle or {}
+    c = bundle.get("cycle_ps")
+    if isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0:
+        return float(c)
+    rp = bundle.get("router_params") or {}
+    try:
+        return bits(rp.get("flit_size", ""), rate=False) / bits(rp.get("link_bw", ""), rate=True) * 1e12
+    except (ParameterError, ZeroDivisionError):
+        return math.nan
+
+
 def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: StatWindows | None, *,
                      status: str, message: str | None, raw_output=None, wall_time_s=None,
                      loads=None, traffic: str = "uniform", params=None,
@@ -508,6 +574,11 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: 
     except ParameterError:
         link_bw = packet_bits = math.nan
     timing_known = None not in (warmup_ps, collect_ps, drain_ps)
+    params = dict(params or {})
+    cycle_ps = bundle_cycle_ps(bundle)
+    if math.isfinite(cycle_ps):  # SST's ns read back as cycles with it (topogen plot, crossval)
+        params.setdefault("cycle_ps", round(cycle_ps, 6))
+        params.setdefault("cycle_ns", round(cycle_ps / 1000.0, 9))
     rows = []
     for g, load in enumerate(loads):
         line = out.loads[g] if g < len(out.loads) else None
@@ -515,7 +586,7 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: 
             simulator="sst", topology=meta.get("generator"), topology_params=meta.get("params"),
             num_switches=bundle.get("num_routers"), num_hosts=endpoints, seed=meta.get("seed"),
             routing="source:" + str(meta.get("routing", "unknown")), traffic=traffic,
-            offered_load=float(load), load_unit="fraction of link bandwidth", params=params or {},
+            offered_load=float(load), load_unit="fraction of link bandwidth", params=params,
             status=status, message=message, latency_unit="ns", sim_time_ns=out.sim_time_ns,
             wall_time_s=wall_time_s, raw_output=None if raw_output is None else os.fspath(raw_output),
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError, SimulatorNotFound
-from ..sim_defaults import sst_router_latencies
+from ..sim_defaults import sst_clock_ns, sst_link_bw, sst_router_latencies
 
 __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
            "common_units", "booksim_options", "sst_parameters", "sst_clock_ns", "output_buf_flits",
@@ -375,24 +375,13 @@ def _ps(ns: float) -> str:
     return f"{max(1, round(ns * 1000))}ps"
 
 
-def sst_clock_ns(clock_ns: float) -> float:
-    """The cycle SST runs for a spec's clock: the nearest even number of picoseconds.
-
-    SST keeps time in whole picoseconds: a 2.667 ns cycle (the shared 256 bit / 96 Gb/s)
-    becomes a 2,667 ps crossbar clock beside 1,333 ps input and 5,333 ps output latencies
-    and 2,666.67 ps flit times, and packets meet the crossbar clock at drifting phases
-    (1-flit tornado on the 4x4 torus: 4.9 % below the reference simulator at 0.2; with a
-    2.5 ns clock both gave the same latency to 0.4 %, ``docs/sst.md``).  An even number
-    of ps keeps every SST time (half-cycle input latency included) on one grid."""
-    return 2 * max(1, round(clock_ns * 500)) / 1000.0
-
-
 def sst_parameters(spec: CrossvalSpec) -> dict:
     """SST router/NIC parameters and run times of the spec (see the module notes), on
-    the cycle of :func:`sst_clock_ns` (``clock_ns`` in the result)."""
+    the cycle SST runs for the spec's clock (:func:`topogen.sim_defaults.sst_clock_ns`,
+    the one every SST bundle uses; ``clock_ns`` in the result)."""
     flit_bytes = spec.flit_bits // 8
     c = sst_clock_ns(spec.clock_ns)
-    bw = f"{flit_bytes / c:.15g}GB/s"
+    bw = sst_link_bw(spec.clock_ns, spec.flit_bits)
     buf = f"{spec.vc_buf_size * flit_bytes}B"
     obuf = f"{output_buf_flits(spec) * flit_bytes}B"
     # the pipeline of the reference simulator's and BookSim's routers
@@ -533,7 +522,8 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
     p = sst_parameters(spec)
     p["router_params"].update(router_params or {})
     bundle = write_bundle(folder / "net.json", topology, layout if spec.link_latency is None else None,
-                          routing, link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
+                          routing, clock_ns=spec.clock_ns, link_latency_ns=p["link_latency_ns"],
+                          host_latency_ns=p["host_latency_ns"],
                           router_params=p["router_params"], nic_params=p["nic_params"])
     traffic = _traffic_for("sst", traffic or spec.traffic, int(topology.num_hosts))
 

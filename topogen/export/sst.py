@@ -15,6 +15,13 @@ The bundle holds, per router, exactly the strings merlin parses (``connectivity`
 ``"dst:1.00000,hop1,...,dst|..."``), so the SST side only copies them into parameters.
 ``vcs_per_vn`` is at least the longest route's router-router hop count + 1: anytopo uses
 VC = hop number, and a path longer than the VC count crashes SST.
+
+Time: SST runs the shared cycle on its whole even-picosecond grid
+(:func:`topogen.sim_defaults.sst_clock_ns`, 2,666 ps for the 2.667 ns default): link
+bandwidth, router, cable and host latencies are whole numbers of that cycle (the router's
+input latency half of one), cables ``ceil(delay / cycle)`` cycles as on BookSim and the
+reference simulator, and the bundle records the cycle (``cycle_ps``) so that SST's ns read
+back as cycles.
 """
 
 from __future__ import annotations
@@ -176,8 +183,9 @@ def bundle_dict(
     layout=None,
     routing=None,
     *,
-    link_latency_ns: float = sim_defaults.CYCLE_NS,
-    host_latency_ns: float = sim_defaults.CYCLE_NS,
+    clock_ns: float = sim_defaults.CYCLE_NS,
+    link_latency_ns: float | None = None,
+    host_latency_ns: float | None = None,
     vcs_per_vn: int | None = None,
     router_params: Mapping[str, Any] | None = None,
     nic_params: Mapping[str, Any] | None = None,
@@ -189,22 +197,30 @@ def bundle_dict(
     topology : Topology
         Must be connected and have at least one host.
     layout : Layout, optional
-        Gives each cable's latency (``layout.link_delay``, ns).  Without it every
-        router-router link gets ``link_latency_ns``.
+        Gives each cable's latency: ``ceil(layout.link_delay / clock_ns)`` cycles (at least
+        1; :func:`topogen.export.booksim.link_latency_cycles`, the BookSim export's count) of
+        SST's cycle.  Without it every router-router link gets ``link_latency_ns``.
     routing : Routing, optional
         A :class:`topogen.routing.base.Routing` (its paths come from
         ``topogen.routing.export``; Valiant gives several weighted paths per destination),
         or any object with ``path(src, dst) -> (switches, vcs)`` (switches may or may not
         start with ``src``; hops are checked against the links).  Default:
         ``topogen.routing.nearest(topology, layout)``.
-    link_latency_ns : float
-        Latency of every cable when no layout is given (default one shared cycle).
-    host_latency_ns : float
-        Latency of the endpoint-router links (default one shared cycle).
+    clock_ns : float
+        The cycle of the other simulators (default the shared
+        :data:`topogen.sim_defaults.CYCLE_NS`).  SST runs it as
+        :func:`topogen.sim_defaults.sst_clock_ns` (the nearest even number of ps), recorded
+        as ``cycle_ps``; the default router and NIC parameters are on that cycle.
+    link_latency_ns : float, optional
+        Latency of every cable when no layout is given (default one SST cycle).
+    host_latency_ns : float, optional
+        Latency of the endpoint-router links (default one SST cycle).
     vcs_per_vn : int, optional
         VCs per virtual network; default longest route (router-router hops) + 1.
     router_params, nic_params : mapping, optional
-        Overrides of :data:`DEFAULT_ROUTER_PARAMS` / :data:`DEFAULT_NIC_PARAMS`.
+        Overrides of the defaults (:func:`topogen.sim_defaults.sst_router_params` /
+        :func:`~topogen.sim_defaults.sst_nic_params` of ``clock_ns``; for the default clock
+        :data:`DEFAULT_ROUTER_PARAMS` / :data:`DEFAULT_NIC_PARAMS`).
 
     Returns
     -------
@@ -229,12 +245,22 @@ def bundle_dict(
     n = topology.num_switches
     edges = np.asarray(topology.edges, dtype=np.int64)
     max_degree = int(topology.degree) if topology.num_links else 0
+    from .booksim import link_latency_cycles
+
+    if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)) or not (
+            math.isfinite(clock_ns) and clock_ns > 0):
+        raise ParameterError(f"clock_ns must be a positive number of ns per cycle, got {clock_ns!r}")
+    cycle_ps = sim_defaults.sst_cycle_ps(clock_ns)
+    cable_ns = None
     if layout is not None:
-        delays = np.asarray(layout.link_delay, dtype=float)
-        if delays.shape != (len(edges),):
+        cable_ns = np.asarray(layout.link_delay, dtype=float)
+        if cable_ns.shape != (len(edges),):
             raise ParameterError("layout does not match the topology (one delay per link expected)")
+        delays = link_latency_cycles(layout, clock_ns) * cycle_ps / 1000.0
     else:
-        delays = np.full(len(edges), float(link_latency_ns))
+        delays = np.full(len(edges), cycle_ps / 1000.0 if link_latency_ns is None else float(link_latency_ns))
+    if host_latency_ns is None:
+        host_latency_ns = cycle_ps / 1000.0
     lengths = np.asarray(layout.cable_length, dtype=float) if layout is not None else None
     rank = [dict() for _ in range(n)]
     for v in range(n):
@@ -285,10 +311,11 @@ def bundle_dict(
         }
         if lengths is not None:
             link["length_m"] = float(lengths[i])
+            link["cable_delay_ns"] = float(cable_ns[i])
         links.append(link)
-    rp = dict(DEFAULT_ROUTER_PARAMS)
+    rp = sim_defaults.sst_router_params(clock_ns)
     rp.update(router_params or {})
-    np_ = dict(DEFAULT_NIC_PARAMS)
+    np_ = sim_defaults.sst_nic_params(clock_ns)
     np_.update(nic_params or {})
     meta = {
         "generator": topology.name,
@@ -311,6 +338,7 @@ def bundle_dict(
         "max_degree": max_degree,
         "max_hops": max_hops,
         "vcs_per_vn": int(vcs_per_vn),
+        "cycle_ps": cycle_ps,
         "router_params": json.loads(canonical_json(rp)),
         "nic_params": json.loads(canonical_json(np_)),
         "host_link_latency": latency_string(host_latency_ns),
@@ -488,7 +516,8 @@ def validate_bundle(doc: Mapping[str, Any], *, path=None) -> None:
     ``endpoint_router_mapping``; every router's source-routing table reaches every other
     router along links, with weights summing to 1; ``vcs_per_vn`` is at least the longest
     route + 1 (anytopo uses VC = hop number; fewer VCs crash SST with a segmentation fault);
-    every link and host latency is positive.
+    every link and host latency is positive; ``cycle_ps``, when present, is a positive
+    whole number of ps.
 
     Parameters
     ----------
@@ -611,6 +640,9 @@ def _validate(doc, fail, path) -> None:
                          "but no link in links[] ends there (SST would route into an unconnected port)")
     if not _latency_ps(doc.get("host_link_latency")) > 0:
         fail(f"host_link_latency {doc.get('host_link_latency')!r} must be a positive time such as '10000ps'")
+    cyc = doc.get("cycle_ps")
+    if cyc is not None and (isinstance(cyc, bool) or not isinstance(cyc, int) or cyc < 1):
+        fail(f"cycle_ps {cyc!r} must be a whole positive number of ps (the cycle SST runs)")
     longest = _check_routes(routers, conn, n, fail)
     algo = doc.get("source_routing_algo", "weighted")
     if algo not in ("weighted", "UGAL"):
