@@ -165,15 +165,14 @@ def test_reference_simulator_with_ssts_traffic_matches_sst(tmp_path, packet, shi
 
     t = torus((8,), hosts_per_switch=1)
     r = nearest(t)
-    b = sx.write_bundle(tmp_path / "ring.sst.json", t, None, r, link_latency_ns=d.CYCLE_NS,
-                        host_latency_ns=d.CYCLE_NS)
+    b = sx.write_bundle(tmp_path / "ring.sst.json", t, None, r)  # 1-cycle links and host links
     size = f"{packet * d.FLIT_BITS // 8}B"
     row = sd.run_sst(b, load=0.02, traffic=f"shift:{shift}", message_size=size, warmup="10us",
                      collect="40us", drain="10us", timeout=600)[0]
     assert row["status"] == "completed", row["message"]
     ref = simulate(r, traffic=f"shift:{shift}", load=0.02, packet_size=packet, injection="periodic",
                    latency_at="head", self_packets=False, link_latency=1, clock_ns=d.CYCLE_NS, seed=1)
-    assert ref["latency_avg"] == pytest.approx(row["latency_avg"] / d.CYCLE_NS, rel=0.01)
+    assert ref["latency_avg"] == pytest.approx(row["latency_avg"] / d.SST_CYCLE_NS, rel=0.01)
 
 
 def _crossval_torus4(tmp_path, loads, saturation=False):
