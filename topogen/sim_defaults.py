@@ -17,7 +17,7 @@ latency abort) and BookSim's and SST's ``uniform`` traffic, which includes the s
 One cycle is the time a flit takes on a link, ``FLIT_BITS / LINK_GBPS`` = 2.667 ns; layout
 link delays (ns) become ``ceil(delay / CYCLE_NS)`` cycles on every simulator.  BookSim
 reports cycles, the reference simulator cycles, SST ns: multiply cycles by
-:data:`CYCLE_NS` to compare, and SST's ns by :data:`SST_CYCLE_NS`, the cycle SST runs
+:data:`CYCLE_NS` to compare, or divide SST's ns by :data:`SST_CYCLE_NS`, the cycle SST runs
 (:func:`sst_clock_ns`: SST keeps time in whole picoseconds, so its cycle is the nearest
 even number of ps, 2,666 ps, and every SST time of the export is a whole number of its
 half cycles).
@@ -145,7 +145,7 @@ def sst_clock_ns(clock_ns: float = CYCLE_NS) -> float:
     >>> sst_clock_ns(), sst_clock_ns(2.5), sst_clock_ns(1.0)
     (2.666, 2.5, 1.0)
     """
-    return 2 * max(1, round(float(clock_ns) * 500)) / 1000.0
+    return sst_cycle_ps(clock_ns) / 1000.0
 
 
 def sst_cycle_ps(clock_ns: float = CYCLE_NS) -> int:

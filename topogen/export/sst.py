@@ -38,6 +38,7 @@ from .. import sim_defaults
 from .._version import __version__
 from ..errors import FormatError, ParameterError, RoutingError, TopologyError
 from ..results import atomic_write_text, canonical_json
+from .booksim import link_latency_cycles
 
 __all__ = [
     "BUNDLE_FORMAT",
@@ -245,8 +246,6 @@ def bundle_dict(
     n = topology.num_switches
     edges = np.asarray(topology.edges, dtype=np.int64)
     max_degree = int(topology.degree) if topology.num_links else 0
-    from .booksim import link_latency_cycles
-
     if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)) or not (
             math.isfinite(clock_ns) and clock_ns > 0):
         raise ParameterError(f"clock_ns must be a positive number of ns per cycle, got {clock_ns!r}")
