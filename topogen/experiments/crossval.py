@@ -97,6 +97,24 @@ def saturation_bracket(points: Mapping[float, str]) -> tuple[float, float]:
     return (max(good) if good else math.nan), hi
 
 
+SATURATION_RULES = ("majority", "any")
+
+
+def point_status(statuses, rule: str = "majority") -> str:
+    """One load's status from its repeated runs' statuses.
+
+    ``majority``: not sustained (the most common failing status) when at least half the
+    runs failed; ``any``: when one run failed.  One run: its own status.
+    """
+    if rule not in SATURATION_RULES:
+        raise ParameterError(f"saturation rule must be one of {', '.join(SATURATION_RULES)}, got {rule!r}")
+    bad = [st for st in statuses if st != "completed"]
+    failed = bool(bad) if rule == "any" else 2 * len(bad) >= len(statuses) and bool(bad)
+    if not failed:
+        return "completed"
+    return max(dict.fromkeys(bad), key=bad.count)
+
+
 def _bisect(run_point, points: dict, rel_tol: float, ceiling: float = 1.0, max_steps: int = 12) -> None:
     """Narrow a simulator's saturation bracket by bisection until it is within ``rel_tol``
     of its lower end, adding the loads it runs to ``points``; an unbounded bracket is first
@@ -298,7 +316,8 @@ def check_out_dir(out_dir, force: bool, *, inputs=(), create: bool = True) -> Pa
 
 
 def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
-             progress: Callable[[str, float, dict], None] | None = None) -> CrossvalResult:
+             progress: Callable[[str, float, dict], None] | None = None,
+             saturation_rule: str = "majority") -> CrossvalResult:
     """Run one experiment spec on every simulator found and compare them.
 
     Parameters
@@ -381,10 +400,10 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         def run_point(load, ad=ad, points=points, kind="bisection"):
             runs = [keep(_tagged(ad.run(load, seed + i), extra), load)
                     for i in range(spec.repeats if ad.seeded else 1)]
-            bad = [r["status"] for r in runs if r["status"] != "completed"]
-            status = bad[0] if bad else "completed"
+            status = point_status([r["status"] for r in runs], saturation_rule)
             points[load] = status
-            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in runs]
+            kept = [r for r in runs if r["status"] == "completed"] if status == "completed" else runs
+            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in kept]
             merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
                       else math.nan for k in conv[0]}
             lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
@@ -394,6 +413,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
             lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": status,
                           **merged, "latency_sem": sem, "runs": len(runs),
+                          "failed_runs": sum(r["status"] != "completed" for r in runs),
                           "routing": runs[0].get("routing"), "router": ad.router, "message": msg,
                           "raw_output": runs[0].get("raw_output")})
             return runs[0]

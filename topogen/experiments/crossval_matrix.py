@@ -86,7 +86,7 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
                        loads: str = "", simulators: str = "", quick: bool = False,
                        saturation: bool = True, routing: str = "booksim-min", seed: int = 1,
                        out_dir: str = "", timeout: float = 3600.0, repeats: int = 1,
-                       capacity_load: float = 1.0) -> ExperimentResult:
+                       capacity_load: float = 1.0, saturation_rule: str = "majority") -> ExperimentResult:
     """Issue 12's agreement matrix: every network x traffic x packet size on every simulator found.
 
     Parameters
@@ -169,7 +169,7 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
             for key, label, tr, size, spec in specs:
                 bar.status(f"{label} {tr} {size}-flit")
                 t0 = time.perf_counter()
-                res = crossval(spec, base / f"{key}_{tr}_{size}")
+                res = crossval(spec, base / f"{key}_{tr}_{size}", saturation_rule=saturation_rule)
                 skipped.update(res.skipped)
                 for note in res.notes[1:]:
                     if " is not deadlock-free here" in note:  # per network: the cdg column
