@@ -172,3 +172,16 @@ def test_reproduce_crossval_refuses_an_unknown_rule(tmp_path):
         registry.experiment("crossval").func(topologies="torus4", quick=True, saturation_rule="median",
                                              out_dir=str(tmp_path / "m"))
     assert not (tmp_path / "m").exists()
+
+
+def test_reproduce_crossval_reports_the_rule_and_the_spread(tmp_path, monkeypatch):
+    from topogen import registry
+
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(tmp_path / "no-booksim"))
+    monkeypatch.setenv("TOPOGEN_SST", str(tmp_path / "no-sst"))
+    res = registry.experiment("crossval").func(topologies="torus4", traffic="uniform", packet_sizes="1",
+                                               loads="0.05", quick=True, repeats=2)
+    row = res.table.iloc[0]
+    assert row["first_fail"] == math.inf and row["last_pass"] == 0.05
+    assert any("2 runs per load (seeds 1..2; a load is not sustained when at least half its runs failed)"
+               in n for n in res.notes)

@@ -211,7 +211,8 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
             "of X's saturation; max_dev_X: the largest |latency ratio - 1| over all loads both "
             "completed; sat_vs_X: saturation within 5 % (undetermined: bracket wider than the "
             "tolerance or unbounded); first_fail/last_pass: lowest load at which a run failed, highest "
-            "at which one completed (first_fail < last_pass: the runs' onsets overlap); cdg: the routing's channel dependency graph (cyclic: it can "
+            "at which one completed (first_fail < last_pass: the runs' onsets overlap); cdg: the routing's "
+            "channel dependency graph (cyclic: it can "
             "deadlock on every simulator, BookSim's min_anynet included, and a failure that involves "
             "a deadlock reads 'FAIL (cyclic routing: deadlock)')."]
     if out_dir:
