@@ -75,56 +75,14 @@ from typing import Any
 
 from .._rng import resolve_seed
 from ..errors import ParameterError
+from ._crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
+                                   saturation_bracket)
 from ._crossval_sim import (COMPARED_WITH, SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
                             build_network, build_routing, common_units, load_spec)
 
 __all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
-           "common_units", "verdicts", "saturation_bracket", "plot_crossval", "SIMULATOR_ORDER",
-           "TRAFFICS", "add_parsers"]
-
-
-# --------------------------------------------------------------------------- saturation
-def saturation_bracket(points: Mapping[float, str]) -> tuple[float, float]:
-    """(highest sustained load, lowest load not sustained) from ``{load: status}``.
-
-    The bracket's lower end is the highest ``completed`` load below every other outcome
-    (``nan`` if the lowest load already failed); the upper end is the lowest load that
-    did not complete (``inf`` if every load completed).
-    """
-    bad = [x for x, st in points.items() if st != "completed"]
-    hi = min(bad) if bad else math.inf
-    good = [x for x, st in points.items() if st == "completed" and x < hi]
-    return (max(good) if good else math.nan), hi
-
-
-def _bisect(run_point, points: dict, rel_tol: float, ceiling: float = 1.0, max_steps: int = 12) -> None:
-    """Narrow a simulator's saturation bracket by bisection until it is within ``rel_tol``
-    of its lower end, adding the loads it runs to ``points``; an unbounded bracket is first
-    closed by doubling the highest sustained load (up to ``ceiling``)."""
-    lo, hi = saturation_bracket(points)
-    if math.isnan(lo):
-        return
-    while math.isinf(hi):  # no load failed yet: double the load up to the ceiling
-        probe = min(ceiling, float(f"{2 * lo:.6g}"))
-        if probe in points or probe <= lo:
-            return
-        run_point(probe)
-        lo, hi = saturation_bracket(points)
-    for _ in range(max_steps):
-        if hi - lo <= rel_tol * lo:
-            return
-        mid = float(f"{(lo + hi) / 2:.6g}")
-        if not lo < mid < hi:
-            return
-        run_point(mid)
-        lo, hi = saturation_bracket(points)
-
-
-def _saturation_value(lo: float, hi: float) -> float:
-    """The saturation estimate of a bracket: its midpoint (``nan`` when unbounded)."""
-    if math.isnan(lo) or math.isinf(hi):
-        return math.nan
-    return (lo + hi) / 2
+           "common_units", "verdicts", "saturation_bracket", "point_status", "onset_spread",
+           "SATURATION_RULES", "plot_crossval", "SIMULATOR_ORDER", "TRAFFICS", "add_parsers"]
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -298,7 +256,8 @@ def check_out_dir(out_dir, force: bool, *, inputs=(), create: bool = True) -> Pa
 
 
 def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
-             progress: Callable[[str, float, dict], None] | None = None) -> CrossvalResult:
+             progress: Callable[[str, float, dict], None] | None = None,
+             saturation_rule: str = "majority") -> CrossvalResult:
     """Run one experiment spec on every simulator found and compare them.
 
     Parameters
@@ -320,6 +279,12 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         ``{"booksim": path, "sst": path}`` overriding ``$TOPOGEN_BOOKSIM``/``$TOPOGEN_SST``/PATH.
     progress : callable(simulator, load, row), optional
         Called after every point.
+    saturation_rule : {"majority", "any"}
+        With ``spec.repeats`` > 1, when a load counts as not sustained
+        (:func:`point_status`): ``majority`` (default) when at least half of its runs
+        failed, ``any`` when one did.  The bracket is bisected on that status; the
+        saturation table also gives ``first_fail``/``last_pass``, the spread of the
+        runs' own onsets (:func:`onset_spread`).
 
     Returns
     -------
@@ -336,6 +301,10 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     import pandas as pd
 
     from ..results import append_rows, atomic_write_text
+
+    if saturation_rule not in SATURATION_RULES:
+        raise ParameterError(f"saturation_rule must be one of {', '.join(SATURATION_RULES)}, "
+                             f"got {saturation_rule!r}")
 
     if isinstance(spec, (str, os.PathLike)):
         spec = load_spec(spec)
@@ -381,10 +350,10 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         def run_point(load, ad=ad, points=points, kind="bisection"):
             runs = [keep(_tagged(ad.run(load, seed + i), extra), load)
                     for i in range(spec.repeats if ad.seeded else 1)]
-            bad = [r["status"] for r in runs if r["status"] != "completed"]
-            status = bad[0] if bad else "completed"
+            status = point_status([r["status"] for r in runs], saturation_rule)
             points[load] = status
-            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in runs]
+            kept = [r for r in runs if r["status"] == "completed"] if status == "completed" else runs
+            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in kept]
             merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
                       else math.nan for k in conv[0]}
             lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
@@ -394,6 +363,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
             lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": status,
                           **merged, "latency_sem": sem, "runs": len(runs),
+                          "failed_runs": sum(r["status"] != "completed" for r in runs),
                           "routing": runs[0].get("routing"), "router": ad.router, "message": msg,
                           "raw_output": runs[0].get("raw_output")})
             return runs[0]
@@ -416,8 +386,11 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
             row = keep(_tagged(ad.run(spec.capacity_load, seed, capacity=True),
                                dict(extra, crossval_capacity=True)), spec.capacity_load)
             cap = common_units(row, ad.clock_ns or spec.clock_ns)["accepted_flits"]
+        first_fail, last_pass = onset_spread(
+            [ln for ln in lines if ln["simulator"] == ad.simulator and ln["runs"]])
         sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
-                          "saturation": _saturation_value(lo, hi), "capacity": cap, "routing": ad.routing,
+                          "saturation": _saturation_value(lo, hi), "first_fail": first_fail,
+                          "last_pass": last_pass, "capacity": cap, "routing": ad.routing,
                           "points": len(points)})
     table = pd.DataFrame(lines)
     order = {s: i for i, s in enumerate(SIMULATOR_ORDER)}
@@ -583,6 +556,9 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="runs per load and simulator with seeds SEED, SEED+1, ... (mean and standard "
                         "error in the table; default 1)")
+    c.add_argument("--saturation-rule", default="majority", choices=SATURATION_RULES,
+                   help="with --repeats: a load is not sustained when at least half its runs failed "
+                        "(majority, default) or when one did (any)")
     c.add_argument("--booksim", default=None, metavar="PATH", help="BookSim executable")
     c.add_argument("--sst", default=None, metavar="PATH", help="sst executable")
     c.add_argument("--out-dir", required=True, metavar="DIR",
@@ -644,6 +620,7 @@ def format_table(table) -> str:
     show = table.drop(columns=[c for c in ("message", "raw_output") if c in table.columns])
     fmt = {"load": "{:g}", "latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
            "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "latency_sem": "{:.2f}", "sat_low": "{:g}", "sat_high": "{:g}",
+           "first_fail": "{:g}", "last_pass": "{:g}",
            "saturation": "{:.4g}", "capacity": "{:.4f}", "capacity_ratio_booksim": "{:.3f}",
            "capacity_ratio_sst": "{:.3f}"}
     show = show.copy()
@@ -664,7 +641,7 @@ def crossval_command(args) -> int:
             bar.status(f"{sim} load {load:g}: {row['status']}")
 
         res = crossval(spec, args.out_dir, force=args.force, plot=args.plot, binaries=binaries,
-                       progress=progress)
+                       progress=progress, saturation_rule=args.saturation_rule)
     s = res.spec
     print(f"crossval: {s.topology} {_short_params(s.params)} routing {s.routing}, traffic {s.traffic}, "
           f"{s.packet_size}-flit packets, seed {res.seed}")

@@ -22,6 +22,7 @@ from .._progress import Progress
 from ..errors import ParameterError
 from ..registry import register_experiment
 from ._base import ExperimentResult
+from ._crossval_saturation import SATURATION_RULES
 
 #: key -> (label, generator, parameters)
 NETWORKS = {
@@ -66,6 +67,8 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
                "cdg": {True: "acyclic", False: "cyclic"}.get(
                    s.loc[sim, "deadlock_free"] if "deadlock_free" in s.columns else None, "-"),
                "sat_low": s.loc[sim, "sat_low"], "sat_high": s.loc[sim, "sat_high"],
+               "first_fail": s.loc[sim, "first_fail"] if "first_fail" in s.columns else math.nan,
+               "last_pass": s.loc[sim, "last_pass"] if "last_pass" in s.columns else math.nan,
                "capacity": round(float(s.loc[sim, "capacity"]), 4) if "capacity" in s.columns else math.nan}
         for base in ("booksim", "sst"):
             col = f"verdict_{base}"
@@ -86,7 +89,7 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
                        loads: str = "", simulators: str = "", quick: bool = False,
                        saturation: bool = True, routing: str = "booksim-min", seed: int = 1,
                        out_dir: str = "", timeout: float = 3600.0, repeats: int = 1,
-                       capacity_load: float = 1.0) -> ExperimentResult:
+                       capacity_load: float = 1.0, saturation_rule: str = "majority") -> ExperimentResult:
     """Issue 12's agreement matrix: every network x traffic x packet size on every simulator found.
 
     Parameters
@@ -127,6 +130,13 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
         Runs per load on the reference simulator and BookSim with seeds ``seed, seed+1, ...``;
         their mean is compared (single runs of the default length scatter by 3-8 % near
         half the saturation load).
+    saturation_rule : str
+        With ``repeats`` > 1, when a load is not sustained: ``majority`` (default; at least
+        half its runs failed, so the bisection brackets the median onset, well defined also
+        where a cyclic routing's deadlock onset is random) or ``any`` (one run failed; the
+        earliest onset of the seeds).  ``first_fail``/``last_pass`` in the table: the lowest
+        load at which a run failed and the highest at which one completed, the spread of
+        the seeds' onsets (:func:`topogen.experiments.crossval.onset_spread`).
     """
     from .crossval import CrossvalSpec, crossval
 
@@ -146,6 +156,9 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
     else:
         load_list = QUICK["loads"] if quick else DEFAULT_LOADS
     sims = tuple(s.strip() for s in simulators.split(",") if s.strip())
+    if saturation_rule not in SATURATION_RULES:
+        raise ParameterError(f"saturation_rule must be one of {', '.join(SATURATION_RULES)}, "
+                             f"got {saturation_rule!r}")
     bisect = saturation and not quick
     if out_dir:
         from ..output import check_dir_output
@@ -169,7 +182,7 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
             for key, label, tr, size, spec in specs:
                 bar.status(f"{label} {tr} {size}-flit")
                 t0 = time.perf_counter()
-                res = crossval(spec, base / f"{key}_{tr}_{size}")
+                res = crossval(spec, base / f"{key}_{tr}_{size}", saturation_rule=saturation_rule)
                 skipped.update(res.skipped)
                 for note in res.notes[1:]:
                     if " is not deadlock-free here" in note:  # per network: the cdg column
@@ -189,12 +202,17 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
             f"{len(sizes)} packet size(s)) on {', '.join(ran)} in {wall:.0f} s; loads "
             f"{', '.join(f'{x:g}' for x in load_list)} flits/node/cycle"
             + ("; saturation bisected to 2.5 %" if bisect else "; saturation bracketed by the loads only")
-            + f"; seed {seed}.",
+            + f"; seed {seed}"
+            + (f", {repeats} runs per load (seeds {seed}..{seed + repeats - 1}; a load is not sustained "
+               + ("when at least half its runs failed" if saturation_rule == "majority" else "when one run failed")
+               + ")" if repeats > 1 else "") + ".",
             "Skipped: " + ("; ".join(f"{k} ({v})" for k, v in sorted(skipped.items())) if skipped else "none") + ".",
             "lat_vs_X: points whose mean latency is within 3 % of simulator X's, of the points up to 80 % "
             "of X's saturation; max_dev_X: the largest |latency ratio - 1| over all loads both "
             "completed; sat_vs_X: saturation within 5 % (undetermined: bracket wider than the "
-            "tolerance or unbounded); cdg: the routing's channel dependency graph (cyclic: it can "
+            "tolerance or unbounded); first_fail/last_pass: lowest load at which a run failed, highest "
+            "at which one completed (first_fail < last_pass: the runs' onsets overlap); cdg: the routing's "
+            "channel dependency graph (cyclic: it can "
             "deadlock on every simulator, BookSim's min_anynet included, and a failure that involves "
             "a deadlock reads 'FAIL (cyclic routing: deadlock)')."]
     if out_dir:
