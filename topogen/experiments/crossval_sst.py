@@ -20,15 +20,17 @@ it exactly as the SST driver measures an SST run:
   :func:`topogen.drivers.sst.sample_window_ps`) runs from the packet's start on the wire
   (linkControl's ``handle_output`` stamps the injection time there, over the stamp of
   ``send()``) to its head's arrival;
-* a generator is *behind* (SST prints ``*``) when at the end of the collect time a host
-  holds more than ``m`` packets created before that instant and not yet on the wire:
-  ``offered_load`` then has a packet due that the full NIC buffer did not take;
+* the backlog at the end of each sample window of the collect time is the largest number
+  of packets one host created before that instant and has not yet put on the wire (SST:
+  :func:`topogen.drivers.sst.endpoint_backlog` from each NIC's ``send_bit_count``); a
+  host holding more than ``m`` (the NIC's packets) is *behind*: ``offered_load`` has a
+  packet due that the full NIC buffer did not take, its ``*`` at that instant;
 * the status comes from :func:`topogen.drivers.sst.saturation_reasons`, the function that
-  judges SST's runs: ``saturated`` when behind, when the accepted load is below ``1 -
-  accepted_tolerance`` of the offered load (less one packet per host over the collect
-  time: in-step sending makes a period's count a whole number of packets per host), or
-  when the network latency of the last third of the windows exceeds ``1 +
-  latency_growth`` times the first third's.
+  judges SST's runs: ``saturated`` when some host is behind at half the window ends or
+  more, when the accepted load is below ``1 - accepted_tolerance`` of the offered load
+  (less one packet per host over the collect time: in-step sending makes a period's count
+  a whole number of packets per host), or when the network latency of the last third of
+  the windows exceeds ``1 + latency_growth`` times the first third's.
 """
 
 from __future__ import annotations
