@@ -14,7 +14,8 @@ How a run is measured (the same definitions as BookSim and the reference simulat
 
 The model outputs the NIC statistics every *sample window* (a tenth of the collect time by
 default), so each load's measurement period is cut into windows.  A load is
-``saturated`` when merlin marks it (``*``: the generators fell behind their schedule), when
+``saturated`` when the generators fall behind their schedule at half the window ends or
+more (:func:`saturation_reasons`; merlin's ``*`` when there are no windows), when
 the accepted load is below ``1 - accepted_tolerance`` of the offered load, or when the
 network latency grows between sample windows (last third of the windows above
 ``1 + latency_growth`` times the first third).  A run that otherwise completed but whose
