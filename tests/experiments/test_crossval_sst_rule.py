@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from topogen.drivers.sst import BEHIND_REASON, saturation_reasons
+from topogen.drivers.sst import saturation_reasons
 from topogen.experiments._crossval_sim import CrossvalSpec, build_adapters, build_network, build_routing
 from topogen.experiments.crossval_sst import nic_packets
 
@@ -23,6 +23,32 @@ def test_saturation_reasons_by_hand():
     assert r == ["network latency grew from 10 to 14 cycles between sample windows"]
     assert saturation_reasons(0.5, 0.5, [(10.0, 5)] * 4 + [(math.nan, 0)] * 2) == [
         "no packet delivered in the last sample windows"]
+
+
+def test_behind_at_half_the_window_ends_or_more():
+    flat = [(10.0, 5)] * 6
+    kw = dict(nic_packets=2)
+    assert saturation_reasons(0.5, 0.5, flat, backlog=[0, 3, 0, 9, 0, 0], **kw) == []  # 2 of 6
+    assert saturation_reasons(0.5, 0.5, flat, backlog=[2] * 6, **kw) == []  # a full NIC is not behind
+    r = saturation_reasons(0.5, 0.5, flat, backlog=[0, 3, 0, 5, 3, 0], **kw)  # 3 of 6
+    assert r == ["generators behind their injection schedule at 3 of 6 sample window ends "
+                 "(an endpoint with more than 2 packets due and not sent)"]
+    assert saturation_reasons(0.5, 0.5, flat, backlog=[1, 1, 1], nic_packets=0)[0].startswith(
+        "generators behind their injection schedule at 3 of 3")
+
+
+def test_endpoint_backlog_from_each_nics_send_count():
+    from topogen.drivers.sst import endpoint_backlog
+    from topogen.drivers.sst_output import StatWindows
+
+    w = StatWindows(times_ps=[1000, 2000, 3000, 4000],
+                    sent_bits_by_nic={"ol_0": [100, 200, 300, 300], "ol_1": [100, 200, 400, 500]})
+    # a packet (100 bits) due every 250 ps from 0: 4, 8, 12, 16 due before each time
+    assert endpoint_backlog(w, [0, 1, 2, 3], start_ps=0, interval_ps=250, packet_bits=100) == [3, 6, 9, 13]
+    # a second load from 2,000 ps: its sends are counted from there
+    assert endpoint_backlog(w, [2, 3], start_ps=2000, interval_ps=250, packet_bits=100) == [3, 7]
+    assert endpoint_backlog(w, [2, 3], start_ps=6000, interval_ps=250, packet_bits=100) == []  # no output there
+    assert endpoint_backlog(StatWindows(times_ps=[1000]), [0], start_ps=0, interval_ps=250, packet_bits=100) == []
 
 
 def test_nic_packets():
@@ -51,7 +77,7 @@ def test_sst_like_run_completes_below_and_saturates_above_the_link_capacity():
     assert low["latency_unit"] == "cycles" and low["latency_avg"] > 0
     high = ad.run(0.6, 1)
     assert high["status"] == "saturated" and math.isnan(high["latency_avg"])
-    assert BEHIND_REASON in high["message"]
+    assert "behind their injection schedule at" in high["message"]  # the window-ends rule
     # local traffic (3/7 of the load) plus at most 1/4 flit per host per cycle across the link
     assert high["accepted_flit_rate"] <= 0.6 * 3 / 7 + 0.25 + 0.01
 

@@ -14,7 +14,8 @@ How a run is measured (the same definitions as BookSim and the reference simulat
 
 The model outputs the NIC statistics every *sample window* (a tenth of the collect time by
 default), so each load's measurement period is cut into windows.  A load is
-``saturated`` when merlin marks it (``*``: the generators fell behind their schedule), when
+``saturated`` when the generators fall behind their schedule at half the window ends or
+more (:func:`saturation_reasons`; merlin's ``*`` when there are no windows), when
 the accepted load is below ``1 - accepted_tolerance`` of the offered load, or when the
 network latency grows between sample windows (last third of the windows above
 ``1 + latency_growth`` times the first third).  A run that otherwise completed but whose
@@ -70,6 +71,8 @@ __all__ = [
     "measure_load",
     "saturation_reasons",
     "BEHIND_REASON",
+    "BEHIND_FRACTION",
+    "endpoint_backlog",
     "run_sst",
     "sst_command",
     "grid_times",
@@ -385,7 +388,7 @@ def run_sst(
 def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, link_bw_bits: float,
                  packet_bits: float, warmup_ps: int, collect_ps: int, drain_ps: int,
                  accepted_tolerance: float = DEFAULTS["accepted_tolerance"],
-                 latency_growth: float = DEFAULTS["latency_growth"]) -> dict:
+                 latency_growth: float = DEFAULTS["latency_growth"], nic_packets: int = 1) -> dict:
     """Measure load number ``index`` of a run from its periodic NIC statistics.
 
     ``merlin.offered_load`` runs load ``g`` from ``g * (warmup + collect + drain)`` and
@@ -443,9 +446,13 @@ def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, l
                        f"{win.times_ps[i1] / 1e6:g} us, more than the {int(bound)} in flight that the "
                        f"injection rate and the largest latency ({lat_ref:.0f} ns) allow: packets were "
                        "lost or stuck (check the bundle's ports and routes)")
+    backlog = endpoint_backlog(win, inside[1:], start_ps=start - warmup_ps, packet_bits=packet_bits,
+                               interval_ps=round(packet_bits / link_bw_bits * 1e12 / load) if load > 0 else 0)
+    res["behind_measured"] = bool(backlog)
     res["saturation"] = saturation_reasons(load, res["accepted_load"], lat, accepted_tolerance=accepted_tolerance,
                                            latency_growth=latency_growth, unit="ns",
-                                           slack=packet_bits / (link_bw_bits * span_ns * 1e-9))
+                                           slack=packet_bits / (link_bw_bits * span_ns * 1e-9),
+                                           backlog=backlog or None, nic_packets=nic_packets)
     return res
 
 
@@ -453,13 +460,56 @@ def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, l
 BEHIND_REASON = "merlin.offered_load fell behind its injection schedule ('*')"
 
 
+#: the fraction of the collect time's sample-window ends at which some endpoint must be
+#: behind its schedule for the load to be saturated (:func:`saturation_reasons`)
+BEHIND_FRACTION = 0.5
+
+
+def endpoint_backlog(win: StatWindows, indices, *, start_ps: float, interval_ps: float,
+                     packet_bits: float) -> list[int]:
+    """The largest backlog of one endpoint at each of the output times ``indices``.
+
+    ``merlin.offered_load`` creates an endpoint's packets every ``interval_ps`` from
+    ``start_ps`` on (all endpoints in step) and hands one to the NIC only when its output
+    buffer has room; ``send_bit_count`` counts the packets put on the wire.  The backlog
+    of an endpoint at time ``t`` is the packets due before ``t`` (its NIC's buffered ones
+    included) less those on the wire by ``t``.
+
+    Parameters
+    ----------
+    win : StatWindows
+        With ``sent_bits_by_nic``.
+    indices : sequence of int
+        Output times (indices into ``win.times_ps``).
+    start_ps, interval_ps : float
+        The load's start (its generation's, not the warm-up's end) and send interval.
+    packet_bits : float
+
+    Returns
+    -------
+    list of int
+        Empty when the statistics have no per-NIC ``send_bit_count``.
+    """
+    nics = list(win.sent_bits_by_nic.values())
+    if not nics or not interval_ps > 0:
+        return []
+    i0 = win.at(start_ps) if start_ps > 0 else None
+    if start_ps > 0 and i0 is None:
+        return []
+    out = []
+    for i in indices:
+        due = max(0, math.ceil((win.times_ps[i] - start_ps) / interval_ps - 1e-9))
+        out.append(max(due - round((bits[i] - (bits[i0] if i0 is not None else 0)) / packet_bits)
+                       for bits in nics))
+    return out
+
+
 def saturation_reasons(load: float, accepted: float, windows, *,
                        accepted_tolerance: float = DEFAULTS["accepted_tolerance"],
                        latency_growth: float = DEFAULTS["latency_growth"], unit: str = "ns",
-                       slack: float = 0.0) -> list[str]:
-    """The saturation rule of an SST run's measurement period, beside ``offered_load``'s
-    ``*`` (:data:`BEHIND_REASON`); ``reference-sst`` is judged by the same function
-    (:mod:`topogen.experiments.crossval_sst`).
+                       slack: float = 0.0, backlog=None, nic_packets: int = 1) -> list[str]:
+    """The saturation rule of an SST run's measurement period; ``reference-sst`` is judged
+    by the same function (:mod:`topogen.experiments.crossval_sst`).
 
     Parameters
     ----------
@@ -474,15 +524,36 @@ def saturation_reasons(load: float, accepted: float, windows, *,
         One packet per endpoint over the measurement period, as a load: what the accepted
         load may fall short of the offered load by sampling alone (``offered_load``'s
         endpoints send in step, so a period holds a whole number of packets per endpoint).
+    backlog : sequence of int, optional
+        At the end of each sample window of the measurement period, the largest number of
+        packets one endpoint had due and not yet on the wire (:func:`endpoint_backlog`).
+    nic_packets : int
+        Packets the NIC's output buffer holds.
 
     Returns
     -------
     list of str
         Empty when not saturated: the accepted load is at least ``1 - accepted_tolerance``
-        of the offered load less ``slack``, and the packet-weighted mean network latency of the last third
-        of the windows is at most ``1 + latency_growth`` times that of the first third.
+        of the offered load less ``slack``; the packet-weighted mean network latency of the
+        last third of the windows is at most ``1 + latency_growth`` times that of the first
+        third; and some endpoint is *behind* (more than ``nic_packets`` packets due and not
+        on the wire: the NIC is full and ``offered_load`` has a packet it cannot hand over,
+        its ``*``) at fewer than :data:`BEHIND_FRACTION` of the window ends.
+
+    Notes
+    -----
+    ``offered_load``'s own ``*`` is that test at one instant, the end of the collect time.
+    Near the knee the backlog of the busiest endpoints comes and goes in bursts, and one
+    instant is a noisy sample of it: on a real SST (random 64/4, 33-flit packets) ``*``
+    came and went with the load (0.469 and 0.4875 marked, 0.506 not, 0.525 marked).  The
+    driver uses ``*`` only when the run has no per-NIC statistics.
     """
     reasons = []
+    if backlog is not None and len(backlog):
+        n = sum(1 for b in backlog if b > nic_packets)
+        if n >= BEHIND_FRACTION * len(backlog):
+            reasons.append(f"generators behind their injection schedule at {n} of {len(backlog)} sample "
+                           f"window ends (an endpoint with more than {nic_packets} packets due and not sent)")
     if accepted < (1.0 - accepted_tolerance) * load - slack:
         reasons.append(f"accepted {accepted:.3g} of {load:g} offered after warm-up")
     lat = list(windows)
@@ -592,7 +663,8 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: 
         )
         if status not in FAILURE_STATUSES:
             row.update(_judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known,
-                              warmup_ps, collect_ps, drain_ps, accepted_tolerance, latency_growth))
+                              warmup_ps, collect_ps, drain_ps, accepted_tolerance, latency_growth,
+                              nic_packets=_nic_packets(bundle, packet_bits)))
         else:
             row.update({c: math.nan for c in _NO_LATENCY if c != "packets"})
         row.update(fields)
@@ -600,8 +672,16 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: 
     return rows
 
 
+def _nic_packets(bundle, packet_bits) -> int:
+    """Packets the NIC's output buffer holds (1 when the bundle does not say)."""
+    try:
+        return max(1, int(bits((bundle.get("nic_params") or {}).get("output_buf_size", "")) // packet_bits))
+    except (ParameterError, ValueError, ZeroDivisionError):
+        return 1
+
+
 def _judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known, warmup_ps, collect_ps,
-           drain_ps, accepted_tolerance, latency_growth) -> dict:
+           drain_ps, accepted_tolerance, latency_growth, nic_packets=1) -> dict:
     """Status, message and measurements of load ``g`` of a run that completed."""
     upd: dict[str, Any] = {"latency_avg": line[1] if line else math.nan}
     reasons, notes = [], []
@@ -610,13 +690,14 @@ def _judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known
                 **{c: math.nan for c in _NO_LATENCY if c != "packets"}}
     if abs(line[0] - round(float(load), 2)) > 0.006:
         notes.append(f"offered_load's line {g + 1} is for load {line[0]:g}")
-    if line[2]:
-        reasons.append(BEHIND_REASON)
     m = None
     if windows is not None and timing_known and endpoints and math.isfinite(link_bw) and math.isfinite(packet_bits):
         m = measure_load(windows, g, load=float(load), endpoints=int(endpoints), link_bw_bits=link_bw,
                          packet_bits=packet_bits, warmup_ps=warmup_ps, collect_ps=collect_ps, drain_ps=drain_ps,
-                         accepted_tolerance=accepted_tolerance, latency_growth=latency_growth)
+                         accepted_tolerance=accepted_tolerance, latency_growth=latency_growth,
+                         nic_packets=nic_packets)
+    if line[2] and not (m and m["measured"] and m.get("behind_measured")):
+        reasons.append(BEHIND_REASON)  # offered_load's '*': the backlog at one instant
     if m is None or not m["measured"]:
         notes.append("no periodic NIC statistics for the measurement period: accepted load and "
                      "saturation by windows not measured")

@@ -402,6 +402,9 @@ class StatWindows:
         Largest network latency delivered up to each time (ns; NaN as above).
     components : int
         NICs with a ``packet_latency`` record.
+    sent_bits_by_nic : dict
+        ``send_bit_count`` of each NIC (component name) up to each time (the generators'
+        backlog per endpoint, :func:`topogen.drivers.sst.endpoint_backlog`).
     """
 
     times_ps: list[int] = field(default_factory=list)
@@ -411,6 +414,7 @@ class StatWindows:
     latency_max: float = math.nan
     latency_max_upto: list[float] = field(default_factory=list)
     components: int = 0
+    sent_bits_by_nic: dict = field(default_factory=dict)
 
     def at(self, t_ps: float) -> int | None:
         """Index of the output time closest to ``t_ps`` (within 1 ns), else None."""
@@ -473,14 +477,16 @@ def parse_windows(path) -> StatWindows:
     sent = [0] * len(times)
     upto = [math.nan] * len(times)
     maxima = []
-    for (name, _), s in series.items():
+    for (name, comp), s in series.items():
         last = None
+        nic = result.sent_bits_by_nic.setdefault(comp, [0] * len(times)) if name == "send_bit_count" else None
         for i, t in enumerate(times):
             last = s.get(t, last)
             if last is None:
                 continue
             if name == "send_bit_count":
                 sent[i] += last[0]
+                nic[i] = last[0]
             else:
                 delivered[i] += last[0]
                 lat_sum[i] += last[1]

@@ -471,7 +471,7 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
                             f"output-buffered router (SST hr_router, {output_buf_flits(spec)}-flit "
                             "output buffers, hop h on VC h); one run of SST's warm-up + collect "
                             "time, measured and judged saturated by the SST driver's rule "
-                            "(generator behind at the end, accepted < 95 % of offered, network "
+                            "(generators behind at half the window ends, accepted < 95 % of offered, network "
                             "latency growing between sample windows)", router="output-buffered")
     return Adapter("reference", run, routing.algorithm, router="input-queued")
 

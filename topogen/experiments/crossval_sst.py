@@ -20,15 +20,17 @@ it exactly as the SST driver measures an SST run:
   :func:`topogen.drivers.sst.sample_window_ps`) runs from the packet's start on the wire
   (linkControl's ``handle_output`` stamps the injection time there, over the stamp of
   ``send()``) to its head's arrival;
-* a generator is *behind* (SST prints ``*``) when at the end of the collect time a host
-  holds more than ``m`` packets created before that instant and not yet on the wire:
-  ``offered_load`` then has a packet due that the full NIC buffer did not take;
+* the backlog at the end of each sample window of the collect time is the largest number
+  of packets one host created before that instant and has not yet put on the wire (SST:
+  :func:`topogen.drivers.sst.endpoint_backlog` from each NIC's ``send_bit_count``); a
+  host holding more than ``m`` (the NIC's packets) is *behind*: ``offered_load`` has a
+  packet due that the full NIC buffer did not take, its ``*`` at that instant;
 * the status comes from :func:`topogen.drivers.sst.saturation_reasons`, the function that
-  judges SST's runs: ``saturated`` when behind, when the accepted load is below ``1 -
-  accepted_tolerance`` of the offered load (less one packet per host over the collect
-  time: in-step sending makes a period's count a whole number of packets per host), or
-  when the network latency of the last third of the windows exceeds ``1 +
-  latency_growth`` times the first third's.
+  judges SST's runs: ``saturated`` when some host is behind at half the window ends or
+  more, when the accepted load is below ``1 - accepted_tolerance`` of the offered load
+  (less one packet per host over the collect time: in-step sending makes a period's count
+  a whole number of packets per host), or when the network latency of the last third of
+  the windows exceeds ``1 + latency_growth`` times the first third's.
 """
 
 from __future__ import annotations
@@ -78,14 +80,10 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     dict
         A results row (``simulator = "reference"``; latency in cycles).
     """
-    from ..drivers.sst import BEHIND_REASON, DEFAULTS, sample_window_ps, saturation_reasons
+    from ..drivers.sst import DEFAULTS, sample_window_ps, saturation_reasons
     from ..drivers.sst_output import time_to_ns
     from ..results import make_row
-    from ..sim.measure import start_traffic, describe, packet_rate
-    from ..sim.model import Network
-    from ..sim.traffic import Traffic
-    from .._rng import make_rng
-    from ..sim._compiled import engine_for
+    from ..sim.measure import describe, fixed_run, packet_rate
 
     tol = DEFAULTS["accepted_tolerance"] if accepted_tolerance is None else accepted_tolerance
     growth = DEFAULTS["latency_growth"] if latency_growth is None else latency_growth
@@ -100,18 +98,23 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     row = describe(routing, traffic=traffic, load=load, load_unit="flits", config=config, seed=seed,
                    layout=layout, self_packets=False)
     cfg = config
-    p = packet_rate(load, "flits", cfg)
-    rng = make_rng(seed)
-    net = Network(routing, cfg, layout)
-    tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=False)
-    eng = engine_for(net, rng)
-    eng.record = True
-    start_traffic(eng, net, tr, p, rng, {}, max(1, end_cycle), cfg.injection)
-    eng.run(end_cycle)
+    bounds = start + np.arange(0, round(c_ps / win_ps) + 1) * (win_ps / cyc_ps)
+    backlog = []  # the largest backlog of a host at each window end of the collect time
+
+    def at_window_end(t, eng):
+        # packets created before the window's end instant, not yet on the wire
+        t_end = ends[len(backlog)]
+        backlog.append(max((sum(1 for pk in q if pk.ctime < t_end) for q in eng.srcq.values()), default=0))
+
+    ends = [float(b) for b in bounds[1:]]
+    run = fixed_run(routing, cfg, max(1, end_cycle), traffic=traffic, rate=packet_rate(load, "flits", cfg),
+                    seed=seed, layout=layout, self_packets=False, record=True,
+                    stops=[math.ceil(b - 1e-9) for b in ends], on_stop=at_window_end)
+    eng, tr = run.engine, run.traffic
+    if len(backlog) < len(ends):  # the last window ends at the end of the run
+        at_window_end(end_cycle, eng)
     S, m = cfg.packet_size, nic_packets(cfg.vc_buf_size, cfg.packet_size)
     n_active = len(tr.active)
-    # backlog at the end: packets created before the end instant, not yet on the wire
-    behind = any(sum(1 for pk in q if pk.ctime < end) > m for q in eng.srcq.values())
     lg = eng.log
     a = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
     ctime, sent, tail = a(lg.ctime), a(lg.injected), a(lg.delivered)
@@ -120,7 +123,6 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
     in_run = head < end
     measured = in_run & (head >= start)
     netlat = head - sent
-    bounds = start + np.arange(0, round(c_ps / win_ps) + 1) * (win_ps / cyc_ps)
     win = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         sel = in_run & (head >= lo) & (head < hi)
@@ -128,9 +130,8 @@ def run_like_sst(routing, config, *, traffic: str, load: float, seed: int, sst_t
         win.append((float(netlat[sel].mean()) if n else math.nan, n))
     got = int(measured.sum())
     accepted = got * S / (n_active * (end - start)) if n_active else math.nan
-    reasons = ([BEHIND_REASON] if behind else []) + saturation_reasons(
-        load, accepted, win, accepted_tolerance=tol, latency_growth=growth, unit="cycles",
-        slack=S / (end - start))
+    reasons = saturation_reasons(load, accepted, win, accepted_tolerance=tol, latency_growth=growth,
+                                 unit="cycles", slack=S / (end - start), backlog=backlog, nic_packets=m)
     status = "deadlock" if eng.deadlocked else ("saturated" if reasons else "completed")
     msg = (f"no packet moved for {eng.deadlock_cycles} cycles (cycle {eng.now})" if eng.deadlocked
            else "; ".join(reasons) or None)

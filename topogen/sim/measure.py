@@ -35,7 +35,7 @@ from .model import Engine, Network, SimConfig
 from .traffic import TRAFFIC_STREAM, BernoulliArrivals, Traffic
 
 __all__ = ["simulate", "run_fixed", "describe", "run_trace", "TraceResult", "LOAD_UNITS", "packet_rate",
-           "start_traffic"]
+           "start_traffic", "fixed_run", "FixedRun"]
 
 #: load unit name -> results ``load_unit`` text
 LOAD_UNITS = {"flits": "flits/node/cycle", "packets": "packets/node/cycle", "gbps": "Gbit/s/node"}
@@ -411,6 +411,70 @@ def start_traffic(eng, net, tr, p, rng, created, period, injection="bernoulli"):
     return stop_at
 
 
+@dataclass
+class FixedRun:
+    """What :func:`fixed_run` simulated: the engine (its ``log``, ``srcq``, ``deadlocked``
+    ...), the network, the traffic pattern and the packets created (``{0: count}``)."""
+
+    engine: Engine
+    network: Network
+    traffic: Traffic
+    created: dict
+
+
+def fixed_run(routing, config: SimConfig, cycles: int, *, traffic: str, rate: float, seed,
+              layout=None, self_packets: bool = _d.SELF_PACKETS, stops=(), on_stop=None,
+              **engine_attrs) -> FixedRun:
+    """Run the reference simulator for exactly ``cycles`` cycles: no warm-up, no drain.
+
+    The one set-up of a fixed run (one random stream from ``seed`` for the traffic's
+    destinations and arrivals, the network, the engine, the traffic from cycle 0 on),
+    shared by :func:`run_fixed` and ``reference-sst``'s run on SST's timeline
+    (:func:`topogen.experiments.crossval_sst.run_like_sst`).
+
+    Parameters
+    ----------
+    routing : Routing
+    config : SimConfig
+    cycles : int
+        Events before this cycle are simulated.
+    traffic : str
+        Traffic pattern name.
+    rate : float
+        Packets per active host and cycle (:func:`packet_rate`).
+    seed : int or None
+        None draws one (:func:`topogen._rng.resolve_seed`).
+    layout : Layout, optional
+        Link latencies from cable lengths.
+    self_packets : bool
+        Whether uniform traffic may pick the source itself.
+    stops : iterable of int
+        Cycles (increasing, below ``cycles``) at which to pause and call ``on_stop(cycle,
+        engine)``; the run itself is the same with or without them.
+    on_stop : callable, optional
+    **engine_attrs
+        Engine attributes set before the traffic starts (``record=True``, ``on_deliver`` ...).
+
+    Returns
+    -------
+    FixedRun
+    """
+    rng = make_rng(resolve_seed(seed))
+    net = Network(routing, config, layout)
+    tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
+    eng = engine_for(net, rng)
+    for name, value in engine_attrs.items():
+        setattr(eng, name, value)
+    created: dict = {}
+    start_traffic(eng, net, tr, rate, rng, created, max(1, int(cycles)), config.injection)
+    for t in stops:
+        if t < cycles:
+            eng.run(t)
+            on_stop(t, eng)
+    eng.run(cycles)
+    return FixedRun(eng, net, tr, created)
+
+
 def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD,
               load_unit: str = _d.LOAD_UNIT, config: SimConfig | None = None, seed=None, layout=None,
               self_packets: bool = _d.SELF_PACKETS, **overrides) -> dict:
@@ -422,11 +486,8 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
     """
     cfg = _config(config, overrides)
     p = packet_rate(load, load_unit, cfg)
-    rng = make_rng(resolve_seed(seed))
+    seed = resolve_seed(seed)
     wall0 = time.perf_counter()
-    net = Network(routing, cfg, layout)
-    tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
-    eng = engine_for(net, rng)
     lat = [0, 0]
     head = cfg.stamp_offset
 
@@ -440,11 +501,9 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
         lat[0] += int((tail - ctime - head)[ok].sum())
         lat[1] += int(ok.sum())
 
-    eng.on_deliver = on_deliver
-    eng.on_deliver_arrays = on_deliver_arrays
-    created: dict = {}
-    start_traffic(eng, net, tr, p, rng, created, cycles, cfg.injection)
-    eng.run(cycles)
+    run = fixed_run(routing, cfg, cycles, traffic=traffic, rate=p, seed=seed, layout=layout,
+                    self_packets=self_packets, on_deliver=on_deliver, on_deliver_arrays=on_deliver_arrays)
+    eng, net, created = run.engine, run.network, run.created
     wall = time.perf_counter() - wall0
     return {"created": created.get(0, 0), "delivered": lat[1],
             "in_flight": eng.in_network + eng.in_source,
