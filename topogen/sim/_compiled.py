@@ -175,9 +175,13 @@ class CompiledEngine:
                     out_local=np.concatenate([hosts[src] + rank, h_local, zeros_h]),
                     in_local=np.concatenate([hosts[indices] + rank[rev], zeros_h, h_local]),
                     out_switch=np.concatenate([src, network.host_switch, i64(H, -1)])),
-            bf=rows("bf", np.int32, credits=i64(nb, c.vc_buf_size), buf_head=i64(nb, -1),
-                    buf_tail=i64(nb, -1), front_free=i64(nb), owner=i64(nb, -1), va_iptr=i64(nb),
-                    va_optr=i64(nb), va_cand=i64(nb, -1), va_key=i64(nb)),
+            # a buffer as an input buffer (bf) and as an output VC (ob): 16 bytes each, and
+            # the V output VCs of a port (scanned together) in one cache line when V <= 4
+            bf=rows("bf", np.int32, buf_head=i64(nb, -1), buf_tail=i64(nb, -1), front_free=i64(nb),
+                    va_iptr=i64(nb)),
+            ob=rows("ob", np.int32, credits=i64(nb, c.vc_buf_size), owner=i64(nb, -1),
+                    va_optr=i64(nb)),
+            vk=np.stack([i64(K * V, -1), i64(K * V)], axis=1),
             hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
@@ -485,7 +489,7 @@ class CompiledEngine:
 
     @property
     def credits(self) -> np.ndarray:
-        return self._st["bf"][:, C.CREDITS].copy()
+        return self._st["ob"][:, C.CREDITS].copy()
 
     def source_heads(self) -> tuple[int, int]:
         """(number of non-empty source queues, sum of the creation times of their heads)."""
@@ -510,5 +514,5 @@ class CompiledEngine:
     def credits_restored(self) -> bool:
         """True when every buffer has all its credits back (no flit held anywhere)."""
         st = self._st
-        return bool(np.all(st["bf"][:, C.CREDITS] == self.net.config.vc_buf_size)
+        return bool(np.all(st["ob"][:, C.CREDITS] == self.net.config.vc_buf_size)
                     and np.all(st["bf"][:, C.BUF_HEAD] < 0))

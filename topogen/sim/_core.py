@@ -61,7 +61,9 @@ C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
 NUM_CF = 20
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
-CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE, OWNER, VA_IPTR, VA_OPTR, VA_CAND, VA_KEY = range(9)  # State.bf
+BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
+CREDITS, OWNER, VA_OPTR = range(3)  # State.ob (the same buffers as output VCs)
+VK_CAND, VK_KEY = range(2)  # State.vk (VC allocation: candidate of each output VC of a switch)
 Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
 SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_HEAD, VA_TAIL = range(7)  # State.sw
 P_PID, P_SRC, P_DST, P_CTIME, P_HOP, P_LINKS, P_BUF, P_ARR, P_SENT, P_MEASURED, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(19)  # State.pk
@@ -78,14 +80,14 @@ K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3,
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
 State = namedtuple("State", [
-    "sc", "cf", "pt", "bf", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
+    "sc", "cf", "pt", "bf", "ob", "vk", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
     "p_route", "p_vlo", "free_slots", "free_nodes", "g_route", "g_vlo", "held", "sq", "pend"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free', 'owner', 'va_iptr', 'va_optr', 'va_cand', 'va_key'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -145,14 +147,14 @@ def _cursor(idx, nx, cl, cn, cd):
 
 
 @_inline
-def _prefetch_event(kind, a, pk, p_route, p_vlo, pt, bf, sw, V):
+def _prefetch_event(kind, a, pk, p_route, p_vlo, pt, ob, sw, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads first."""
     if kind == K_READY or kind == K_VREQ:
         prefetch_row(pk, a)
         prefetch_row(p_route, a)
         prefetch_row(p_vlo, a)
     elif kind == K_CREDIT or kind == K_VFREE:
-        prefetch_row(bf, a)
+        prefetch_row(ob, a)
         prefetch_row(pt, a // V)
     elif kind == K_ALLOC:
         prefetch_row(sw, a)
@@ -172,10 +174,11 @@ def run(st, until):
     of its output when packets still wait there, in the Python engine's order.
     """
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
+    ob, vk = st.ob, st.vk
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
     p_route, p_vlo, free_slots, free_nodes = st.p_route, st.p_vlo, st.free_slots, st.free_nodes
     g_route, g_vlo, held, sq, pend = st.g_route, st.g_vlo, st.held, st.sq, st.pend
-    credits = bf[:, CREDITS]
+    credits = ob[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
     injbuf0, EJ, INJ, dl, sep = cf[C_INJBUF0], cf[C_EJ], cf[C_INJ], cf[C_DL], cf[C_SEP]
@@ -276,7 +279,7 @@ def run(st, until):
                     break
                 pfn = n2
                 pfk += 1
-                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, p_vlo, pt, bf,
+                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, p_vlo, pt, ob,
                                 sw, V)
         free_nodes[sc[NFREE_NODES]] = node
         sc[NFREE_NODES] += 1
@@ -323,7 +326,7 @@ def run(st, until):
                 sw[s_, ALLOC_AT] = t
                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
         elif kind == K_VFREE:  # _vc_free
-            bf[a, OWNER] = -1
+            ob[a, OWNER] = -1
             s_ = pt[a // V, OUT_SWITCH]
             if sw[s_, VA_HEAD] >= 0 and sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
@@ -399,23 +402,24 @@ def run(st, until):
                     best = -1
                     bd = nv
                     for x in range(lo, hi):
-                        if bf[x, OWNER] < 0:
+                        if ob[x, OWNER] < 0:
                             d = (ol + x - p0) % nv
                             if d < bd:
                                 best = x
                                 bd = d
                     if best >= 0:
-                        key = (pt[b // V, IN_LOCAL] * V + b % V - bf[best, VA_OPTR]) % nv
-                        if bf[best, VA_CAND] < 0:
-                            bf[best, VA_CAND] = pkt
-                            bf[best, VA_KEY] = key
+                        key = (pt[b // V, IN_LOCAL] * V + b % V - ob[best, VA_OPTR]) % nv
+                        li = ol + best  # the output VC's place in the switch
+                        if vk[li, VK_CAND] < 0:
+                            vk[li, VK_CAND] = pkt
+                            vk[li, VK_KEY] = key
                             held[nx_] = best
                             nx_ += 1
                         else:
                             lost_va = True
-                            if key < bf[best, VA_KEY]:
-                                bf[best, VA_CAND] = pkt
-                                bf[best, VA_KEY] = key
+                            if key < vk[li, VK_KEY]:
+                                vk[li, VK_CAND] = pkt
+                                vk[li, VK_KEY] = key
                     pkt = pk[pkt, P_VNEXT]
                 for i in range(1, nx_):  # grants in VC order (the Python engine's)
                     x = held[i]
@@ -426,13 +430,14 @@ def run(st, until):
                     held[j + 1] = x
                 for i in range(nx_):
                     x = held[i]
-                    pkt = bf[x, VA_CAND]
-                    bf[x, VA_CAND] = -1
+                    li = pt[x // V, OUT_LOCAL] * V + x % V
+                    pkt = vk[li, VK_CAND]
+                    vk[li, VK_CAND] = -1
                     b = np.int64(pk[pkt, P_BUF])
-                    bf[x, OWNER] = b
+                    ob[x, OWNER] = b
                     pk[pkt, P_OVC] = x
                     bf[b, VA_IPTR] = (pt[x // V, OUT_LOCAL] * V + x % V + 1) % nv
-                    bf[x, VA_OPTR] = (pt[b // V, IN_LOCAL] * V + b % V + 1) % nv
+                    ob[x, VA_OPTR] = (pt[b // V, IN_LOCAL] * V + b % V + 1) % nv
                     vp, vn = pk[pkt, P_VPREV], pk[pkt, P_VNEXT]  # leave the VC waiting list
                     if vp < 0:
                         sw[alloc, VA_HEAD] = vn

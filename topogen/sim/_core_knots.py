@@ -54,7 +54,7 @@ def deadlocked_buffers(st, pending, dead):
     cf = st.cf
     S = cf[C_S]
     vca = cf[C_VCA]
-    bf, pk = st.bf, st.pk
+    bf, ob, pk = st.bf, st.ob, st.pk
     nb = bf.shape[0]
     pending_credits(st, pending)
     nd = 0
@@ -67,7 +67,7 @@ def deadlocked_buffers(st, pending, dead):
             lo, hi = _va_range(st, f, o)
             free = False
             for x in range(lo, hi):
-                w = bf[x, OWNER]
+                w = ob[x, OWNER]
                 if w < 0 or bf[w, BUF_HEAD] < 0 or pk[bf[w, BUF_HEAD], P_OVC] != x:
                     free = True  # free, or will be (its owner has left)
                     break
@@ -82,7 +82,7 @@ def deadlocked_buffers(st, pending, dead):
         lo, k = _wait_range(st, f, o, vca)
         free = False
         for x in range(lo, lo + k):
-            if bf[x, CREDITS] + pending[x] >= S:
+            if ob[x, CREDITS] + pending[x] >= S:
                 free = True
                 break
         if not free:
@@ -99,7 +99,7 @@ def deadlocked_buffers(st, pending, dead):
             if vca and pk[f, P_VAQ]:
                 lo, hi = _va_range(st, f, o)
                 for x in range(lo, hi):
-                    if dead[bf[x, OWNER]] == 0:
+                    if dead[ob[x, OWNER]] == 0:
                         dead[b] = 0
                         nd -= 1
                         changed = True
