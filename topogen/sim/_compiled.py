@@ -34,6 +34,8 @@ def compiled_covers(network) -> str | None:
         return "UGAL chooses each packet's path from the queues in the Python engine"
     if network.config.router != "input-queued":
         return f"the {network.config.router} router runs on the Python engine"
+    if network.num_ports * network.config.num_vcs >= 1 << 31:
+        return "the network has 2**31 buffers or more (the compiled engine numbers them in int32)"
     return None
 
 
@@ -219,19 +221,21 @@ class CompiledEngine:
         st = self._st
         old = st["pk"].shape[0] if "pk" in st else 0
         w = self._width
-        pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)  # one cache line per packet
-        r = _aligned((cap, w), np.int32, -1)
-        v = _aligned((cap, w), np.int16)
+        # a packet's fields of every hop in one cache line, its route (the first buffer of
+        # each hop, port * V + first VC) in whole or half lines, the rest apart
+        pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)
+        pc = _aligned((cap, _pad(len(C.GROUPS["pc"]), 4)), np.int32)
+        r = _aligned((cap, _pad(w, 4)), np.int32, -1)
         nfree = int(st["sc"][C.NFREE_SLOTS])
         fs = np.zeros(cap, np.int64)
         if old:
             pk[:old] = st["pk"]
+            pc[:old] = st["pc"]
             r[:old, :st["p_route"].shape[1]] = st["p_route"]
-            v[:old, :st["p_vlo"].shape[1]] = st["p_vlo"]
             fs[:nfree] = st["free_slots"][:nfree]
         new = np.arange(cap - 1, old - 1, -1, dtype=np.int64)
         fs[nfree:nfree + len(new)] = new
-        st.update(pk=pk, p_route=r, p_vlo=v, free_slots=fs)
+        st.update(pk=pk, pc=pc, p_route=r, free_slots=fs)
         st["sc"][C.NFREE_SLOTS] = nfree + len(new)
         self._state = None
 
@@ -263,13 +267,11 @@ class CompiledEngine:
         k = n - h
         gi = np.zeros((4, cap), np.int64)
         gr = np.full((cap, width), -1, np.int32)
-        gv = np.zeros((cap, width), np.int16)
         if k:
             gi[:, :k] = st["gi"][:, h:n]
             w0 = st["g_route"].shape[1]
             gr[:k, :w0] = st["g_route"][h:n]
-            gv[:k, :w0] = st["g_vlo"][h:n]
-        st.update(gi=gi, g_route=gr, g_vlo=gv)
+        st.update(gi=gi, g_route=gr)
         sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
         if width > self._width:
             self._width = width
@@ -307,9 +309,9 @@ class CompiledEngine:
         # large network creates ~10**6 packets)
         for i in range(0, m, _CHUNK):
             j = min(i + _CHUNK, m)
-            links, ports, vlo = self._routes(hs[src[i:j]], hs[dst[i:j]])
+            links, first = self._routes(hs[src[i:j]], hs[dst[i:j]])
             k = j - i
-            w = ports.shape[1] + 2  # the host ports at both ends
+            w = first.shape[1] + 2  # the host ports at both ends
             if w > st["g_route"].shape[1]:
                 self._grow_gen(st["gi"].shape[1], w)
             n = int(sc[C.GEN_N])
@@ -319,14 +321,11 @@ class CompiledEngine:
             gi[C.G_DST, n:n + k] = dst[i:j]
             gi[C.G_LINKS, n:n + k] = links
             # straight into the staging rows (no per-chunk route temporaries)
-            gr, gv = st["g_route"][n:n + k], st["g_vlo"][n:n + k]
-            gr[:, 0] = net.inj_base + src[i:j]
-            gr[:, 1:w - 1] = ports
+            gr = st["g_route"][n:n + k]
+            gr[:, 0] = (net.inj_base + src[i:j]) * self.V
+            gr[:, 1:w - 1] = first
             gr[:, w - 1:] = -1
-            gr[np.arange(k), links + 1] = net.ej_base + dst[i:j]
-            gv[:, 0] = 0
-            gv[:, 1:w - 1] = vlo
-            gv[:, w - 1:] = 0
+            gr[np.arange(k), links + 1] = (net.ej_base + dst[i:j]) * self.V
             sc[C.GEN_N] = n + k
         self._last_gen_time = int(times[-1])
 
@@ -341,7 +340,7 @@ class CompiledEngine:
         if k + m > cap:
             self._grow_gen(max(2 * (k + m), 1024), self._width)
         elif n + m > cap:
-            for name in ("gi", "g_route", "g_vlo"):
+            for name in ("gi", "g_route"):
                 a = st[name]
                 if name == "gi":
                     a[:, :k] = a[:, h:n].copy()
@@ -350,26 +349,27 @@ class CompiledEngine:
             sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
 
     def _routes(self, s, d):
-        """Links, ports (one column per hop, ``-1`` past the end) and first VC of each hop
-        of the routes from switches ``s`` to ``d``."""
+        """Links and first buffer of each hop (``port * V + first VC``, one column per
+        hop, ``-1`` past the end) of the routes from switches ``s`` to ``d``."""
         net = self.net
         m = len(s)
+        V = self.V
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
             if not ent.shape[0]:
-                return np.zeros(m, np.int64), np.zeros((m, 0), np.int32), np.zeros((m, 0), np.int16)
-            links = (ent >= 0).sum(axis=0)
-            return links, ent.T, np.maximum(vcs.T, 0) * np.int16(net.vcs_per_class)
+                return np.zeros(m, np.int64), np.zeros((m, 0), np.int32)
+            ent, vcs = ent.T, vcs.T
+            on = ent >= 0
+            first = np.where(on, ent * V + vcs * net.vcs_per_class, -1)
+            return on.sum(axis=1), first
         rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
         links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
         hops = int(links.max())
-        route = np.full((m, hops), -1, np.int32)
-        vlo = np.zeros((m, hops), np.int16)
+        first = np.full((m, hops), -1, np.int64)
         for i, (e, v) in enumerate(rts):
             if e:
-                route[i, :len(e)] = e
-                vlo[i, :len(e)] = v
-        return links, route, vlo
+                first[i, :len(e)] = np.asarray(e, np.int64) * V + np.asarray(v, np.int64)
+        return links, first
 
     def schedule(self, t: int, callback) -> None:
         """Call ``callback(t)`` at cycle ``t`` (traffic generation blocks)."""
@@ -496,7 +496,7 @@ class CompiledEngine:
         st = self._st
         q = st["hs"][:, C.Q_HEAD]
         heads = q[q >= 0]
-        return len(heads), int(st["pk"][heads, C.P_CTIME].sum())
+        return len(heads), int(st["pc"][heads, C.PC_CTIME].sum())
 
     def deadlocked_buffers(self) -> list[int]:
         """As :meth:`topogen.sim.model.Engine.deadlocked_buffers`."""

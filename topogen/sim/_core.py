@@ -66,7 +66,8 @@ CREDITS, OWNER, VA_OPTR = range(3)  # State.ob (the same buffers as output VCs)
 VK_CAND, VK_KEY = range(2)  # State.vk (VC allocation: candidate of each output VC of a switch)
 Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
 SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_HEAD, VA_TAIL = range(7)  # State.sw
-P_PID, P_SRC, P_DST, P_CTIME, P_HOP, P_LINKS, P_BUF, P_ARR, P_SENT, P_MEASURED, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(19)  # State.pk
+P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(12)  # State.pk (every hop)
+PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
 EV_HEAD, EV_TAIL = range(2)  # State.ev
 NODE_NEXT, NODE_KIND, NODE_ARG = range(3)  # State.nd
 G_TIME, G_SRC, G_DST, G_LINKS = range(4)  # State.gi
@@ -81,13 +82,13 @@ R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
 State = namedtuple("State", [
     "sc", "cf", "pt", "bf", "ob", "vk", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
-    "p_route", "p_vlo", "free_slots", "free_nodes", "g_route", "g_vlo", "held", "sq", "pend"])
+    "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -147,12 +148,11 @@ def _cursor(idx, nx, cl, cn, cd):
 
 
 @_inline
-def _prefetch_event(kind, a, pk, p_route, p_vlo, pt, ob, sw, V):
+def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads first."""
     if kind == K_READY or kind == K_VREQ:
         prefetch_row(pk, a)
         prefetch_row(p_route, a)
-        prefetch_row(p_vlo, a)
     elif kind == K_CREDIT or kind == K_VFREE:
         prefetch_row(ob, a)
         prefetch_row(pt, a // V)
@@ -176,8 +176,8 @@ def run(st, until):
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
     ob, vk = st.ob, st.vk
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
-    p_route, p_vlo, free_slots, free_nodes = st.p_route, st.p_vlo, st.free_slots, st.free_nodes
-    g_route, g_vlo, held, sq, pend = st.g_route, st.g_vlo, st.held, st.sq, st.pend
+    pc, p_route, free_slots, free_nodes = st.pc, st.p_route, st.free_slots, st.free_nodes
+    g_route, held, sq, pend = st.g_route, st.held, st.sq, st.pend
     credits = ob[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
@@ -221,24 +221,23 @@ def run(st, until):
                 sc[MEAS_CREATED] += measured
                 sc[CTIME_SUM] += t
                 src = gi[G_SRC, gh]
-                pk[pkt, P_PID] = sc[NEXT_PID]
+                pc[pkt, PC_PID] = sc[NEXT_PID]
                 sc[NEXT_PID] += 1
-                pk[pkt, P_SRC] = src
-                pk[pkt, P_DST] = gi[G_DST, gh]
-                pk[pkt, P_CTIME] = t
+                pc[pkt, PC_SRC] = src
+                pc[pkt, PC_DST] = gi[G_DST, gh]
+                pc[pkt, PC_CTIME] = t
+                pc[pkt, PC_LINKS] = gi[G_LINKS, gh]
+                pc[pkt, PC_SENT] = -1
+                pc[pkt, PC_MEASURED] = measured
                 pk[pkt, P_HOP] = 0
-                pk[pkt, P_LINKS] = gi[G_LINKS, gh]
                 pk[pkt, P_BUF] = -1
                 pk[pkt, P_ARR] = t
-                pk[pkt, P_SENT] = -1
-                pk[pkt, P_MEASURED] = measured
                 pk[pkt, P_WAIT] = -1
                 pk[pkt, P_QNEXT] = -1
                 pk[pkt, P_OVC] = -1
                 pk[pkt, P_VAQ] = 0
                 for h in range(width):
                     p_route[pkt, h] = g_route[gh, h]
-                    p_vlo[pkt, h] = g_vlo[gh, h]
                 if hs[src, Q_HEAD] < 0:
                     hs[src, Q_HEAD] = pkt
                     hs[src, Q_TAIL] = pkt
@@ -279,8 +278,8 @@ def run(st, until):
                     break
                 pfn = n2
                 pfk += 1
-                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, p_vlo, pt, ob,
-                                sw, V)
+                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, pt, ob, sw,
+                                V)
         free_nodes[sc[NFREE_NODES]] = node
         sc[NFREE_NODES] += 1
         sc[EV_COUNT] -= 1
@@ -289,7 +288,7 @@ def run(st, until):
         serve = -1
         alloc = -1
         if kind == K_READY:
-            o = np.int64(p_route[a, pk[a, P_HOP]])
+            o = np.int64(p_route[a, pk[a, P_HOP]]) // V
             tl = pt[o, W_TAIL]  # append to the waiting list of o
             pk[a, P_WPREV] = tl
             pk[a, P_WNEXT] = -1
@@ -312,7 +311,7 @@ def run(st, until):
         elif kind == K_ALLOC:
             alloc = a
         elif kind == K_VREQ:  # _vc_request: join the switch's heads waiting for a VC
-            s_ = pt[np.int64(p_route[a, pk[a, P_HOP]]), OUT_SWITCH]
+            s_ = pt[np.int64(p_route[a, pk[a, P_HOP]]) // V, OUT_SWITCH]
             tl = sw[s_, VA_TAIL]
             pk[a, P_VPREV] = tl
             pk[a, P_VNEXT] = -1
@@ -370,7 +369,7 @@ def run(st, until):
                 k = V if o >= INJ else kcls
                 pkt = pt[o, W_HEAD]
                 while pkt >= 0:
-                    best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], k)
+                    best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), k)
                     if best >= 0:
                         sq[0, 0], sq[1, 0], sq[2, 0] = pkt, o, best
                         nsend = 1
@@ -389,12 +388,11 @@ def run(st, until):
                 pkt = sw[alloc, VA_HEAD]
                 while pkt >= 0:
                     hp = pk[pkt, P_HOP]
-                    o = np.int64(p_route[pkt, hp])
+                    lo = np.int64(p_route[pkt, hp])
+                    o = lo // V
                     if o >= EJ:
-                        lo = o * V
                         hi = lo + V
                     else:
-                        lo = o * V + p_vlo[pkt, hp]
                         hi = lo + kcls
                     ol = pt[o, OUT_LOCAL] * V - o * V
                     b = np.int64(pk[pkt, P_BUF])
@@ -478,7 +476,7 @@ def run(st, until):
                                 if credits[best] < S:
                                     best = -1
                             else:
-                                best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], kcls)
+                                best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
                             if best < 0:
                                 pkt = pk[pkt, P_WNEXT]
                                 continue
@@ -590,18 +588,18 @@ def run(st, until):
                     bf[b, BUF_TAIL] = pkt
             pk[pkt, P_HOP] += 1
             if old < 0:  # left the source queue (injection)
-                src = pk[pkt, P_SRC]
+                src = pc[pkt, PC_SRC]
                 nxt = pk[pkt, P_QNEXT]
                 hs[src, Q_HEAD] = nxt
                 sc[IN_SRC] -= 1
-                sc[SRCQ_CTIME] -= pk[pkt, P_CTIME]
+                sc[SRCQ_CTIME] -= pc[pkt, PC_CTIME]
                 if sc[IN_NET] == 0:
                     sc[LAST_MOVE] = t
                 sc[IN_NET] += 1
-                pk[pkt, P_SENT] = t
+                pc[pkt, PC_SENT] = t
                 hs[src, SRC_FREE] = end
                 if nxt >= 0:
-                    r = pk[nxt, P_CTIME] + ovh
+                    r = pc[nxt, PC_CTIME] + ovh
                     _push(sc, ev, nd, free_nodes, mask, W, r if r > end else end, K_READY, nxt, False)
                 else:
                     hs[src, Q_TAIL] = -1
@@ -633,16 +631,16 @@ def run(st, until):
             if b < 0:  # ejected
                 sc[IN_NET] -= 1
                 sc[DELIVERED] += 1
-                sc[CTIME_SUM] -= pk[pkt, P_CTIME]
+                sc[CTIME_SUM] -= pc[pkt, PC_CTIME]
                 ln = sc[LOG_N]
-                lg[L_PID, ln] = pk[pkt, P_PID]
-                lg[L_SRC, ln] = pk[pkt, P_SRC]
-                lg[L_DST, ln] = pk[pkt, P_DST]
-                lg[L_CTIME, ln] = pk[pkt, P_CTIME]
-                lg[L_SENT, ln] = pk[pkt, P_SENT]
+                lg[L_PID, ln] = pc[pkt, PC_PID]
+                lg[L_SRC, ln] = pc[pkt, PC_SRC]
+                lg[L_DST, ln] = pc[pkt, PC_DST]
+                lg[L_CTIME, ln] = pc[pkt, PC_CTIME]
+                lg[L_SENT, ln] = pc[pkt, PC_SENT]
                 lg[L_TAIL, ln] = arr + S - 1
-                lg[L_LINKS, ln] = pk[pkt, P_LINKS]
-                lg[L_MEASURED, ln] = pk[pkt, P_MEASURED]
+                lg[L_LINKS, ln] = pc[pkt, PC_LINKS]
+                lg[L_MEASURED, ln] = pc[pkt, PC_MEASURED]
                 sc[LOG_N] = ln + 1
                 free_slots[sc[NFREE_SLOTS]] = pkt
                 sc[NFREE_SLOTS] += 1

@@ -31,7 +31,7 @@ def _va_range(st, f, o):
     V = st.cf[C_V]
     if o >= st.cf[C_EJ]:
         return o * V, o * V + V
-    lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
+    lo = np.int64(st.p_route[f, st.pk[f, P_HOP]])
     return lo, lo + st.cf[C_KCLS]
 
 
@@ -44,7 +44,7 @@ def _wait_range(st, f, o, vca):
         return np.int64(st.pk[f, P_OVC]), np.int64(1)
     V = np.int64(st.cf[C_V])
     k = V if o >= st.cf[C_INJ] else np.int64(st.cf[C_KCLS])
-    return np.int64(o * V + st.p_vlo[f, st.pk[f, P_HOP]]), k
+    return np.int64(st.p_route[f, st.pk[f, P_HOP]]), k
 
 
 @_jit
@@ -62,7 +62,7 @@ def deadlocked_buffers(st, pending, dead):
         f = bf[b, BUF_HEAD]
         if f < 0:
             continue
-        o = np.int64(st.p_route[f, pk[f, P_HOP]])
+        o = np.int64(st.p_route[f, pk[f, P_HOP]]) // cf[C_V]
         if vca and pk[f, P_VAQ]:  # waits for an output VC: blocked while its owners are
             lo, hi = _va_range(st, f, o)
             free = False
@@ -95,7 +95,7 @@ def deadlocked_buffers(st, pending, dead):
             if dead[b] == 0:
                 continue
             f = bf[b, BUF_HEAD]
-            o = np.int64(st.p_route[f, pk[f, P_HOP]])
+            o = np.int64(st.p_route[f, pk[f, P_HOP]]) // cf[C_V]
             if vca and pk[f, P_VAQ]:
                 lo, hi = _va_range(st, f, o)
                 for x in range(lo, hi):
