@@ -60,9 +60,9 @@ def engine_for(network, rng):
 _MAX_CYCLE = (1 << 31) - (1 << 26)
 
 
-#: events looked ahead for prefetching, and the size of the port and buffer tables
-#: (bytes) from which the engine prefetches
-_PF_DIST, _PF_BYTES = 8, 2 << 20
+#: prefetching on (the rows of the next block of events), and the size of the port and
+#: buffer tables (bytes) from which the engine prefetches
+_PF_DIST, _PF_BYTES = C.EVB, 2 << 20
 #: packets routed at a time by :meth:`CompiledEngine.inject_many`
 _CHUNK = 16384
 
@@ -189,7 +189,7 @@ class CompiledEngine:
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
                     alloc_at=i64(n, -1), va_head=i64(n, -1), va_tail=i64(n, -1)),
-            ev=np.full((2 * W, 2), -1, np.int64),
+            ev=np.full((2 * W, 4), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),
@@ -197,7 +197,7 @@ class CompiledEngine:
         self._st = st
         self._width = 2
         self._grow_slots(1024)
-        self._grow_nodes(4 * int(cf[C.C_MARGIN]) + 4 * P)
+        self._grow_nodes(4 * int(cf[C.C_MARGIN]) + P // 2)
         self._grow_log(max(4096, 4 * (K + 1)))
         self._grow_gen(1024, self._width)
         self._state = None
@@ -242,7 +242,7 @@ class CompiledEngine:
     def _grow_nodes(self, cap: int) -> None:
         st = self._st
         old = st["nd"].shape[0] if "nd" in st else 0
-        nd = _aligned((cap, 4), np.int32)  # 16 bytes: never across two cache lines
+        nd = _aligned((cap, C.EV0 + 2 * C.EVB), np.int32)  # a block of events: one cache line
         nfree = int(st["sc"][C.NFREE_NODES])
         fn = np.zeros(cap, np.int64)
         if old:

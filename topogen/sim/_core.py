@@ -8,7 +8,8 @@ The same model, event for event, as the pure-Python :class:`~topogen.sim.model.E
   ordinary events of its cycle and the switch allocations that run after them (the
   Python engine's ``_LATE`` sequence numbers).  Events of one cycle therefore run in the
   order they were scheduled, exactly as the Python engine's ``(cycle, sequence)`` heap
-  runs them;
+  runs them.  A list is a chain of blocks of :data:`EVB` events (one cache line each:
+  a large network's events are read one line per 7 events, not one line each);
 * packets live in slots (recycled on delivery) with their route (ports and first VC of
   each hop); input-buffer FIFOs, source queues and the waiting lists of output ports are
   linked lists through the slots;
@@ -56,7 +57,7 @@ NUM_SC = 20
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
-C_PF = 18  # events looked ahead for prefetching (0: none)
+C_PF = 18  # prefetch the rows of the next block's events (0: no)
 C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
 NUM_CF = 20
 # rows of the grouped state arrays
@@ -68,8 +69,9 @@ Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
 SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_HEAD, VA_TAIL = range(7)  # State.sw
 P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(12)  # State.pk (every hop)
 PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
-EV_HEAD, EV_TAIL = range(2)  # State.ev
-NODE_NEXT, NODE_KIND, NODE_ARG = range(3)  # State.nd
+EV_HEAD, EV_TAIL, EV_HPOS, EV_TPOS = range(4)  # State.ev (first and last block, next read and write)
+NODE_NEXT = 0  # State.nd: a block of EVB events; event j is (kind, arg) in columns EV0 + 2 j, + 1
+EVB, EV0 = 7, 2
 G_TIME, G_SRC, G_DST, G_LINKS = range(4)  # State.gi
 L_PID, L_SRC, L_DST, L_CTIME, L_SENT, L_TAIL, L_LINKS, L_MEASURED = range(8)  # State.lg
 SL_O, SL_P, SL_B = range(3)  # State.sl
@@ -88,25 +90,31 @@ State = namedtuple("State", [
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
 def _push(sc, ev, nd, free_nodes, mask, W, t, kind, arg, late):
     """Schedule an event at cycle ``t`` (``late``: after the ordinary events of ``t``)."""
-    nf = sc[NFREE_NODES] - 1
-    node = free_nodes[nf]
-    sc[NFREE_NODES] = nf
-    nd[node, NODE_KIND] = kind
-    nd[node, NODE_ARG] = arg
-    nd[node, NODE_NEXT] = -1
     idx = (t & mask) + (W if late else 0)
     tail = ev[idx, EV_TAIL]
-    if tail < 0:
-        ev[idx, EV_HEAD] = node
-    else:
-        nd[tail, NODE_NEXT] = node
-    ev[idx, EV_TAIL] = node
+    pos = ev[idx, EV_TPOS]
+    if tail < 0 or pos == EVB:  # a new block
+        nf = sc[NFREE_NODES] - 1
+        blk = free_nodes[nf]
+        sc[NFREE_NODES] = nf
+        nd[blk, NODE_NEXT] = -1
+        if tail < 0:
+            ev[idx, EV_HEAD] = blk
+            ev[idx, EV_HPOS] = 0
+        else:
+            nd[tail, NODE_NEXT] = blk
+        ev[idx, EV_TAIL] = blk
+        tail = blk
+        pos = 0
+    nd[tail, EV0 + 2 * pos] = kind
+    nd[tail, EV0 + 2 * pos + 1] = arg
+    ev[idx, EV_TPOS] = pos + 1
     sc[EV_COUNT] += 1
 
 
@@ -128,23 +136,6 @@ def _best_vc(credits, S, lo, k):
         if cx > bc:
             best, bc = x, cx
     return best
-
-
-@_inline
-def _cursor(idx, nx, cl, cn, cd):
-    """Move a prefetch cursor (list ``cl``, node ``cn`` at ``cd`` nodes after the head)
-    after the head of list ``idx`` was taken (``nx``: the new head)."""
-    if idx == cl and cn >= 0:
-        cd -= 1
-        if cd < 0:
-            cn = -1
-    else:
-        cl = idx
-        cn = -1
-    if cn < 0 and nx >= 0:
-        cn = nx
-        cd = 0
-    return cl, cn, cd
 
 
 @_inline
@@ -191,7 +182,7 @@ def run(st, until):
     width = g_route.shape[1]
     big = np.int64(1) << 62
     pfd = cf[C_PF]
-    pfl, pfn, pfk = -1, -1, 0  # prefetch cursor: list, node, its distance from the head
+    pfb = -1  # the block whose events' rows were asked for last
     while True:
         if sc[NFREE_NODES] < margin:
             return R_NODES
@@ -257,31 +248,46 @@ def run(st, until):
         # -------------------------------------------------------------- next event
         t = ht
         idx = t & mask
-        node = ev[idx, EV_HEAD]
-        if node < 0:
+        blk = ev[idx, EV_HEAD]
+        if blk < 0:
             idx += W
-            node = ev[idx, EV_HEAD]
-        nx = nd[node, NODE_NEXT]
-        ev[idx, EV_HEAD] = nx
-        if nx < 0:
+            blk = ev[idx, EV_HEAD]
+        pos = ev[idx, EV_HPOS]
+        kind = nd[blk, EV0 + 2 * pos]
+        a = nd[blk, EV0 + 2 * pos + 1]
+        if pfd and pos == 0:
+            # entering a block: ask for the rows its events (unless asked for already)
+            # and the next block's events will read first, and for the block after (the
+            # order of the events is unchanged): the tables of a large network outgrow
+            # the caches
+            nb = nd[blk, NODE_NEXT]
+            if pfb != blk:
+                lim = ev[idx, EV_TPOS] if blk == ev[idx, EV_TAIL] else EVB
+                for j in range(1, lim):
+                    _prefetch_event(nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1], pk, p_route,
+                                    pt, ob, sw, V)
+            if nb >= 0:
+                n2 = nd[nb, NODE_NEXT]
+                if n2 >= 0:
+                    prefetch_row(nd, n2)
+                lim = ev[idx, EV_TPOS] if nb == ev[idx, EV_TAIL] else EVB
+                for j in range(lim):
+                    _prefetch_event(nd[nb, EV0 + 2 * j], nd[nb, EV0 + 2 * j + 1], pk, p_route,
+                                    pt, ob, sw, V)
+            pfb = nb
+        pos += 1
+        if blk == ev[idx, EV_TAIL] and pos == ev[idx, EV_TPOS]:  # the list is empty
+            ev[idx, EV_HEAD] = -1
             ev[idx, EV_TAIL] = -1
-        kind = nd[node, NODE_KIND]
-        a = nd[node, NODE_ARG]
-        if pfd:
-            # prefetch the rows that the event ``pfd`` places behind this one in its list
-            # will read first (a cursor walks the list ahead of its head; the order of
-            # the events is unchanged): the tables of a large network outgrow the caches
-            pfl, pfn, pfk = _cursor(idx, nx, pfl, pfn, pfk)
-            while pfn >= 0 and pfk < pfd:
-                n2 = nd[pfn, NODE_NEXT]
-                if n2 < 0:
-                    break
-                pfn = n2
-                pfk += 1
-                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, pt, ob, sw,
-                                V)
-        free_nodes[sc[NFREE_NODES]] = node
-        sc[NFREE_NODES] += 1
+            free_nodes[sc[NFREE_NODES]] = blk
+            sc[NFREE_NODES] += 1
+        elif pos == EVB:  # the next block
+            ev[idx, EV_HEAD] = nd[blk, NODE_NEXT]
+            ev[idx, EV_HPOS] = 0
+            free_nodes[sc[NFREE_NODES]] = blk
+            sc[NFREE_NODES] += 1
+        else:
+            ev[idx, EV_HPOS] = pos
         sc[EV_COUNT] -= 1
         sc[EVENTS] += 1
         sc[NOW] = t

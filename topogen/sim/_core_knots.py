@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._core import (BUF_HEAD, C_EJ, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W, CREDITS, EV_HEAD, K_CREDIT,
-                    NODE_ARG, NODE_KIND, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
+                    EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
 
 
 @_jit
@@ -16,12 +16,20 @@ def pending_credits(st, out):
     """Add to ``out[b]`` the credits of buffer ``b`` still on their way back."""
     W = st.cf[C_W]
     S = st.cf[C_S]
+    ev, nd = st.ev, st.nd
     for idx in range(W):
-        node = st.ev[idx, EV_HEAD]
-        while node >= 0:
-            if st.nd[node, NODE_KIND] == K_CREDIT:
-                out[st.nd[node, NODE_ARG]] += S
-            node = st.nd[node, NODE_NEXT]
+        blk = ev[idx, EV_HEAD]
+        if blk < 0:
+            continue
+        pos = ev[idx, EV_HPOS]
+        while not (blk == ev[idx, EV_TAIL] and pos == ev[idx, EV_TPOS]):
+            if pos == EVB:
+                blk = nd[blk, NODE_NEXT]
+                pos = 0
+                continue
+            if nd[blk, EV0 + 2 * pos] == K_CREDIT:
+                out[nd[blk, EV0 + 2 * pos + 1]] += S
+            pos += 1
 
 
 @_jit
