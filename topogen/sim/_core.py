@@ -34,7 +34,7 @@ from .._sssp import AVAILABLE
 if AVAILABLE:
     from numba import njit
 
-    from .._sssp import _jit, prefetch_row
+    from .._sssp import _jit, prefetch, prefetch_row
 
     def _inline(func):
         """Small helpers: inlined into their callers (numba passes every array of the
@@ -48,6 +48,8 @@ else:  # pragma: no cover - without numba the Python engine runs (see _compiled.
 
     def prefetch_row(arr, idx):
         pass
+
+    prefetch = prefetch_row
 
 # scalar state (State.sc)
 NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SRCQ_CTIME, \
@@ -153,6 +155,40 @@ def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
         prefetch_row(pt, a)
 
 
+@_inline
+def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, V):
+    """Ask for the rows an event of ``kind`` on ``a`` reads next (reading the rows
+    :func:`_prefetch_event` asked for)."""
+    if kind == K_READY or kind == K_VREQ:
+        r = p_route[a, pk[a, P_HOP]]
+        if r >= 0:
+            prefetch_row(pt, r // V)
+            prefetch(pend, r // V)
+    elif kind == K_ALLOC:
+        h = sw[a, VA_HEAD]
+        if h >= 0:
+            prefetch_row(pk, h)
+            prefetch_row(p_route, h)
+        prefetch(pend, sw[a, SW_L0])
+        prefetch(pend, sw[a, SW_H0])
+    elif kind != K_BLOCK:
+        s_ = pt[a // V if kind == K_CREDIT or kind == K_VFREE else a, OUT_SWITCH]
+        if s_ >= 0:
+            prefetch_row(sw, s_)
+
+
+@_inline
+def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, V):
+    """:func:`_prefetch_event` (or with ``deep`` :func:`_prefetch_next`) for the events
+    ``j0 .. lim - 1`` of block ``blk``."""
+    for j in range(j0, lim):
+        kind, a = nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1]
+        if deep:
+            _prefetch_next(kind, a, pk, p_route, pt, sw, pend, V)
+        else:
+            _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V)
+
+
 @_jit
 def run(st, until):
     """Process events with cycle < ``until`` (see the module docs for the return codes).
@@ -256,24 +292,30 @@ def run(st, until):
         kind = nd[blk, EV0 + 2 * pos]
         a = nd[blk, EV0 + 2 * pos + 1]
         if pfd and pos == 0:
-            # entering a block: ask for the rows its events (unless asked for already)
-            # and the next block's events will read first, and for the block after (the
-            # order of the events is unchanged): the tables of a large network outgrow
-            # the caches
+            # entering a block: a two-stage pipeline over the blocks ahead (the order of
+            # the events is unchanged; the tables of a large network outgrow the caches):
+            # the rows the events of the block after next read first, those the next
+            # block's events read next (from the rows asked for one block ago), and the
+            # block after those
+            tl = ev[idx, EV_TAIL]
+            tp = ev[idx, EV_TPOS]
             nb = nd[blk, NODE_NEXT]
-            if pfb != blk:
-                lim = ev[idx, EV_TPOS] if blk == ev[idx, EV_TAIL] else EVB
-                for j in range(1, lim):
-                    _prefetch_event(nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1], pk, p_route,
-                                    pt, ob, sw, V)
+            if pfb != blk:  # a new chain: nothing asked for yet
+                _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, False, pk, p_route, pt,
+                                ob, sw, pend, V)
+                if nb >= 0:
+                    _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, False, pk, p_route, pt,
+                                    ob, sw, pend, V)
             if nb >= 0:
+                _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, True, pk, p_route, pt, ob,
+                                sw, pend, V)
                 n2 = nd[nb, NODE_NEXT]
                 if n2 >= 0:
-                    prefetch_row(nd, n2)
-                lim = ev[idx, EV_TPOS] if nb == ev[idx, EV_TAIL] else EVB
-                for j in range(lim):
-                    _prefetch_event(nd[nb, EV0 + 2 * j], nd[nb, EV0 + 2 * j + 1], pk, p_route,
-                                    pt, ob, sw, V)
+                    _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, False, pk, p_route, pt,
+                                    ob, sw, pend, V)
+                    n3 = nd[n2, NODE_NEXT]
+                    if n3 >= 0:
+                        prefetch_row(nd, n3)
             pfb = nb
         pos += 1
         if blk == ev[idx, EV_TAIL] and pos == ev[idx, EV_TPOS]:  # the list is empty
