@@ -69,13 +69,15 @@ _CHUNK = 16384
 
 def _aligned(shape, dtype, fill=0) -> np.ndarray:
     """A C-contiguous array filled with ``fill`` that starts on a 64-byte cache line (a
-    row of 64 bytes is then one line, not two)."""
+    row of 64 bytes is then one line, not two); zeros are the system's (pages never
+    written stay unallocated)."""
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dt.itemsize
-    raw = np.empty(nbytes + 64, np.uint8)
+    raw = (np.zeros if fill == 0 else np.empty)(nbytes + 64, np.uint8)
     off = -raw.ctypes.data % 64
     out = raw[off:off + nbytes].view(dt).reshape(shape)
-    out.fill(fill)
+    if fill != 0:
+        out.fill(fill)
     return out
 
 
@@ -184,11 +186,14 @@ class CompiledEngine:
             ob=rows("ob", np.int32, credits=i64(nb, c.vc_buf_size), owner=i64(nb, -1),
                     va_optr=i64(nb)),
             vk=np.stack([i64(K * V, -1), i64(K * V)], axis=1),
+            # requests of every switch (at most one per input buffer: K * V), 32 bytes each,
+            # request i of all switches together (the first ones are the ones in use)
+            vq=_aligned((K * V * n, _pad(C.VQ_IK + 1, 4)), np.int32),
             hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
-                    alloc_at=i64(n, -1), va_head=i64(n, -1), va_tail=i64(n, -1)),
+                    alloc_at=i64(n, -1), va_n=i64(n)),
             ev=np.full((2 * W, 4), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),

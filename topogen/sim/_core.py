@@ -68,8 +68,12 @@ BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
 CREDITS, OWNER, VA_OPTR = range(3)  # State.ob (the same buffers as output VCs)
 VK_CAND, VK_KEY = range(2)  # State.vk (VC allocation: candidate of each output VC of a switch)
 Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
-SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_HEAD, VA_TAIL = range(7)  # State.sw
-P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(12)  # State.pk (every hop)
+SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N = range(6)  # State.sw
+#: State.vq: the heads waiting for an output VC at a switch, request i of switch s in row
+#: i * switches + s (packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
+#: output port's and the buffer's places in the switch; all fixed while it waits)
+VQ_PKT, VQ_LO, VQ_HI, VQ_B, VQ_P0, VQ_OL, VQ_IK = range(7)
+P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = range(10)  # State.pk (every hop)
 PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
 EV_HEAD, EV_TAIL, EV_HPOS, EV_TPOS = range(4)  # State.ev (first and last block, next read and write)
 NODE_NEXT = 0  # State.nd: a block of EVB events; event j is (kind, arg) in columns EV0 + 2 j, + 1
@@ -85,14 +89,14 @@ K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3,
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
 State = namedtuple("State", [
-    "sc", "cf", "pt", "bf", "ob", "vk", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
+    "sc", "cf", "pt", "bf", "ob", "vk", "vq", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
     "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -156,7 +160,7 @@ def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
 
 
 @_inline
-def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, V):
+def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads next (reading the rows
     :func:`_prefetch_event` asked for)."""
     if kind == K_READY or kind == K_VREQ:
@@ -164,11 +168,14 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, V):
         if r >= 0:
             prefetch_row(pt, r // V)
             prefetch(pend, r // V)
+        if kind == K_VREQ:
+            b = pk[a, P_BUF]
+            prefetch_row(bf, b)
+            prefetch_row(pt, b // V)
     elif kind == K_ALLOC:
-        h = sw[a, VA_HEAD]
-        if h >= 0:
-            prefetch_row(pk, h)
-            prefetch_row(p_route, h)
+        nsw = sw.shape[0]
+        for i in range(min(sw[a, VA_N], 4)):
+            prefetch_row(vq, i * nsw + a)
         prefetch(pend, sw[a, SW_L0])
         prefetch(pend, sw[a, SW_H0])
     elif kind != K_BLOCK:
@@ -178,13 +185,13 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, V):
 
 
 @_inline
-def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, V):
+def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, bf, vq, V):
     """:func:`_prefetch_event` (or with ``deep`` :func:`_prefetch_next`) for the events
     ``j0 .. lim - 1`` of block ``blk``."""
     for j in range(j0, lim):
         kind, a = nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1]
         if deep:
-            _prefetch_next(kind, a, pk, p_route, pt, sw, pend, V)
+            _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V)
         else:
             _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V)
 
@@ -201,7 +208,8 @@ def run(st, until):
     of its output when packets still wait there, in the Python engine's order.
     """
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
-    ob, vk = st.ob, st.vk
+    ob, vk, vq = st.ob, st.vk, st.vq
+    nsw = sw.shape[0]
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
     pc, p_route, free_slots, free_nodes = st.pc, st.p_route, st.free_slots, st.free_nodes
     g_route, held, sq, pend = st.g_route, st.held, st.sq, st.pend
@@ -302,17 +310,17 @@ def run(st, until):
             nb = nd[blk, NODE_NEXT]
             if pfb != blk:  # a new chain: nothing asked for yet
                 _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, False, pk, p_route, pt,
-                                ob, sw, pend, V)
+                                ob, sw, pend, bf, vq, V)
                 if nb >= 0:
                     _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, False, pk, p_route, pt,
-                                    ob, sw, pend, V)
+                                    ob, sw, pend, bf, vq, V)
             if nb >= 0:
                 _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, True, pk, p_route, pt, ob,
-                                sw, pend, V)
+                                sw, pend, bf, vq, V)
                 n2 = nd[nb, NODE_NEXT]
                 if n2 >= 0:
                     _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, False, pk, p_route, pt,
-                                    ob, sw, pend, V)
+                                    ob, sw, pend, bf, vq, V)
                     n3 = nd[n2, NODE_NEXT]
                     if n3 >= 0:
                         prefetch_row(nd, n3)
@@ -359,15 +367,20 @@ def run(st, until):
         elif kind == K_ALLOC:
             alloc = a
         elif kind == K_VREQ:  # _vc_request: join the switch's heads waiting for a VC
-            s_ = pt[np.int64(p_route[a, pk[a, P_HOP]]) // V, OUT_SWITCH]
-            tl = sw[s_, VA_TAIL]
-            pk[a, P_VPREV] = tl
-            pk[a, P_VNEXT] = -1
-            if tl < 0:
-                sw[s_, VA_HEAD] = a
-            else:
-                pk[tl, P_VNEXT] = a
-            sw[s_, VA_TAIL] = a
+            lo = np.int64(p_route[a, pk[a, P_HOP]])
+            o = lo // V
+            s_ = pt[o, OUT_SWITCH]
+            q = sw[s_, VA_N]
+            sw[s_, VA_N] = q + 1
+            row = q * nsw + s_
+            b = np.int64(pk[a, P_BUF])
+            vq[row, VQ_PKT] = a
+            vq[row, VQ_LO] = lo
+            vq[row, VQ_HI] = lo + (V if o >= EJ else kcls)
+            vq[row, VQ_B] = b
+            vq[row, VQ_P0] = bf[b, VA_IPTR]
+            vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
+            vq[row, VQ_IK] = pt[b // V, IN_LOCAL] * V + b % V
             pk[a, P_VAQ] = 1
             if sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
@@ -375,7 +388,7 @@ def run(st, until):
         elif kind == K_VFREE:  # _vc_free
             ob[a, OWNER] = -1
             s_ = pt[a // V, OUT_SWITCH]
-            if sw[s_, VA_HEAD] >= 0 and sw[s_, ALLOC_AT] != t:
+            if sw[s_, VA_N] > 0 and sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
         elif kind == K_IWAKE:
@@ -428,23 +441,18 @@ def run(st, until):
         if alloc >= 0:
             # ---------------------------------------------- separable allocation
             n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
-            if vca and sw[alloc, VA_HEAD] >= 0:
+            nq = sw[alloc, VA_N]
+            if vca and nq > 0:
                 # ------------------------------------------ _vc_allocate (separable)
                 nv = n * V
                 nx_ = 0
                 lost_va = False
-                pkt = sw[alloc, VA_HEAD]
-                while pkt >= 0:
-                    hp = pk[pkt, P_HOP]
-                    lo = np.int64(p_route[pkt, hp])
-                    o = lo // V
-                    if o >= EJ:
-                        hi = lo + V
-                    else:
-                        hi = lo + kcls
-                    ol = pt[o, OUT_LOCAL] * V - o * V
-                    b = np.int64(pk[pkt, P_BUF])
-                    p0 = bf[b, VA_IPTR]
+                for q in range(nq):  # the requests in their order
+                    row = q * nsw + alloc
+                    lo = np.int64(vq[row, VQ_LO])
+                    hi = np.int64(vq[row, VQ_HI])
+                    ol = np.int64(vq[row, VQ_OL])
+                    p0 = vq[row, VQ_P0]
                     best = -1
                     bd = nv
                     for x in range(lo, hi):
@@ -454,19 +462,18 @@ def run(st, until):
                                 best = x
                                 bd = d
                     if best >= 0:
-                        key = (pt[b // V, IN_LOCAL] * V + b % V - ob[best, VA_OPTR]) % nv
+                        key = (vq[row, VQ_IK] - ob[best, VA_OPTR]) % nv
                         li = ol + best  # the output VC's place in the switch
                         if vk[li, VK_CAND] < 0:
-                            vk[li, VK_CAND] = pkt
+                            vk[li, VK_CAND] = q
                             vk[li, VK_KEY] = key
                             held[nx_] = best
                             nx_ += 1
                         else:
                             lost_va = True
                             if key < vk[li, VK_KEY]:
-                                vk[li, VK_CAND] = pkt
+                                vk[li, VK_CAND] = q
                                 vk[li, VK_KEY] = key
-                    pkt = pk[pkt, P_VNEXT]
                 for i in range(1, nx_):  # grants in VC order (the Python engine's)
                     x = held[i]
                     j = i - 1
@@ -477,24 +484,28 @@ def run(st, until):
                 for i in range(nx_):
                     x = held[i]
                     li = pt[x // V, OUT_LOCAL] * V + x % V
-                    pkt = vk[li, VK_CAND]
+                    row = vk[li, VK_CAND] * nsw + alloc
                     vk[li, VK_CAND] = -1
-                    b = np.int64(pk[pkt, P_BUF])
+                    pkt = vq[row, VQ_PKT]
+                    vq[row, VQ_PKT] = -1  # granted: leaves the requests (below)
+                    b = np.int64(vq[row, VQ_B])
                     ob[x, OWNER] = b
                     pk[pkt, P_OVC] = x
-                    bf[b, VA_IPTR] = (pt[x // V, OUT_LOCAL] * V + x % V + 1) % nv
-                    ob[x, VA_OPTR] = (pt[b // V, IN_LOCAL] * V + b % V + 1) % nv
-                    vp, vn = pk[pkt, P_VPREV], pk[pkt, P_VNEXT]  # leave the VC waiting list
-                    if vp < 0:
-                        sw[alloc, VA_HEAD] = vn
-                    else:
-                        pk[vp, P_VNEXT] = vn
-                    if vn < 0:
-                        sw[alloc, VA_TAIL] = vp
-                    else:
-                        pk[vn, P_VPREV] = vp
+                    bf[b, VA_IPTR] = (li + 1) % nv
+                    ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
                     pk[pkt, P_VAQ] = 0
                     _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
+                if nx_:  # the requests not granted keep their order
+                    m = 0
+                    for q in range(nq):
+                        row = q * nsw + alloc
+                        if vq[row, VQ_PKT] >= 0:
+                            if m != q:
+                                r2 = m * nsw + alloc
+                                for f in range(VQ_IK + 1):
+                                    vq[r2, f] = vq[row, f]
+                            m += 1
+                    sw[alloc, VA_N] = m
                 if lost_va and sw[alloc, ALLOC_AT] != t + 1:
                     sw[alloc, ALLOC_AT] = t + 1
                     _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
