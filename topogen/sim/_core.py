@@ -144,56 +144,9 @@ def _best_vc(credits, S, lo, k):
     return best
 
 
-@_inline
-def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
-    """Ask for the rows an event of ``kind`` on ``a`` reads first."""
-    if kind == K_READY or kind == K_VREQ:
-        prefetch_row(pk, a)
-        prefetch_row(p_route, a)
-    elif kind == K_CREDIT or kind == K_VFREE:
-        prefetch_row(ob, a)
-        prefetch_row(pt, a // V)
-    elif kind == K_ALLOC:
-        prefetch_row(sw, a)
-    elif kind != K_BLOCK:
-        prefetch_row(pt, a)
-
-
-@_inline
-def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
-    """Ask for the rows an event of ``kind`` on ``a`` reads next (reading the rows
-    :func:`_prefetch_event` asked for)."""
-    if kind == K_READY or kind == K_VREQ:
-        r = p_route[a, pk[a, P_HOP]]
-        if r >= 0:
-            prefetch_row(pt, r // V)
-            prefetch(pend, r // V)
-        if kind == K_VREQ:
-            b = pk[a, P_BUF]
-            prefetch_row(bf, b)
-            prefetch_row(pt, b // V)
-    elif kind == K_ALLOC:
-        nsw = sw.shape[0]
-        for i in range(min(sw[a, VA_N], 4)):
-            prefetch_row(vq, i * nsw + a)
-        prefetch(pend, sw[a, SW_L0])
-        prefetch(pend, sw[a, SW_H0])
-    elif kind != K_BLOCK:
-        s_ = pt[a // V if kind == K_CREDIT or kind == K_VFREE else a, OUT_SWITCH]
-        if s_ >= 0:
-            prefetch_row(sw, s_)
-
-
-@_inline
-def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, bf, vq, V):
-    """:func:`_prefetch_event` (or with ``deep`` :func:`_prefetch_next`) for the events
-    ``j0 .. lim - 1`` of block ``blk``."""
-    for j in range(j0, lim):
-        kind, a = nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1]
-        if deep:
-            _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V)
-        else:
-            _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V)
+# the prefetch helpers of run() (a module of their own to keep this one small; they read
+# the constants above)
+from ._core_prefetch import _prefetch_block  # noqa: E402
 
 
 @_jit
