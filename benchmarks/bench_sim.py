@@ -14,8 +14,9 @@ wall time is printed too, with the load average).
 Scaling: the compiled engine for a fixed number of cycles (``run_fixed``; 8x as many at 256
 switches, whose run is otherwise too short to time) at 256 and 4,096 switches (same
 per-host load), each in a fresh process with the numba core loaded before the timing: the
-CPU time per simulated cycle and its ratio, and the CPU time of the traffic blocks (packet
-creation, destinations, routes: the Python side); 16,384 switches with its peak RSS.
+CPU time per simulated cycle and its ratio, the CPU time of the traffic blocks (packet
+creation, destinations, routes: the Python side), the events per cycle and the CPU per
+event of the rest (the event core); 16,384 switches with its peak RSS.
 
     python benchmarks/bench_sim.py                # everything (BookSim takes minutes)
     python benchmarks/bench_sim.py --quick        # no BookSim, no Python engine, 1,024 / 4,096
@@ -108,26 +109,55 @@ def _time_traffic_blocks() -> list:
     return spent
 
 
+def _count_events() -> list:
+    """Collect the compiled engines that run (their event counters are read after the
+    run: events per cycle and CPU per event)."""
+    from topogen.sim._compiled import CompiledEngine
+
+    seen = []
+    run = CompiledEngine.run
+
+    def counted(self, *args, **kw):
+        if not any(e is self for e in seen):
+            seen.append(self)
+        return run(self, *args, **kw)
+
+    CompiledEngine.run = counted
+    return seen
+
+
+def _load_core(ps: int, seed: int) -> None:
+    """Load the numba core (its cache) outside the timings: a fresh process pays it once
+    (about a second)."""
+    from topogen.sim import run_fixed
+
+    run_fixed(_network(16, seed)[1], 10, traffic="uniform", load=LOAD, load_unit="flits",
+              seed=seed, **_sim_args(ps))
+
+
 def fixed(switches: int, cycles: int, ps: int, seed: int) -> dict:
     """``run_fixed`` with the compiled engine: CPU seconds per simulated cycle (and of
     them, the traffic blocks' Python side)."""
     from topogen.sim import run_fixed
 
-    # load the numba core (its cache) outside the timing: a fresh process pays it once
-    run_fixed(_network(16, seed)[1], 10, traffic="uniform", load=LOAD, load_unit="flits",
-              seed=seed, **_sim_args(ps))
+    _load_core(ps, seed)
     t0 = time.process_time()
     topo, routing = _network(switches, seed)
     setup = time.process_time() - t0
+    from topogen.sim import _core
+
     traffic = _time_traffic_blocks()
+    engines = _count_events()
     c0, w0 = time.process_time(), time.perf_counter()
     res = run_fixed(routing, cycles, traffic="uniform", load=LOAD, load_unit="flits", seed=seed,
                     **_sim_args(ps))
     cpu = time.process_time() - c0
+    events = sum(int(e._st["sc"][_core.EVENTS]) for e in engines)
     return dict(switches=switches, cycles=cycles, ps=ps, setup_cpu=setup, cpu=cpu,
                 traffic_cpu=traffic[0], load_avg=os.getloadavg()[0],
                 wall=time.perf_counter() - w0, created=res["created"],
                 delivered=res["delivered"], latency=res["latency_avg"], engine=res["engine"],
+                events=events,
                 rcps=switches * cycles / cpu,
                 peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
@@ -161,6 +191,7 @@ def main() -> int:
     print(f"cores {sorted(os.sched_getaffinity(0))}, load average {os.getloadavg()[0]:.1f}")
     topo, routing = _network(256, a.seed)
     _child(16, 10, 1, a.seed)  # compile (or load) the numba core outside the timings
+    _load_core(1, a.seed)  # and load it in this process (the full measurements below)
     for ps in (33, 1):
         print(f"256 switches x 8 hosts, degree 8, 4 VCs, uniform {LOAD} flits/host/cycle, "
               f"{ps}-flit packets (full measurement):")
@@ -188,7 +219,9 @@ def main() -> int:
                   f"{r['cpu']:7.2f} s (wall {r['wall']:.2f} s), "
                   f"{r['cpu'] / r['cycles'] * 1e3:8.3f} ms/cycle, "
                   f"{r['rcps']:>12,.0f} router-cycles/s, {r['created']} packets, "
-                  f"traffic blocks {r['traffic_cpu']:.2f} s CPU, "
+                  f"traffic blocks {r['traffic_cpu']:.2f} s CPU, {r['events'] / r['cycles']:,.0f} "
+                  f"events/cycle, {(r['cpu'] - r['traffic_cpu']) / max(r['events'], 1) * 1e9:.0f} ns "
+                  f"CPU/event (without the traffic blocks), "
                   f"peak RSS {r['peak_rss_mb']:.0f} MB, load {r['load_avg']:.1f}")
         ratio = (rs[1]["cpu"] / rs[1]["cycles"]) / (rs[0]["cpu"] / rs[0]["cycles"])
         print(f"  {sizes[1]} / {sizes[0]} switches CPU per cycle: {ratio:.1f}x "

@@ -34,6 +34,8 @@ def compiled_covers(network) -> str | None:
         return "UGAL chooses each packet's path from the queues in the Python engine"
     if network.config.router != "input-queued":
         return f"the {network.config.router} router runs on the Python engine"
+    if network.num_ports * network.config.num_vcs >= 1 << 31:
+        return "the network has 2**31 buffers or more (the compiled engine numbers them in int32)"
     return None
 
 
@@ -58,22 +60,24 @@ def engine_for(network, rng):
 _MAX_CYCLE = (1 << 31) - (1 << 26)
 
 
-#: events looked ahead for prefetching, and the size of the port and buffer tables
-#: (bytes) from which the engine prefetches
-_PF_DIST, _PF_BYTES = 8, 2 << 20
+#: prefetching on (the rows of the next block of events), and the size of the port and
+#: buffer tables (bytes) from which the engine prefetches
+_PF_DIST, _PF_BYTES = C.EVB, 2 << 20
 #: packets routed at a time by :meth:`CompiledEngine.inject_many`
 _CHUNK = 16384
 
 
 def _aligned(shape, dtype, fill=0) -> np.ndarray:
     """A C-contiguous array filled with ``fill`` that starts on a 64-byte cache line (a
-    row of 64 bytes is then one line, not two)."""
+    row of 64 bytes is then one line, not two); zeros are the system's (pages never
+    written stay unallocated)."""
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dt.itemsize
-    raw = np.empty(nbytes + 64, np.uint8)
+    raw = (np.zeros if fill == 0 else np.empty)(nbytes + 64, np.uint8)
     off = -raw.ctypes.data % 64
     out = raw[off:off + nbytes].view(dt).reshape(shape)
-    out.fill(fill)
+    if fill != 0:
+        out.fill(fill)
     return out
 
 
@@ -175,15 +179,22 @@ class CompiledEngine:
                     out_local=np.concatenate([hosts[src] + rank, h_local, zeros_h]),
                     in_local=np.concatenate([hosts[indices] + rank[rev], zeros_h, h_local]),
                     out_switch=np.concatenate([src, network.host_switch, i64(H, -1)])),
-            bf=rows("bf", np.int32, credits=i64(nb, c.vc_buf_size), buf_head=i64(nb, -1),
-                    buf_tail=i64(nb, -1), front_free=i64(nb), owner=i64(nb, -1), va_iptr=i64(nb),
-                    va_optr=i64(nb), va_cand=i64(nb, -1), va_key=i64(nb)),
+            # a buffer as an input buffer (bf) and as an output VC (ob): 16 bytes each, and
+            # the V output VCs of a port (scanned together) in one cache line when V <= 4
+            bf=rows("bf", np.int32, buf_head=i64(nb, -1), buf_tail=i64(nb, -1), front_free=i64(nb),
+                    va_iptr=i64(nb)),
+            ob=rows("ob", np.int32, credits=i64(nb, c.vc_buf_size), owner=i64(nb, -1),
+                    va_optr=i64(nb)),
+            vk=np.stack([i64(K * V, -1), i64(K * V)], axis=1),
+            # requests of every switch (at most one per input buffer: K * V), 32 bytes each,
+            # request i of all switches together (the first ones are the ones in use)
+            vq=_aligned((K * V * n, _pad(C.VQ_IK + 1, 4)), np.int32),
             hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
-                    alloc_at=i64(n, -1), va_head=i64(n, -1), va_tail=i64(n, -1)),
-            ev=np.full((2 * W, 2), -1, np.int64),
+                    alloc_at=i64(n, -1), va_n=i64(n)),
+            ev=np.full((2 * W, 4), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),
@@ -191,7 +202,7 @@ class CompiledEngine:
         self._st = st
         self._width = 2
         self._grow_slots(1024)
-        self._grow_nodes(4 * int(cf[C.C_MARGIN]) + 4 * P)
+        self._grow_nodes(4 * int(cf[C.C_MARGIN]) + P // 2)
         self._grow_log(max(4096, 4 * (K + 1)))
         self._grow_gen(1024, self._width)
         self._state = None
@@ -215,26 +226,28 @@ class CompiledEngine:
         st = self._st
         old = st["pk"].shape[0] if "pk" in st else 0
         w = self._width
-        pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)  # one cache line per packet
-        r = _aligned((cap, w), np.int32, -1)
-        v = _aligned((cap, w), np.int16)
+        # a packet's fields of every hop in one cache line, its route (the first buffer of
+        # each hop, port * V + first VC) in whole or half lines, the rest apart
+        pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)
+        pc = _aligned((cap, _pad(len(C.GROUPS["pc"]), 4)), np.int32)
+        r = _aligned((cap, _pad(w, 4)), np.int32, -1)
         nfree = int(st["sc"][C.NFREE_SLOTS])
         fs = np.zeros(cap, np.int64)
         if old:
             pk[:old] = st["pk"]
+            pc[:old] = st["pc"]
             r[:old, :st["p_route"].shape[1]] = st["p_route"]
-            v[:old, :st["p_vlo"].shape[1]] = st["p_vlo"]
             fs[:nfree] = st["free_slots"][:nfree]
         new = np.arange(cap - 1, old - 1, -1, dtype=np.int64)
         fs[nfree:nfree + len(new)] = new
-        st.update(pk=pk, p_route=r, p_vlo=v, free_slots=fs)
+        st.update(pk=pk, pc=pc, p_route=r, free_slots=fs)
         st["sc"][C.NFREE_SLOTS] = nfree + len(new)
         self._state = None
 
     def _grow_nodes(self, cap: int) -> None:
         st = self._st
         old = st["nd"].shape[0] if "nd" in st else 0
-        nd = _aligned((cap, 4), np.int32)  # 16 bytes: never across two cache lines
+        nd = _aligned((cap, C.EV0 + 2 * C.EVB), np.int32)  # a block of events: one cache line
         nfree = int(st["sc"][C.NFREE_NODES])
         fn = np.zeros(cap, np.int64)
         if old:
@@ -259,13 +272,11 @@ class CompiledEngine:
         k = n - h
         gi = np.zeros((4, cap), np.int64)
         gr = np.full((cap, width), -1, np.int32)
-        gv = np.zeros((cap, width), np.int16)
         if k:
             gi[:, :k] = st["gi"][:, h:n]
             w0 = st["g_route"].shape[1]
             gr[:k, :w0] = st["g_route"][h:n]
-            gv[:k, :w0] = st["g_vlo"][h:n]
-        st.update(gi=gi, g_route=gr, g_vlo=gv)
+        st.update(gi=gi, g_route=gr)
         sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
         if width > self._width:
             self._width = width
@@ -303,9 +314,9 @@ class CompiledEngine:
         # large network creates ~10**6 packets)
         for i in range(0, m, _CHUNK):
             j = min(i + _CHUNK, m)
-            links, ports, vlo = self._routes(hs[src[i:j]], hs[dst[i:j]])
+            links, first = self._routes(hs[src[i:j]], hs[dst[i:j]])
             k = j - i
-            w = ports.shape[1] + 2  # the host ports at both ends
+            w = first.shape[1] + 2  # the host ports at both ends
             if w > st["g_route"].shape[1]:
                 self._grow_gen(st["gi"].shape[1], w)
             n = int(sc[C.GEN_N])
@@ -315,14 +326,11 @@ class CompiledEngine:
             gi[C.G_DST, n:n + k] = dst[i:j]
             gi[C.G_LINKS, n:n + k] = links
             # straight into the staging rows (no per-chunk route temporaries)
-            gr, gv = st["g_route"][n:n + k], st["g_vlo"][n:n + k]
-            gr[:, 0] = net.inj_base + src[i:j]
-            gr[:, 1:w - 1] = ports
+            gr = st["g_route"][n:n + k]
+            gr[:, 0] = (net.inj_base + src[i:j]) * self.V
+            gr[:, 1:w - 1] = first
             gr[:, w - 1:] = -1
-            gr[np.arange(k), links + 1] = net.ej_base + dst[i:j]
-            gv[:, 0] = 0
-            gv[:, 1:w - 1] = vlo
-            gv[:, w - 1:] = 0
+            gr[np.arange(k), links + 1] = (net.ej_base + dst[i:j]) * self.V
             sc[C.GEN_N] = n + k
         self._last_gen_time = int(times[-1])
 
@@ -337,7 +345,7 @@ class CompiledEngine:
         if k + m > cap:
             self._grow_gen(max(2 * (k + m), 1024), self._width)
         elif n + m > cap:
-            for name in ("gi", "g_route", "g_vlo"):
+            for name in ("gi", "g_route"):
                 a = st[name]
                 if name == "gi":
                     a[:, :k] = a[:, h:n].copy()
@@ -346,26 +354,27 @@ class CompiledEngine:
             sc[C.GEN_HEAD], sc[C.GEN_N] = 0, k
 
     def _routes(self, s, d):
-        """Links, ports (one column per hop, ``-1`` past the end) and first VC of each hop
-        of the routes from switches ``s`` to ``d``."""
+        """Links and first buffer of each hop (``port * V + first VC``, one column per
+        hop, ``-1`` past the end) of the routes from switches ``s`` to ``d``."""
         net = self.net
         m = len(s)
+        V = self.V
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
             if not ent.shape[0]:
-                return np.zeros(m, np.int64), np.zeros((m, 0), np.int32), np.zeros((m, 0), np.int16)
-            links = (ent >= 0).sum(axis=0)
-            return links, ent.T, np.maximum(vcs.T, 0) * np.int16(net.vcs_per_class)
+                return np.zeros(m, np.int64), np.zeros((m, 0), np.int32)
+            ent, vcs = ent.T, vcs.T
+            on = ent >= 0
+            first = np.where(on, ent * V + vcs * net.vcs_per_class, -1)
+            return on.sum(axis=1), first
         rts = [net.route(a, b, self.rng) for a, b in zip(s.tolist(), d.tolist())]
         links = np.fromiter((len(r[0]) for r in rts), dtype=np.int64, count=m)
         hops = int(links.max())
-        route = np.full((m, hops), -1, np.int32)
-        vlo = np.zeros((m, hops), np.int16)
+        first = np.full((m, hops), -1, np.int64)
         for i, (e, v) in enumerate(rts):
             if e:
-                route[i, :len(e)] = e
-                vlo[i, :len(e)] = v
-        return links, route, vlo
+                first[i, :len(e)] = np.asarray(e, np.int64) * V + np.asarray(v, np.int64)
+        return links, first
 
     def schedule(self, t: int, callback) -> None:
         """Call ``callback(t)`` at cycle ``t`` (traffic generation blocks)."""
@@ -485,14 +494,14 @@ class CompiledEngine:
 
     @property
     def credits(self) -> np.ndarray:
-        return self._st["bf"][:, C.CREDITS].copy()
+        return self._st["ob"][:, C.CREDITS].copy()
 
     def source_heads(self) -> tuple[int, int]:
         """(number of non-empty source queues, sum of the creation times of their heads)."""
         st = self._st
         q = st["hs"][:, C.Q_HEAD]
         heads = q[q >= 0]
-        return len(heads), int(st["pk"][heads, C.P_CTIME].sum())
+        return len(heads), int(st["pc"][heads, C.PC_CTIME].sum())
 
     def deadlocked_buffers(self) -> list[int]:
         """As :meth:`topogen.sim.model.Engine.deadlocked_buffers`."""
@@ -510,5 +519,5 @@ class CompiledEngine:
     def credits_restored(self) -> bool:
         """True when every buffer has all its credits back (no flit held anywhere)."""
         st = self._st
-        return bool(np.all(st["bf"][:, C.CREDITS] == self.net.config.vc_buf_size)
+        return bool(np.all(st["ob"][:, C.CREDITS] == self.net.config.vc_buf_size)
                     and np.all(st["bf"][:, C.BUF_HEAD] < 0))

@@ -8,7 +8,8 @@ The same model, event for event, as the pure-Python :class:`~topogen.sim.model.E
   ordinary events of its cycle and the switch allocations that run after them (the
   Python engine's ``_LATE`` sequence numbers).  Events of one cycle therefore run in the
   order they were scheduled, exactly as the Python engine's ``(cycle, sequence)`` heap
-  runs them;
+  runs them.  A list is a chain of blocks of :data:`EVB` events (one cache line each:
+  a large network's events are read one line per 7 events, not one line each);
 * packets live in slots (recycled on delivery) with their route (ports and first VC of
   each hop); input-buffer FIFOs, source queues and the waiting lists of output ports are
   linked lists through the slots;
@@ -33,7 +34,7 @@ from .._sssp import AVAILABLE
 if AVAILABLE:
     from numba import njit
 
-    from .._sssp import _jit, prefetch_row
+    from .._sssp import _jit, prefetch, prefetch_row
 
     def _inline(func):
         """Small helpers: inlined into their callers (numba passes every array of the
@@ -48,6 +49,8 @@ else:  # pragma: no cover - without numba the Python engine runs (see _compiled.
     def prefetch_row(arr, idx):
         pass
 
+    prefetch = prefetch_row
+
 # scalar state (State.sc)
 NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SRCQ_CTIME, \
     DEADLOCKED, EV_COUNT, NFREE_NODES, NFREE_SLOTS, GEN_HEAD, GEN_N, LOG_N, MEAS_FROM, MEAS_TO, \
@@ -56,17 +59,25 @@ NUM_SC = 20
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
-C_PF = 18  # events looked ahead for prefetching (0: none)
+C_PF = 18  # prefetch the rows of the next block's events (0: no)
 C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
 NUM_CF = 20
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
-CREDITS, BUF_HEAD, BUF_TAIL, FRONT_FREE, OWNER, VA_IPTR, VA_OPTR, VA_CAND, VA_KEY = range(9)  # State.bf
+BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
+CREDITS, OWNER, VA_OPTR = range(3)  # State.ob (the same buffers as output VCs)
+VK_CAND, VK_KEY = range(2)  # State.vk (VC allocation: candidate of each output VC of a switch)
 Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
-SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_HEAD, VA_TAIL = range(7)  # State.sw
-P_PID, P_SRC, P_DST, P_CTIME, P_HOP, P_LINKS, P_BUF, P_ARR, P_SENT, P_MEASURED, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VPREV, P_VNEXT, P_VAQ = range(19)  # State.pk
-EV_HEAD, EV_TAIL = range(2)  # State.ev
-NODE_NEXT, NODE_KIND, NODE_ARG = range(3)  # State.nd
+SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N = range(6)  # State.sw
+#: State.vq: the heads waiting for an output VC at a switch, request i of switch s in row
+#: i * switches + s (packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
+#: output port's and the buffer's places in the switch; all fixed while it waits)
+VQ_PKT, VQ_LO, VQ_HI, VQ_B, VQ_P0, VQ_OL, VQ_IK = range(7)
+P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = range(10)  # State.pk (every hop)
+PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
+EV_HEAD, EV_TAIL, EV_HPOS, EV_TPOS = range(4)  # State.ev (first and last block, next read and write)
+NODE_NEXT = 0  # State.nd: a block of EVB events; event j is (kind, arg) in columns EV0 + 2 j, + 1
+EVB, EV0 = 7, 2
 G_TIME, G_SRC, G_DST, G_LINKS = range(4)  # State.gi
 L_PID, L_SRC, L_DST, L_CTIME, L_SENT, L_TAIL, L_LINKS, L_MEASURED = range(8)  # State.lg
 SL_O, SL_P, SL_B = range(3)  # State.sl
@@ -78,32 +89,38 @@ K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3,
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
 State = namedtuple("State", [
-    "sc", "cf", "pt", "bf", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
-    "p_route", "p_vlo", "free_slots", "free_nodes", "g_route", "g_vlo", "held", "sq", "pend"])
+    "sc", "cf", "pt", "bf", "ob", "vk", "vq", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
+    "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['credits', 'buf_head', 'buf_tail', 'front_free', 'owner', 'va_iptr', 'va_optr', 'va_cand', 'va_key'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_head', 'va_tail'], 'pk': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_hop', 'p_links', 'p_buf', 'p_arr', 'p_sent', 'p_measured', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vprev', 'p_vnext', 'p_vaq'], 'ev': ['ev_head', 'ev_tail'], 'nd': ['node_next', 'node_kind', 'node_arg'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
 def _push(sc, ev, nd, free_nodes, mask, W, t, kind, arg, late):
     """Schedule an event at cycle ``t`` (``late``: after the ordinary events of ``t``)."""
-    nf = sc[NFREE_NODES] - 1
-    node = free_nodes[nf]
-    sc[NFREE_NODES] = nf
-    nd[node, NODE_KIND] = kind
-    nd[node, NODE_ARG] = arg
-    nd[node, NODE_NEXT] = -1
     idx = (t & mask) + (W if late else 0)
     tail = ev[idx, EV_TAIL]
-    if tail < 0:
-        ev[idx, EV_HEAD] = node
-    else:
-        nd[tail, NODE_NEXT] = node
-    ev[idx, EV_TAIL] = node
+    pos = ev[idx, EV_TPOS]
+    if tail < 0 or pos == EVB:  # a new block
+        nf = sc[NFREE_NODES] - 1
+        blk = free_nodes[nf]
+        sc[NFREE_NODES] = nf
+        nd[blk, NODE_NEXT] = -1
+        if tail < 0:
+            ev[idx, EV_HEAD] = blk
+            ev[idx, EV_HPOS] = 0
+        else:
+            nd[tail, NODE_NEXT] = blk
+        ev[idx, EV_TAIL] = blk
+        tail = blk
+        pos = 0
+    nd[tail, EV0 + 2 * pos] = kind
+    nd[tail, EV0 + 2 * pos + 1] = arg
+    ev[idx, EV_TPOS] = pos + 1
     sc[EV_COUNT] += 1
 
 
@@ -127,37 +144,9 @@ def _best_vc(credits, S, lo, k):
     return best
 
 
-@_inline
-def _cursor(idx, nx, cl, cn, cd):
-    """Move a prefetch cursor (list ``cl``, node ``cn`` at ``cd`` nodes after the head)
-    after the head of list ``idx`` was taken (``nx``: the new head)."""
-    if idx == cl and cn >= 0:
-        cd -= 1
-        if cd < 0:
-            cn = -1
-    else:
-        cl = idx
-        cn = -1
-    if cn < 0 and nx >= 0:
-        cn = nx
-        cd = 0
-    return cl, cn, cd
-
-
-@_inline
-def _prefetch_event(kind, a, pk, p_route, p_vlo, pt, bf, sw, V):
-    """Ask for the rows an event of ``kind`` on ``a`` reads first."""
-    if kind == K_READY or kind == K_VREQ:
-        prefetch_row(pk, a)
-        prefetch_row(p_route, a)
-        prefetch_row(p_vlo, a)
-    elif kind == K_CREDIT or kind == K_VFREE:
-        prefetch_row(bf, a)
-        prefetch_row(pt, a // V)
-    elif kind == K_ALLOC:
-        prefetch_row(sw, a)
-    elif kind != K_BLOCK:
-        prefetch_row(pt, a)
+# the prefetch helpers of run() (a module of their own to keep this one small; they read
+# the constants above)
+from ._core_prefetch import _prefetch_block  # noqa: E402
 
 
 @_jit
@@ -172,10 +161,12 @@ def run(st, until):
     of its output when packets still wait there, in the Python engine's order.
     """
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
+    ob, vk, vq = st.ob, st.vk, st.vq
+    nsw = sw.shape[0]
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
-    p_route, p_vlo, free_slots, free_nodes = st.p_route, st.p_vlo, st.free_slots, st.free_nodes
-    g_route, g_vlo, held, sq, pend = st.g_route, st.g_vlo, st.held, st.sq, st.pend
-    credits = bf[:, CREDITS]
+    pc, p_route, free_slots, free_nodes = st.pc, st.p_route, st.free_slots, st.free_nodes
+    g_route, held, sq, pend = st.g_route, st.held, st.sq, st.pend
+    credits = ob[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
     injbuf0, EJ, INJ, dl, sep = cf[C_INJBUF0], cf[C_EJ], cf[C_INJ], cf[C_DL], cf[C_SEP]
@@ -188,7 +179,7 @@ def run(st, until):
     width = g_route.shape[1]
     big = np.int64(1) << 62
     pfd = cf[C_PF]
-    pfl, pfn, pfk = -1, -1, 0  # prefetch cursor: list, node, its distance from the head
+    pfb = -1  # the block whose events' rows were asked for last
     while True:
         if sc[NFREE_NODES] < margin:
             return R_NODES
@@ -218,24 +209,23 @@ def run(st, until):
                 sc[MEAS_CREATED] += measured
                 sc[CTIME_SUM] += t
                 src = gi[G_SRC, gh]
-                pk[pkt, P_PID] = sc[NEXT_PID]
+                pc[pkt, PC_PID] = sc[NEXT_PID]
                 sc[NEXT_PID] += 1
-                pk[pkt, P_SRC] = src
-                pk[pkt, P_DST] = gi[G_DST, gh]
-                pk[pkt, P_CTIME] = t
+                pc[pkt, PC_SRC] = src
+                pc[pkt, PC_DST] = gi[G_DST, gh]
+                pc[pkt, PC_CTIME] = t
+                pc[pkt, PC_LINKS] = gi[G_LINKS, gh]
+                pc[pkt, PC_SENT] = -1
+                pc[pkt, PC_MEASURED] = measured
                 pk[pkt, P_HOP] = 0
-                pk[pkt, P_LINKS] = gi[G_LINKS, gh]
                 pk[pkt, P_BUF] = -1
                 pk[pkt, P_ARR] = t
-                pk[pkt, P_SENT] = -1
-                pk[pkt, P_MEASURED] = measured
                 pk[pkt, P_WAIT] = -1
                 pk[pkt, P_QNEXT] = -1
                 pk[pkt, P_OVC] = -1
                 pk[pkt, P_VAQ] = 0
                 for h in range(width):
                     p_route[pkt, h] = g_route[gh, h]
-                    p_vlo[pkt, h] = g_vlo[gh, h]
                 if hs[src, Q_HEAD] < 0:
                     hs[src, Q_HEAD] = pkt
                     hs[src, Q_TAIL] = pkt
@@ -255,38 +245,59 @@ def run(st, until):
         # -------------------------------------------------------------- next event
         t = ht
         idx = t & mask
-        node = ev[idx, EV_HEAD]
-        if node < 0:
+        blk = ev[idx, EV_HEAD]
+        if blk < 0:
             idx += W
-            node = ev[idx, EV_HEAD]
-        nx = nd[node, NODE_NEXT]
-        ev[idx, EV_HEAD] = nx
-        if nx < 0:
+            blk = ev[idx, EV_HEAD]
+        pos = ev[idx, EV_HPOS]
+        kind = nd[blk, EV0 + 2 * pos]
+        a = nd[blk, EV0 + 2 * pos + 1]
+        if pfd and pos == 0:
+            # entering a block: a two-stage pipeline over the blocks ahead (the order of
+            # the events is unchanged; the tables of a large network outgrow the caches):
+            # the rows the events of the block after next read first, those the next
+            # block's events read next (from the rows asked for one block ago), and the
+            # block after those
+            tl = ev[idx, EV_TAIL]
+            tp = ev[idx, EV_TPOS]
+            nb = nd[blk, NODE_NEXT]
+            if pfb != blk:  # a new chain: nothing asked for yet
+                _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, False, pk, p_route, pt,
+                                ob, sw, pend, bf, vq, V)
+                if nb >= 0:
+                    _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, False, pk, p_route, pt,
+                                    ob, sw, pend, bf, vq, V)
+            if nb >= 0:
+                _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, True, pk, p_route, pt, ob,
+                                sw, pend, bf, vq, V)
+                n2 = nd[nb, NODE_NEXT]
+                if n2 >= 0:
+                    _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, False, pk, p_route, pt,
+                                    ob, sw, pend, bf, vq, V)
+                    n3 = nd[n2, NODE_NEXT]
+                    if n3 >= 0:
+                        prefetch_row(nd, n3)
+            pfb = nb
+        pos += 1
+        if blk == ev[idx, EV_TAIL] and pos == ev[idx, EV_TPOS]:  # the list is empty
+            ev[idx, EV_HEAD] = -1
             ev[idx, EV_TAIL] = -1
-        kind = nd[node, NODE_KIND]
-        a = nd[node, NODE_ARG]
-        if pfd:
-            # prefetch the rows that the event ``pfd`` places behind this one in its list
-            # will read first (a cursor walks the list ahead of its head; the order of
-            # the events is unchanged): the tables of a large network outgrow the caches
-            pfl, pfn, pfk = _cursor(idx, nx, pfl, pfn, pfk)
-            while pfn >= 0 and pfk < pfd:
-                n2 = nd[pfn, NODE_NEXT]
-                if n2 < 0:
-                    break
-                pfn = n2
-                pfk += 1
-                _prefetch_event(nd[pfn, NODE_KIND], nd[pfn, NODE_ARG], pk, p_route, p_vlo, pt, bf,
-                                sw, V)
-        free_nodes[sc[NFREE_NODES]] = node
-        sc[NFREE_NODES] += 1
+            free_nodes[sc[NFREE_NODES]] = blk
+            sc[NFREE_NODES] += 1
+        elif pos == EVB:  # the next block
+            ev[idx, EV_HEAD] = nd[blk, NODE_NEXT]
+            ev[idx, EV_HPOS] = 0
+            free_nodes[sc[NFREE_NODES]] = blk
+            sc[NFREE_NODES] += 1
+        else:
+            ev[idx, EV_HPOS] = pos
         sc[EV_COUNT] -= 1
         sc[EVENTS] += 1
         sc[NOW] = t
         serve = -1
         alloc = -1
         if kind == K_READY:
-            o = np.int64(p_route[a, pk[a, P_HOP]])
+            o = np.int64(p_route[a, pk[a, P_HOP]]) // V
             tl = pt[o, W_TAIL]  # append to the waiting list of o
             pk[a, P_WPREV] = tl
             pk[a, P_WNEXT] = -1
@@ -309,23 +320,28 @@ def run(st, until):
         elif kind == K_ALLOC:
             alloc = a
         elif kind == K_VREQ:  # _vc_request: join the switch's heads waiting for a VC
-            s_ = pt[np.int64(p_route[a, pk[a, P_HOP]]), OUT_SWITCH]
-            tl = sw[s_, VA_TAIL]
-            pk[a, P_VPREV] = tl
-            pk[a, P_VNEXT] = -1
-            if tl < 0:
-                sw[s_, VA_HEAD] = a
-            else:
-                pk[tl, P_VNEXT] = a
-            sw[s_, VA_TAIL] = a
+            lo = np.int64(p_route[a, pk[a, P_HOP]])
+            o = lo // V
+            s_ = pt[o, OUT_SWITCH]
+            q = sw[s_, VA_N]
+            sw[s_, VA_N] = q + 1
+            row = q * nsw + s_
+            b = np.int64(pk[a, P_BUF])
+            vq[row, VQ_PKT] = a
+            vq[row, VQ_LO] = lo
+            vq[row, VQ_HI] = lo + (V if o >= EJ else kcls)
+            vq[row, VQ_B] = b
+            vq[row, VQ_P0] = bf[b, VA_IPTR]
+            vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
+            vq[row, VQ_IK] = pt[b // V, IN_LOCAL] * V + b % V
             pk[a, P_VAQ] = 1
             if sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
         elif kind == K_VFREE:  # _vc_free
-            bf[a, OWNER] = -1
+            ob[a, OWNER] = -1
             s_ = pt[a // V, OUT_SWITCH]
-            if sw[s_, VA_HEAD] >= 0 and sw[s_, ALLOC_AT] != t:
+            if sw[s_, VA_N] > 0 and sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
         elif kind == K_IWAKE:
@@ -367,7 +383,7 @@ def run(st, until):
                 k = V if o >= INJ else kcls
                 pkt = pt[o, W_HEAD]
                 while pkt >= 0:
-                    best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], k)
+                    best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), k)
                     if best >= 0:
                         sq[0, 0], sq[1, 0], sq[2, 0] = pkt, o, best
                         nsend = 1
@@ -378,45 +394,39 @@ def run(st, until):
         if alloc >= 0:
             # ---------------------------------------------- separable allocation
             n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
-            if vca and sw[alloc, VA_HEAD] >= 0:
+            nq = sw[alloc, VA_N]
+            if vca and nq > 0:
                 # ------------------------------------------ _vc_allocate (separable)
                 nv = n * V
                 nx_ = 0
                 lost_va = False
-                pkt = sw[alloc, VA_HEAD]
-                while pkt >= 0:
-                    hp = pk[pkt, P_HOP]
-                    o = np.int64(p_route[pkt, hp])
-                    if o >= EJ:
-                        lo = o * V
-                        hi = lo + V
-                    else:
-                        lo = o * V + p_vlo[pkt, hp]
-                        hi = lo + kcls
-                    ol = pt[o, OUT_LOCAL] * V - o * V
-                    b = np.int64(pk[pkt, P_BUF])
-                    p0 = bf[b, VA_IPTR]
+                for q in range(nq):  # the requests in their order
+                    row = q * nsw + alloc
+                    lo = np.int64(vq[row, VQ_LO])
+                    hi = np.int64(vq[row, VQ_HI])
+                    ol = np.int64(vq[row, VQ_OL])
+                    p0 = vq[row, VQ_P0]
                     best = -1
                     bd = nv
                     for x in range(lo, hi):
-                        if bf[x, OWNER] < 0:
+                        if ob[x, OWNER] < 0:
                             d = (ol + x - p0) % nv
                             if d < bd:
                                 best = x
                                 bd = d
                     if best >= 0:
-                        key = (pt[b // V, IN_LOCAL] * V + b % V - bf[best, VA_OPTR]) % nv
-                        if bf[best, VA_CAND] < 0:
-                            bf[best, VA_CAND] = pkt
-                            bf[best, VA_KEY] = key
+                        key = (vq[row, VQ_IK] - ob[best, VA_OPTR]) % nv
+                        li = ol + best  # the output VC's place in the switch
+                        if vk[li, VK_CAND] < 0:
+                            vk[li, VK_CAND] = q
+                            vk[li, VK_KEY] = key
                             held[nx_] = best
                             nx_ += 1
                         else:
                             lost_va = True
-                            if key < bf[best, VA_KEY]:
-                                bf[best, VA_CAND] = pkt
-                                bf[best, VA_KEY] = key
-                    pkt = pk[pkt, P_VNEXT]
+                            if key < vk[li, VK_KEY]:
+                                vk[li, VK_CAND] = q
+                                vk[li, VK_KEY] = key
                 for i in range(1, nx_):  # grants in VC order (the Python engine's)
                     x = held[i]
                     j = i - 1
@@ -426,24 +436,29 @@ def run(st, until):
                     held[j + 1] = x
                 for i in range(nx_):
                     x = held[i]
-                    pkt = bf[x, VA_CAND]
-                    bf[x, VA_CAND] = -1
-                    b = np.int64(pk[pkt, P_BUF])
-                    bf[x, OWNER] = b
+                    li = pt[x // V, OUT_LOCAL] * V + x % V
+                    row = vk[li, VK_CAND] * nsw + alloc
+                    vk[li, VK_CAND] = -1
+                    pkt = vq[row, VQ_PKT]
+                    vq[row, VQ_PKT] = -1  # granted: leaves the requests (below)
+                    b = np.int64(vq[row, VQ_B])
+                    ob[x, OWNER] = b
                     pk[pkt, P_OVC] = x
-                    bf[b, VA_IPTR] = (pt[x // V, OUT_LOCAL] * V + x % V + 1) % nv
-                    bf[x, VA_OPTR] = (pt[b // V, IN_LOCAL] * V + b % V + 1) % nv
-                    vp, vn = pk[pkt, P_VPREV], pk[pkt, P_VNEXT]  # leave the VC waiting list
-                    if vp < 0:
-                        sw[alloc, VA_HEAD] = vn
-                    else:
-                        pk[vp, P_VNEXT] = vn
-                    if vn < 0:
-                        sw[alloc, VA_TAIL] = vp
-                    else:
-                        pk[vn, P_VPREV] = vp
+                    bf[b, VA_IPTR] = (li + 1) % nv
+                    ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
                     pk[pkt, P_VAQ] = 0
                     _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
+                if nx_:  # the requests not granted keep their order
+                    m = 0
+                    for q in range(nq):
+                        row = q * nsw + alloc
+                        if vq[row, VQ_PKT] >= 0:
+                            if m != q:
+                                r2 = m * nsw + alloc
+                                for f in range(VQ_IK + 1):
+                                    vq[r2, f] = vq[row, f]
+                            m += 1
+                    sw[alloc, VA_N] = m
                 if lost_va and sw[alloc, ALLOC_AT] != t + 1:
                     sw[alloc, ALLOC_AT] = t + 1
                     _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
@@ -473,7 +488,7 @@ def run(st, until):
                                 if credits[best] < S:
                                     best = -1
                             else:
-                                best = _best_vc(credits, S, o * V + p_vlo[pkt, pk[pkt, P_HOP]], kcls)
+                                best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
                             if best < 0:
                                 pkt = pk[pkt, P_WNEXT]
                                 continue
@@ -585,18 +600,18 @@ def run(st, until):
                     bf[b, BUF_TAIL] = pkt
             pk[pkt, P_HOP] += 1
             if old < 0:  # left the source queue (injection)
-                src = pk[pkt, P_SRC]
+                src = pc[pkt, PC_SRC]
                 nxt = pk[pkt, P_QNEXT]
                 hs[src, Q_HEAD] = nxt
                 sc[IN_SRC] -= 1
-                sc[SRCQ_CTIME] -= pk[pkt, P_CTIME]
+                sc[SRCQ_CTIME] -= pc[pkt, PC_CTIME]
                 if sc[IN_NET] == 0:
                     sc[LAST_MOVE] = t
                 sc[IN_NET] += 1
-                pk[pkt, P_SENT] = t
+                pc[pkt, PC_SENT] = t
                 hs[src, SRC_FREE] = end
                 if nxt >= 0:
-                    r = pk[nxt, P_CTIME] + ovh
+                    r = pc[nxt, PC_CTIME] + ovh
                     _push(sc, ev, nd, free_nodes, mask, W, r if r > end else end, K_READY, nxt, False)
                 else:
                     hs[src, Q_TAIL] = -1
@@ -628,16 +643,16 @@ def run(st, until):
             if b < 0:  # ejected
                 sc[IN_NET] -= 1
                 sc[DELIVERED] += 1
-                sc[CTIME_SUM] -= pk[pkt, P_CTIME]
+                sc[CTIME_SUM] -= pc[pkt, PC_CTIME]
                 ln = sc[LOG_N]
-                lg[L_PID, ln] = pk[pkt, P_PID]
-                lg[L_SRC, ln] = pk[pkt, P_SRC]
-                lg[L_DST, ln] = pk[pkt, P_DST]
-                lg[L_CTIME, ln] = pk[pkt, P_CTIME]
-                lg[L_SENT, ln] = pk[pkt, P_SENT]
+                lg[L_PID, ln] = pc[pkt, PC_PID]
+                lg[L_SRC, ln] = pc[pkt, PC_SRC]
+                lg[L_DST, ln] = pc[pkt, PC_DST]
+                lg[L_CTIME, ln] = pc[pkt, PC_CTIME]
+                lg[L_SENT, ln] = pc[pkt, PC_SENT]
                 lg[L_TAIL, ln] = arr + S - 1
-                lg[L_LINKS, ln] = pk[pkt, P_LINKS]
-                lg[L_MEASURED, ln] = pk[pkt, P_MEASURED]
+                lg[L_LINKS, ln] = pc[pkt, PC_LINKS]
+                lg[L_MEASURED, ln] = pc[pkt, PC_MEASURED]
                 sc[LOG_N] = ln + 1
                 free_slots[sc[NFREE_SLOTS]] = pkt
                 sc[NFREE_SLOTS] += 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._core import (BUF_HEAD, C_EJ, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W, CREDITS, EV_HEAD, K_CREDIT,
-                    NODE_ARG, NODE_KIND, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
+                    EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
 
 
 @_jit
@@ -16,12 +16,20 @@ def pending_credits(st, out):
     """Add to ``out[b]`` the credits of buffer ``b`` still on their way back."""
     W = st.cf[C_W]
     S = st.cf[C_S]
+    ev, nd = st.ev, st.nd
     for idx in range(W):
-        node = st.ev[idx, EV_HEAD]
-        while node >= 0:
-            if st.nd[node, NODE_KIND] == K_CREDIT:
-                out[st.nd[node, NODE_ARG]] += S
-            node = st.nd[node, NODE_NEXT]
+        blk = ev[idx, EV_HEAD]
+        if blk < 0:
+            continue
+        pos = ev[idx, EV_HPOS]
+        while not (blk == ev[idx, EV_TAIL] and pos == ev[idx, EV_TPOS]):
+            if pos == EVB:
+                blk = nd[blk, NODE_NEXT]
+                pos = 0
+                continue
+            if nd[blk, EV0 + 2 * pos] == K_CREDIT:
+                out[nd[blk, EV0 + 2 * pos + 1]] += S
+            pos += 1
 
 
 @_jit
@@ -31,7 +39,7 @@ def _va_range(st, f, o):
     V = st.cf[C_V]
     if o >= st.cf[C_EJ]:
         return o * V, o * V + V
-    lo = o * V + st.p_vlo[f, st.pk[f, P_HOP]]
+    lo = np.int64(st.p_route[f, st.pk[f, P_HOP]])
     return lo, lo + st.cf[C_KCLS]
 
 
@@ -44,7 +52,7 @@ def _wait_range(st, f, o, vca):
         return np.int64(st.pk[f, P_OVC]), np.int64(1)
     V = np.int64(st.cf[C_V])
     k = V if o >= st.cf[C_INJ] else np.int64(st.cf[C_KCLS])
-    return np.int64(o * V + st.p_vlo[f, st.pk[f, P_HOP]]), k
+    return np.int64(st.p_route[f, st.pk[f, P_HOP]]), k
 
 
 @_jit
@@ -54,7 +62,7 @@ def deadlocked_buffers(st, pending, dead):
     cf = st.cf
     S = cf[C_S]
     vca = cf[C_VCA]
-    bf, pk = st.bf, st.pk
+    bf, ob, pk = st.bf, st.ob, st.pk
     nb = bf.shape[0]
     pending_credits(st, pending)
     nd = 0
@@ -62,12 +70,12 @@ def deadlocked_buffers(st, pending, dead):
         f = bf[b, BUF_HEAD]
         if f < 0:
             continue
-        o = np.int64(st.p_route[f, pk[f, P_HOP]])
+        o = np.int64(st.p_route[f, pk[f, P_HOP]]) // cf[C_V]
         if vca and pk[f, P_VAQ]:  # waits for an output VC: blocked while its owners are
             lo, hi = _va_range(st, f, o)
             free = False
             for x in range(lo, hi):
-                w = bf[x, OWNER]
+                w = ob[x, OWNER]
                 if w < 0 or bf[w, BUF_HEAD] < 0 or pk[bf[w, BUF_HEAD], P_OVC] != x:
                     free = True  # free, or will be (its owner has left)
                     break
@@ -82,7 +90,7 @@ def deadlocked_buffers(st, pending, dead):
         lo, k = _wait_range(st, f, o, vca)
         free = False
         for x in range(lo, lo + k):
-            if bf[x, CREDITS] + pending[x] >= S:
+            if ob[x, CREDITS] + pending[x] >= S:
                 free = True
                 break
         if not free:
@@ -95,11 +103,11 @@ def deadlocked_buffers(st, pending, dead):
             if dead[b] == 0:
                 continue
             f = bf[b, BUF_HEAD]
-            o = np.int64(st.p_route[f, pk[f, P_HOP]])
+            o = np.int64(st.p_route[f, pk[f, P_HOP]]) // cf[C_V]
             if vca and pk[f, P_VAQ]:
                 lo, hi = _va_range(st, f, o)
                 for x in range(lo, hi):
-                    if dead[bf[x, OWNER]] == 0:
+                    if dead[ob[x, OWNER]] == 0:
                         dead[b] = 0
                         nd -= 1
                         changed = True
