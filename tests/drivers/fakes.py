@@ -197,3 +197,30 @@ def sst(folder: Path, fixtures: Path | None = None, *, knee: float = 0.6, mode: 
 def mpirun(folder: Path) -> Path:
     """Write a fake ``mpirun`` into ``folder`` and return its path."""
     return _write(Path(folder) / "mpirun", _MPIRUN)
+
+
+def real_sst_or_skip(*, stand_in_ok: bool = True) -> str:
+    """The ``sst`` the driver finds, or ``pytest.skip`` with the reason: none found, a
+    stand-in (no ``sst-info`` beside it) when ``stand_in_ok`` is false, or an SST whose merlin
+    has no ``anytopo``."""
+    import subprocess
+
+    import pytest
+
+    from topogen.drivers.sst import find_sst
+    from topogen.errors import SimulatorNotFound
+
+    try:
+        exe = find_sst()
+    except SimulatorNotFound as exc:
+        pytest.skip(str(exc))
+    info = Path(exe).with_name("sst-info")
+    if not info.is_file():  # a stand-in has no sst-info; a real SST must have merlin.anytopo
+        if not stand_in_ok:
+            pytest.skip(f"{exe} is a stand-in (no sst-info beside it)")
+        return exe
+    text = subprocess.run([str(info), "merlin"], capture_output=True, text=True, timeout=300).stdout
+    if "anytopo" not in text:
+        pytest.skip(f"{exe} has no merlin.anytopo (`{info} merlin` does not list it): sst-elements "
+                    "newer than v16.0.0 must be installed")
+    return exe

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from topogen import sim_defaults as d
 from topogen.drivers import sst as sd
-from topogen.errors import SimulatorNotFound
 from topogen.export import sst as sx
 from topogen.generators.classic import torus
 from topogen.routing import nearest
+
+from .fakes import real_sst_or_skip
 
 
 def test_every_sst_user_takes_the_one_clock_function():
@@ -72,17 +71,7 @@ def test_rows_record_the_cycle_their_ns_are_read_back_with(tmp_path):
 # --------------------------------------------------------------------------- real SST
 @pytest.fixture()
 def real_sst():
-    try:
-        exe = sd.find_sst()
-    except SimulatorNotFound as exc:
-        pytest.skip(str(exc))
-    info = Path(exe).with_name("sst-info")
-    if not info.is_file():
-        pytest.skip(f"{exe} is a stand-in (no sst-info beside it)")
-    text = subprocess.run([str(info), "merlin"], capture_output=True, text=True, timeout=300).stdout
-    if "anytopo" not in text:
-        pytest.skip(f"{exe} has no merlin.anytopo: sst-elements newer than v16.0.0 must be installed")
-    return exe
+    return real_sst_or_skip(stand_in_ok=False)
 
 
 @pytest.mark.sst

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import topogen
 from topogen.drivers import sst as sd
-from topogen.errors import FormatError, SimulatorFailed, SimulatorNotFound
+from topogen.errors import FormatError, SimulatorFailed
 from topogen.export import sst as sx
+
+from .fakes import real_sst_or_skip
 
 pytestmark = pytest.mark.sst
 
@@ -25,17 +26,7 @@ SHORT = {"warmup": "2us", "collect": "8us", "drain": "4us"}
 
 @pytest.fixture(scope="module", autouse=True)
 def real_sst():
-    try:
-        exe = sd.find_sst()
-    except SimulatorNotFound as exc:
-        pytest.skip(str(exc))
-    info = Path(exe).with_name("sst-info")
-    if info.is_file():  # a stand-in has no sst-info; a real SST must have merlin.anytopo
-        text = subprocess.run([str(info), "merlin"], capture_output=True, text=True, timeout=300).stdout
-        if "anytopo" not in text:
-            pytest.skip(f"{exe} has no merlin.anytopo (`{info} merlin` does not list it): sst-elements "
-                        "newer than v16.0.0 must be installed")
-    return exe
+    return real_sst_or_skip()
 
 
 def make(tmp_path, name, routing="nr", **params):
