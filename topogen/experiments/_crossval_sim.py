@@ -570,9 +570,9 @@ def _stream_bundles(bundle: Path, seed: int) -> Callable[[int], tuple[Path, int 
     made: dict[int, Path] = {}
 
     def stream(run_seed: int) -> tuple[Path, int | None]:
-        run_seed = int(run_seed)
-        if run_seed == seed:
+        if run_seed is None or int(run_seed) == seed:
             return bundle, None
+        run_seed = int(run_seed)
         if run_seed not in made:
             path = fresh_path(bundle.with_name(f"{bundle.stem}.relabel{run_seed}{bundle.suffix}"), claim=True)
             made[run_seed] = write_relabelled_bundle(bundle, path, run_seed)
