@@ -181,9 +181,9 @@ def test_output_buffered_reference_matches_sst_under_load(tmp_path):
     # 0.06 and 0.09 are 46 % and 68 % of SST's saturation (0.13); the input-queued
     # router was 5-7 % below SST here (docs/sst.md), the output-buffered one is within
     # 2.1 % measured on SST's timeline.  Not 0.03: its 93 us collect time holds only 32
-    # in-step waves of packets, and one SST run (its generators take no seed) against 3
-    # seeds differs by sampling alone by about the tolerance (measured 1.030, the seeds'
-    # standard error 2.1 %).
+    # in-step waves of packets, and one SST run against 3 seeds differed by sampling alone
+    # by about the tolerance (measured 1.030, the seeds' standard error 2.1 %); SST now runs
+    # 3 streams too (relabelled endpoints, docs/sst.md "Several SST streams").
     res = _crossval_torus4(tmp_path, (0.06, 0.09))
     t = res.table.set_index(["load", "simulator"])
     for load in (0.06, 0.09):

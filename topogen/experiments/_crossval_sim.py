@@ -95,7 +95,9 @@ class CrossvalSpec:
         Runs per load and simulator, with seeds ``seed, seed + 1, ...`` (the topology and
         routing keep ``seed``); the table shows their mean latency and its standard error
         (``latency_sem``), so a verdict at 3 % can be told from sampling noise.  SST's
-        traffic generator takes no seed here: it runs once per load.
+        traffic takes no seed: for uniform traffic run ``i`` relabels the bundle's endpoint
+        ids by a permutation drawn from its seed (the first runs the bundle as exported);
+        a deterministic pattern (tornado) runs once per load, its repeats being identical.
     """
 
     topology: str
@@ -513,9 +515,17 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
                  folder: str = "sst") -> Adapter:
     """SST on the spec (``traffic``: a topogen pattern instead of the spec's;
     ``router_params``: hr_router parameters on top of :func:`sst_parameters`'; ``folder``:
-    the raw output's folder name under ``out_dir``)."""
+    the raw output's folder name under ``out_dir``).
+
+    SST's traffic takes no seed (``merlin.targetgen.uniform`` seeds each endpoint with its
+    id), so for random traffic (:data:`topogen.export.sst_relabel.RANDOM_TRAFFIC`) a run
+    with ``run_seed`` other than ``seed`` runs the bundle with its endpoint ids relabelled
+    by the permutation of ``run_seed`` (:func:`_stream_bundles`); ``run_seed == seed`` runs
+    the bundle as exported.  Deterministic patterns have one stream: the adapter is not
+    ``seeded`` and crossval runs it once per load."""
     from ..drivers.sst import find_sst, run_sst
     from ..export.sst import write_bundle
+    from ..export.sst_relabel import RANDOM_TRAFFIC
 
     exe = find_sst(binary)
     folder = fresh_dir(Path(out_dir) / folder)
@@ -526,18 +536,64 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
                           host_latency_ns=p["host_latency_ns"],
                           router_params=p["router_params"], nic_params=p["nic_params"])
     traffic = _traffic_for("sst", traffic or spec.traffic, int(topology.num_hosts))
+    random_traffic = traffic in RANDOM_TRAFFIC
+    stream = _stream_bundles(bundle, seed) if random_traffic else (lambda run_seed: (bundle, None))
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
-        rows = run_sst(bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
+        path, relabel = stream(run_seed)
+        rows = run_sst(path, load=float(load), traffic=traffic, message_size=p["message_size"],
                        warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
                        timeout=spec.timeout, binary=exe, raise_on_failure=False)
-        return rows[0]
+        return _with_relabel(rows[0], relabel)
 
+    streams = ("SST's random traffic takes no seed: run r of a load runs the bundle with its endpoint "
+               "ids relabelled by a permutation drawn from seed r (params.endpoint_relabel_seed; the "
+               "spec's own seed runs the bundle as exported), which gives every NIC another "
+               "destination stream on the same network and routes" if random_traffic else
+               f"SST's {traffic} traffic is deterministic (no seed, and relabelling the endpoints "
+               "would change the pattern): repeats of it are identical, so SST runs once per load")
     return Adapter("sst", run, "source:" + routing.algorithm,
                    note="SST anytopo uses one VC per hop (vcs_per_vn = longest route + 1), not num_vcs; "
                         f"SST runs a {p['clock_ns'] * 1000:.0f} ps cycle (whole even ps; its latencies "
-                        "are converted to cycles with it)",
-                   seeded=False, router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"])
+                        f"are converted to cycles with it); {streams}",
+                   seeded=random_traffic, router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"])
+
+
+def _stream_bundles(bundle: Path, seed: int) -> Callable[[int], tuple[Path, int | None]]:
+    """``stream(run_seed) -> (bundle path, relabelling seed or None)``: the exported bundle
+    for ``run_seed == seed``, else that bundle with its endpoints relabelled by the
+    permutation of ``run_seed``, written once per seed beside it
+    (``net.relabel<seed>.json``, a fresh name: nothing is overwritten)."""
+    from ..drivers.base import fresh_path
+    from ..export.sst_relabel import write_relabelled_bundle
+
+    made: dict[int, Path] = {}
+
+    def stream(run_seed: int) -> tuple[Path, int | None]:
+        if run_seed is None or int(run_seed) == seed:
+            return bundle, None
+        run_seed = int(run_seed)
+        if run_seed not in made:
+            path = fresh_path(bundle.with_name(f"{bundle.stem}.relabel{run_seed}{bundle.suffix}"), claim=True)
+            made[run_seed] = write_relabelled_bundle(bundle, path, run_seed)
+        return made[run_seed], run_seed
+
+    return stream
+
+
+def _with_relabel(row: dict, relabel: int | None) -> dict:
+    """``row`` with ``endpoint_relabel_seed`` in its ``params`` (unchanged for the exported
+    bundle), so that resume keys and readers tell the streams apart."""
+    if relabel is None:
+        return row
+    import json
+
+    from ..results import make_row
+
+    params = row.get("params")
+    p = json.loads(params) if isinstance(params, str) and params else dict(params or {})
+    p["endpoint_relabel_seed"] = int(relabel)
+    return dict(row, params=make_row(params=p)["params"])
 
 
 _ADAPTERS = {"reference": _reference_adapter, "booksim": _booksim_adapter, "sst": _sst_adapter}

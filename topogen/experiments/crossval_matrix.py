@@ -127,7 +127,8 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
         of the way; 0 skips it): the accepted rates are compared with the saturation
         tolerance.
     repeats : int
-        Runs per load on the reference simulator and BookSim with seeds ``seed, seed+1, ...``;
+        Runs per load on the reference simulator and BookSim with seeds ``seed, seed+1, ...``
+        (SST: uniform traffic on bundles with relabelled endpoint ids, one per seed);
         their mean is compared (single runs of the default length scatter by 3-8 % near
         half the saturation load).
     saturation_rule : str
