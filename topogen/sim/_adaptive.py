@@ -11,6 +11,7 @@ a down link never takes an up link on an adaptive VC); with ``"minimal"`` it sta
 
 from __future__ import annotations
 
+from ._allocator import roomiest_vc
 from ._events import _Packet
 
 
@@ -147,11 +148,7 @@ class EscapeRouting:
         o, b0, b1 = pkt.opt_e
         if busy[o] > now:
             return None
-        bc = S - 1
-        for b in range(b0, b1):
-            cb = credits[b]
-            if cb > bc:
-                best, bc = b, cb
+        best = roomiest_vc(credits, b0, b1, S)
         return (o, best) if best >= 0 else None
 
     def _send_adaptive(self, pkt: _Packet, o: int, b: int, now: int) -> None:

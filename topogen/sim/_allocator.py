@@ -16,6 +16,19 @@ from ._events import _ALLOC, _IWAKE, _LATE, _READY
 _VREQ, _VFREE = 7, 8
 
 
+def roomiest_vc(credits, lo: int, hi: int, S: int) -> int:
+    """The buffer in ``[lo, hi)`` with the most credits, at least ``S`` (room for the whole
+    packet); ties to the lowest id; -1 when none has room.  The VC choice of the
+    ``credits`` allocation (and of the escape VC), shared by the engine's output
+    arbitration, the separable allocator and the escape routing."""
+    best, bc = -1, S - 1
+    for x in range(lo, hi):
+        cx = credits[x]
+        if cx > bc:
+            best, bc = x, cx
+    return best
+
+
 class SeparableAllocator:
     """Switch allocation per switch and cycle, as BookSim's IQ router does it."""
 
@@ -219,11 +232,7 @@ class SeparableAllocator:
                             continue
                         best = lo
                     else:
-                        best, bc = -1, S - 1
-                        for x in range(lo, lo + k):
-                            cx = credits[x]
-                            if cx > bc:
-                                best, bc = x, cx
+                        best = roomiest_vc(credits, lo, lo + k, S)
                         if best < 0:
                             continue
                 reqs = per_in.get(ip)

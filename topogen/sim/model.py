@@ -53,7 +53,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._adaptive import EscapeRouting
-from ._allocator import _VFREE, _VREQ, SeparableAllocator
+from ._allocator import _VFREE, _VREQ, SeparableAllocator, roomiest_vc
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
 from ._ugal import UgalChoice
 from .config import ALLOCATORS, STOP_RULES, SimConfig
@@ -358,11 +358,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                     if k == 1:
                         best = lo if credits[lo] >= S else -1
                     else:
-                        best, bc = -1, S - 1
-                        for b in range(lo, lo + k):
-                            cb = credits[b]
-                            if cb > bc:
-                                best, bc = b, cb
+                        best = roomiest_vc(credits, lo, lo + k, S)
                     if best >= 0:
                         del wl[i]
                         self._send(pkt, o, best, now)
