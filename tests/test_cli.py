@@ -19,7 +19,7 @@ from topogen import Topology, registry
 from topogen._rng import make_rng
 from topogen.errors import FormatError
 from topogen.experiments._base import ExperimentResult
-from topogen.export import formats, load
+from topogen.export import bundle, formats, load
 
 
 # ---------------------------------------------------------------------------- fixtures
@@ -256,7 +256,7 @@ def test_write_failure_leaves_no_partial_file(capsys, tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(formats, "_pretty", lambda *a, **k: "{" + "x" * 10_000)
+    monkeypatch.setattr(bundle, "_pretty", lambda *a, **k: "{" + "x" * 10_000)
     real_replace = os.replace
     monkeypatch.setattr(os, "replace", boom)
     code, _, err = run(capsys, "generate", "testring", "--num_switches", 5, "-o", tmp_path / "r.json")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from topogen import Floor, Topology, place
 from topogen.errors import FormatError, ParameterError
-from topogen.export import formats
+from topogen.export import edgelist, formats
 from topogen.export.formats import (
     load,
     read_bundle,
@@ -435,7 +435,7 @@ def test_failed_write_leaves_nothing_and_keeps_old_file(tmp_path, monkeypatch):
         yield "# half a header\n"
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(formats, "edgelist_text", broken)
+    monkeypatch.setattr(edgelist, "edgelist_text", broken)
     with pytest.raises(RuntimeError, match="disk on fire"):
         save(path, t)
     assert path.read_bytes() == before
