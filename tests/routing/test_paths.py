@@ -172,7 +172,7 @@ def test_fastest_methods_give_identical_tables(make):
 
 def test_bellman_ford_budget_falls_back():
     from topogen.routing.base import csr_view
-    from topogen.routing.paths import _bf_block, _bf_budget
+    from topogen.routing._fr_blocks import _bf_block, _bf_budget
 
     ring = Topology.from_networkx(nx.cycle_graph(40))
     assert _bf_budget(ring, csr_view(ring)) == 0  # hop diameter 20: Dijkstra

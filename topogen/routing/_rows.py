@@ -274,7 +274,7 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
     progress : callable, optional
         ``progress(rows_done, N)`` after each block.
     """
-    from .paths import _splitmix as np_splitmix
+    from .ties import _splitmix as np_splitmix
 
     spread = tseed is not None
     sd = np_splitmix(np.asarray(0 if tseed is None else tseed, dtype=np.uint64))
