@@ -171,12 +171,13 @@ bool BernoulliNic::receive(int vn)
 void BernoulliNic::finish()
 {
     link_if->finish();
-    out.output("topogen.bernoulli_nic ep=%" PRId64 " created=%" PRIu64 " created_window=%" PRIu64
+    int active = uniform || dest_table[id] >= 0;
+    out.output("topogen.bernoulli_nic ep=%" PRId64 " active=%d created=%" PRIu64 " created_window=%" PRIu64
                " delivered_window=%" PRIu64 " latency_sum=%.17g latency_sumsq=%.17g latency_min=%.17g"
                " latency_max=%.17g network_latency_sum=%.17g injected_flits_window=%" PRIu64
                " accepted_flits_window=%" PRIu64 " max_queue=%" PRIu64 " queue_at_window_end=%" PRIu64
                " queue_end=%zu\n",
-               id, created_total, created_window, delivered_window, latency_sum, latency_sumsq,
+               id, active, created_total, created_window, delivered_window, latency_sum, latency_sumsq,
                latency_min < 0 ? 0.0 : latency_min, latency_max, network_latency_sum, injected_flits_window,
                accepted_flits_window, max_queue, queue_at_window_end, queue_created.size());
 }
