@@ -375,6 +375,8 @@ def _run_sst(args, src: Path, out_dir: Path):
             raise ParameterError(f"--histogram needs WIDTH_NS,BINS such as 50,40; got {args.histogram!r}") from None
     if args.generator == "offered_load" and args.seed is not None:
         raise ParameterError("--seed applies to --generator bernoulli: merlin.offered_load takes no seed")
+    if args.generator == "bernoulli" and histogram is not None:
+        raise ParameterError("--histogram records merlin's network-latency statistics: add --generator offered_load")
     parsed = _is_sst_bundle(src)
     if parsed is not None and parsed[0] == "sst":
         bundle = src.resolve()
