@@ -168,7 +168,7 @@ def test_recorded_real_run_is_read_and_measured():
     assert tot["endpoints"] == 16 and tot["active"] == 16
     assert tot["created_window"] == tot["delivered_window"] > 600
     doc = {"num_endpoints": 16, "num_routers": 16, "metadata": {"generator": "torus", "routing": "booksim-min"}}
-    row = nic.bernoulli_rows(doc, tot, load=0.1, traffic="uniform", seed=1, status="completed", message=None,
+    row = nic.bernoulli_row(doc, tot, load=0.1, traffic="uniform", seed=1, status="completed", message=None,
                              cycles=(3751, 15004, 7502), packet_flits=33, params={})
     assert row["status"] == "completed" and row["latency_unit"] == "cycles" and row["sim_seed"] == 1
     assert row["latency_avg"] == pytest.approx(tot["latency_sum"] / tot["delivered_window"])
@@ -192,16 +192,16 @@ def test_undelivered_window_packets_or_long_latency_saturate(tmp_path):
     log.write_text(_line(0, 10, 10) + _line(1, 10, 9) + "topogen.bernoulli_nic ep=1 cut")
     tot = nic.nic_measurements(log)
     assert tot["endpoints"] == 2 and tot["max_queue"] == 3
-    row = nic.bernoulli_rows(doc, tot, load=0.1, traffic="uniform", seed=1, status="completed", message=None,
+    row = nic.bernoulli_row(doc, tot, load=0.1, traffic="uniform", seed=1, status="completed", message=None,
                              cycles=(10, 100, 10), packet_flits=33, params={})
     assert row["status"] == "saturated" and "1 of 20 packets created" in row["message"]
     assert math.isnan(row["latency_avg"]) and row["accepted_load"] == pytest.approx(330 * 2 / 200)
     log.write_text(_line(0, 10, 10, lat=600.0) + _line(1, 10, 10, lat=600.0))
-    row = nic.bernoulli_rows(doc, nic.nic_measurements(log), load=0.1, traffic="uniform", seed=1,
+    row = nic.bernoulli_row(doc, nic.nic_measurements(log), load=0.1, traffic="uniform", seed=1,
                              status="completed", message=None, cycles=(10, 100, 10), packet_flits=33, params={})
     assert row["status"] == "saturated" and f"above {sim_defaults.LATENCY_THRES:g}" in row["message"]
     log.write_text(_line(0, 10, 10))
-    row = nic.bernoulli_rows(doc, nic.nic_measurements(log), load=0.1, traffic="uniform", seed=1,
+    row = nic.bernoulli_row(doc, nic.nic_measurements(log), load=0.1, traffic="uniform", seed=1,
                              status="completed", message=None, cycles=(10, 100, 10), packet_flits=33, params={})
     assert row["status"] == "incomplete" and "1 of 2 endpoints" in row["message"]
 

@@ -1,6 +1,10 @@
 """SST/merlin driver: check a bundle, run ``sst`` (optionally under ``mpirun -np K``) on
 topogen's model, keep the raw output, and judge and measure every offered load.
 
+``run_sst(..., generator="bernoulli")`` (``topogen run sst``'s default) runs topogen's own
+endpoint instead, with BookSim's traffic process and measurement
+(:mod:`topogen.drivers.sst_nic`); the rest of this page is about ``merlin.offered_load``.
+
 How a run is measured (the same definitions as BookSim and the reference simulator):
 
 * **latency** (``latency_avg``): from the time ``merlin.offered_load`` scheduled the packet

@@ -49,7 +49,7 @@ from .base import FAILURE_STATUSES, fresh_path, run_process, simulator_failed
 from .sst_output import bits, parse_stdout, time_to_ns
 
 __all__ = ["ELEMENTS_ENV", "LIBRARY", "GENERATORS", "source_dir", "find_sst_config", "element_key",
-           "cache_root", "find_element", "build_element", "nic_measurements", "bernoulli_rows",
+           "cache_root", "find_element", "build_element", "nic_measurements", "bernoulli_row",
            "run_bernoulli"]
 
 #: Folder holding a built ``libtopogen.so`` (skips the cache and the build).
@@ -88,7 +88,7 @@ def find_sst_config(sst_binary: str) -> str:
         return found
     raise SimulatorNotFound(f"no sst-config beside {sst_binary} or on PATH: it is needed to build topogen's "
                             f"SST element; install SST-Core with its headers, or set {ELEMENTS_ENV} to a folder "
-                            f"holding a built {LIBRARY} (make -C sst_models/topogen_nic)")
+                            f"holding a built {LIBRARY} (make -C sst_models/topogen_nic OUT=DIR)")
 
 
 def _config(config: str) -> dict[str, str]:
@@ -157,8 +157,8 @@ def build_element(dest: Path, config: dict[str, str], log: Path) -> None:
     argv = [*shlex.split(config["CXX"]), *shlex.split(config["ELEMENT_CXXFLAGS"]), "-O2",
             "-I", str(source_dir()), "-o", str(dest / LIBRARY), *map(str, cc),
             *shlex.split(config["ELEMENT_LDFLAGS"])]
-    fix = (f"install a C++ compiler and SST-Core's headers, or build it by hand (make -C sst_models/topogen_nic) "
-           f"and set {ELEMENTS_ENV} to that folder")
+    fix = (f"install a C++ compiler and SST-Core's headers, or build it by hand "
+           f"(make -C sst_models/topogen_nic OUT=DIR) and set {ELEMENTS_ENV}=DIR")
     with open(log, "w") as fh:
         fh.write(shlex.join(argv) + "\n")
         fh.flush()
@@ -193,7 +193,7 @@ def find_element(sst_binary: str, *, build: bool = True) -> Path:
         d = Path(env).expanduser().resolve()
         if not (d / LIBRARY).is_file():
             raise SimulatorNotFound(f"{ELEMENTS_ENV}={env} holds no {LIBRARY}: build it there "
-                                    f"(make -C sst_models/topogen_nic; cp libtopogen.so {d}) or unset {ELEMENTS_ENV}")
+                                    f"(make -C sst_models/topogen_nic OUT={d}) or unset {ELEMENTS_ENV}")
         return d
     config = _config(find_sst_config(sst_binary))
     key = element_key(_sst_version(sst_binary), config, sst_binary)
@@ -258,7 +258,7 @@ def nic_measurements(log) -> dict[str, Any]:
     return tot
 
 
-def bernoulli_rows(bundle, tot: dict[str, Any] | None, *, load: float, traffic: str, seed: int, status: str,
+def bernoulli_row(bundle, tot: dict[str, Any] | None, *, load: float, traffic: str, seed: int, status: str,
                    message: str | None, cycles: tuple[int, int, int], packet_flits: int, params: dict,
                    sim_time_ns=None, wall_time_s=None, raw_output=None, **fields) -> dict:
     """The results row of one ``topogen.bernoulli_nic`` run (latencies in cycles).
@@ -407,12 +407,13 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
         out = parse_stdout(proc.log_path)
         status, message = classify(out, proc)
         params = {"generator": "bernoulli", "element": "topogen.bernoulli_nic", "self_packets": bool(self_packets),
-                  "seed_source": "given" if given else "content", "message_size": message_size, "packet_flits": packet_flits, "warmup_cycles": cycles[0],
+                  "seed_source": "given" if given else "content", "message_size": message_size,
+                  "packet_flits": packet_flits, "warmup_cycles": cycles[0],
                   "collect_cycles": cycles[1], "drain_cycles": cycles[2], "cycle_ps": cycle_ps,
                   "cycle_ns": round(cycle_ps / 1000.0, 9), "latency_thres": sim_defaults.LATENCY_THRES,
                   "ranks": ranks, "threads": threads, "command": shlex.join(argv)}
         tot = nic_measurements(proc.log_path) if status not in FAILURE_STATUSES else None
-        rows.append(bernoulli_rows(doc, tot, load=float(x), traffic=traffic, seed=run_seed, status=status,
+        rows.append(bernoulli_row(doc, tot, load=float(x), traffic=traffic, seed=run_seed, status=status,
                                    message=message, cycles=cycles, packet_flits=packet_flits, params=params,
                                    sim_time_ns=out.sim_time_ns, wall_time_s=proc.wall_time_s,
                                    raw_output=proc.log_path, **fields))

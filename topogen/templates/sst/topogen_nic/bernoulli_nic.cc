@@ -187,6 +187,7 @@ void BernoulliNic::serialize_order(SST::Core::Serialization::serializer& ser)
     Component::serialize_order(ser);
     SST_SER(out);
     SST_SER(link_if);
+    SST_SER(rng);
     SST_SER(ps_tc);
     SST_SER(cycle_ps);
     SST_SER(num_peers);
