@@ -130,9 +130,9 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("--collect", default="40us", help="measurement time per load (default 40us)")
     s.add_argument("--drain", default="20us", help="pause between loads (default 20us)")
     s.add_argument("--windows", type=int, default=10,
-                   help="sample windows per collect time, compared to detect saturation (default 10)")
+                   help="offered_load: sample windows per collect time, compared to detect saturation (default 10)")
     s.add_argument("--histogram", default=None, metavar="WIDTH_NS,BINS",
-                   help="also record network-latency histograms in the statistics CSV")
+                   help="offered_load: also record network-latency histograms in the statistics CSV")
     s.add_argument("--ranks", type=int, default=1, help="MPI ranks (runs under mpirun -np K)")
     s.add_argument("--threads", type=int, default=1, help="SST threads per rank")
     s.add_argument("--timeout", type=float, default=3600.0, metavar="S")
