@@ -76,6 +76,9 @@ import json, os, runpy, signal, sys, time
 sys.path.insert(0, {module!r})
 MODE, KNEE, BASE = {mode!r}, {knee!r}, 172.602
 argv = sys.argv[1:]
+if argv == ["--version"]:
+    print("SST-Core Version (fake)")
+    sys.exit(0)
 while argv and argv[0].startswith("-") and argv[0] != "--":
     argv = argv[2:] if argv[0] in ("-n", "--num-threads") else argv[1:]
 model = argv[0]
@@ -101,6 +104,25 @@ def ps(text):
     raise SystemExit("fake sst: bad time " + text)
 bundle = json.load(open(opts["--bundle"]))
 n = bundle["num_endpoints"]
+if opts.get("--generator") == "bernoulli":
+    # topogen.bernoulli_nic's end-of-run lines: every endpoint makes load / S packets per
+    # cycle; above the knee a tenth of the window's packets are still undelivered
+    cyc = bundle["cycle_ps"]
+    x = float(opts["--load"])
+    S = round(float(opts["--message-size"].rstrip("B")) * 8 / 256)
+    Wc, Cc = ps(opts["--warmup"]) // cyc, ps(opts["--collect"]) // cyc
+    Dc = ps(opts["--drain"]) // cyc
+    made = max(1, round(x / S * Cc))
+    got = made if x <= KNEE else int(made * 0.9)
+    lat = 60.0 + 40.0 * x + int(opts["--seed"]) % 7 * 0.25
+    for e in range(n):
+        print("topogen.bernoulli_nic ep=%d active=1 created=%d created_window=%d delivered_window=%d "
+              "latency_sum=%r latency_sumsq=%r latency_min=%r latency_max=%r network_latency_sum=%r "
+              "injected_flits_window=%d accepted_flits_window=%d max_queue=%d queue_at_window_end=0 "
+              "queue_end=0" % (e, 2 * made, made, got, got * lat, got * (lat * lat + 4.0), lat - 20, lat + 30,
+                               got * (lat - 1), round(x * Cc), round(min(x, KNEE) * Cc), 0 if x <= KNEE else 40))
+    print("Simulation is complete, simulated time: %g us" % ((Wc + Cc + Dc) * cyc / 1e6))
+    sys.exit(0)
 bw = float(bundle["nic_params"]["link_bw"].rstrip("GB/s")) * 8  # bits per ns
 pkt = float(opts.get("--message-size", "64B").rstrip("B")) * 8
 loads = [float(x) for x in opts["--load"].split(",")]
@@ -190,8 +212,31 @@ def sst(folder: Path, fixtures: Path | None = None, *, knee: float = 0.6, mode: 
     printing anything), ``crash_after`` (complete output, then SIGSEGV), ``hang``.
     ``fixtures`` is unused (kept for callers).
     """
+    sst_config(folder)  # topogen.bernoulli_nic is "built" with it (into $XDG_CACHE_HOME, see conftest)
     return _write(Path(folder) / "sst", _SST.format(
         python=sys.executable, module=str(FAKE_SST_MODULE), knee=knee, mode=mode))
+
+
+_SST_CONFIG = r'''#!{python}
+# Stand-in for sst-config: a "compiler" that writes the library it is asked for.
+import sys
+print({{"--CXX": {cxx!r}, "--ELEMENT_CXXFLAGS": "-fPIC -I/nowhere", "--ELEMENT_LDFLAGS": "-shared"}}[sys.argv[1]])
+'''
+
+_CXX = r'''#!{python}
+import sys
+if {fail!r}:
+    sys.stderr.write("bernoulli_nic.cc:1: error: fake compiler failure\\n")
+    sys.exit(1)
+open(sys.argv[sys.argv.index("-o") + 1], "w").write("not a library\\n")
+'''
+
+
+def sst_config(folder: Path, *, fail: bool = False) -> Path:
+    """Write a fake ``sst-config`` (and the fake compiler it names) into ``folder``: the
+    compiler writes the ``-o`` file, or fails with ``fail``."""
+    cxx = _write(Path(folder) / "fake-cxx", _CXX.format(python=sys.executable, fail=fail))
+    return _write(Path(folder) / "sst-config", _SST_CONFIG.format(python=sys.executable, cxx=str(cxx)))
 
 
 def mpirun(folder: Path) -> Path:

@@ -91,8 +91,8 @@ def test_run_sst_at_the_defaults_agrees_with_reference_sst(tmp_path, real_sst, c
     net = tmp_path / "net.json"
     assert cli.main(["generate", "torus", "--dims", "4,4", "-o", str(net)]) == 0
     loads = (0.01, 0.1, 0.2)
-    code = cli.main(["run", "sst", str(net), "--out-dir", str(tmp_path / "sst"), "--traffic", "shift:7",
-                     "--message-size", f"{d.FLIT_BITS // 8}B", "--load", ",".join(map(str, loads))])
+    code = cli.main(["run", "sst", str(net), "--out-dir", str(tmp_path / "sst"), "--generator", "offered_load",
+                     "--traffic", "shift:7", "--message-size", f"{d.FLIT_BITS // 8}B", "--load", ",".join(map(str, loads))])
     assert code == 0, capsys.readouterr()
     rows = read_results(tmp_path / "sst" / "results.csv").to_dict("records")
     topology, layout = formats.load(net)

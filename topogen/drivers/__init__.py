@@ -8,6 +8,9 @@ output, judge the outcome from that output, and return rows of the shared result
 * :mod:`topogen.drivers.sst` -- SST/merlin (``$TOPOGEN_SST`` or ``sst`` on PATH, optionally
   under ``mpirun``): :func:`~topogen.drivers.sst.run_sst`,
   :func:`~topogen.drivers.sst.parse_stdout`, :func:`~topogen.drivers.sst.parse_statistics`.
+* :mod:`topogen.drivers.sst_nic` -- topogen's own SST endpoint ``topogen.bernoulli_nic``
+  (built on first use): :func:`~topogen.drivers.sst_nic.run_bernoulli`, ``topogen run sst``'s
+  default generator.
 * :mod:`topogen.drivers.base` -- binary lookup, process runner, failure classification.
 * :mod:`topogen.drivers.cli` -- ``topogen run booksim|sst`` and ``topogen results``.
 """

@@ -111,7 +111,18 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("--load", default=f"{sim_defaults.LOAD:g}",
                    help="offered load(s), fractions of link bandwidth (= flits/host/cycle), comma-separated "
                         f"(default {sim_defaults.LOAD:g}, as simulate and run booksim)")
-    s.add_argument("--traffic", default="uniform", help="uniform, bit_complement or shift:K")
+    s.add_argument("--traffic", default="uniform",
+                   help="uniform, bit_complement or shift:K (bernoulli also tornado, neighbor, table:D0,D1,...)")
+    s.add_argument("--generator", choices=("bernoulli", "offered_load"), default="bernoulli",
+                   help="endpoints: bernoulli (topogen's topogen.bernoulli_nic, built on first use: Bernoulli "
+                        "arrivals, seeded, latency to the tail in cycles, as run booksim and simulate) or "
+                        "offered_load (merlin's periodic generator, latency to the head in ns) (default bernoulli)")
+    s.add_argument("--seed", default=None, metavar="S",
+                   help="bernoulli: run seed (default: derived from the bundle, traffic and load; recorded "
+                        "as sim_seed)")
+    s.add_argument("--self-packets", action=argparse.BooleanOptionalAction, default=sim_defaults.SELF_PACKETS,
+                   help="bernoulli, uniform: the source is a destination too, as run booksim and simulate "
+                        "(default %(default)s)")
     s.add_argument("--message-size", default=sim_defaults.sst_message_size(),
                    help="bytes per packet (default: the shared packet of "
                         f"{sim_defaults.PACKET_SIZE} flits, {sim_defaults.sst_message_size()})")
@@ -119,9 +130,9 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("--collect", default="40us", help="measurement time per load (default 40us)")
     s.add_argument("--drain", default="20us", help="pause between loads (default 20us)")
     s.add_argument("--windows", type=int, default=10,
-                   help="sample windows per collect time, compared to detect saturation (default 10)")
+                   help="offered_load: sample windows per collect time, compared to detect saturation (default 10)")
     s.add_argument("--histogram", default=None, metavar="WIDTH_NS,BINS",
-                   help="also record network-latency histograms in the statistics CSV")
+                   help="offered_load: also record network-latency histograms in the statistics CSV")
     s.add_argument("--ranks", type=int, default=1, help="MPI ranks (runs under mpirun -np K)")
     s.add_argument("--threads", type=int, default=1, help="SST threads per rank")
     s.add_argument("--timeout", type=float, default=3600.0, metavar="S")
@@ -362,6 +373,10 @@ def _run_sst(args, src: Path, out_dir: Path):
             histogram = (float(w), int(n))
         except ValueError:
             raise ParameterError(f"--histogram needs WIDTH_NS,BINS such as 50,40; got {args.histogram!r}") from None
+    if args.generator == "offered_load" and args.seed is not None:
+        raise ParameterError("--seed applies to --generator bernoulli: merlin.offered_load takes no seed")
+    if args.generator == "bernoulli" and histogram is not None:
+        raise ParameterError("--histogram records merlin's network-latency statistics: add --generator offered_load")
     parsed = _is_sst_bundle(src)
     if parsed is not None and parsed[0] == "sst":
         bundle = src.resolve()
@@ -383,8 +398,18 @@ def _run_sst(args, src: Path, out_dir: Path):
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
                    out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
-                   timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False)
+                   timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False,
+                   generator=args.generator, seed=_seed(args.seed), self_packets=args.self_packets)
     return rows, None
+
+
+def _seed(text):
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ParameterError(f"--seed needs an integer, got {text!r}") from None
 
 
 _TABLE_COLUMNS = ["simulator", "topology", "routing", "traffic", "offered_load", "load_unit", "status",

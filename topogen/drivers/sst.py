@@ -1,6 +1,10 @@
 """SST/merlin driver: check a bundle, run ``sst`` (optionally under ``mpirun -np K``) on
 topogen's model, keep the raw output, and judge and measure every offered load.
 
+``run_sst(..., generator="bernoulli")`` (``topogen run sst``'s default) runs topogen's own
+endpoint instead, with BookSim's traffic process and measurement
+(:mod:`topogen.drivers.sst_nic`); the rest of this page is about ``merlin.offered_load``.
+
 How a run is measured (the same definitions as BookSim and the reference simulator):
 
 * **latency** (``latency_avg``): from the time ``merlin.offered_load`` scheduled the packet
@@ -302,9 +306,17 @@ def run_sst(
     mpirun=None,
     raise_on_failure: bool = True,
     validate: bool = True,
+    generator: str = "offered_load",
+    seed=None,
+    self_packets: bool = sim_defaults.SELF_PACKETS,
     **fields,
 ) -> list[dict]:
     """Check a bundle, run SST on it and return results rows (one per offered load).
+
+    ``generator="bernoulli"`` runs topogen's own endpoint instead of ``merlin.offered_load``
+    (:func:`topogen.drivers.sst_nic.run_bernoulli`: Bernoulli arrivals from ``seed``,
+    ``self_packets``, latency to the tail in cycles, one SST run per load); the sample
+    windows, histograms and thresholds below are offered_load's.
 
     The bundle is validated first (:func:`topogen.export.sst.validate_bundle`): an
     inconsistent one raises before SST starts.  The raw stdout/stderr is kept as
@@ -349,6 +361,15 @@ def run_sst(
     SimulatorFailed
         With ``raise_on_failure``, for a failed run (its rows are attached as ``.row``).
     """
+    if generator == "bernoulli":
+        from .sst_nic import run_bernoulli
+
+        return run_bernoulli(bundle, load=load, traffic=traffic, seed=seed, self_packets=self_packets,
+                             message_size=message_size, warmup=warmup, collect=collect, drain=drain,
+                             out_dir=out_dir, ranks=ranks, threads=threads, timeout=timeout, binary=binary,
+                             mpirun=mpirun, raise_on_failure=raise_on_failure, validate=validate, **fields)
+    if generator != "offered_load":
+        raise ParameterError(f"SST generator must be bernoulli or offered_load, got {generator!r}")
     bundle = Path(bundle).resolve()
     doc = read_bundle(bundle, validate=validate)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent

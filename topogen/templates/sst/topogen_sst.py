@@ -21,7 +21,17 @@ merlin that has ``merlin.anytopo``, i.e. sst-elements newer than v16.0.0).  What
   ``sst.statOutputCSV`` every ``--window`` (cumulative: never reset), so that the driver can
   measure each load after its warm-up and compare sample windows.
 
-Traffic patterns: ``uniform`` (``merlin.targetgen.uniform``), ``bit_complement``
+With ``--generator bernoulli`` each endpoint is topogen's own ``topogen.bernoulli_nic``
+(``sst_models/topogen_nic``, loaded with ``sst --add-lib-path=DIR``) instead of
+``merlin.offered_load``: Bernoulli arrivals from a per-endpoint stream of ``--seed``, an
+unbounded source queue, latency from creation to the tail's arrival over the packets
+created in the collect window (``docs/sst.md``).  It runs one load; its results are lines
+``topogen.bernoulli_nic ep=...`` printed at the end, and no statistics file is written.
+Its patterns: ``uniform`` (the source included unless ``--no-self-packets``) and the fixed
+permutations ``bit_complement``, ``shift:K``, ``tornado``, ``neighbor`` or
+``table:D0,D1,...`` (the destination of every endpoint, -1 for none).
+
+Traffic patterns of ``offered_load``: ``uniform`` (``merlin.targetgen.uniform``), ``bit_complement``
 (``merlin.targetgen.bit_complement``), ``shift:K`` (``merlin.targetgen.shift`` with
 ``shift = K``).  Loads are fractions of the endpoint link bandwidth; several loads
 (``--load 0.1,0.5``) run one after another, as ``merlin.offered_load`` supports.
@@ -56,6 +66,11 @@ def parse_args(argv):
     p.add_argument("--histogram", default=None,
                    help="record packet_latency as a histogram: BINWIDTH_NS,NUMBINS (else an accumulator)")
     p.add_argument("--link-bw", default=None, help="override the endpoint link bandwidth")
+    p.add_argument("--generator", choices=("offered_load", "bernoulli"), default="offered_load",
+                   help="merlin.offered_load (periodic) or topogen.bernoulli_nic (Bernoulli, seeded)")
+    p.add_argument("--seed", type=int, default=1, help="bernoulli: run seed")
+    p.add_argument("--self-packets", action=argparse.BooleanOptionalAction, default=True,
+                   help="bernoulli, uniform: the source is a possible destination (default yes)")
     return p.parse_args(argv)
 
 
@@ -78,6 +93,87 @@ def _traffic(spec):
             raise SystemExit("topogen_sst.py: traffic shift needs a distance, e.g. shift:1")
         params["pattern.shift"] = int(arg)
     return TRAFFIC[name], params
+
+
+_UNITS_PS = {"ps": 1, "ns": 1000, "us": 10**6, "ms": 10**9, "s": 10**12}
+
+
+def time_ps(text):
+    """An SST time (``10us``, ``2666ps``) in ps."""
+    t = str(text).strip()
+    for unit in sorted(_UNITS_PS, key=len, reverse=True):
+        if t.endswith(unit):
+            try:
+                return float(t[:-len(unit)]) * _UNITS_PS[unit]
+            except ValueError:
+                break
+    raise SystemExit("topogen_sst.py: %r is not a time such as 10us or 2666ps" % text)
+
+
+def destination_table(spec, n):
+    """Destination of every endpoint for a fixed pattern, or None for ``uniform``."""
+    name, _, arg = spec.partition(":")
+    if name == "uniform":
+        return None
+    if name in ("bit_complement", "bitcomp"):
+        if n & (n - 1):
+            raise SystemExit("topogen_sst.py: bit_complement needs a power-of-two endpoint count, got %d" % n)
+        return [(n - 1) ^ s for s in range(n)]
+    if name == "shift":
+        if not arg:
+            raise SystemExit("topogen_sst.py: traffic shift needs a distance, e.g. shift:1")
+        return [(s + int(arg)) % n for s in range(n)]
+    if name == "tornado":
+        return [(s + (n + 1) // 2 - 1) % n for s in range(n)]
+    if name == "neighbor":
+        return [(s + 1) % n for s in range(n)]
+    if name == "table":
+        table = [int(x) for x in arg.split(",") if x.strip()]
+        if len(table) != n or any(d < -1 or d >= n for d in table):
+            raise SystemExit("topogen_sst.py: table traffic needs %d destinations in -1..%d" % (n, n - 1))
+        return table
+    raise SystemExit("topogen_sst.py: unknown traffic %r for the bernoulli generator (use uniform, "
+                     "bit_complement, shift:K, tornado, neighbor or table:D0,D1,...)" % spec)
+
+
+def bernoulli_params(bundle, args):
+    """``topogen.bernoulli_nic`` parameters shared by every endpoint."""
+    loads = [float(x) for x in str(args.load).split(",") if x.strip()]
+    if len(loads) != 1:
+        raise SystemExit("topogen_sst.py: the bernoulli generator runs one load per run, got %r" % args.load)
+    cycle_ps = bundle.get("cycle_ps")
+    if not cycle_ps:
+        raise SystemExit("topogen_sst.py: the bernoulli generator needs a bundle that records cycle_ps")
+    flit_bits = int(round(time_free_bits(bundle["router_params"]["flit_size"])))
+    packet_bits = time_free_bits(args.message_size)
+    flits = int(-(-packet_bits // flit_bits))
+    n = bundle["num_endpoints"]
+    params = {
+        "num_peers": n, "cycle": "%dps" % cycle_ps, "load": loads[0], "packet_flits": flits,
+        "flit_bits": flit_bits, "seed": args.seed, "self_packets": bool(args.self_packets),
+        "warmup_cycles": int(round(time_ps(args.warmup) / cycle_ps)),
+        "collect_cycles": int(round(time_ps(args.collect) / cycle_ps)),
+        "drain_cycles": int(round(time_ps(args.drain) / cycle_ps)),
+    }
+    table = destination_table(args.traffic, n)
+    if table is None:
+        params["pattern"] = "uniform"
+    else:
+        params.update({"pattern": "table", "dest_table": table})
+    return params
+
+
+def time_free_bits(text):
+    """A size (``1056B``, ``256b``) in bits."""
+    t = str(text).strip()
+    try:
+        if t.endswith("B"):
+            return float(t[:-1]) * 8
+        if t.endswith("b"):
+            return float(t[:-1])
+    except ValueError:
+        pass
+    raise SystemExit("topogen_sst.py: %r is not a size such as 1056B" % text)
 
 
 def simple_tables(bundle):
@@ -168,7 +264,11 @@ def build(sst, bundle, args):
         lk.connect((routers[link["u"]], "port%d" % link["port_u"], link["latency"]),
                    (routers[link["v"]], "port%d" % link["port_v"], link["latency"]))
 
-    pattern, pattern_params = _traffic(args.traffic)
+    bernoulli = getattr(args, "generator", "offered_load") == "bernoulli"
+    if bernoulli:
+        nic_common = bernoulli_params(bundle, args)
+    else:
+        pattern, pattern_params = _traffic(args.traffic)
     if args.histogram:
         width, bins = (x.strip() for x in args.histogram.split(","))
         stat = {"type": "sst.HistogramStatistic", "minvalue": "0", "binwidth": width,
@@ -180,19 +280,12 @@ def build(sst, bundle, args):
     host_lat = bundle["host_link_latency"]
     for ep in bundle["endpoints"]:
         e, r, port = ep["id"], ep["router"], ep["port"]
-        ol = sst.Component("ol_%d" % e, "merlin.offered_load")
-        params = {
-            "num_peers": num_endpoints,
-            "offered_load": loads if len(loads) > 1 else loads[0],
-            "link_bw": nic_params["link_bw"],
-            "message_size": args.message_size,
-            "warmup_time": args.warmup,
-            "collect_time": args.collect,
-            "drain_time": args.drain,
-            "pattern": pattern,
-        }
-        params.update(pattern_params)
-        ol.addParams(params)
+        if bernoulli:
+            ol = sst.Component("nic_%d" % e, "topogen.bernoulli_nic")
+            ol.addParams(nic_common)
+        else:
+            ol = sst.Component("ol_%d" % e, "merlin.offered_load")
+            ol.addParams(_offered_load_params(args, loads, nic_params, num_endpoints, pattern, pattern_params))
         nic = ol.setSubComponent("networkIF", "merlin.endpointNIC")
         nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol",
                        "plugin_names": ["sourceRoutingPlugin"]})
@@ -205,15 +298,33 @@ def build(sst, bundle, args):
         lc_params.update({"job_id": 0, "job_size": num_endpoints, "logical_nid": e,
                           "use_nid_remap": False})
         lc.addParams(lc_params)
-        lc.enableStatistics(["packet_latency"], dict(stat))
-        lc.enableStatistics(["send_bit_count"], {"type": "sst.AccumulatorStatistic", "rate": args.window})
+        if not bernoulli:
+            lc.enableStatistics(["packet_latency"], dict(stat))
+            lc.enableStatistics(["send_bit_count"], {"type": "sst.AccumulatorStatistic", "rate": args.window})
         hl = sst.Link("host_%d" % e)
         hl.connect((lc, "rtr_port", host_lat), (routers[r], "port%d" % port, host_lat))
         endpoints.append(ol)
 
+    if bernoulli:
+        return routers, endpoints
     sst.setStatisticLoadLevel(9)
     sst.setStatisticOutput("sst.statOutputCSV", {"filepath": args.stats, "separator": ","})
     return routers, endpoints
+
+
+def _offered_load_params(args, loads, nic_params, num_endpoints, pattern, pattern_params):
+    params = {
+        "num_peers": num_endpoints,
+        "offered_load": loads if len(loads) > 1 else loads[0],
+        "link_bw": nic_params["link_bw"],
+        "message_size": args.message_size,
+        "warmup_time": args.warmup,
+        "collect_time": args.collect,
+        "drain_time": args.drain,
+        "pattern": pattern,
+    }
+    params.update(pattern_params)
+    return params
 
 
 def main(argv=None):

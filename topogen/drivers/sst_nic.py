@@ -1,0 +1,423 @@
+"""topogen's own SST endpoint ``topogen.bernoulli_nic``: find or build it, run it, read it.
+
+``merlin.offered_load`` (SST's traffic generator) injects periodically, every endpoint in
+step, never to itself, unseeded, and stamps a packet's latency when its head arrives;
+BookSim and topogen's reference simulator draw Bernoulli arrivals from a seed, send to the
+source too (:data:`topogen.sim_defaults.SELF_PACKETS`) and measure from creation to the
+tail's arrival, source queueing included.  ``topogen.bernoulli_nic`` (C++ sources in
+``sst_models/topogen_nic``, shipped as package data) is the latter process on SST; see
+``docs/sst.md``, "topogen's endpoint".
+
+The element library (``libtopogen.so``) is looked up in ``$TOPOGEN_SST_ELEMENTS`` (a
+folder holding a built library), else in a per-user cache
+(``$XDG_CACHE_HOME/topogen/sst-elements/<key>``, ``~/.cache`` by default), the key made of
+SST's version, the compiler settings ``sst-config`` gives and a digest of the sources and
+of the ``sst`` binary; a missing one is built there on first use (about 20 s), under a
+lock, into a temporary folder renamed when the build succeeded.  ``sst`` then runs with
+``--add-lib-path=<that folder>``.
+
+Measurement (BookSim's scheme, on SST's cycle, the bundle's ``cycle_ps``): warm-up, a
+collect window and a drain, in whole cycles; every endpoint prints its sums at the end
+(``topogen.bernoulli_nic ep=... key=value ...``) and :func:`nic_measurements` adds them up.
+A load is ``saturated`` when packets created in the window were still undelivered at the
+end of the drain, or when their mean latency exceeds
+:data:`topogen.sim_defaults.LATENCY_THRES` cycles.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import sim_defaults
+from .._progress import Progress
+from .._digest import seed_from
+from .._rng import resolve_seed
+from ..errors import ParameterError, SimulatorFailed, SimulatorNotFound
+from ..export.sst import model_path, read_bundle
+from ..results import make_row
+from .base import FAILURE_STATUSES, fresh_path, run_process, simulator_failed
+from .sst_output import bits, parse_stdout, time_to_ns
+
+__all__ = ["ELEMENTS_ENV", "LIBRARY", "GENERATORS", "source_dir", "find_sst_config", "element_key",
+           "cache_root", "find_element", "build_element", "nic_measurements", "bernoulli_row",
+           "run_bernoulli"]
+
+#: Folder holding a built ``libtopogen.so`` (skips the cache and the build).
+ELEMENTS_ENV = "TOPOGEN_SST_ELEMENTS"
+#: The element library's file name (SST library ``topogen``).
+LIBRARY = "libtopogen.so"
+#: Endpoint generators of ``topogen run sst``: topogen's Bernoulli NIC, merlin's offered_load.
+GENERATORS = ("bernoulli", "offered_load")
+_LINE = "topogen.bernoulli_nic "
+_SUMS = ("active", "created", "created_window", "delivered_window", "latency_sum", "latency_sumsq",
+         "network_latency_sum", "injected_flits_window", "accepted_flits_window", "queue_at_window_end",
+         "queue_end")
+
+
+def source_dir() -> Path:
+    """The element's sources (``bernoulli_nic.cc``/``.h``), shipped beside the SST model."""
+    return model_path().parent / "topogen_nic"
+
+
+def _sources() -> list[Path]:
+    return sorted(p for p in source_dir().iterdir() if p.suffix in (".cc", ".h"))
+
+
+def find_sst_config(sst_binary: str) -> str:
+    """``sst-config`` beside ``sst_binary``, else on PATH.
+
+    Raises
+    ------
+    SimulatorNotFound
+    """
+    beside = Path(sst_binary).resolve().parent / "sst-config"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("sst-config")
+    if found:
+        return found
+    raise SimulatorNotFound(f"no sst-config beside {sst_binary} or on PATH: it is needed to build topogen's "
+                            f"SST element; install SST-Core with its headers, or set {ELEMENTS_ENV} to a folder "
+                            f"holding a built {LIBRARY} (make -C sst_models/topogen_nic OUT=DIR)")
+
+
+def _config(config: str) -> dict[str, str]:
+    values = {}
+    for key in ("CXX", "ELEMENT_CXXFLAGS", "ELEMENT_LDFLAGS"):
+        try:
+            proc = subprocess.run([config, f"--{key}"], capture_output=True, text=True, timeout=60)
+        except OSError as exc:
+            raise SimulatorNotFound(f"cannot run {config}: {exc}") from None
+        if proc.returncode != 0:
+            raise SimulatorNotFound(f"{config} --{key} failed (exit {proc.returncode}): SST-Core's build "
+                                    f"settings are needed to build topogen's SST element; set {ELEMENTS_ENV} "
+                                    f"to a folder holding a built {LIBRARY} instead")
+        values[key] = proc.stdout.strip()
+    return values
+
+
+def _sst_version(sst_binary: str) -> str:
+    try:
+        proc = subprocess.run([sst_binary, "--version"], capture_output=True, text=True, timeout=60)
+        return proc.stdout.strip() or proc.stderr.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+def element_key(version: str, config: dict[str, str], sst_binary: str | None = None,
+                sources: Sequence[Path] | None = None) -> str:
+    """Cache key of a built element: SST's version, a digest of the sources, the compiler
+    settings and the ``sst`` binary (path, size, modification time: a rebuilt SST of the
+    same version string gets its own build).
+
+    >>> k = element_key("SST-Core Version (15.0.0)", {"CXX": "g++"}, sources=[])
+    >>> k.startswith("15.0.0-") and len(k) == 7 + 16
+    True
+    """
+    h = hashlib.sha256()
+    for p in (_sources() if sources is None else sources):
+        h.update(Path(p).name.encode() + b"\0" + Path(p).read_bytes() + b"\0")
+    h.update(repr(sorted(config.items())).encode())
+    h.update(version.encode())
+    if sst_binary:
+        st = Path(sst_binary).resolve().stat()
+        h.update(f"{Path(sst_binary).resolve()}:{st.st_size}:{st.st_mtime_ns}".encode())
+    tag = version.rsplit("(", 1)[-1].rstrip(")").strip() if "(" in version else version
+    tag = "".join(c if c.isalnum() or c in ".-_" else "_" for c in tag).strip("_-") or "sst"
+    return f"{tag}-{h.hexdigest()[:16]}"
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/topogen/sst-elements`` (``~/.cache`` when unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "topogen" / "sst-elements"
+
+
+def build_element(dest: Path, config: dict[str, str], log: Path) -> None:
+    """Compile the sources into ``dest/libtopogen.so`` with ``sst-config``'s settings.
+
+    Raises
+    ------
+    SimulatorNotFound
+        No compiler.
+    SimulatorFailed
+        The compiler failed (``log`` holds its output).
+    """
+    cc = [s for s in _sources() if s.suffix == ".cc"]
+    argv = [*shlex.split(config["CXX"]), *shlex.split(config["ELEMENT_CXXFLAGS"]), "-O2",
+            "-I", str(source_dir()), "-o", str(dest / LIBRARY), *map(str, cc),
+            *shlex.split(config["ELEMENT_LDFLAGS"])]
+    fix = (f"install a C++ compiler and SST-Core's headers, or build it by hand "
+           f"(make -C sst_models/topogen_nic OUT=DIR) and set {ELEMENTS_ENV}=DIR")
+    with open(log, "w") as fh:
+        fh.write(shlex.join(argv) + "\n")
+        fh.flush()
+        try:
+            proc = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, timeout=1800)
+        except FileNotFoundError:
+            raise SimulatorNotFound(f"no C++ compiler {argv[0]!r} (sst-config --CXX) to build topogen's SST "
+                                    f"element: {fix}") from None
+        except subprocess.TimeoutExpired:
+            raise SimulatorFailed(f"building topogen's SST element took over 30 min (build log: {log})") from None
+    if proc.returncode != 0 or not (dest / LIBRARY).is_file():
+        raise SimulatorFailed(f"building topogen's SST element failed (exit {proc.returncode}; build log: {log}): "
+                              f"{fix}")
+
+
+def find_element(sst_binary: str, *, build: bool = True) -> Path:
+    """The folder holding ``libtopogen.so`` for ``sst_binary``, built on first use.
+
+    ``$TOPOGEN_SST_ELEMENTS`` wins when set; otherwise the per-user cache
+    (:func:`cache_root` / :func:`element_key`).
+
+    Raises
+    ------
+    SimulatorNotFound
+        ``$TOPOGEN_SST_ELEMENTS`` has no library, or nothing to build it with (or
+        ``build=False`` and it is not built).
+    SimulatorFailed
+        The build failed (the message names its log).
+    """
+    env = os.environ.get(ELEMENTS_ENV)
+    if env:
+        d = Path(env).expanduser().resolve()
+        if not (d / LIBRARY).is_file():
+            raise SimulatorNotFound(f"{ELEMENTS_ENV}={env} holds no {LIBRARY}: build it there "
+                                    f"(make -C sst_models/topogen_nic OUT={d}) or unset {ELEMENTS_ENV}")
+        return d
+    config = _config(find_sst_config(sst_binary))
+    key = element_key(_sst_version(sst_binary), config, sst_binary)
+    root = cache_root()
+    final = root / key
+    if (final / LIBRARY).is_file():
+        return final
+    if not build:
+        raise SimulatorNotFound(f"topogen's SST element is not built for this SST ({final})")
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build per key, concurrent runs wait for it
+        if (final / LIBRARY).is_file():
+            return final
+        tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=root))
+        log = tmp / "build.log"
+        with Progress(desc=f"building topogen's SST element (once per SST, about 20 s) in {final}") as bar:
+            try:
+                build_element(tmp, config, log)
+            except (SimulatorFailed, SimulatorNotFound) as exc:
+                kept = root / f"{key}.build-failed.log"
+                os.replace(log, kept)
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise type(exc)(str(exc).replace(str(log), str(kept))) from None
+            bar.update()
+        os.replace(tmp, final)
+    return final
+
+
+def nic_measurements(log) -> dict[str, Any]:
+    """Sum the ``topogen.bernoulli_nic`` lines of a run's output over the endpoints.
+
+    Returns
+    -------
+    dict
+        ``endpoints`` (lines read), the sums of :data:`_SUMS`, ``latency_min`` and
+        ``latency_max`` (over the endpoints) and ``max_queue`` (largest source queue).
+    """
+    tot: dict[str, Any] = {k: 0.0 for k in _SUMS}
+    tot.update(endpoints=0, latency_min=math.inf, latency_max=-math.inf, max_queue=0)
+    seen = set()
+    with open(log, errors="replace") as fh:
+        for line in fh:
+            if not line.startswith(_LINE):
+                continue
+            try:
+                kv = dict(item.split("=", 1) for item in line.split()[1:])
+                ep = int(kv["ep"])
+                vals = {k: float(kv[k]) for k in (*_SUMS, "latency_min", "latency_max", "max_queue")}
+            except (KeyError, ValueError):
+                continue  # a line cut by the end of the output
+            if ep in seen:
+                continue
+            seen.add(ep)
+            tot["endpoints"] += 1
+            for k in _SUMS:
+                tot[k] += vals[k]
+            if vals["delivered_window"] > 0:
+                tot["latency_min"] = min(tot["latency_min"], vals["latency_min"])
+                tot["latency_max"] = max(tot["latency_max"], vals["latency_max"])
+            tot["max_queue"] = max(tot["max_queue"], int(vals["max_queue"]))
+    return tot
+
+
+def bernoulli_row(bundle, tot: dict[str, Any] | None, *, load: float, traffic: str, seed: int, status: str,
+                   message: str | None, cycles: tuple[int, int, int], packet_flits: int, params: dict,
+                   sim_time_ns=None, wall_time_s=None, raw_output=None, **fields) -> dict:
+    """The results row of one ``topogen.bernoulli_nic`` run (latencies in cycles).
+
+    ``status`` is :func:`topogen.drivers.sst.classify`'s; a completed run is judged here:
+    ``saturated`` when packets created in the collect window were not delivered by the end
+    of the drain or their mean latency exceeds :data:`topogen.sim_defaults.LATENCY_THRES`
+    (rates kept, latencies NaN, as BookSim and ``simulate``), ``incomplete`` when not every
+    endpoint reported.
+    """
+    meta = bundle.get("metadata", {})
+    warm, collect, drain = cycles
+    row: dict[str, Any] = dict(
+        simulator="sst", topology=meta.get("generator"), topology_params=meta.get("params"),
+        num_switches=bundle.get("num_routers"), num_hosts=bundle.get("num_endpoints"), seed=meta.get("seed"),
+        sim_seed=seed, routing="source:" + str(meta.get("routing", "unknown")), traffic=traffic,
+        offered_load=float(load), load_unit="flits/node/cycle", latency_unit="cycles", params=params,
+        sim_cycles=warm + collect + drain, sim_time_ns=sim_time_ns, wall_time_s=wall_time_s,
+        raw_output=None if raw_output is None else os.fspath(raw_output), status=status, message=message)
+    nan = math.nan
+    row.update(latency_avg=nan, latency_min=nan, latency_max=nan, network_latency_avg=nan, flit_latency_avg=nan,
+               accepted_load=nan, injected_load=nan, accepted_flit_rate=nan, injected_flit_rate=nan)
+    if status in FAILURE_STATUSES or tot is None:
+        return make_row(**row, **fields)
+    n = int(bundle.get("num_endpoints") or 0)
+    if tot["endpoints"] != n:
+        row.update(status="incomplete", message=f"{tot['endpoints']} of {n} endpoints reported their measurements")
+        return make_row(**row, **fields)
+    active = max(tot["active"], 1.0)
+    got = int(tot["delivered_window"])
+    undelivered = int(tot["created_window"] - tot["delivered_window"])
+    accepted = tot["accepted_flits_window"] / (active * collect)
+    injected = tot["injected_flits_window"] / (active * collect)
+    mean = tot["latency_sum"] / got if got else nan
+    params.update(window_packets=int(tot["created_window"]), undelivered_window_packets=undelivered,
+                  max_source_queue=int(tot["max_queue"]), source_queue_at_window_end=int(tot["queue_at_window_end"]),
+                  latency_std=math.sqrt(max(tot["latency_sumsq"] / got - mean * mean, 0.0)) if got else nan)
+    row.update(packets=got, accepted_load=accepted, injected_load=injected, accepted_flit_rate=accepted,
+               injected_flit_rate=injected, params=params)
+    reasons = []
+    if undelivered > 0:
+        reasons.append(f"{undelivered} of {int(tot['created_window'])} packets created in the collect window were "
+                       f"not delivered within the {drain}-cycle drain")
+    if got and mean > sim_defaults.LATENCY_THRES:
+        reasons.append(f"mean latency {mean:.1f} cycles above {sim_defaults.LATENCY_THRES:g}")
+    if not got:
+        reasons.append("no packet was created and delivered in the collect window; lengthen --collect")
+    if reasons:
+        row.update(status="saturated" if got or undelivered else "completed", message="; ".join(reasons))
+        return make_row(**row, **fields)
+    row.update(status="completed", latency_avg=mean, latency_min=tot["latency_min"], latency_max=tot["latency_max"],
+               network_latency_avg=tot["network_latency_sum"] / got,
+               flit_latency_avg=mean - (packet_flits - 1) / 2.0)
+    return make_row(**row, **fields)
+
+
+def _cycles(text: str, what: str, cycle_ps: int, *, positive: bool) -> int:
+    try:
+        ps = time_to_ns(text) * 1000.0
+    except Exception:
+        raise ParameterError(f"{what} must be an SST time such as 10us or 500ns, got {text!r}") from None
+    c = int(round(ps / cycle_ps)) if math.isfinite(ps) else -1
+    if c < 0 or (positive and c == 0):
+        raise ParameterError(f"{what} must be {'at least one cycle' if positive else '>= 0'}, got {text!r}")
+    return c
+
+
+def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, traffic: str = "uniform",
+                  seed=None, self_packets: bool = sim_defaults.SELF_PACKETS, message_size: str | None = None,
+                  warmup: str = "10us", collect: str = "40us", drain: str = "20us", out_dir=None,
+                  ranks: int = 1, threads: int = 1, timeout: float | None = 3600.0, binary=None, mpirun=None,
+                  raise_on_failure: bool = True, validate: bool = True, **fields) -> list[dict]:
+    """Run ``topogen.bernoulli_nic`` endpoints on a bundle: one SST run per load.
+
+    Parameters
+    ----------
+    bundle : path-like
+        A topogen SST bundle that records its cycle (``cycle_ps``).
+    load : float or sequence of float
+        Offered load(s) in flits per host per cycle (0, 1].
+    traffic : str
+        ``uniform``, ``bit_complement``, ``shift:K``, ``tornado``, ``neighbor`` or
+        ``table:D0,D1,...``.
+    seed : int, optional
+        Run seed, recorded as ``sim_seed``; endpoint ``e`` draws from a Mersenne Twister
+        seeded from (seed, e).  None derives one per load from the bundle's content, the
+        traffic, the load and the settings (as ``topogen simulate``): the same run gives the
+        same numbers.
+    self_packets : bool
+        ``uniform`` includes the source (default, as BookSim and ``simulate``).
+    message_size : str, optional
+        Packet size (default the shared 33-flit packet).
+    warmup, collect, drain : str
+        SST times, rounded to whole cycles of the bundle.
+    out_dir, ranks, threads, timeout, binary, mpirun, raise_on_failure, validate, **fields
+        As :func:`topogen.drivers.sst.run_sst`.
+
+    Returns
+    -------
+    list of dict
+        One results row per load, latencies in cycles.
+    """
+    from .sst import classify, find_mpirun, find_sst
+
+    exe = find_sst(binary)
+    bundle = Path(bundle).resolve()
+    doc = read_bundle(bundle, validate=validate)
+    cycle_ps = doc.get("cycle_ps")
+    if not isinstance(cycle_ps, int) or isinstance(cycle_ps, bool) or cycle_ps <= 0:
+        raise ParameterError(f"{bundle} records no cycle_ps (an SST bundle older than November 2026): export it "
+                             "again, or run --generator offered_load")
+    loads = [load] if isinstance(load, (int, float)) else list(load)
+    if not loads:
+        raise ParameterError("SST needs at least one offered load")
+    for x in loads:
+        if isinstance(x, bool) or not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
+            raise ParameterError(f"SST offered load must be in (0, 1] flits/host/cycle, got {x!r}")
+    message_size = message_size or sim_defaults.sst_message_size()
+    flit_bits = bits((doc.get("router_params") or {}).get("flit_size", f"{sim_defaults.FLIT_BITS}b"))
+    packet_flits = int(math.ceil(bits(message_size) / flit_bits - 1e-9))
+    cycles = (_cycles(warmup, "warmup", cycle_ps, positive=False), _cycles(collect, "collect", cycle_ps, positive=True),
+              _cycles(drain, "drain", cycle_ps, positive=False))
+    given = seed is not None
+    seed = resolve_seed(seed) if given else None
+    digest = hashlib.sha256(bundle.read_bytes()).hexdigest()
+    lib = find_element(exe)
+    out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
+    rows = []
+    for x in loads:
+        # no seed: one derived from everything that makes the run (as simulate), recorded
+        run_seed = seed if given else seed_from("topogen.bernoulli_nic", digest, traffic, float(x), bool(self_packets),
+                                                message_size, *cycles)
+        argv = [exe, f"--add-lib-path={lib}"]
+        if threads and int(threads) > 1:
+            argv += ["-n", str(int(threads))]
+        argv += [str(model_path()), "--", "--bundle", str(bundle), "--generator", "bernoulli",
+                 "--load", repr(float(x)), "--traffic", traffic, "--message-size", message_size,
+                 "--seed", str(run_seed), "--warmup", f"{cycles[0] * cycle_ps}ps",
+                 "--collect", f"{cycles[1] * cycle_ps}ps", "--drain", f"{cycles[2] * cycle_ps}ps",
+                 "--self-packets" if self_packets else "--no-self-packets"]
+        if ranks and int(ranks) > 1:
+            argv = [find_mpirun(mpirun), "-np", str(int(ranks)), *argv]
+        tag = f"{bundle.stem}.bernoulli.{traffic.replace(':', '_').replace(',', '_')[:40]}.{float(x):g}.s{run_seed}"
+        log = fresh_path(out_dir / f"{tag}.log")
+        proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
+        out = parse_stdout(proc.log_path)
+        status, message = classify(out, proc)
+        params = {"generator": "bernoulli", "element": "topogen.bernoulli_nic", "self_packets": bool(self_packets),
+                  "seed_source": "given" if given else "content", "message_size": message_size,
+                  "packet_flits": packet_flits, "warmup_cycles": cycles[0],
+                  "collect_cycles": cycles[1], "drain_cycles": cycles[2], "cycle_ps": cycle_ps,
+                  "cycle_ns": round(cycle_ps / 1000.0, 9), "latency_thres": sim_defaults.LATENCY_THRES,
+                  "ranks": ranks, "threads": threads, "command": shlex.join(argv)}
+        tot = nic_measurements(proc.log_path) if status not in FAILURE_STATUSES else None
+        rows.append(bernoulli_row(doc, tot, load=float(x), traffic=traffic, seed=run_seed, status=status,
+                                   message=message, cycles=cycles, packet_flits=packet_flits, params=params,
+                                   sim_time_ns=out.sim_time_ns, wall_time_s=proc.wall_time_s,
+                                   raw_output=proc.log_path, **fields))
+    failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
+    if raise_on_failure and failed:
+        raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], failed[0]["raw_output"], failed[0])
+    return rows
