@@ -174,8 +174,8 @@ class SimConfig:
         elif self.vc_buf_size < self.packet_size:
             raise ParameterError(
                 f"virtual cut-through needs vc_buf_size >= packet_size: a buffer must hold a whole "
-                f"packet (vc_buf_size={self.vc_buf_size}, packet_size={self.packet_size}); raise vc_buf_size or "
-                f"use flow_control='wormhole'")
+                f"packet (vc_buf_size={self.vc_buf_size}, packet_size={self.packet_size}); raise "
+                f"vc_buf_size or use flow_control='wormhole'")
         if self.max_samples <= self.warmup_periods:
             raise ParameterError(f"max_samples (all sample periods, warm-up included) must exceed "
                                  f"warmup_periods={self.warmup_periods}, got {self.max_samples}")
