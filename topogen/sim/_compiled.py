@@ -34,6 +34,8 @@ def compiled_covers(network) -> str | None:
         return "UGAL chooses each packet's path from the queues in the Python engine"
     if network.config.router != "input-queued":
         return f"the {network.config.router} router runs on the Python engine"
+    if network.config.flow_control == "wormhole":
+        return "wormhole flow control (flit level) runs on the Python engine"
     if network.num_ports * network.config.num_vcs >= 1 << 31:
         return "the network has 2**31 buffers or more (the compiled engine numbers them in int32)"
     return None
@@ -51,6 +53,8 @@ def engine_for(network, rng):
             return CompiledEngine(network, rng)
     if network.config.router == "output-buffered":
         from ._obuf import OutputBufferedEngine as Engine
+    elif network.config.flow_control == "wormhole":
+        from ._wormhole import WormholeEngine as Engine
     eng = Engine(network, rng)
     eng.fallback = why
     return eng

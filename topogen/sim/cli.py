@@ -25,7 +25,7 @@ def add_parsers(subparsers, parents=()) -> None:
     from .._validate import int_option
     from .. import sim_defaults as sd
     from ..sweep.loads import DEFAULT_POINTS
-    from .config import INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS
+    from .config import FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS
     from .model import SimConfig
     from .traffic import PATTERNS
 
@@ -58,6 +58,12 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="input-queued router: how a packet gets its output VC: booksim (BookSim's "
                         "VC allocation stage, the VC held to the tail) or credits (the VC with most "
                         f"credits when the packet wins the switch; before 26 Nov 2026) (default {d.vc_alloc})")
+    s.add_argument("--flow-control", "--flow_control", dest="flow_control", choices=FLOW_CONTROLS,
+                   default=d.flow_control,
+                   help="input-queued router: vct (packet-level virtual cut-through, whole-packet "
+                        "credits) or wormhole (BookSim's flit-level router: one credit per flit, "
+                        "buffers may be smaller than a packet; Python engine, slower) "
+                        f"(default {d.flow_control})")
     s.add_argument("--output-buffer", type=int, default=None, metavar="FLITS",
                    help="output-buffered router: flits per output VC buffer (default: --buffer)")
     s.add_argument("--load", type=float, default=sd.LOAD, help=f"offered load per host (default {sd.LOAD})")
@@ -177,7 +183,7 @@ def _options(args, routing) -> dict:
                 latency_thres=args.latency_thres, deadlock_cycles=args.deadlock_cycles,
                 injection=args.injection, latency_at=args.latency_at,
                 engine=args.engine, router=args.router, output_buf_size=args.output_buffer,
-                vc_alloc=args.vc_alloc)
+                vc_alloc=args.vc_alloc, flow_control=args.flow_control)
 
 
 def _line(row) -> str:

@@ -11,7 +11,7 @@ from .. import sim_defaults as _d
 from ..errors import ParameterError
 
 __all__ = ["SimConfig", "ALLOCATORS", "VC_ALLOCS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES",
-           "ROUTERS"]
+           "ROUTERS", "FLOW_CONTROLS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
@@ -44,6 +44,12 @@ ENGINES = ("compiled", "python")
 #: the crossbar moves a whole packet into an output buffer of ``output_buf_size`` flits,
 #: hop ``h`` on VC ``h`` as merlin.anytopo does; :mod:`topogen.sim._obuf`, Python engine)
 ROUTERS = ("input-queued", "output-buffered")
+#: flow control of the input-queued router: ``vct`` (packet-level virtual cut-through: a
+#: packet moves when its output VC has credits for the whole packet, the default) or
+#: ``wormhole`` (BookSim's flit-level IQ router: a flit moves with one credit, a packet may
+#: stand in several routers' VCs at once, the switch is held per packet while flits and
+#: credits last; :mod:`topogen.sim._wormhole`, Python engine)
+FLOW_CONTROLS = ("vct", "wormhole")
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,10 @@ class SimConfig:
     (:data:`VC_ALLOCS`: BookSim's VC allocation stage by default).
     ``router`` chooses the router model (:data:`ROUTERS`); ``output_buf_size`` is the
     flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``).
+    ``flow_control`` chooses the input-queued router's flow control (:data:`FLOW_CONTROLS`):
+    packet-level virtual cut-through (default) or BookSim's flit-level wormhole router
+    (:mod:`topogen.sim._wormhole`, Python engine; ``vc_buf_size`` may then be smaller than
+    ``packet_size``).
     """
 
     num_vcs: int = _d.NUM_VCS
@@ -103,6 +113,7 @@ class SimConfig:
     engine: str = "compiled"
     router: str = "input-queued"
     output_buf_size: int | None = None
+    flow_control: str = "vct"
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
@@ -155,13 +166,33 @@ class SimConfig:
                 raise ParameterError(f"{name} must be a positive number, got {v!r}")
         if self.clock_ns is not None and not (isinstance(self.clock_ns, (int, float)) and self.clock_ns > 0):
             raise ParameterError(f"clock_ns must be a positive number of ns, got {self.clock_ns!r}")
-        if self.vc_buf_size < self.packet_size:
+        if self.flow_control not in FLOW_CONTROLS:
+            raise ParameterError(f"flow_control must be one of {', '.join(FLOW_CONTROLS)}, "
+                                 f"got {self.flow_control!r}")
+        if self.flow_control == "wormhole":
+            self._check_wormhole()
+        elif self.vc_buf_size < self.packet_size:
             raise ParameterError(
                 f"virtual cut-through needs vc_buf_size >= packet_size: a buffer must hold a whole "
-                f"packet (vc_buf_size={self.vc_buf_size}, packet_size={self.packet_size})")
+                f"packet (vc_buf_size={self.vc_buf_size}, packet_size={self.packet_size}); raise "
+                f"vc_buf_size or use flow_control='wormhole'")
         if self.max_samples <= self.warmup_periods:
             raise ParameterError(f"max_samples (all sample periods, warm-up included) must exceed "
                                  f"warmup_periods={self.warmup_periods}, got {self.max_samples}")
+
+    def _check_wormhole(self) -> None:
+        """``flow_control="wormhole"`` models BookSim's IQ router: refuse what it does not
+        cover."""
+        bad = [(self.router != "input-queued", f"router={self.router!r}", "router='input-queued'"),
+               (self.allocator != "separable", f"allocator={self.allocator!r}", "allocator='separable'"),
+               (self.vc_alloc != "booksim", f"vc_alloc={self.vc_alloc!r}", "vc_alloc='booksim'"),
+               (self.internal_speedup != 1, f"internal_speedup={self.internal_speedup!r}",
+                "internal_speedup=1"),
+               (self.latency_at != "tail", f"latency_at={self.latency_at!r}", "latency_at='tail'")]
+        for is_bad, what, fix in bad:
+            if is_bad:
+                raise ParameterError(f"flow_control='wormhole' (BookSim's flit-level IQ router) does not "
+                                     f"model {what}; use {fix} or flow_control='vct'")
 
     @property
     def pipeline_delay(self) -> int:
@@ -215,9 +246,11 @@ class SimConfig:
         """The fields that change results (all but ``engine``; ``router`` and
         ``output_buf_size`` only for the ``output-buffered`` router, so that rows and
         resume keys of the input-queued router stay as they were; ``vc_alloc`` only for
-        the input-queued router)."""
+        the input-queued router; ``flow_control`` only when it is ``wormhole``)."""
         d = asdict(self)
         d.pop("engine")
+        if self.flow_control == "vct":
+            d.pop("flow_control")  # rows and resume keys of the default model stay as they were
         if self.router == "input-queued":
             d.pop("router")
             d.pop("output_buf_size")
