@@ -175,7 +175,10 @@ def test_recorded_real_run_is_read_and_measured():
     assert 55 < row["latency_avg"] < 75  # the 4x4 torus at 0.1: BookSim 64.3, simulate 63.3 (3 seeds)
     assert row["latency_min"] <= row["latency_avg"] <= row["latency_max"]
     assert row["flit_latency_avg"] == pytest.approx(row["latency_avg"] - 16)
-    assert row["accepted_load"] == pytest.approx(0.1, rel=0.05) and row["injected_load"] == pytest.approx(0.1, rel=0.05)
+    assert row["accepted_flit_rate"] == pytest.approx(0.1, rel=0.05)
+    assert row["injected_flit_rate"] == pytest.approx(0.1, rel=0.05)
+    assert row["accepted_load"] == pytest.approx(row["accepted_flit_rate"] / 33)  # packets, as run booksim
+    assert row["injected_load"] == pytest.approx(row["injected_flit_rate"] / 33)
     assert row["packets"] == tot["delivered_window"]
 
 
@@ -195,7 +198,7 @@ def test_undelivered_window_packets_or_long_latency_saturate(tmp_path):
     row = nic.bernoulli_row(doc, tot, load=0.1, traffic="uniform", seed=1, status="completed", message=None,
                              cycles=(10, 100, 10), packet_flits=33, params={})
     assert row["status"] == "saturated" and "1 of 20 packets created" in row["message"]
-    assert math.isnan(row["latency_avg"]) and row["accepted_load"] == pytest.approx(330 * 2 / 200)
+    assert math.isnan(row["latency_avg"]) and row["accepted_flit_rate"] == pytest.approx(330 * 2 / 200)
     log.write_text(_line(0, 10, 10, lat=600.0) + _line(1, 10, 10, lat=600.0))
     row = nic.bernoulli_row(doc, nic.nic_measurements(log), load=0.1, traffic="uniform", seed=1,
                              status="completed", message=None, cycles=(10, 100, 10), packet_flits=33, params={})

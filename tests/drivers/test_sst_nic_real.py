@@ -39,7 +39,8 @@ def test_element_builds_and_runs_on_real_sst(torus, tmp_path):
     assert (lib / nic.LIBRARY).stat().st_size > 10000
     row = sd.run_sst(torus[3], load=0.1, generator="bernoulli", seed=1, out_dir=tmp_path)[0]
     assert row["status"] == "completed" and row["latency_unit"] == "cycles"
-    assert row["accepted_load"] == pytest.approx(0.1, rel=0.1)
+    assert row["accepted_flit_rate"] == pytest.approx(0.1, rel=0.1)
+    assert row["accepted_load"] == pytest.approx(0.1 / 33, rel=0.1)
 
 
 def test_same_seed_same_numbers_other_seed_other_numbers(torus, tmp_path):

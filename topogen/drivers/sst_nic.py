@@ -296,8 +296,9 @@ def bernoulli_row(bundle, tot: dict[str, Any] | None, *, load: float, traffic: s
     params.update(window_packets=int(tot["created_window"]), undelivered_window_packets=undelivered,
                   max_source_queue=int(tot["max_queue"]), source_queue_at_window_end=int(tot["queue_at_window_end"]),
                   latency_std=math.sqrt(max(tot["latency_sumsq"] / got - mean * mean, 0.0)) if got else nan)
-    row.update(packets=got, accepted_load=accepted, injected_load=injected, accepted_flit_rate=accepted,
-               injected_flit_rate=injected, params=params)
+    # the results schema (docs/results.md): *_load in packets/node/cycle, *_flit_rate in flits
+    row.update(packets=got, accepted_load=accepted / packet_flits, injected_load=injected / packet_flits,
+               accepted_flit_rate=accepted, injected_flit_rate=injected, params=params)
     reasons = []
     if undelivered > 0:
         reasons.append(f"{undelivered} of {int(tot['created_window'])} packets created in the collect window were "
