@@ -71,6 +71,21 @@ def test_run_booksim_from_topology_file(tmp_path, capsys):
     assert len(read_results(out / "results.csv")) == 2
 
 
+@needs_fixtures
+def test_run_booksim_takes_load_and_seed_as_simulate_does(tmp_path):
+    src = topology_file(tmp_path)
+    out = tmp_path / "out"
+    code = call(["run", "booksim", str(src), "--out-dir", str(out), "--load", "0.07", "--seed", "7",
+                 "--binary", str(fake_booksim(tmp_path))])
+    assert code == 0
+    (cfg_path,) = out.glob("torus-*.cfg")
+    cfg = cfg_path.read_text()
+    assert "injection_rate = 0.07;" in cfg and "seed = 7;" in cfg
+    with pytest.raises(ParameterError, match="disagree"):
+        call(["run", "booksim", str(src), "--out-dir", str(out), "--seed", "7", "--set", "seed=8",
+              "--binary", str(fake_booksim(tmp_path))])
+
+
 def test_run_without_simulator_is_one_line(tmp_path, monkeypatch):
     monkeypatch.delenv("TOPOGEN_BOOKSIM", raising=False)
     monkeypatch.delenv("TOPOGEN_SST", raising=False)

@@ -72,9 +72,12 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     b.add_argument("--traffic", default=None,
                    help="traffic pattern (uniform, bitrev, transpose ...); with a .cfg INPUT passed "
                         "on BookSim's command line, also to every sweep point")
-    b.add_argument("--rate", type=float, default=None, metavar="R",
+    b.add_argument("--rate", "--load", dest="rate", type=float, default=None, metavar="R",
                    help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
-                        "packets/node/cycle for slimfly1 and default); not used by --sweep")
+                        "packets/node/cycle for slimfly1 and default); --load is the same option, "
+                        "named as in simulate and run sst; not used by --sweep")
+    b.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="BookSim's random seed (the same as --set seed=S; named as in simulate and run sst)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="extra BookSim option, typed as BookSim demands (repeatable; with a .cfg "
                         "INPUT passed on BookSim's command line, also to every sweep point)")
@@ -297,6 +300,10 @@ def _run_booksim(args, src: Path, out_dir: Path):
     if args.timeout is not None and not args.timeout > 0:
         raise ParameterError(f"--timeout must be > 0 seconds, got {args.timeout:g}")
     options = _parse_set(args.set)
+    if args.seed is not None:
+        if "seed" in options and options["seed"] != args.seed:
+            raise ParameterError(f"--seed {args.seed} and --set seed={options['seed']} disagree: give one of them")
+        options["seed"] = args.seed
     if args.traffic:
         options["traffic"] = args.traffic
     rate = None if args.sweep else args.rate  # a sweep sets the rate of every point itself
