@@ -313,7 +313,7 @@ def test_cli_runs_its_own_thousand_endpoint_bundle(tmp_path, monkeypatch, capsys
     assert args.handler(args) == 0
     table = read_results(tmp_path / "results.csv")
     assert table["num_hosts"].tolist() == [1000] and table["status"].tolist() == ["completed"]
-    assert table["accepted_load"][0] == pytest.approx(0.2, rel=0.01)
+    assert table["accepted_flit_rate"][0] == pytest.approx(0.2, rel=0.01)  # bernoulli: flits; accepted_load is packets
     assert not (tmp_path / "big.sst.sst.json").exists()  # used as given, not re-exported
 
 
