@@ -8,7 +8,7 @@ Switch order
 The switch allocations of a cycle (the late list: one event per switch that has requests,
 run after every other event of the cycle) are run in switch order rather than in the order
 the switches asked, so that they read the switches' port, output-VC, request and pending
-rows in memory order (:func:`_sort_late`; ~14% less CPU at 4,096 switches with 1-flit
+rows in memory order (:func:`_sort_late`; ~11% less CPU at 4,096 switches with 1-flit
 packets).  The results are the same (:class:`~topogen.sim._compiled.CompiledEngine` turns
 it on only where they are: ``_sort_ok``):
 
