@@ -67,6 +67,9 @@ _MAX_CYCLE = (1 << 31) - (1 << 26)
 #: prefetching on (the rows of the next block of events), and the size of the port and
 #: buffer tables (bytes) from which the engine prefetches
 _PF_DIST, _PF_BYTES = C.EVB, 2 << 20
+#: each cycle's switch allocations in switch order where that gives the same results
+#: (:meth:`CompiledEngine._sort_ok`)
+_SORT_LATE = True
 #: packets routed at a time by :meth:`CompiledEngine.inject_many`
 _CHUNK = 16384
 
@@ -157,6 +160,7 @@ class CompiledEngine:
         # prefetch when the port and buffer tables outgrow a core's caches (at 256
         # switches they fit and the look-ahead costs a few percent)
         cf[C.C_PF] = _PF_DIST if 16 * 4 * P * (1 + V / 4) > _PF_BYTES else 0
+        self._sort = self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA]))
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
         # BookSim anynet port numbering of every switch (hosts first, then neighbours)
@@ -202,6 +206,7 @@ class CompiledEngine:
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),
+            srt=np.zeros(n, np.int32),  # switch order of the allocations: a count per switch
         )
         self._st = st
         self._width = 2
@@ -286,6 +291,14 @@ class CompiledEngine:
             self._width = width
             self._grow_slots(st["pk"].shape[0])  # widens the route arrays
         self._state = None
+
+    @staticmethod
+    def _sort_ok(c, min_lat: int, vca: bool) -> bool:
+        """Whether running each cycle's switch allocations in switch order gives the same
+        results: they touch disjoint state unless a packet sent by one reaches another
+        switch's pipeline in the same cycle (``latency + router_delay`` cycles after it
+        left, one cycle earlier with the VC allocation stage)."""
+        return c.allocator == "separable" and min_lat + c.router_delay - int(vca) >= 1
 
     # ------------------------------------------------------------ packets
     def inject(self, t: int, src: int, dst: int) -> None:
@@ -403,6 +416,10 @@ class CompiledEngine:
         st = self._st
         sc = st["sc"]
         lim = (1 << 62) if until == math.inf else int(until)
+        # switch order may change the order of one cycle's deliveries: not when they are
+        # recorded or given one by one
+        st["cf"][C.C_SORT] = int(_SORT_LATE and self._sort and not self.record
+                                 and (self.on_deliver is None or self.on_deliver_arrays is not None))
         while True:
             code = C.run(self._tuple(), lim)
             self._drain_log()

@@ -54,14 +54,15 @@ else:  # pragma: no cover - without numba the Python engine runs (see _compiled.
 # scalar state (State.sc)
 NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SRCQ_CTIME, \
     DEADLOCKED, EV_COUNT, NFREE_NODES, NFREE_SLOTS, GEN_HEAD, GEN_N, LOG_N, MEAS_FROM, MEAS_TO, \
-    BLOCK_ARG, EVENTS = range(20)
-NUM_SC = 20
+    BLOCK_ARG, EVENTS, LATE_SORTED = range(21)
+NUM_SC = 21
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
 C_PF = 18  # prefetch the rows of the next block's events (0: no)
 C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
-NUM_CF = 20
+C_SORT = 20  # run each cycle's switch allocations in switch order (0: no; _core_prefetch)
+NUM_CF = 21
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -90,7 +91,7 @@ R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
 
 State = namedtuple("State", [
     "sc", "cf", "pt", "bf", "ob", "vk", "vq", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
-    "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend"])
+    "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend", "srt"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
@@ -146,7 +147,7 @@ def _best_vc(credits, S, lo, k):
 
 # the prefetch helpers of run() (a module of their own to keep this one small; they read
 # the constants above)
-from ._core_prefetch import _prefetch_block  # noqa: E402
+from ._core_prefetch import _prefetch_block, _sort_late  # noqa: E402
 
 
 @_jit
@@ -248,6 +249,8 @@ def run(st, until):
         blk = ev[idx, EV_HEAD]
         if blk < 0:
             idx += W
+            if cf[C_SORT] and sc[LATE_SORTED] != t:  # the allocations in switch order
+                _sort_late(sc, t, ev, nd, idx, st.srt, nsw)
             blk = ev[idx, EV_HEAD]
         pos = ev[idx, EV_HPOS]
         kind = nd[blk, EV0 + 2 * pos]
