@@ -29,6 +29,23 @@ def roomiest_vc(credits, lo: int, hi: int, S: int) -> int:
     return best
 
 
+
+def nearest_free_vc(owner, lo: int, hi: int, ol: int, p0: int, nv: int) -> int:
+    """An input VC's pick in BookSim's separable input-first VC allocation.
+
+    The VC of ``lo <= x < hi`` that no packet owns (``owner[x] is None``) nearest at or
+    after the input's round-robin pointer ``p0``, counting the switch's ``nv`` output VCs
+    by local index (``ol + x``) around the ring; -1 when every VC of the range is owned.
+    Used by the packet-level engine and the wormhole engine alike.
+    """
+    best, bd = -1, nv
+    for x in range(lo, hi):
+        if owner[x] is None:
+            d = (ol + x - p0) % nv
+            if d < bd:
+                best, bd = x, d
+    return best
+
 class SeparableAllocator:
     """Switch allocation per switch and cycle, as BookSim's IQ router does it."""
 
@@ -129,12 +146,7 @@ class SeparableAllocator:
             lo, hi = self._vc_range(pkt)
             ol = olocal[lo // V] * V - (lo // V) * V  # local index of VC x: ol + x
             p0 = iptr[pkt.buf]
-            best, bd = -1, nv
-            for x in range(lo, hi):
-                if owner[x] is None:
-                    d = (ol + x - p0) % nv
-                    if d < bd:
-                        best, bd = x, d
+            best = nearest_free_vc(owner, lo, hi, ol, p0, nv)
             if best >= 0:
                 c = chosen.get(best)
                 if c is None:

@@ -347,22 +347,6 @@ class OutputBufferedEngine(Engine):
         else:
             self._arrive(pkt, o, ob, t)
 
-    def _deliver(self, pkt, tail: int) -> None:
-        self.in_network -= 1
-        self.delivered_count += 1
-        self.ctime_sum -= pkt.ctime
-        if self.record:
-            lg = self.log
-            lg.pid.append(pkt.pid)
-            lg.src.append(pkt.src)
-            lg.dst.append(pkt.dst)
-            lg.ctime.append(pkt.ctime)
-            lg.injected.append(pkt.sent)
-            lg.delivered.append(tail)
-            lg.hops.append(pkt.links)
-        if self.on_deliver is not None:
-            self.on_deliver(pkt, tail)
-
     # ------------------------------------------------------------ invariants
     def deadlocked_buffers(self) -> list[int]:
         """Always empty: hop-number VCs make every route's channel dependencies acyclic."""

@@ -37,6 +37,7 @@ import math
 from collections import deque
 
 from ..errors import ParameterError
+from ._allocator import nearest_free_vc
 from .model import Engine
 
 __all__ = ["WormholeEngine"]
@@ -196,22 +197,6 @@ class WormholeEngine(Engine):
             del self.qs[b]
             self.sw_bufs[self.in_switch[ip]].discard(b)
 
-    def _deliver(self, pkt, tail: int) -> None:
-        self.in_network -= 1
-        self.delivered_count += 1
-        self.ctime_sum -= pkt.ctime
-        if self.record:
-            lg = self.log
-            lg.pid.append(pkt.pid)
-            lg.src.append(pkt.src)
-            lg.dst.append(pkt.dst)
-            lg.ctime.append(pkt.ctime)
-            lg.injected.append(pkt.sent)
-            lg.delivered.append(tail)
-            lg.hops.append(pkt.links)
-        if self.on_deliver is not None:
-            self.on_deliver(pkt, tail)
-
     # ------------------------------------------------------------ one switch, one cycle
     def _switch_step(self, sw: int, t: int) -> None:
         bufs = self.sw_bufs[sw]
@@ -305,12 +290,7 @@ class WormholeEngine(Engine):
                 hi = lo + self.kcls
             ol = olocal[o] * V - o * V
             p0 = iptr[b]
-            best, bd = -1, nv
-            for x in range(lo, hi):
-                if owner[x] is None:
-                    d = (ol + x - p0) % nv
-                    if d < bd:
-                        best, bd = x, d
+            best = nearest_free_vc(owner, lo, hi, ol, p0, nv)
             if best >= 0:
                 chosen.setdefault(best, []).append(b)
         for x in sorted(chosen):

@@ -442,21 +442,24 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
             else:
                 del self.fifo[old]
         if b < 0:  # ejected
-            self.in_network -= 1
-            self.delivered_count += 1
-            self.ctime_sum -= pkt.ctime
-            tail = arr + S - 1
-            if self.record:
-                lg = self.log
-                lg.pid.append(pkt.pid)
-                lg.src.append(pkt.src)
-                lg.dst.append(pkt.dst)
-                lg.ctime.append(pkt.ctime)
-                lg.injected.append(pkt.sent)
-                lg.delivered.append(tail)
-                lg.hops.append(pkt.links)
-            if self.on_deliver is not None:
-                self.on_deliver(pkt, tail)
+            self._deliver(pkt, arr + S - 1)
+
+    def _deliver(self, pkt: _Packet, tail: int) -> None:
+        """Count a packet whose tail reaches its host at ``tail`` (and log it if recording)."""
+        self.in_network -= 1
+        self.delivered_count += 1
+        self.ctime_sum -= pkt.ctime
+        if self.record:
+            lg = self.log
+            lg.pid.append(pkt.pid)
+            lg.src.append(pkt.src)
+            lg.dst.append(pkt.dst)
+            lg.ctime.append(pkt.ctime)
+            lg.injected.append(pkt.sent)
+            lg.delivered.append(tail)
+            lg.hops.append(pkt.links)
+        if self.on_deliver is not None:
+            self.on_deliver(pkt, tail)
 
     # ------------------------------------------------------------ deadlock analysis
     def deadlocked_buffers(self) -> list[int]:
