@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import runpy
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,18 +14,10 @@ from topogen.export import sst as sx
 
 from .routing_stub import BFSRouting
 
-FAKE = Path(__file__).parent / "fake_sst"
-
 
 @pytest.fixture
-def fake_sst(monkeypatch):
-    monkeypatch.syspath_prepend(str(FAKE))
-    sys.modules.pop("sst", None)
-    import sst
-
-    sst.reset()
-    yield sst
-    sys.modules.pop("sst", None)
+def fake_sst(fake_sst_module):
+    return fake_sst_module
 
 
 def run_model(monkeypatch, *args):

@@ -20,20 +20,8 @@ from topogen.export import sst as sx
 from . import fakes
 from .routing_stub import BFSRouting
 
-FAKE = Path(__file__).parent / "fake_sst"
 #: topogen run sst net.json --seed 1 --load 0.1 on the 4x4 torus (defaults), SST-Core master
 RECORDED = Path(__file__).parent / "data" / "bernoulli_torus4x4_load0.1_seed1.log"
-
-
-@pytest.fixture
-def fake_sst_module(monkeypatch):
-    monkeypatch.syspath_prepend(str(FAKE))
-    sys.modules.pop("sst", None)
-    import sst
-
-    sst.reset()
-    yield sst
-    sys.modules.pop("sst", None)
 
 
 def bundle(tmp_path, dims=(2, 4), hosts=1):

@@ -5,10 +5,9 @@ a cycle's deliveries is not the Python engine's (so it is off when they are reco
 import numpy as np
 import pytest
 
-import topogen
 from topogen._sssp import AVAILABLE
 from topogen.generators.classic import torus
-from topogen.routing import dor, nearest, valiant
+from topogen.routing import nearest
 from topogen.sim import SimConfig, run_trace, simulate
 from topogen.sim import _compiled
 from topogen.sim import _core as C
@@ -16,18 +15,11 @@ from topogen.sim.measure import fixed_run
 from topogen.sim.network import Network
 
 from .test_compiled import FAST, _same
+from .test_compiled_prefetch import NETS  # torus 4x4 (DOR), random 16, Dragonfly (Valiant)
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not installed")
 
 
-def _nets():
-    rnd = topogen.generate("random", num_switches=16, degree=4, hosts_per_switch=2, seed=3)
-    dfly = topogen.generate("dragonfly", a=4, p=2, h=2)
-    return {"torus4x4": dor(torus((4, 4), hosts_per_switch=2)), "random16": nearest(rnd),
-            "dragonfly-valiant": valiant(nearest(dfly), seed=5)}
-
-
-NETS = _nets()
 ZERO = dict(routing_delay=0, vc_alloc_delay=0, sw_alloc_delay=0, st_delay=0)
 
 
