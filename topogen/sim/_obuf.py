@@ -213,12 +213,7 @@ class OutputBufferedEngine(Engine):
         src = pkt.src
         q = self.srcq[src]
         q.popleft()
-        self.in_source -= 1
-        self.srcq_ctime -= pkt.ctime
-        if not self.in_network:
-            self.last_move = t
-        self.in_network += 1
-        pkt.sent = t
+        self._leave_source(pkt, t)
         self.src_free[src] = end
         if q:
             nxt = q[0]

@@ -121,12 +121,7 @@ class WormholeEngine(Engine):
             q.popleft()
             if not q:
                 del self.srcq[h]
-            self.in_source -= 1
-            self.srcq_ctime -= pkt.ctime
-            if not self.in_network:
-                self.last_move = t
-            self.in_network += 1
-            pkt.sent = t
+            self._leave_source(pkt, t)
             k = 0
         else:
             pkt, k, x = cur

@@ -400,12 +400,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
             src = pkt.src
             q = self.srcq[src]
             q.popleft()
-            self.in_source -= 1
-            self.srcq_ctime -= pkt.ctime
-            if not self.in_network:
-                self.last_move = now
-            self.in_network += 1
-            pkt.sent = now
+            self._leave_source(pkt, now)
             self.src_free[src] = end
             if q:
                 nxt = q[0]
@@ -443,6 +438,15 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                 del self.fifo[old]
         if b < 0:  # ejected
             self._deliver(pkt, arr + S - 1)
+
+    def _leave_source(self, pkt: _Packet, t: int) -> None:
+        """Count a packet whose head leaves its host's source queue for the network at ``t``."""
+        self.in_source -= 1
+        self.srcq_ctime -= pkt.ctime
+        if not self.in_network:
+            self.last_move = t
+        self.in_network += 1
+        pkt.sent = t
 
     def _deliver(self, pkt: _Packet, tail: int) -> None:
         """Count a packet whose tail reaches its host at ``tail`` (and log it if recording)."""
