@@ -109,3 +109,19 @@ def test_recorded_deliveries_keep_the_python_order():
     assert b.engine._sort and b.engine._st["cf"][C.C_SORT] == 0
     for f in ("pid", "delivered", "injected"):
         np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+
+
+def test_the_cache_key_of_run_follows_its_inlined_helpers():
+    """numba's cache of ``_core.run`` is keyed by ``_core.py`` only: editing an inlined
+    helper must come with a new digest in ``_core.py`` (or stale compiled code runs)."""
+    import hashlib
+    from pathlib import Path
+
+    import topogen
+
+    root = Path(topogen.__file__).parent
+    h = hashlib.sha256()
+    for f in (root / "sim" / "_core_prefetch.py", root / "_sssp.py"):
+        h.update(f.read_bytes())
+    assert C.INLINED_HELPERS_SHA256 == h.hexdigest()[:16], (
+        f"set INLINED_HELPERS_SHA256 = {h.hexdigest()[:16]!r} in topogen/sim/_core.py")

@@ -149,6 +149,12 @@ def _best_vc(credits, S, lo, k):
 # the constants above)
 from ._core_prefetch import _prefetch_block, _sort_late  # noqa: E402
 
+#: numba keys the cache of :func:`run` by this file alone, but it inlines helpers from
+#: ``_core_prefetch.py`` and ``topogen/_sssp.py``: their SHA-256 (first 16 hex digits).  A
+#: test fails until it is updated after editing them, and the update changes this file, so
+#: no cached ``run`` outlives its helpers (``tests/sim/test_compiled_sort.py``).
+INLINED_HELPERS_SHA256 = "96ba29c2bcbf8a66"
+
 
 @_jit
 def run(st, until):
