@@ -125,3 +125,17 @@ def test_the_cache_key_of_run_follows_its_inlined_helpers():
         h.update(f.read_bytes())
     assert C.INLINED_HELPERS_SHA256 == h.hexdigest()[:16], (
         f"set INLINED_HELPERS_SHA256 = {h.hexdigest()[:16]!r} in topogen/sim/_core.py")
+
+
+def test_the_cache_key_of_the_knot_search_follows_the_core_constants():
+    """``_core_knots``'s cached functions freeze ``_core``'s constants (numba keys their
+    cache by ``_core_knots.py`` only)."""
+    import hashlib
+
+    from topogen.sim import _core_knots
+
+    items = sorted((k, v) for k, v in vars(C).items() if k.isupper() and isinstance(v, int)
+                   and not isinstance(v, bool))
+    digest = hashlib.sha256(repr(items).encode()).hexdigest()[:16]
+    assert _core_knots.CORE_CONSTANTS_SHA256 == digest, (
+        f"set CORE_CONSTANTS_SHA256 = {digest!r} in topogen/sim/_core_knots.py")

@@ -10,6 +10,12 @@ import numpy as np
 from ._core import (BUF_HEAD, C_EJ, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W, CREDITS, EV_HEAD, K_CREDIT,
                     EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
 
+#: numba freezes the constants above into this module's cached code and keys the cache by
+#: this file alone: the SHA-256 (first 16 hex digits) of ``_core``'s integer constants.  A
+#: test fails until it is updated after they change, and the update changes this file, so
+#: no cached function here keeps old constants (``tests/sim/test_compiled_sort.py``).
+CORE_CONSTANTS_SHA256 = "ec1abf1bafb61a88"
+
 
 @_jit
 def pending_credits(st, out):
