@@ -254,12 +254,7 @@ def sst_command(
     """
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
-    loads = [load] if isinstance(load, (int, float)) else list(load)
-    if not loads:
-        raise ParameterError("SST needs at least one offered load")
-    for x in loads:
-        if isinstance(x, bool) or not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
-            raise ParameterError(f"SST offered load must be in (0, 1] (fraction of link bandwidth), got {x!r}")
+    loads = offered_loads(load, "(fraction of link bandwidth)")
     w, c, d = _ps(warmup, "warmup", positive=False), _ps(collect, "collect"), _ps(drain, "drain", positive=False)
     bits(message_size)
     if window is None:
@@ -283,6 +278,23 @@ def sst_command(
     if ranks and int(ranks) > 1:
         argv = [find_mpirun(mpirun), "-np", str(int(ranks)), *argv]
     return argv
+
+
+def offered_loads(load, unit: str) -> list:
+    """``load`` (one number or several) as a non-empty list of loads in (0, 1]; ``unit``
+    follows the range in the error.
+
+    Raises
+    ------
+    ParameterError
+    """
+    loads = [load] if isinstance(load, (int, float)) else list(load)
+    if not loads:
+        raise ParameterError("SST needs at least one offered load")
+    for x in loads:
+        if isinstance(x, bool) or not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
+            raise ParameterError(f"SST offered load must be in (0, 1] {unit}, got {x!r}")
+    return loads
 
 
 def run_sst(

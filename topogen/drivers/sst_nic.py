@@ -362,7 +362,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     list of dict
         One results row per load, latencies in cycles.
     """
-    from .sst import classify, find_mpirun, find_sst
+    from .sst import classify, find_mpirun, find_sst, offered_loads
 
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
@@ -371,12 +371,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     if not isinstance(cycle_ps, int) or isinstance(cycle_ps, bool) or cycle_ps <= 0:
         raise ParameterError(f"{bundle} records no cycle_ps (an SST bundle older than November 2026): export it "
                              "again, or run --generator offered_load")
-    loads = [load] if isinstance(load, (int, float)) else list(load)
-    if not loads:
-        raise ParameterError("SST needs at least one offered load")
-    for x in loads:
-        if isinstance(x, bool) or not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
-            raise ParameterError(f"SST offered load must be in (0, 1] flits/host/cycle, got {x!r}")
+    loads = offered_loads(load, "flits/host/cycle")
     message_size = message_size or sim_defaults.sst_message_size()
     flit_bits = bits((doc.get("router_params") or {}).get("flit_size", f"{sim_defaults.FLIT_BITS}b"))
     packet_flits = int(math.ceil(bits(message_size) / flit_bits - 1e-9))
