@@ -113,7 +113,7 @@ def fake_sst(tmp_path, mode="auto", knee=0.6):
 def test_run_sst_completed(tmp_path, monkeypatch):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path)))
-    rows = sd.run_sst(b, load=0.3, traffic="uniform", timeout=60)
+    rows = sd.run_sst(b, load=0.3, traffic="uniform", timeout=60, generator="offered_load")
     assert len(rows) == 1
     row = rows[0]
     assert row["status"] == "completed" and row["simulator"] == "sst" and row["message"] is None
@@ -135,8 +135,8 @@ def test_run_sst_completed(tmp_path, monkeypatch):
 def test_one_latency_definition_for_one_and_several_loads(tmp_path, monkeypatch):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path)))
-    one = sd.run_sst(b, load=0.3, timeout=60)[0]
-    two = sd.run_sst(b, load=[0.3, 0.5], timeout=60)
+    one = sd.run_sst(b, load=0.3, timeout=60, generator="offered_load")[0]
+    two = sd.run_sst(b, load=[0.3, 0.5], timeout=60, generator="offered_load")
     assert [r["offered_load"] for r in two] == [0.3, 0.5]
     for col in ("latency_avg", "network_latency_avg", "accepted_load", "injected_load"):
         assert two[0][col] == pytest.approx(one[col], rel=1e-3), col
@@ -147,7 +147,7 @@ def test_one_latency_definition_for_one_and_several_loads(tmp_path, monkeypatch)
 def test_saturation_from_accepted_load_and_latency_growth(tmp_path, monkeypatch):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path, knee=0.35)))
-    low, high = sd.run_sst(b, load=[0.3, 0.4], timeout=60)
+    low, high = sd.run_sst(b, load=[0.3, 0.4], timeout=60, generator="offered_load")
     assert low["status"] == "completed"
     # no '*' from merlin at 0.4 (below 1.5 x knee): the windows alone show saturation
     assert high["status"] == "saturated"
@@ -162,7 +162,8 @@ def test_saturation_from_accepted_load_and_latency_growth(tmp_path, monkeypatch)
     assert "generators behind their injection schedule at 16 of 16 sample window ends" in high["message"]
     # offered_load's '*' is the backlog at one instant: with per-NIC statistics (sends on
     # schedule here) the window ends decide; without them '*' does (test_parse_stdout_...)
-    star = sd.run_sst(b, load=0.1, timeout=60, binary=fake_sst(tmp_path, mode="star"))[0]
+    star = sd.run_sst(b, load=0.1, timeout=60, binary=fake_sst(tmp_path, mode="star"),
+                      generator="offered_load")[0]
     assert star["status"] == "completed" and star["message"] is None
 
 
@@ -170,7 +171,7 @@ def test_lost_packets_are_an_error_not_a_result(tmp_path, monkeypatch):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path, mode="lossy")))
     with pytest.raises(SimulatorFailed, match=r"sst incomplete: \d+ of \d+ packets sent were not delivered") as info:
-        sd.run_sst(b, load=0.3, timeout=60)
+        sd.run_sst(b, load=0.3, timeout=60, generator="offered_load")
     row = info.value.row
     assert row["status"] == "incomplete" and math.isnan(row["latency_avg"]) and math.isnan(row["accepted_load"])
     assert "\n" not in str(info.value)
@@ -186,9 +187,10 @@ def test_crash_rows_carry_merlins_reason_and_no_latency(tmp_path, monkeypatch, m
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path, mode=mode)))
     with pytest.raises(SimulatorFailed, match=pattern) as info:
-        sd.run_sst(b, load=0.3, timeout=60)
+        sd.run_sst(b, load=0.3, timeout=60, generator="offered_load")
     assert "\n" not in str(info.value) and "Backtrace" not in str(info.value)
-    rows = sd.run_sst(b, load=[0.1, 0.3], timeout=60, raise_on_failure=False)
+    rows = sd.run_sst(b, load=[0.1, 0.3], timeout=60, raise_on_failure=False,
+                      generator="offered_load")
     for row in rows:
         assert row["status"] == "crash"
         for col in ("latency_avg", "network_latency_avg", "accepted_load", "latency_max"):
@@ -199,7 +201,7 @@ def test_hang_row_carries_no_latency(tmp_path, monkeypatch):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path, mode="hang")))
     with pytest.raises(SimulatorFailed, match="sst hang") as info:
-        sd.run_sst(b, load=0.3, timeout=3)
+        sd.run_sst(b, load=0.3, timeout=3, generator="offered_load")
     assert math.isnan(info.value.row["latency_avg"]) and math.isnan(info.value.row["network_latency_avg"])
 
 
@@ -236,8 +238,9 @@ def test_validation_runs_before_sst(tmp_path, monkeypatch):
     doc["vcs_per_vn"] = 1
     b.write_text(json.dumps(doc))
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path)))
-    with pytest.raises(FormatError, match="vcs_per_vn = 1 but the longest route has"):
-        sd.run_sst(b, load=0.3, timeout=60)
+    for generator in ("bernoulli", "offered_load"):
+        with pytest.raises(FormatError, match="vcs_per_vn = 1 but the longest route has"):
+            sd.run_sst(b, load=0.3, timeout=60, generator=generator)
     assert not list(tmp_path.glob("*.log"))
 
 
@@ -276,8 +279,8 @@ def test_bits_parses_sst_sizes_and_bandwidths():
 def test_run_sst_keeps_every_log(tmp_path, monkeypatch):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path)))
-    first = sd.run_sst(b, load=0.3, timeout=60)[0]
-    second = sd.run_sst(b, load=0.3, timeout=60)[0]
+    first = sd.run_sst(b, load=0.3, timeout=60, generator="offered_load")[0]
+    second = sd.run_sst(b, load=0.3, timeout=60, generator="offered_load")[0]
     assert first["raw_output"] != second["raw_output"]
     for row in (first, second):
         log = Path(row["raw_output"])

@@ -211,13 +211,27 @@ def test_run_sst_bernoulli_with_a_stand_in(tmp_path, monkeypatch):
     assert params["generator"] == "bernoulli" and params["self_packets"] is True and params["seed_source"] == "given"
     assert params["collect_cycles"] == round(4e6 / params["cycle_ps"])
     assert "--add-lib-path=" in params["command"] and "--seed 5" in params["command"]
-    # no seed: derived from the run's content, so the same call gives the same seed
-    a = sd.run_sst(path, load=0.1, generator="bernoulli", warmup="1us", collect="4us", drain="1us")[0]
+    # no seed: derived from the run's content, so the same call gives the same seed;
+    # bernoulli is the library's default as the CLI's
+    a = sd.run_sst(path, load=0.1, warmup="1us", collect="4us", drain="1us")[0]
     b = sd.run_sst(path, load=0.1, generator="bernoulli", warmup="1us", collect="4us", drain="1us")[0]
-    c = sd.run_sst(path, load=0.2, generator="bernoulli", warmup="1us", collect="4us", drain="1us")[0]
+    c = sd.run_sst(path, load=0.2, warmup="1us", collect="4us", drain="1us")[0]
     assert a["sim_seed"] == b["sim_seed"] != c["sim_seed"] and a["raw_output"] != b["raw_output"]
+    assert json.loads(a["params"])["generator"] == "bernoulli" and a["latency_unit"] == "cycles"
     with pytest.raises(ParameterError, match="bernoulli or offered_load"):
         sd.run_sst(path, generator="periodic")
+    with pytest.raises(ParameterError, match="offered_load takes no seed"):
+        sd.run_sst(path, generator="offered_load", seed=5)
+
+
+def test_library_and_cli_default_to_the_same_generator():
+    import inspect
+
+    from topogen import cli
+
+    default = inspect.signature(sd.run_sst).parameters["generator"].default
+    args = cli.build_parser().parse_args(["run", "sst", "net.json"])
+    assert default == args.generator == "bernoulli"
 
 
 def test_cli_default_generator_and_seed_options(tmp_path, monkeypatch, capsys):

@@ -1,7 +1,10 @@
 """The SST driver and model on a real SST (``-m sst``; skipped where ``sst`` is not found).
 
 Each case has a stand-in twin in ``test_sst_driver.py`` / ``tests/export/test_sst_validate.py``
-for machines without SST.  Runs are kept short where the case allows it.
+for machines without SST.  Runs are kept short where the case allows it.  These are
+merlin's ``offered_load`` (``generator="offered_load"``: sample windows, network latency,
+loads as fractions of link bandwidth); ``topogen.bernoulli_nic``, run_sst's default, is
+tested on SST in ``test_sst_nic_real.py``.
 """
 
 from __future__ import annotations
@@ -45,14 +48,14 @@ def torus4(tmp_path):
 
 def test_low_load_completes_with_one_latency_definition(tmp_path):
     b = torus4(tmp_path)
-    row = sd.run_sst(b, load=0.1, timeout=600)[0]
+    row = sd.run_sst(b, load=0.1, timeout=600, generator="offered_load")[0]
     assert row["status"] == "completed" and row["message"] is None
     # generation-to-delivery includes the network part and the serialisation at the source
     assert 0 < row["network_latency_avg"] < row["latency_avg"] < 2 * row["network_latency_avg"]
     assert row["accepted_load"] == pytest.approx(0.1, rel=0.05)
     assert row["injected_load"] == pytest.approx(0.1, rel=0.05)
     # a run of several loads measures its first load exactly as a run of that load alone
-    first, second = sd.run_sst(b, load=[0.1, 0.2], timeout=600)
+    first, second = sd.run_sst(b, load=[0.1, 0.2], timeout=600, generator="offered_load")
     for col in ("latency_avg", "network_latency_avg", "accepted_load"):
         assert first[col] == pytest.approx(row[col], rel=1e-3), col
     assert second["status"] == "completed" and second["accepted_load"] == pytest.approx(0.2, rel=0.05)
@@ -67,7 +70,7 @@ def test_low_load_completes_with_one_latency_definition(tmp_path):
 ])
 def test_load_above_saturation_is_saturated_with_the_reason(tmp_path, name, params):
     b = make(tmp_path, name, **params)
-    row = sd.run_sst(b, load=0.4, timeout=1200)[0]
+    row = sd.run_sst(b, load=0.4, timeout=1200, generator="offered_load")[0]
     assert row["status"] == "saturated", row["message"]
     assert "accepted" in row["message"] or "grew" in row["message"] or "'*'" in row["message"]
     assert row["accepted_load"] < 0.4
@@ -82,7 +85,7 @@ def test_load_above_saturation_is_saturated_with_the_reason(tmp_path, name, para
 @pytest.mark.parametrize("routing", ["nr", "fr"])
 def test_routings_run_on_every_family(tmp_path, name, params, routing):
     b = make(tmp_path, name, routing, **params)
-    row = sd.run_sst(b, load=0.1, timeout=600, **SHORT)[0]
+    row = sd.run_sst(b, load=0.1, timeout=600, generator="offered_load", **SHORT)[0]
     assert row["status"] == "completed", row["message"]
     assert row["accepted_load"] == pytest.approx(0.1, rel=0.05)
     assert row["routing"] == f"source:{json.loads(b.read_text())['metadata']['routing']}"
@@ -91,7 +94,7 @@ def test_routings_run_on_every_family(tmp_path, name, params, routing):
 @pytest.mark.parametrize("routing", ["updown", "dor", "valiant", "escape", "hop", "layered"])
 def test_every_other_routing_runs(tmp_path, routing):
     b = make(tmp_path, "torus", routing, dims=(4, 4))
-    row = sd.run_sst(b, load=0.1, timeout=600, **SHORT)[0]
+    row = sd.run_sst(b, load=0.1, timeout=600, generator="offered_load", **SHORT)[0]
     assert row["status"] == "completed", row["message"]
     assert row["accepted_load"] == pytest.approx(0.1, rel=0.05)
 
@@ -106,9 +109,9 @@ def edit(bundle, change):
 def test_crash_carries_merlins_explanation_and_no_latency(tmp_path):
     b = edit(torus4(tmp_path), lambda d: d["routers"][0].__setitem__("num_R2N_ports", 2))
     with pytest.raises(FormatError, match="router 0: num_ports 5 != num_R2R_ports 4 \\+ num_R2N_ports 2"):
-        sd.run_sst(b, load=0.1, timeout=600)
+        sd.run_sst(b, load=0.1, timeout=600, generator="offered_load")
     with pytest.raises(SimulatorFailed, match="sst crash: FATAL.*Number of ports mismatch") as info:
-        sd.run_sst(b, load=0.1, timeout=600, validate=False, **SHORT)
+        sd.run_sst(b, load=0.1, timeout=600, validate=False, generator="offered_load", **SHORT)
     assert "\n" not in str(info.value)
     assert math.isnan(info.value.row["latency_avg"]) and math.isnan(info.value.row["network_latency_avg"])
 
@@ -116,9 +119,10 @@ def test_crash_carries_merlins_explanation_and_no_latency(tmp_path):
 def test_too_few_vcs_refused_before_sst_crashes(tmp_path):
     b = edit(torus4(tmp_path), lambda d: d.__setitem__("vcs_per_vn", d["max_hops"]))
     with pytest.raises(FormatError, match="vcs_per_vn = 4 but the longest route has 4 router-router hops"):
-        sd.run_sst(b, load=0.1, timeout=600)
+        sd.run_sst(b, load=0.1, timeout=600, generator="offered_load")
     assert not list(tmp_path.glob("*.log"))
-    rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, **SHORT)
+    rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, generator="offered_load",
+                      **SHORT)
     assert rows[0]["status"] == "crash" and math.isnan(rows[0]["latency_avg"])
 
 
@@ -129,8 +133,9 @@ def test_connectivity_to_a_missing_port_is_refused_or_an_error(tmp_path):
         r["connectivity"] = f"{first.split(',')[0]},{r['num_ports'] + 2};{rest}"
     b = edit(make(tmp_path, "slimfly", q=5), wrong_port)
     with pytest.raises(FormatError, match="router 0 port 13: connectivity to router \\d+ uses port 13, outside"):
-        sd.run_sst(b, load=0.1, timeout=600)
-    rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, **SHORT)
+        sd.run_sst(b, load=0.1, timeout=600, generator="offered_load")
+    rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, generator="offered_load",
+                      **SHORT)
     assert rows[0]["status"] in ("incomplete", "crash"), rows[0]["message"]
     assert math.isnan(rows[0]["latency_avg"])
 
@@ -139,7 +144,7 @@ def test_thousand_endpoints(tmp_path):
     b = make(tmp_path, "torus", dims=(10, 10), hosts_per_switch=10)
     # 64 B messages: enough packets per endpoint in a 4 us collect to measure the load
     row = sd.run_sst(b, load=0.05, timeout=1200, warmup="1us", collect="4us", drain="1us",
-                     message_size="64B")[0]
+                     message_size="64B", generator="offered_load")[0]
     assert row["num_hosts"] == 1000 and row["status"] == "completed", row["message"]
 
 
@@ -159,7 +164,7 @@ def test_reference_simulator_with_ssts_traffic_matches_sst(tmp_path, packet, shi
     b = sx.write_bundle(tmp_path / "ring.sst.json", t, None, r)  # 1-cycle links and host links
     size = f"{packet * d.FLIT_BITS // 8}B"
     row = sd.run_sst(b, load=0.02, traffic=f"shift:{shift}", message_size=size, warmup="10us",
-                     collect="40us", drain="10us", timeout=600)[0]
+                     collect="40us", drain="10us", timeout=600, generator="offered_load")[0]
     assert row["status"] == "completed", row["message"]
     ref = simulate(r, traffic=f"shift:{shift}", load=0.02, packet_size=packet, injection="periodic",
                    latency_at="head", self_packets=False, link_latency=1, clock_ns=d.CYCLE_NS, seed=1)
@@ -236,7 +241,7 @@ def test_window_backlog_is_offered_loads_own_at_the_end(tmp_path):
     end_ps = w_ps + c_ps
     for load, status in ((0.05, "completed"), (0.4, "saturated")):
         out = tmp_path / f"run{load}"
-        row = sd.run_sst(b, load=load, timeout=600, out_dir=out, **SHORT)[0]
+        row = sd.run_sst(b, load=load, timeout=600, out_dir=out, generator="offered_load", **SHORT)[0]
         assert row["status"] == status, row["message"]
         star = sd.parse_stdout(Path(row["raw_output"])).loads[0][2]
         win = sd.parse_windows(next(out.glob("*.csv")))

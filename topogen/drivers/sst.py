@@ -1,9 +1,10 @@
 """SST/merlin driver: check a bundle, run ``sst`` (optionally under ``mpirun -np K``) on
 topogen's model, keep the raw output, and judge and measure every offered load.
 
-``run_sst(..., generator="bernoulli")`` (``topogen run sst``'s default) runs topogen's own
-endpoint instead, with BookSim's traffic process and measurement
-(:mod:`topogen.drivers.sst_nic`); the rest of this page is about ``merlin.offered_load``.
+:func:`run_sst` runs topogen's own endpoint by default (``generator="bernoulli"``, as
+``topogen run sst``), with BookSim's traffic process and measurement
+(:mod:`topogen.drivers.sst_nic`); ``generator="offered_load"`` runs merlin's periodic
+generator, which the rest of this page is about.
 
 How a run is measured (the same definitions as BookSim and the reference simulator):
 
@@ -318,30 +319,36 @@ def run_sst(
     mpirun=None,
     raise_on_failure: bool = True,
     validate: bool = True,
-    generator: str = "offered_load",
+    generator: str = "bernoulli",
     seed=None,
     self_packets: bool = sim_defaults.SELF_PACKETS,
     **fields,
 ) -> list[dict]:
     """Check a bundle, run SST on it and return results rows (one per offered load).
 
-    ``generator="bernoulli"`` runs topogen's own endpoint instead of ``merlin.offered_load``
-    (:func:`topogen.drivers.sst_nic.run_bernoulli`: Bernoulli arrivals from ``seed``,
-    ``self_packets``, latency to the tail in cycles, one SST run per load); the sample
-    windows, histograms and thresholds below are offered_load's.
+    The default ``generator="bernoulli"`` (as ``topogen run sst``) runs topogen's own
+    endpoint (:func:`topogen.drivers.sst_nic.run_bernoulli`: Bernoulli arrivals from
+    ``seed``, ``self_packets``, latency to the tail in cycles, one SST run per load);
+    ``generator="offered_load"`` runs merlin's periodic ``merlin.offered_load`` (latency
+    to the head in ns, one SST run for all loads), which ``topogen crossval`` and the
+    ``--simulator sst`` back end use.  ``windows``, ``accepted_tolerance``,
+    ``latency_growth`` and ``histogram`` are offered_load's; ``seed`` and
+    ``self_packets`` bernoulli's.
 
     The bundle is validated first (:func:`topogen.export.sst.validate_bundle`): an
     inconsistent one raises before SST starts.  The raw stdout/stderr is kept as
     ``<out_dir>/<bundle stem>.<traffic>.<loads>.log`` and the statistics as ``... .stats.csv``
     beside it (``.1.log``, ``.2.log`` ... when an earlier run left files of that name: raw
-    output is never overwritten); each row's ``raw_output`` names the log.
+    output is never overwritten; bernoulli keeps one ``<bundle stem>.bernoulli.<traffic>.
+    <load>.s<seed>.log`` per load, no statistics); each row's ``raw_output`` names the log.
 
     Parameters
     ----------
     bundle : path-like
         From :func:`topogen.export.sst.write_bundle`.
     load, traffic, message_size, warmup, collect, drain, histogram, ranks, threads
-        See :func:`sst_command`; defaults in :data:`DEFAULTS`.  With a bundle that records
+        See :func:`sst_command` (bernoulli: :func:`~topogen.drivers.sst_nic.run_bernoulli`,
+        which takes more traffic patterns); defaults in :data:`DEFAULTS`.  With a bundle that records
         its cycle (``cycle_ps``) the warm-up, collect and drain times are put on that cycle's
         grid first (:func:`grid_times`); the rows' ``params`` give the times run.
     windows : int
@@ -359,6 +366,15 @@ def run_sst(
     validate : bool
         Check the bundle before SST starts (default).  ``False`` only serves to see what
         SST itself does with a broken bundle.
+    generator : {"bernoulli", "offered_load"}
+        The endpoints: topogen's ``topogen.bernoulli_nic`` (default; latencies in cycles,
+        loads in flits per host per cycle) or merlin's ``merlin.offered_load`` (latencies
+        in ns, loads as fractions of link bandwidth).
+    seed : int, optional
+        bernoulli: run seed, recorded as ``sim_seed`` (None: derived from the run's
+        content); ``offered_load`` takes none.
+    self_packets : bool
+        bernoulli, ``uniform``: the source is a destination too (the shared default).
     **fields
         Extra results columns.
 
@@ -368,6 +384,8 @@ def run_sst(
 
     Raises
     ------
+    ParameterError
+        An unknown ``generator`` or a bad setting.
     FormatError
         An inconsistent bundle (one line naming the router and port).
     SimulatorFailed
@@ -382,6 +400,8 @@ def run_sst(
                              mpirun=mpirun, raise_on_failure=raise_on_failure, validate=validate, **fields)
     if generator != "offered_load":
         raise ParameterError(f"SST generator must be bernoulli or offered_load, got {generator!r}")
+    if seed is not None:
+        raise ParameterError("seed applies to generator='bernoulli': merlin.offered_load takes no seed")
     bundle = Path(bundle).resolve()
     doc = read_bundle(bundle, validate=validate)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent

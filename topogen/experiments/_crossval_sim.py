@@ -543,7 +543,7 @@ def _sst_adapter(spec, seed, topology, layout, routing, out_dir, binary=None, *,
         path, relabel = stream(run_seed)
         rows = run_sst(path, load=float(load), traffic=traffic, message_size=p["message_size"],
                        warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
-                       timeout=spec.timeout, binary=exe, raise_on_failure=False)
+                       timeout=spec.timeout, binary=exe, raise_on_failure=False, generator="offered_load")
         return _with_relabel(rows[0], relabel)
 
     streams = ("SST's random traffic takes no seed: run r of a load runs the bundle with its endpoint "
