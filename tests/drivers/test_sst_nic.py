@@ -142,6 +142,96 @@ def test_missing_compiler_and_missing_sst_config_are_one_line(tmp_path, monkeypa
         nic.find_element(str(exe))
 
 
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.delenv(nic.ELEMENTS_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(nic, "_PROBES", {})
+    return fakes.sst(tmp_path / "bin")
+
+
+@pytest.mark.parametrize("damage", ["library deleted", "copy cut short", "a file"])
+def test_cache_entry_without_library_is_moved_aside_and_rebuilt(tmp_path, monkeypatch, damage):
+    exe = _cache(tmp_path, monkeypatch)
+    lib = nic.find_element(str(exe))
+    (lib / nic.LIBRARY).unlink()
+    if damage == "copy cut short":
+        (lib / "build.log").unlink()  # an empty folder: a rename onto it would hide it
+    elif damage == "a file":
+        (lib / "build.log").unlink()
+        lib.rmdir()
+        lib.write_text("not a folder\n")
+    assert nic.find_element(str(exe)) == lib and (lib / nic.LIBRARY).is_file()
+    aside = [p for p in nic.cache_root().iterdir() if p.name.startswith(f"{lib.name}.broken-")]
+    assert len(aside) == 1 and not (aside[0] / nic.LIBRARY).exists()
+    if damage == "library deleted":
+        assert (aside[0] / "build.log").is_file()  # what was there is kept
+    if damage == "a file":
+        assert aside[0].read_text() == "not a folder\n"
+    # again: a second broken entry gets a name of its own, the first stays
+    (lib / nic.LIBRARY).unlink()
+    assert nic.find_element(str(exe)) == lib
+    again = sorted(p for p in nic.cache_root().iterdir() if p.name.startswith(f"{lib.name}.broken-"))
+    assert len(again) == 2 and aside[0] in again
+
+
+def test_broken_entry_that_cannot_be_moved_is_one_line(tmp_path, monkeypatch, capsys):
+    import os
+
+    from topogen import cli
+    from topogen.errors import OutputError
+
+    exe = _cache(tmp_path, monkeypatch)
+    lib = nic.find_element(str(exe))
+    (lib / nic.LIBRARY).unlink()
+    rename = os.rename
+
+    def refuse(src, dst, *a, **k):
+        if Path(src) == lib:
+            raise PermissionError(13, "Permission denied")
+        return rename(src, dst, *a, **k)
+
+    monkeypatch.setattr(nic.os, "rename", refuse)
+    with pytest.raises(OutputError) as info:
+        nic.find_element(str(exe))
+    msg = str(info.value)
+    assert "\n" not in msg and str(lib) in msg and "Permission denied" in msg
+    assert "remove or rename it" in msg and nic.ELEMENTS_ENV in msg
+    assert (lib / "build.log").is_file() and not (lib / nic.LIBRARY).exists()  # left as it was
+    # the command line: one line, the output error's status, no traceback
+    monkeypatch.setenv("TOPOGEN_SST", str(exe))
+    assert cli.main(["run", "sst", str(bundle(tmp_path)), "--seed", "1"]) == OutputError.exit_code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and str(lib) in err
+
+
+def test_sst_config_and_version_run_once_per_process(tmp_path, monkeypatch):
+    import os
+
+    exe = _cache(tmp_path, monkeypatch)
+    calls = tmp_path / "calls"
+    for name in ("sst", "sst-config"):  # log every start of the stand-ins, then run them
+        prog = tmp_path / "bin" / name
+        prog.rename(prog.with_name(name + ".real"))
+        prog.write_text(f'#!/bin/sh\necho "{name} $1" >> {calls}\nexec "$0.real" "$@"\n')
+        prog.chmod(0o755)
+
+    def started():
+        lines = calls.read_text().splitlines() if calls.exists() else []
+        return (sum(x.startswith("sst-config ") for x in lines), lines.count("sst --version"))
+
+    lib = nic.find_element(str(exe))
+    assert started() == (3, 1)
+    assert nic.find_element(str(exe)) == lib and nic.find_element(str(exe)) == lib
+    assert started() == (3, 1)
+    config = tmp_path / "bin" / "sst-config"
+    st = config.stat()
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # sst-config changed: asked again
+    assert nic.find_element(str(exe)) == lib and started() == (6, 1)
+    st = exe.stat()
+    os.utime(exe, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a rebuilt sst: its own version and build
+    assert nic.find_element(str(exe)) != lib and started() == (6, 2)
+
+
 def test_elements_folder_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(nic.ELEMENTS_ENV, str(tmp_path))
     with pytest.raises(SimulatorNotFound, match=f"holds no {nic.LIBRARY}"):

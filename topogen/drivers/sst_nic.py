@@ -13,7 +13,8 @@ folder holding a built library), else in a per-user cache
 (``$XDG_CACHE_HOME/topogen/sst-elements/<key>``, ``~/.cache`` by default), the key made of
 SST's version, the compiler settings ``sst-config`` gives and a digest of the sources and
 of the ``sst`` binary; a missing one is built there on first use (about 20 s), under a
-lock, into a temporary folder renamed when the build succeeded.  ``sst`` then runs with
+lock, into a temporary folder renamed when the build succeeded (an entry without the
+library is first renamed ``<key>.broken-<time>``).  ``sst`` then runs with
 ``--add-lib-path=<that folder>``.
 
 Measurement (BookSim's scheme, on SST's cycle, the bundle's ``cycle_ps``): warm-up, a
@@ -34,6 +35,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,7 @@ from .. import sim_defaults
 from .._progress import Progress
 from .._digest import seed_from
 from .._rng import resolve_seed
-from ..errors import ParameterError, SimulatorFailed, SimulatorNotFound
+from ..errors import OutputError, ParameterError, SimulatorFailed, SimulatorNotFound
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
 from .base import FAILURE_STATUSES, fresh_path, run_process, simulator_failed
@@ -91,7 +93,26 @@ def find_sst_config(sst_binary: str) -> str:
                             f"holding a built {LIBRARY} (make -C sst_models/topogen_nic OUT=DIR)")
 
 
+#: Answers of ``sst-config`` and ``sst --version`` in this process, keyed by the program's
+#: resolved path, modification time and size (a rebuilt SST asks again): every run_sst call
+#: looks the element up, and each probe is a process start.
+_PROBES: dict[tuple, Any] = {}
+
+
+def _stamp(program: str) -> tuple | None:
+    """(resolved path, mtime_ns, size) of ``program``, or None when it cannot be read."""
+    try:
+        path = Path(program).resolve()
+        st = path.stat()
+    except OSError:
+        return None
+    return str(path), st.st_mtime_ns, st.st_size
+
+
 def _config(config: str) -> dict[str, str]:
+    stamp = _stamp(config)
+    if stamp is not None and ("config", stamp) in _PROBES:
+        return dict(_PROBES["config", stamp])
     values = {}
     for key in ("CXX", "ELEMENT_CXXFLAGS", "ELEMENT_LDFLAGS"):
         try:
@@ -103,15 +124,23 @@ def _config(config: str) -> dict[str, str]:
                                     f"settings are needed to build topogen's SST element; set {ELEMENTS_ENV} "
                                     f"to a folder holding a built {LIBRARY} instead")
         values[key] = proc.stdout.strip()
+    if stamp is not None:  # failures are not kept: the next call says again what is wrong
+        _PROBES["config", stamp] = dict(values)
     return values
 
 
 def _sst_version(sst_binary: str) -> str:
+    stamp = _stamp(sst_binary)
+    if stamp is not None and ("version", stamp) in _PROBES:
+        return _PROBES["version", stamp]
     try:
         proc = subprocess.run([sst_binary, "--version"], capture_output=True, text=True, timeout=60)
-        return proc.stdout.strip() or proc.stderr.strip()
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
+    version = proc.stdout.strip() or proc.stderr.strip()
+    if stamp is not None:
+        _PROBES["version", stamp] = version
+    return version
 
 
 def element_key(version: str, config: dict[str, str], sst_binary: str | None = None,
@@ -178,7 +207,10 @@ def find_element(sst_binary: str, *, build: bool = True) -> Path:
     """The folder holding ``libtopogen.so`` for ``sst_binary``, built on first use.
 
     ``$TOPOGEN_SST_ELEMENTS`` wins when set; otherwise the per-user cache
-    (:func:`cache_root` / :func:`element_key`).
+    (:func:`cache_root` / :func:`element_key`).  A cache entry without the library (deleted
+    by hand, a copy cut short) is renamed ``<key>.broken-<UTC time>`` under the build lock,
+    never deleted, and the element is built again.  ``sst-config`` and ``sst --version``
+    run once per process for each (path, modification time) of the programs.
 
     Raises
     ------
@@ -187,6 +219,8 @@ def find_element(sst_binary: str, *, build: bool = True) -> Path:
         ``build=False`` and it is not built).
     SimulatorFailed
         The build failed (the message names its log).
+    OutputError
+        The cache is not writable, or a broken entry cannot be moved aside.
     """
     env = os.environ.get(ELEMENTS_ENV)
     if env:
@@ -203,11 +237,19 @@ def find_element(sst_binary: str, *, build: bool = True) -> Path:
         return final
     if not build:
         raise SimulatorNotFound(f"topogen's SST element is not built for this SST ({final})")
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / f"{key}.lock", "w") as lock:
+    fix = f"or set {ELEMENTS_ENV} to a folder holding a built {LIBRARY} (make -C sst_models/topogen_nic OUT=DIR)"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock = open(root / f"{key}.lock", "w")
+    except OSError as exc:
+        raise OutputError(f"cannot use the cache of topogen's SST element {root}: {exc.strerror or exc}; "
+                          f"make it writable, point XDG_CACHE_HOME elsewhere, {fix}") from None
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build per key, concurrent runs wait for it
         if (final / LIBRARY).is_file():
             return final
+        if final.exists() or final.is_symlink():
+            _move_aside(final, fix)  # no library in it: kept for whoever wants to look, rebuilt
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=root))
         log = tmp / "build.log"
         with Progress(desc=f"building topogen's SST element (once per SST, about 20 s) in {final}") as bar:
@@ -219,8 +261,36 @@ def find_element(sst_binary: str, *, build: bool = True) -> Path:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise type(exc)(str(exc).replace(str(log), str(kept))) from None
             bar.update()
-        os.replace(tmp, final)
+        try:
+            os.replace(tmp, final)
+        except OSError as exc:  # final came back meanwhile (made without the lock)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError(f"cannot put topogen's SST element in place at {final}: {exc.strerror or exc}; "
+                              f"move {final} away and run again, {fix}") from None
     return final
+
+
+def _move_aside(entry: Path, fix: str) -> Path:
+    """Rename a cache entry that holds no library (a deleted ``libtopogen.so``, a copy cut
+    short) to a fresh ``<key>.broken-<UTC time>[-N]`` beside it; never delete it.
+
+    Raises
+    ------
+    OutputError
+        It cannot be renamed (the message names it and what to do).
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside = entry.with_name(f"{entry.name}.broken-{stamp}")
+    n = 0
+    while aside.exists() or aside.is_symlink():  # never onto another entry (rename replaces an empty folder)
+        n += 1
+        aside = entry.with_name(f"{entry.name}.broken-{stamp}-{n}")
+    try:
+        os.rename(entry, aside)
+    except OSError as exc:
+        raise OutputError(f"topogen's SST element cache entry {entry} holds no {LIBRARY} and cannot be moved "
+                          f"aside ({exc.strerror or exc}): remove or rename it and run again, {fix}") from None
+    return aside
 
 
 def nic_measurements(log) -> dict[str, Any]:
