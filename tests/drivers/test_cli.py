@@ -234,3 +234,61 @@ def test_shell_parquet_without_pyarrow_is_one_line(tmp_path):
     (tmp_path / "x.parquet").write_bytes(b"PAR1")
     res = _topogen(["results", str(tmp_path / "x.parquet")])
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1 and "pyarrow" in res.stderr
+
+
+@pytest.mark.parametrize("seed, shown", [("x", "'x'"), ("1.5", "'1.5'"), ("-1", "-1"), (str(2**63), str(2**63))])
+def test_a_bad_seed_is_one_line_and_the_same_on_every_command(tmp_path, monkeypatch, capsys, seed, shown):
+    """run booksim, run sst and simulate parse --seed with one parser (topogen._rng.resolve_seed):
+    one message, a ParameterError's exit status, no traceback, and nothing written."""
+    from topogen import cli
+
+    from . import fakes
+
+    src = topology_file(tmp_path)
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(fakes.booksim(tmp_path / "bin", FIXTURES)))
+    monkeypatch.setenv("TOPOGEN_SST", str(fakes.sst(tmp_path / "bin")))
+    errors = []
+    for command in (["run", "booksim"], ["run", "sst"], ["simulate"]):
+        out = tmp_path / command[-1]
+        assert cli.main([*command, str(src), "--seed", seed, "-o", str(out / "results.csv")]) == \
+            ParameterError.exit_code
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        errors.append(err)
+        assert not out.exists()
+    assert errors[0] == errors[1] == errors[2]
+    assert errors[0] == f"topogen: error: seed must be an integer in [0, 2**63-1], got {shown}" + (
+        "; pass e.g. --seed 1\n" if "'" in shown else "\n")
+
+
+def test_booksim_seed_fits_its_c_int(tmp_path, monkeypatch, capsys):
+    from topogen import cli
+
+    from . import fakes
+
+    src = topology_file(tmp_path)
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(fakes.booksim(tmp_path / "bin", FIXTURES)))
+    out = tmp_path / "out"
+    assert cli.main(["run", "booksim", str(src), "--seed", str(2**31), "--out-dir", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"at most {2**31 - 1}, got {2**31}" in err and not out.exists()
+
+
+@needs_fixtures
+def test_seeds_parsed_alike_reach_the_simulators(tmp_path, monkeypatch):
+    """A good seed means the same number on both commands (leading zeros, spaces)."""
+    from topogen import cli
+
+    from . import fakes
+
+    src = topology_file(tmp_path)
+    monkeypatch.setenv("TOPOGEN_BOOKSIM", str(fakes.booksim(tmp_path / "bin", FIXTURES)))
+    monkeypatch.setenv("TOPOGEN_SST", str(fakes.sst(tmp_path / "bin")))
+    big = str(2**31 - 1)
+    assert cli.main(["run", "booksim", str(src), "--seed", " 007", "--out-dir", str(tmp_path / "b")]) == 0
+    assert cli.main(["run", "booksim", str(src), "--seed", big, "--out-dir", str(tmp_path / "b2")]) == 0
+    assert cli.main(["run", "sst", str(src), "--seed", " 007", "--collect", "4us", "--warmup", "1us",
+                     "--drain", "1us", "--out-dir", str(tmp_path / "s")]) == 0
+    assert read_results(tmp_path / "b" / "results.csv")["sim_seed"].tolist() == [7]
+    assert read_results(tmp_path / "b2" / "results.csv")["sim_seed"].tolist() == [int(big)]
+    assert read_results(tmp_path / "s" / "results.csv")["sim_seed"].tolist() == [7]

@@ -337,4 +337,4 @@ def test_cli_default_generator_and_seed_options(tmp_path, monkeypatch, capsys):
     assert cli.main(["run", "sst", str(path), "--generator", "offered_load", "--seed", "3"]) != 0
     assert "--seed applies to --generator bernoulli" in capsys.readouterr().err
     assert cli.main(["run", "sst", str(path), "--seed", "x"]) != 0
-    assert "--seed needs an integer" in capsys.readouterr().err
+    assert "seed must be an integer in [0, 2**63-1], got 'x'" in capsys.readouterr().err

@@ -76,8 +76,9 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="injection rate (unit follows the setup: flits/node/cycle for vct33, "
                         "packets/node/cycle for slimfly1 and default); --load is the same option, "
                         "named as in simulate and run sst; not used by --sweep")
-    b.add_argument("--seed", type=int, default=None, metavar="S",
-                   help="BookSim's random seed (the same as --set seed=S; named as in simulate and run sst)")
+    b.add_argument("--seed", default=None, metavar="S",
+                   help="BookSim's random seed, 0 to 2**31-1 (the same as --set seed=S; named and parsed "
+                        "as in simulate and run sst)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="extra BookSim option, typed as BookSim demands (repeatable; with a .cfg "
                         "INPUT passed on BookSim's command line, also to every sweep point)")
@@ -247,6 +248,10 @@ def run_command(args) -> int:
     from ..results import append_rows, read_results
     from .base import FAILURE_STATUSES, simulator_failed
 
+    args.seed = _seed(args.seed)  # the arguments first, before any file or folder is touched
+    if args.simulator == "booksim" and args.seed is not None and args.seed > BOOKSIM_SEED_MAX:
+        raise ParameterError(f"BookSim's seed is a C int: --seed must be at most {BOOKSIM_SEED_MAX}, "
+                             f"got {args.seed}")
     src = Path(args.input)
     if not src.exists():
         raise ParameterError(f"{src} does not exist")
@@ -296,14 +301,15 @@ def _run_booksim(args, src: Path, out_dir: Path):
     from .booksim import _override_args, find_booksim, run_booksim
     from .booksim_sweep import check_sweep, sweep_booksim, sweep_folder_name
 
+    seed = args.seed  # parsed and range-checked by run_command
     find_booksim(args.binary)  # fail in one line before any export work
     if args.timeout is not None and not args.timeout > 0:
         raise ParameterError(f"--timeout must be > 0 seconds, got {args.timeout:g}")
     options = _parse_set(args.set)
-    if args.seed is not None:
-        if "seed" in options and options["seed"] != args.seed:
-            raise ParameterError(f"--seed {args.seed} and --set seed={options['seed']} disagree: give one of them")
-        options["seed"] = args.seed
+    if seed is not None:
+        if "seed" in options and options["seed"] != seed:
+            raise ParameterError(f"--seed {seed} and --set seed={options['seed']} disagree: give one of them")
+        options["seed"] = seed
     if args.traffic:
         options["traffic"] = args.traffic
     rate = None if args.sweep else args.rate  # a sweep sets the rate of every point itself
@@ -366,6 +372,7 @@ def _run_sst(args, src: Path, out_dir: Path):
     from ..export.sst import write_bundle
     from .sst import find_mpirun, find_sst, run_sst
 
+    seed = args.seed  # parsed by run_command
     find_sst(args.binary)  # fail in one line before any export work
     if args.ranks and args.ranks > 1:
         find_mpirun(args.mpirun)
@@ -380,7 +387,7 @@ def _run_sst(args, src: Path, out_dir: Path):
             histogram = (float(w), int(n))
         except ValueError:
             raise ParameterError(f"--histogram needs WIDTH_NS,BINS such as 50,40; got {args.histogram!r}") from None
-    if args.generator == "offered_load" and args.seed is not None:
+    if args.generator == "offered_load" and seed is not None:
         raise ParameterError("--seed applies to --generator bernoulli: merlin.offered_load takes no seed")
     if args.generator == "bernoulli" and histogram is not None:
         raise ParameterError("--histogram records merlin's network-latency statistics: add --generator offered_load")
@@ -406,17 +413,27 @@ def _run_sst(args, src: Path, out_dir: Path):
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
                    out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
                    timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False,
-                   generator=args.generator, seed=_seed(args.seed), self_packets=args.self_packets)
+                   generator=args.generator, seed=seed, self_packets=args.self_packets)
     return rows, None
 
 
+#: BookSim reads its ``seed`` into a C ``int`` (``atoi``): a larger one would be cut silently.
+BOOKSIM_SEED_MAX = 2**31 - 1
+
+
 def _seed(text):
-    if text is None:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise ParameterError(f"--seed needs an integer, got {text!r}") from None
+    """``--seed`` of ``run booksim`` and ``run sst``: parsed as ``simulate`` and ``generate``
+    parse theirs (:func:`topogen._rng.resolve_seed`, one message for a bad one); None stays
+    None (each simulator then derives or defaults its seed).
+
+    Raises
+    ------
+    ParameterError
+        Not an integer in [0, 2**63-1].
+    """
+    from .._rng import resolve_seed
+
+    return None if text is None else resolve_seed(text)
 
 
 _TABLE_COLUMNS = ["simulator", "topology", "routing", "traffic", "offered_load", "load_unit", "status",
