@@ -67,14 +67,14 @@ def test_tables_follow_the_routes_of_every_source(tmp_path, routing):
 def test_endpoints_tree_and_vcs(tmp_path):
     t, _, path = torus_bundle(tmp_path)
     doc = sx.read_bundle(path)
-    params = model().table_params(doc, 3, "output")
+    params = model().table_params(doc, 3, "downstream")
     owner = [ep["router"] for ep in sorted(doc["endpoints"], key=lambda e: e["id"])]
     for v, p in enumerate(params):
         router = doc["routers"][v]
         assert p["endpoint_router"] == owner
         assert p["endpoint_to_port_map"] == router["endpoint_to_port_map"]
         assert (p["num_R2R_ports"], p["num_R2N_ports"]) == (router["num_R2R_ports"], router["num_R2N_ports"])
-        assert p["num_vcs"] == 3 and p["vc_credits"] == "output"
+        assert p["num_vcs"] == 3 and p["vc_credits"] == "downstream"
     # the broadcast tree: every tree edge at both of its ends, n - 1 edges, connected
     ends = {}
     for link in doc["links"]:
@@ -168,8 +168,8 @@ def run_model(monkeypatch, path, *extra):
 
 
 @pytest.mark.parametrize("extra, vcs, rule", [
-    ((), 4, "downstream"),
-    (("--num-vcs", "2", "--vc-credits", "output"), 2, "output"),
+    ((), 4, "output"),
+    (("--num-vcs", "2", "--vc-credits", "downstream"), 2, "downstream"),
 ])
 def test_model_puts_table_topo_in_every_router(tmp_path, monkeypatch, fake_sst_module, extra, vcs, rule):
     t, _, path = torus_bundle(tmp_path)

@@ -85,8 +85,9 @@ def parse_args(argv):
     p.add_argument("--num-vcs", type=int, default=TABLE_NUM_VCS,
                    help="table: VCs per virtual network (default %d)" % TABLE_NUM_VCS)
     p.add_argument("--vc-credits", choices=TABLE_VC_CREDITS, default=TABLE_VC_CREDITS[0],
-                   help="table: the VC with most free flits in the output buffer and the next router's input "
-                        "buffer (downstream) or in the output buffer alone (output) (default downstream)")
+                   help="table: the VC with the most credits of hr_router's output buffer (output) or the most "
+                        "free flits in the output buffer and the next router's input buffer (downstream) "
+                        "(default output)")
     return p.parse_args(argv)
 
 
@@ -252,10 +253,11 @@ TABLE_REFUSED = {
 }
 
 
-#: ``topogen.table_topo``'s VC rules (``vc_credits``): the VC with the most free flits in the
+#: ``topogen.table_topo``'s VC rules (``vc_credits``): the VC with the most credits in the
+#: output buffer (hr_router's credit array; the default), or with the most free flits in the
 #: output buffer and the next router's input buffer (hr_router's output queue lengths with
-#: ``oql_track_remote``), or in the output buffer alone (hr_router's credit array).
-TABLE_VC_CREDITS = ("downstream", "output")
+#: ``oql_track_remote``).
+TABLE_VC_CREDITS = ("output", "downstream")
 
 
 class TableRoutingError(ValueError):
@@ -328,7 +330,7 @@ def table_next_hops(bundle):
     return nxt
 
 
-def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits="downstream"):
+def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0]):
     """``topogen.table_topo`` parameters of every router (a list in router order).
 
     Each router gets ``next_port`` (the port of its next hop towards every destination

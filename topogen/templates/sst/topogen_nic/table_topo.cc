@@ -10,8 +10,11 @@
 // the VC of the output port with the most credits in hr_router's output buffer (the array
 // hr_router hands over with setOutputBufferCreditArray), ties to the lowest VC: the
 // reference simulator's "credits" VC rule.  hr_router routes a packet when it becomes the
-// head of its input VC, so the credits are those of that moment.  Ejection keeps the VC
-// (hr_router's host ports count credits per virtual network).
+// head of its input VC, so the credits are those of that moment.  With vc_credits =
+// downstream it takes the VC with the fewest flits in hr_router's output queue lengths
+// instead, which count the next router's input buffer too when the router tracks them
+// remotely (oql_track_remote): the most free flits up to the next router.  Ejection keeps
+// the VC (hr_router's host ports count credits per virtual network).
 //
 // Untimed (init/complete) data takes the same tables; a broadcast follows a spanning tree
 // (tree_ports) and reaches every endpoint but its source.
@@ -30,7 +33,7 @@ TableTopo::TableTopo(ComponentId_t cid, Params& params, int num_ports_in, int rt
     num_R2R_ports = params.find<int>("num_R2R_ports", 0);
     num_R2N_ports = params.find<int>("num_R2N_ports", 0);
     num_vcs = params.find<int>("num_vcs", 4);
-    std::string rule = params.find<std::string>("vc_credits", "downstream");
+    std::string rule = params.find<std::string>("vc_credits", "output");
     if (rule != "downstream" && rule != "output")
         output.fatal(CALL_INFO, -1, "topogen.table_topo: vc_credits must be downstream or output, got %s\n",
                      rule.c_str());

@@ -28,9 +28,9 @@ public:
         {"num_R2R_ports", "Router-router ports (ports 0..num_R2R_ports-1; endpoint ports follow)", "0"},
         {"num_R2N_ports", "Endpoint ports of this router", "0"},
         {"num_vcs", "VCs per virtual network; a packet may take any of them on a router-router hop", "4"},
-        {"vc_credits", "Which credits pick the VC: downstream (free flits in the output buffer and the next router's "
-                       "input buffer: needs hr_router's oql_track_remote = true) or output (the output buffer's only)",
-                       "downstream"},
+        {"vc_credits", "Which credits pick the VC: output (hr_router's output-buffer credits) or downstream (free "
+                       "flits in the output buffer and the next router's input buffer: needs hr_router's "
+                       "oql_track_remote = true)", "output"},
         {"next_port", "Array: output port towards every destination router (-1: this router)", ""},
         {"endpoint_router", "Array: router of every endpoint", ""},
         {"endpoint_to_port_map", "This router's endpoints: {endpoint:port, ...}", ""},
@@ -63,7 +63,7 @@ private:
     int num_R2N_ports = 0;
     int num_vcs = 4;      // per VN
     int total_vcs = 4;    // num_vns * num_vcs: the stride of the credit array
-    bool downstream = true;        // vc_credits: pick by the queue lengths, else by the output credits
+    bool downstream = false;       // vc_credits: pick by the queue lengths, else by the output credits
     int const* credits = nullptr;  // hr_router's output-buffer credits, [port * total_vcs + vc]
     int const* queued = nullptr;   // hr_router's output queue lengths, same layout
     std::vector<int> next_port;        // destination router -> output port
