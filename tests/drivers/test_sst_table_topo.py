@@ -236,3 +236,14 @@ def test_run_sst_refuses_before_sst_starts(tmp_path, monkeypatch):
         with pytest.raises(ParameterError, match="num_vcs must be an integer in 1..64"):
             sd.run_sst(ok, generator="bernoulli", sst_topology="table", num_vcs=bad, out_dir=out)
     assert not list(out.iterdir())
+
+
+def test_routing_names_refused_before_any_export():
+    for name in ("valiant", "ugal-l", "dor", "hop", "layered", "escape", "dsnf"):
+        with pytest.raises(ParameterError, match=f"cannot take routing {name}"):
+            st.check_routing_name("table", name)
+    for name in ("booksim-min", "nr", "fr", "updown"):
+        st.check_routing_name("table", name)
+    st.check_routing_name("anytopo", "valiant")
+    with pytest.raises(ParameterError, match="one of anytopo, table"):
+        st.check_routing_name("tables", "nr")

@@ -24,7 +24,7 @@ from .. import sim_defaults
 from ..errors import ParameterError
 from ..export.sst import model_path
 
-__all__ = ["SST_TOPOLOGIES", "model_module", "topology_args"]
+__all__ = ["SST_TOPOLOGIES", "model_module", "check_routing_name", "topology_args"]
 
 #: ``run_sst(sst_topology=...)`` / ``topogen run sst --sst-topology``.
 SST_TOPOLOGIES = ("anytopo", "table")
@@ -41,6 +41,25 @@ def model_module():
         spec.loader.exec_module(module)
         _MODEL = module
     return _MODEL
+
+
+def check_routing_name(sst_topology: str, routing: str) -> None:
+    """Refuse, before any export, a routing the table topology never takes by its name
+    (``topogen run sst --sst-topology table --routing valiant``); a routing whose next hops
+    turn out to depend on the source is refused by :func:`topology_args`.
+
+    Raises
+    ------
+    ParameterError
+    """
+    if sst_topology not in SST_TOPOLOGIES:
+        raise ParameterError(f"SST topology must be one of {', '.join(SST_TOPOLOGIES)}, got {sst_topology!r}")
+    model = model_module()
+    if sst_topology == "table" and routing in model.TABLE_REFUSED:
+        try:
+            model.table_next_hops({"metadata": {"routing": routing}})
+        except model.TableRoutingError as exc:
+            raise ParameterError(str(exc)) from None
 
 
 def topology_args(sst_topology: str, num_vcs: int | None, bundle: dict[str, Any],
