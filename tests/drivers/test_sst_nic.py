@@ -101,7 +101,7 @@ def test_element_key_follows_sources_version_and_compiler(tmp_path):
     src.write_text("int y;\n")
     assert nic.element_key("SST-Core Version (15.1.0)", {"CXX": "g++"}, sources=[src]) != k
     # the shipped sources are the element's, and they are package data
-    assert {p.name for p in nic._sources()} == {"bernoulli_nic.cc", "bernoulli_nic.h"}
+    assert {p.name for p in nic._sources()} == {"bernoulli_nic.cc", "bernoulli_nic.h", "table_topo.cc", "table_topo.h"}
 
 
 def test_element_is_built_once_per_key_then_found(tmp_path, monkeypatch):

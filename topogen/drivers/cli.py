@@ -127,6 +127,12 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("--self-packets", action=argparse.BooleanOptionalAction, default=sim_defaults.SELF_PACKETS,
                    help="bernoulli, uniform: the source is a destination too, as run booksim and simulate "
                         "(default %(default)s)")
+    s.add_argument("--sst-topology", choices=("anytopo", "table"), default="anytopo",
+                   help="the routers' merlin topology: anytopo (merlin.anytopo, source routes, VC = hop "
+                        "number) or table (topogen.table_topo: next-hop tables, any of --num-vcs VCs per hop, "
+                        "the one with most credits; booksim-min, nr, fr, updown; docs/sst.md) (default anytopo)")
+    s.add_argument("--num-vcs", type=int, default=None, metavar="N",
+                   help=f"--sst-topology table: VCs per hop (default {sim_defaults.NUM_VCS})")
     s.add_argument("--message-size", default=sim_defaults.sst_message_size(),
                    help="bytes per packet (default: the shared packet of "
                         f"{sim_defaults.PACKET_SIZE} flits, {sim_defaults.sst_message_size()})")
@@ -260,6 +266,10 @@ def run_command(args) -> int:
     check_file_output(output, inputs=[src], make_parents=True)  # before the work
     if output.exists():
         read_results(output)  # a file that is not a results table is refused now, not after the run
+    if args.simulator == "sst":  # what topogen.table_topo refuses by name, before any folder or export
+        from .sst_table import check_routing_name
+
+        check_routing_name(args.sst_topology, args.routing, args.num_vcs)
     if args.simulator != "booksim":  # _run_booksim creates it (and removes it if it fails early)
         out_dir.mkdir(parents=True, exist_ok=True)
     if args.simulator == "booksim":
@@ -413,7 +423,8 @@ def _run_sst(args, src: Path, out_dir: Path):
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
                    out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
                    timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False,
-                   generator=args.generator, seed=seed, self_packets=args.self_packets)
+                   generator=args.generator, seed=seed, self_packets=args.self_packets,
+                   sst_topology=args.sst_topology, num_vcs=args.num_vcs)
     return rows, None
 
 

@@ -51,6 +51,7 @@ from .. import sim_defaults
 from .base import FAILURE_STATUSES, ProcessResult, find_binary, fresh_path, run_process, signal_name, simulator_failed
 from .sst_rule import (ACCEPTED_TOLERANCE, BEHIND_FRACTION, BEHIND_REASON, LATENCY_GROWTH, endpoint_backlog,
                        saturation_reasons)
+from .sst_table import topology_args
 from .sst_output import (
     LatencyStats,
     SSTOutput,
@@ -322,6 +323,8 @@ def run_sst(
     generator: str = "bernoulli",
     seed=None,
     self_packets: bool = sim_defaults.SELF_PACKETS,
+    sst_topology: str = "anytopo",
+    num_vcs: int | None = None,
     **fields,
 ) -> list[dict]:
     """Check a bundle, run SST on it and return results rows (one per offered load).
@@ -375,6 +378,13 @@ def run_sst(
         content); ``offered_load`` takes none.
     self_packets : bool
         bernoulli, ``uniform``: the source is a destination too (the shared default).
+    sst_topology : {"anytopo", "table"}
+        The routers' merlin topology: ``merlin.anytopo`` (source routes, VC = hop number)
+        or ``topogen.table_topo`` (next-hop tables, any of ``num_vcs`` VCs per hop, the one
+        with most credits; refuses routings it cannot follow):
+        :mod:`topogen.drivers.sst_table`.  Recorded with ``num_vcs`` in the rows' params.
+    num_vcs : int, optional
+        ``table``: VCs per virtual network (default :data:`topogen.sim_defaults.NUM_VCS`).
     **fields
         Extra results columns.
 
@@ -397,13 +407,15 @@ def run_sst(
         return run_bernoulli(bundle, load=load, traffic=traffic, seed=seed, self_packets=self_packets,
                              message_size=message_size, warmup=warmup, collect=collect, drain=drain,
                              out_dir=out_dir, ranks=ranks, threads=threads, timeout=timeout, binary=binary,
-                             mpirun=mpirun, raise_on_failure=raise_on_failure, validate=validate, **fields)
+                             mpirun=mpirun, raise_on_failure=raise_on_failure, validate=validate,
+                             sst_topology=sst_topology, num_vcs=num_vcs, **fields)
     if generator != "offered_load":
         raise ParameterError(f"SST generator must be bernoulli or offered_load, got {generator!r}")
     if seed is not None:
         raise ParameterError("seed applies to generator='bernoulli': merlin.offered_load takes no seed")
     bundle = Path(bundle).resolve()
     doc = read_bundle(bundle, validate=validate)
+    topo_argv, topo_params = topology_args(sst_topology, num_vcs, doc, bundle)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
     loads = [load] if isinstance(load, (int, float)) else list(load)
     tag = f"{bundle.stem}.{traffic.replace(':', '_')}." + "_".join(f"{float(x):g}" for x in loads)
@@ -417,6 +429,7 @@ def run_sst(
     argv = sst_command(bundle, load=loads, traffic=traffic, message_size=message_size, warmup=warmup,
                        collect=collect, drain=drain, window=f"{timing['window_ps']}ps", stats=None,
                        histogram=histogram, ranks=ranks, threads=threads, binary=binary, mpirun=mpirun)
+    argv += topo_argv
     log = fresh_path(out_dir / f"{tag}.log")  # never overwrite an earlier run's raw output
     stats = log.with_suffix(".stats.csv")
     argv[argv.index("--stats") + 1] = str(stats)
@@ -429,7 +442,7 @@ def run_sst(
     params = {"message_size": message_size, "warmup": warmup, "collect": collect, "drain": drain,
               "window_ps": timing["window_ps"], "accepted_tolerance": accepted_tolerance,
               "latency_growth": latency_growth, "ranks": ranks, "threads": threads,
-              "stats": str(stats), "command": shlex.join(argv)}
+              "stats": str(stats), "command": shlex.join(argv), **topo_params}
     rows = rows_from_output(doc, out, windows_data, status=status, message=message, raw_output=proc.log_path,
                             wall_time_s=proc.wall_time_s, loads=loads, traffic=traffic, params=params,
                             message_size=message_size, accepted_tolerance=accepted_tolerance,

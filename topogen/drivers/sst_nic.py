@@ -49,6 +49,7 @@ from ..export.sst import model_path, read_bundle
 from ..results import make_row
 from .base import FAILURE_STATUSES, fresh_path, run_process, simulator_failed
 from .sst_output import bits, parse_stdout, time_to_ns
+from .sst_table import topology_args
 
 __all__ = ["ELEMENTS_ENV", "LIBRARY", "GENERATORS", "source_dir", "find_sst_config", "element_key",
            "cache_root", "find_element", "build_element", "nic_measurements", "bernoulli_row",
@@ -401,7 +402,8 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                   seed=None, self_packets: bool = sim_defaults.SELF_PACKETS, message_size: str | None = None,
                   warmup: str = "10us", collect: str = "40us", drain: str = "20us", out_dir=None,
                   ranks: int = 1, threads: int = 1, timeout: float | None = 3600.0, binary=None, mpirun=None,
-                  raise_on_failure: bool = True, validate: bool = True, **fields) -> list[dict]:
+                  raise_on_failure: bool = True, validate: bool = True, sst_topology: str = "anytopo",
+                  num_vcs: int | None = None, **fields) -> list[dict]:
     """Run ``topogen.bernoulli_nic`` endpoints on a bundle: one SST run per load.
 
     Parameters
@@ -426,6 +428,9 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
         SST times, rounded to whole cycles of the bundle.
     out_dir, ranks, threads, timeout, binary, mpirun, raise_on_failure, validate, **fields
         As :func:`topogen.drivers.sst.run_sst`.
+    sst_topology, num_vcs
+        The routers' topology, ``anytopo`` or ``table``, and the VCs of ``table``
+        (:func:`topogen.drivers.sst_table.topology_args`).
 
     Returns
     -------
@@ -437,6 +442,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
     doc = read_bundle(bundle, validate=validate)
+    topo_argv, topo_params = topology_args(sst_topology, num_vcs, doc, bundle)
     cycle_ps = doc.get("cycle_ps")
     if not isinstance(cycle_ps, int) or isinstance(cycle_ps, bool) or cycle_ps <= 0:
         raise ParameterError(f"{bundle} records no cycle_ps (an SST bundle older than November 2026): export it "
@@ -464,10 +470,11 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                  "--load", repr(float(x)), "--traffic", traffic, "--message-size", message_size,
                  "--seed", str(run_seed), "--warmup", f"{cycles[0] * cycle_ps}ps",
                  "--collect", f"{cycles[1] * cycle_ps}ps", "--drain", f"{cycles[2] * cycle_ps}ps",
-                 "--self-packets" if self_packets else "--no-self-packets"]
+                 "--self-packets" if self_packets else "--no-self-packets", *topo_argv]
         if ranks and int(ranks) > 1:
             argv = [find_mpirun(mpirun), "-np", str(int(ranks)), *argv]
         tag = f"{bundle.stem}.bernoulli.{traffic.replace(':', '_').replace(',', '_')[:40]}.{float(x):g}.s{run_seed}"
+        tag += ".table" if sst_topology == "table" else ""
         log = fresh_path(out_dir / f"{tag}.log")
         proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
         out = parse_stdout(proc.log_path)
@@ -477,7 +484,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                   "packet_flits": packet_flits, "warmup_cycles": cycles[0],
                   "collect_cycles": cycles[1], "drain_cycles": cycles[2], "cycle_ps": cycle_ps,
                   "cycle_ns": round(cycle_ps / 1000.0, 9), "latency_thres": sim_defaults.LATENCY_THRES,
-                  "ranks": ranks, "threads": threads, "command": shlex.join(argv)}
+                  "ranks": ranks, "threads": threads, "command": shlex.join(argv), **topo_params}
         tot = nic_measurements(proc.log_path) if status not in FAILURE_STATUSES else None
         rows.append(bernoulli_row(doc, tot, load=float(x), traffic=traffic, seed=run_seed, status=status,
                                    message=message, cycles=cycles, packet_flits=packet_flits, params=params,

@@ -31,6 +31,14 @@ Its patterns: ``uniform`` (the source included unless ``--no-self-packets``) and
 permutations ``bit_complement``, ``shift:K``, ``tornado``, ``neighbor`` or
 ``table:D0,D1,...`` (the destination of every endpoint, -1 for none).
 
+With ``--topology table`` every router runs topogen's merlin topology
+``topogen.table_topo`` (same library) instead of ``merlin.anytopo``: it routes by
+destination with a next-hop table per router (the first hop of the bundle's route from the
+router to each destination router; :func:`table_params`, which refuses routings whose next
+hop depends on the source or whose VCs follow a rule of their own) and lets a packet take
+any of ``--num-vcs`` VCs on every router-router hop, the one with the most credits (ties to
+the lowest), as BookSim's routers; anytopo fixes the VC to the hop number.
+
 Traffic patterns of ``offered_load``: ``uniform`` (``merlin.targetgen.uniform``), ``bit_complement``
 (``merlin.targetgen.bit_complement``), ``shift:K`` (``merlin.targetgen.shift`` with
 ``shift = K``).  Loads are fractions of the endpoint link bandwidth; several loads
@@ -71,6 +79,15 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1, help="bernoulli: run seed")
     p.add_argument("--self-packets", action=argparse.BooleanOptionalAction, default=True,
                    help="bernoulli, uniform: the source is a possible destination (default yes)")
+    p.add_argument("--topology", choices=("anytopo", "table"), default="anytopo",
+                   help="routers' topology: merlin.anytopo (source routes, VC = hop number) or "
+                        "topogen.table_topo (next-hop tables, any of --num-vcs VCs per hop)")
+    p.add_argument("--num-vcs", type=int, default=TABLE_NUM_VCS,
+                   help="table: VCs per virtual network (default %d)" % TABLE_NUM_VCS)
+    p.add_argument("--vc-credits", choices=TABLE_VC_CREDITS, default=TABLE_VC_CREDITS[0],
+                   help="table: the VC with the most credits of hr_router's output buffer (output) or the most "
+                        "free flits in the output buffer and the next router's input buffer (downstream) "
+                        "(default output)")
     return p.parse_args(argv)
 
 
@@ -217,6 +234,170 @@ def simple_tables(bundle):
     return out
 
 
+#: VCs per virtual network of ``topogen.table_topo`` unless ``--num-vcs`` says otherwise
+#: (``topogen.sim_defaults.NUM_VCS``; this file imports nothing from topogen).
+TABLE_NUM_VCS = 4
+
+#: Routings ``topogen.table_topo`` cannot take, by the bundle's ``metadata.routing``: their
+#: VCs follow a rule of their own (which the bundle does not record and the table
+#: topology would replace by its any-VC choice) or their path is chosen at the source.
+TABLE_REFUSED = {
+    "dor": "its VCs follow a dateline on tori",
+    "hop": "its VC is the hop number",
+    "layered": "its VC is the layer of the route",
+    "escape": "it keeps an escape VC",
+    "dsnf": "its VC is the hop number (or its phase)",
+    "valiant": "its path is chosen at the source, via a random intermediate",
+    "ugal-l": "its path is chosen at the source, adaptively",
+    "ugal-g": "its path is chosen at the source, adaptively",
+}
+
+
+#: ``topogen.table_topo``'s VC rules (``vc_credits``): the VC with the most credits in the
+#: output buffer (hr_router's credit array; the default), or with the most free flits in the
+#: output buffer and the next router's input buffer (hr_router's output queue lengths with
+#: ``oql_track_remote``).
+TABLE_VC_CREDITS = ("output", "downstream")
+
+
+class TableRoutingError(ValueError):
+    """A bundle whose routes ``topogen.table_topo`` cannot follow (one-line message)."""
+
+
+def _routes(entry):
+    """One router's ``routing_entry_string`` as ``{dst: [[hop, ...], ...]}``."""
+    routes = {}
+    for item in entry.split("|"):
+        if not item.strip():
+            continue
+        dst, _, body = item.partition(":")
+        paths = []
+        for alt in body.split(";"):
+            fields = alt.split(",")
+            paths.append([int(h) for h in fields[1:]])
+        routes[int(dst)] = paths
+    return routes
+
+
+def table_next_hops(bundle):
+    """The next router towards every destination router, from the bundle's routes.
+
+    ``next_hops[r][d]`` is the first hop of the bundle's route from router ``r`` to router
+    ``d`` (-1 for ``d == r``).  Routers route by destination alone in
+    ``topogen.table_topo``, so the route of every source must follow these tables: at each
+    router ``r`` on its route to ``d`` the next router is ``next_hops[r][d]``.
+
+    Raises
+    ------
+    TableRoutingError
+        A routing whose VC rule or path choice the table topology cannot follow
+        (:data:`TABLE_REFUSED`, UGAL, several paths per destination), a missing route, or a
+        next hop that depends on the source (the message names the first such route).
+    """
+    name = str((bundle.get("metadata") or {}).get("routing", "unknown"))
+    fix = ("use --sst-topology anytopo, or a routing whose next hop depends only on the destination and whose "
+           "VC rule is const (booksim-min, nr, fr, updown)")
+    if name in TABLE_REFUSED:
+        raise TableRoutingError("topogen.table_topo cannot take routing %s: %s; %s" % (name, TABLE_REFUSED[name], fix))
+    if bundle.get("source_routing_algo", "weighted") != "weighted":
+        raise TableRoutingError("topogen.table_topo cannot take routing %s: source_routing_algo %s chooses the path "
+                                "at the source; %s" % (name, bundle["source_routing_algo"], fix))
+    n = bundle["num_routers"]
+    routes = [_routes(r["routing_entry_string"]) for r in bundle["routers"]]
+    nxt = [[-1] * n for _ in range(n)]
+    for r in range(n):
+        for d in range(n):
+            if d == r:
+                continue
+            paths = routes[r].get(d)
+            if not paths or not paths[0]:
+                raise TableRoutingError("routing %s has no route from router %d to router %d; re-export the bundle"
+                                        % (name, r, d))
+            if len(paths) > 1:
+                raise TableRoutingError("topogen.table_topo cannot take routing %s: router %d has %d weighted paths "
+                                        "to router %d; %s" % (name, r, len(paths), d, fix))
+            nxt[r][d] = paths[0][0]
+    for s in range(n):
+        for d, paths in routes[s].items():
+            at = s
+            for h in paths[0]:
+                if at != s and nxt[at][d] != h:
+                    raise TableRoutingError(
+                        "topogen.table_topo cannot take routing %s: its next hop depends on the source (the route "
+                        "%d -> %d goes from router %d to %d, the route %d -> %d to %d); %s"
+                        % (name, s, d, at, h, at, d, nxt[at][d], fix))
+                at = h
+    return nxt
+
+
+def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0]):
+    """``topogen.table_topo`` parameters of every router (a list in router order).
+
+    Each router gets ``next_port`` (the port of its next hop towards every destination
+    router, -1 for itself; ports from ``connectivity``), ``endpoint_router`` (the router of
+    every endpoint), its own ``endpoint_to_port_map``, ``tree_ports`` (its ports on a
+    breadth-first spanning tree from router 0, for untimed broadcasts), the port counts,
+    ``num_vcs`` and ``vc_credits`` (:data:`TABLE_VC_CREDITS`; ``downstream`` needs the
+    router parameter ``oql_track_remote``, which :func:`build` sets).
+
+    Raises
+    ------
+    TableRoutingError
+        See :func:`table_next_hops`; also ``num_vcs < 1``.
+    """
+    if isinstance(num_vcs, bool) or not isinstance(num_vcs, int) or num_vcs < 1:
+        raise TableRoutingError("topogen.table_topo needs num_vcs >= 1, got %r" % (num_vcs,))
+    if vc_credits not in TABLE_VC_CREDITS:
+        raise TableRoutingError("topogen.table_topo's vc_credits must be %s, got %r"
+                                % (" or ".join(TABLE_VC_CREDITS), vc_credits))
+    nxt = table_next_hops(bundle)
+    n = bundle["num_routers"]
+    port_to = []
+    for r in bundle["routers"]:
+        conn = {}
+        for item in r["connectivity"].split(";"):
+            if item.strip():
+                fields = [int(x) for x in item.split(",")]
+                conn[fields[0]] = fields[1]
+        port_to.append(conn)
+    owner = [0] * bundle["num_endpoints"]
+    for ep in bundle["endpoints"]:
+        owner[ep["id"]] = ep["router"]
+    adj = [[] for _ in range(n)]
+    for link in bundle["links"]:
+        adj[link["u"]].append((link["v"], link["port_u"], link["port_v"]))
+        adj[link["v"]].append((link["u"], link["port_v"], link["port_u"]))
+    tree = [[] for _ in range(n)]
+    seen, todo = {0}, [0]
+    for u in todo:
+        for v, pu, pv in sorted(adj[u]):
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+                tree[u].append(pu)
+                tree[v].append(pv)
+    out = []
+    for r in bundle["routers"]:
+        v = r["id"]
+        try:
+            ports = [-1 if d == v else port_to[v][nxt[v][d]] for d in range(n)]
+        except KeyError:
+            bad = next(d for d in range(n) if d != v and nxt[v][d] not in port_to[v])
+            raise TableRoutingError("router %d's route to router %d starts with router %d, which is not its "
+                                    "neighbour; re-export the bundle" % (v, bad, nxt[v][bad])) from None
+        out.append({
+            "num_R2R_ports": r["num_R2R_ports"],
+            "num_R2N_ports": r["num_R2N_ports"],
+            "num_vcs": num_vcs,
+            "vc_credits": vc_credits,
+            "next_port": ports,
+            "endpoint_router": owner,
+            "endpoint_to_port_map": r["endpoint_to_port_map"],
+            "tree_ports": sorted(tree[v]),
+        })
+    return out
+
+
 def build(sst, bundle, args):
     """Create every component and link.  Returns the routers and endpoints it made."""
     loads = [float(x) for x in str(args.load).split(",") if x.strip()]
@@ -232,9 +413,17 @@ def build(sst, bundle, args):
     ep_map = bundle["endpoint_router_mapping"]
     tables = [r["routing_entry_string"] for r in bundle["routers"]]
 
-    simple = simple_tables(bundle)
+    table = getattr(args, "topology", "anytopo") == "table"
+    if table:
+        try:
+            table_topo = table_params(bundle, getattr(args, "num_vcs", TABLE_NUM_VCS),
+                                      getattr(args, "vc_credits", TABLE_VC_CREDITS[0]))
+        except TableRoutingError as exc:
+            raise SystemExit("topogen_sst.py: %s" % exc) from None
+    else:
+        simple = simple_tables(bundle)
     algo = bundle.get("source_routing_algo", "weighted")
-    if algo == "UGAL":  # anytopo's UGAL takes MIN and both Valiant segments from these tables
+    if algo == "UGAL" and not table:  # anytopo's UGAL takes MIN and both Valiant segments from these tables
         simple = tables
     routers = []
     for r in bundle["routers"]:
@@ -242,6 +431,12 @@ def build(sst, bundle, args):
         params = dict(router_params)
         params.update({"id": r["id"], "num_ports": r["num_ports"]})
         rtr.addParams(params)
+        if table:
+            if table_topo[r["id"]]["vc_credits"] == "downstream":  # queue lengths count the next input buffer
+                rtr.addParams({"oql_track_remote": True})
+            rtr.setSubComponent("topology", "topogen.table_topo").addParams(table_topo[r["id"]])
+            routers.append(rtr)
+            continue
         topo = rtr.setSubComponent("topology", "merlin.anytopo")
         topo.addParams({
             "num_routers": num_routers,

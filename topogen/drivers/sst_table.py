@@ -1,0 +1,111 @@
+"""Which merlin topology SST's routers run: ``merlin.anytopo`` or ``topogen.table_topo``.
+
+``merlin.anytopo`` (source routing, the default) fixes a packet's VC to its hop number;
+``topogen.table_topo`` (C++ in ``sst_models/topogen_nic``, built with
+``topogen.bernoulli_nic``) routes by destination with a next-hop table per router and
+lets a packet take any of ``num_vcs`` VCs on every router-router hop, the one with the
+most credits, as BookSim and ``topogen simulate --vc-alloc credits`` do (``docs/sst.md``,
+"SST's VCs: anytopo or topogen.table_topo").
+
+The tables are built by the SST model itself (``topogen_sst.py``, which imports nothing
+from topogen); :func:`topology_args` runs the same construction here first, so that a
+routing the table topology cannot take (source-dependent next hops: valiant, ugal-*,
+updown on some graphs; VC rules other than ``const``: dor's dateline, hop, layered ...)
+is refused in one line before SST starts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from .. import sim_defaults
+from ..errors import ParameterError
+from ..export.sst import model_path
+
+__all__ = ["SST_TOPOLOGIES", "model_module", "check_routing_name", "topology_args"]
+
+#: ``run_sst(sst_topology=...)`` / ``topogen run sst --sst-topology``.
+SST_TOPOLOGIES = ("anytopo", "table")
+
+_MODEL = None
+
+
+def model_module():
+    """``topogen_sst.py`` loaded as a module (its ``main`` does not run: it needs ``sst``)."""
+    global _MODEL
+    if _MODEL is None:
+        spec = importlib.util.spec_from_file_location("topogen_sst", model_path())
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _MODEL = module
+    return _MODEL
+
+
+def check_routing_name(sst_topology: str, routing: str | None, num_vcs: int | None = None) -> None:
+    """Refuse, before any export, what the table topology never takes: an unknown topology,
+    a ``num_vcs`` it does not use or out of range, a routing refused by its name
+    (``topogen run sst --sst-topology table --routing valiant``; ``routing=None`` skips
+    that).  A routing whose next hops turn out to depend on the source is refused by
+    :func:`topology_args`.
+
+    Raises
+    ------
+    ParameterError
+    """
+    if sst_topology not in SST_TOPOLOGIES:
+        raise ParameterError(f"SST topology must be one of {', '.join(SST_TOPOLOGIES)}, got {sst_topology!r}")
+    if sst_topology == "anytopo":
+        if num_vcs is not None:
+            raise ParameterError("num_vcs applies to the table topology: merlin.anytopo runs the bundle's vcs_per_vn "
+                                 "(VC = hop number); add --sst-topology table or leave num_vcs out")
+        return
+    if num_vcs is not None and (isinstance(num_vcs, bool) or not isinstance(num_vcs, int) or not 1 <= num_vcs <= 64):
+        raise ParameterError(f"num_vcs must be an integer in 1..64 (VCs per virtual network), got {num_vcs!r}")
+    model = model_module()
+    if routing is not None and routing in model.TABLE_REFUSED:
+        try:
+            model.table_next_hops({"metadata": {"routing": routing}})
+        except model.TableRoutingError as exc:
+            raise ParameterError(str(exc)) from None
+
+
+def topology_args(sst_topology: str, num_vcs: int | None, bundle: dict[str, Any],
+                  path: str | Path = "bundle") -> tuple[list[str], dict[str, Any]]:
+    """The model options and row params of a run on ``sst_topology``.
+
+    Parameters
+    ----------
+    sst_topology : {"anytopo", "table"}
+    num_vcs : int, optional
+        ``table``: VCs per virtual network (default
+        :data:`topogen.sim_defaults.NUM_VCS`).  ``anytopo`` runs the bundle's
+        ``vcs_per_vn`` and takes no ``num_vcs``.
+    bundle : dict
+        The bundle (:func:`topogen.export.sst.read_bundle`).
+    path : path-like
+        Named in the errors.
+
+    Returns
+    -------
+    (list of str, dict)
+        Options for ``topogen_sst.py`` and the ``params`` entries ``sst_topology`` and
+        ``num_vcs`` (VCs per virtual network SST runs).
+
+    Raises
+    ------
+    ParameterError
+        An unknown topology, a bad ``num_vcs``, or a routing the table topology cannot take
+        (the message says why and what to use instead).
+    """
+    check_routing_name(sst_topology, None, num_vcs)
+    if sst_topology == "anytopo":
+        return [], {"sst_topology": "anytopo", "num_vcs": int(bundle.get("vcs_per_vn", 0))}
+    n = sim_defaults.NUM_VCS if num_vcs is None else num_vcs
+    model = model_module()
+    try:
+        model.table_params(bundle, n)
+    except model.TableRoutingError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
+    return ["--topology", "table", "--num-vcs", str(n)], {"sst_topology": "table", "num_vcs": n}
