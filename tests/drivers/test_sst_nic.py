@@ -301,6 +301,13 @@ def test_run_sst_bernoulli_with_a_stand_in(tmp_path, monkeypatch):
     assert params["generator"] == "bernoulli" and params["self_packets"] is True and params["seed_source"] == "given"
     assert params["collect_cycles"] == round(4e6 / params["cycle_ps"])
     assert "--add-lib-path=" in params["command"] and "--seed 5" in params["command"]
+    # the hr_router and linkcontrol settings that change the numbers, as the bundle gives them
+    doc = json.loads(path.read_text())
+    assert params["router_params"] == doc["router_params"] and params["router_params"]["xbar_arb"]
+    assert params["nic_params"] == doc["nic_params"] and params["nic_params"]["link_bw"]
+    ol = json.loads(sd.run_sst(path, load=0.1, generator="offered_load", warmup="1us", collect="4us",
+                               drain="1us")[0]["params"])
+    assert ol["router_params"] == doc["router_params"] and ol["nic_params"] == doc["nic_params"]
     # no seed: derived from the run's content, so the same call gives the same seed;
     # bernoulli is the library's default as the CLI's
     a = sd.run_sst(path, load=0.1, warmup="1us", collect="4us", drain="1us")[0]

@@ -529,6 +529,18 @@ _NO_LATENCY = ("latency_avg", "latency_min", "latency_max", "latency_p50", "late
                "injected_load", "packets")
 
 
+def bundle_settings(bundle: Mapping[str, Any] | None) -> dict:
+    """The settings of an SST bundle that change a run's numbers beside the topology, the
+    routes and the cycle: the routers' ``hr_router`` parameters (buffers, latencies,
+    crossbar rate and arbiter) and the endpoints' ``linkcontrol`` parameters, as the rows'
+    ``params`` record them (``router_params``, ``nic_params``; empty when the bundle has
+    none).
+    """
+    bundle = bundle or {}
+    return {"router_params": dict(bundle.get("router_params") or {}),
+            "nic_params": dict(bundle.get("nic_params") or {})}
+
+
 def bundle_cycle_ps(bundle: Mapping[str, Any] | None) -> float:
     """The cycle (ps) an SST bundle runs: its ``cycle_ps`` (every bundle since November
     2026: :func:`topogen.sim_defaults.sst_clock_ns`), else one flit time of its routers
@@ -600,6 +612,8 @@ def rows_from_output(bundle: Mapping[str, Any] | None, out: SSTOutput, windows: 
         link_bw = packet_bits = math.nan
     timing_known = None not in (warmup_ps, collect_ps, drain_ps)
     params = dict(params or {})
+    for k, v in bundle_settings(bundle).items():
+        params.setdefault(k, v)
     cycle_ps = bundle_cycle_ps(bundle)
     if math.isfinite(cycle_ps):  # SST's ns read back as cycles with it (topogen plot, crossval)
         params.setdefault("cycle_ps", round(cycle_ps, 6))

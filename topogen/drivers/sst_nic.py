@@ -437,7 +437,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     list of dict
         One results row per load, latencies in cycles.
     """
-    from .sst import classify, find_mpirun, find_sst, offered_loads
+    from .sst import bundle_settings, classify, find_mpirun, find_sst, offered_loads
 
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
@@ -484,7 +484,8 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                   "packet_flits": packet_flits, "warmup_cycles": cycles[0],
                   "collect_cycles": cycles[1], "drain_cycles": cycles[2], "cycle_ps": cycle_ps,
                   "cycle_ns": round(cycle_ps / 1000.0, 9), "latency_thres": sim_defaults.LATENCY_THRES,
-                  "ranks": ranks, "threads": threads, "command": shlex.join(argv), **topo_params}
+                  "ranks": ranks, "threads": threads, "command": shlex.join(argv), **topo_params,
+                  **bundle_settings(doc)}
         tot = nic_measurements(proc.log_path) if status not in FAILURE_STATUSES else None
         rows.append(bernoulli_row(doc, tot, load=float(x), traffic=traffic, seed=run_seed, status=status,
                                    message=message, cycles=cycles, packet_flits=packet_flits, params=params,
