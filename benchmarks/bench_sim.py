@@ -21,6 +21,7 @@ event of the rest (the event core); 16,384 switches with its peak RSS.
     python benchmarks/bench_sim.py                # everything (BookSim takes minutes)
     python benchmarks/bench_sim.py --quick        # no BookSim, no Python engine, 1,024 / 4,096
     python benchmarks/bench_sim.py --no-booksim --no-python
+    python benchmarks/bench_sim.py --booksim-scaling  # BookSim2's own 256 -> 4,096 scaling
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def reference(routing, ps: int, engine: str, seed: int) -> dict:
                 accepted=row["accepted_flit_rate"], status=row["status"])
 
 
-def booksim(topo, ps: int, seed: int) -> dict | None:
+def booksim(topo, ps: int, seed: int, extra: dict | None = None) -> dict | None:
     import numpy as np
 
     from topogen.drivers.booksim import find_booksim, run_booksim
@@ -79,7 +80,7 @@ def booksim(topo, ps: int, seed: int) -> dict | None:
                          options={"num_vcs": a["num_vcs"], "vc_buf_size": a["vc_buf_size"],
                                   "packet_size": ps, "traffic": "uniform",
                                   "injection_rate_uses_flits": 1, "injection_rate": LOAD,
-                                  "seed": seed})
+                                  "seed": seed, **(extra or {})})
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
     row = run_booksim(exp.config_file, binary=exe, timeout=3600, raise_on_failure=False)
@@ -135,6 +136,25 @@ def _load_core(ps: int, seed: int) -> None:
               seed=seed, **_sim_args(ps))
 
 
+def booksim_marginal(switches: int, ps: int, seed: int, periods: tuple[int, int]) -> dict | None:
+    """BookSim2's CPU per simulated cycle on the ``switches`` network, without its set-up
+    (reading the netlist and building anynet's routing tables take minutes at 4,096
+    switches): two runs of one warm-up and one sample period, of ``periods`` cycles each;
+    (CPU of the long run - CPU of the short) / (their cycles' difference)."""
+    topo, _ = _network(switches, seed)
+    runs = []
+    for period in periods:
+        r = booksim(topo, ps, seed, {"warmup_periods": 1, "sample_period": period, "max_samples": 1})
+        if r is None:
+            return None
+        runs.append(r)
+    short, long_ = runs
+    dc = long_["cycles"] - short["cycles"]
+    per = (long_["cpu"] - short["cpu"]) / dc if dc > 0 else float("nan")
+    return dict(switches=switches, ps=ps, runs=runs, ms_per_cycle=per * 1e3,
+                setup_cpu=short["cpu"] - per * short["cycles"], load_avg=os.getloadavg()[0])
+
+
 def fixed(switches: int, cycles: int, ps: int, seed: int) -> dict:
     """``run_fixed`` with the compiled engine: CPU seconds per simulated cycle (and of
     them, the traffic blocks' Python side)."""
@@ -183,12 +203,17 @@ def main() -> int:
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--cycles", type=int, default=None, help="cycles of the scaling runs")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--booksim-scaling", action="store_true",
+                    help="only BookSim2's own scaling, 256 against 4,096 switches: CPU per simulated "
+                         "cycle without its set-up (about an hour of CPU)")
     a = ap.parse_args()
     if a.child is not None:
         s, c, p = map(int, a.child.split(","))
         print(json.dumps(fixed(s, c, p, a.seed)))
         return 0
     print(f"cores {sorted(os.sched_getaffinity(0))}, load average {os.getloadavg()[0]:.1f}")
+    if a.booksim_scaling:
+        return booksim_scaling(a.seed)
     topo, routing = _network(256, a.seed)
     _child(16, 10, 1, a.seed)  # compile (or load) the numba core outside the timings
     _load_core(1, a.seed)  # and load it in this process (the full measurements below)
@@ -233,6 +258,27 @@ def main() -> int:
               f"{big['traffic_cpu']:.2f} s CPU, setup CPU {big['setup_cpu']:.1f} s, "
               f"peak RSS {big['peak_rss_mb']:.0f} MB, load {big['load_avg']:.1f}")
     print(f"load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+def booksim_scaling(seed: int) -> int:
+    """Print BookSim2's CPU per cycle at 256 and 4,096 switches (the alternative's scaling,
+    beside the compiled engine's in the main run)."""
+    for ps in (33, 1):
+        rs = []
+        for n, periods in ((256, (2000, 6000)), (4096, (300, 900))):
+            r = booksim_marginal(n, ps, seed, periods)
+            if r is None:
+                print("BookSim2 not found ($TOPOGEN_BOOKSIM or booksim on PATH)")
+                return 1
+            rs.append(r)
+            print(f"  BookSim2 {n:>5} switches, {ps:>2}-flit: runs of "
+                  + " and ".join(f"{x['cycles']} cycles ({x['cpu']:.1f} s CPU, wall {x['wall']:.1f} s)"
+                                 for x in r["runs"])
+                  + f": {r['ms_per_cycle']:.3f} ms CPU per cycle, set-up {r['setup_cpu']:.1f} s CPU, "
+                  f"load {r['load_avg']:.1f}")
+        print(f"  BookSim2 4096 / 256 switches CPU per cycle, {ps}-flit: "
+              f"{rs[1]['ms_per_cycle'] / rs[0]['ms_per_cycle']:.1f}x")
     return 0
 
 
