@@ -272,6 +272,10 @@ def test_booksim_seed_fits_its_c_int(tmp_path, monkeypatch, capsys):
     assert cli.main(["run", "booksim", str(src), "--seed", str(2**31), "--out-dir", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"at most {2**31 - 1}, got {2**31}" in err and not out.exists()
+    for bad in (str(2**31), "-1"):  # the same limit through --set
+        assert cli.main(["run", "booksim", str(src), "--set", f"seed={bad}", "--out-dir", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"0 to {2**31 - 1}; got {bad}" in err and not out.exists()
 
 
 @needs_fixtures

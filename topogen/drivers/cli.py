@@ -195,6 +195,8 @@ def _parse_set(pairs) -> dict:
                 out[k] = int(v)
             except ValueError:
                 raise ParameterError(f"--set {k}: BookSim wants an integer, got {v!r}") from None
+            if k == "seed" and not 0 <= out[k] <= BOOKSIM_SEED_MAX:
+                raise ParameterError(f"--set seed: BookSim's seed is a C int, 0 to {BOOKSIM_SEED_MAX}; got {v}")
         elif kind is float:
             try:
                 out[k] = float(v)
