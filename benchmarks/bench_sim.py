@@ -149,6 +149,11 @@ def booksim_marginal(switches: int, ps: int, seed: int, periods: tuple[int, int]
             return None
         runs.append(r)
     short, long_ = runs
+    if any(r["status"] != "completed" or not r["cycles"] for r in runs):
+        # measured: the 900-cycle 1-flit run at 4,096 switches ends in BookSim's deadlock
+        # (minimal routes on a random graph, any VC): no cycles to divide by
+        return dict(switches=switches, ps=ps, runs=runs, ms_per_cycle=float("nan"),
+                    setup_cpu=float("nan"), load_avg=os.getloadavg()[0])
     dc = long_["cycles"] - short["cycles"]
     per = (long_["cpu"] - short["cpu"]) / dc if dc > 0 else float("nan")
     return dict(switches=switches, ps=ps, runs=runs, ms_per_cycle=per * 1e3,
@@ -273,7 +278,8 @@ def booksim_scaling(seed: int) -> int:
                 return 1
             rs.append(r)
             print(f"  BookSim2 {n:>5} switches, {ps:>2}-flit: runs of "
-                  + " and ".join(f"{x['cycles']} cycles ({x['cpu']:.1f} s CPU, wall {x['wall']:.1f} s)"
+                  + " and ".join(f"{x['cycles']} cycles ({x['cpu']:.1f} s CPU, wall {x['wall']:.1f} s, "
+                                 f"{x['status']})"
                                  for x in r["runs"])
                   + f": {r['ms_per_cycle']:.3f} ms CPU per cycle, set-up {r['setup_cpu']:.1f} s CPU, "
                   f"load {r['load_avg']:.1f}")
