@@ -27,6 +27,7 @@ end of the drain, or when their mean latency exceeds
 
 from __future__ import annotations
 
+import copy
 import fcntl
 import hashlib
 import math
@@ -110,10 +111,20 @@ def _stamp(program: str) -> tuple | None:
     return str(path), st.st_mtime_ns, st.st_size
 
 
-def _config(config: str) -> dict[str, str]:
-    stamp = _stamp(config)
-    if stamp is not None and ("config", stamp) in _PROBES:
-        return dict(_PROBES["config", stamp])
+def _probed(kind: str, program: str, probe):
+    """``probe(program)``, asked once per process for each :func:`_stamp` of ``program``
+    (a copy of the kept answer is returned); an answer that raises is not kept, so the
+    next call says again what is wrong."""
+    stamp = _stamp(program)
+    if stamp is not None and (kind, stamp) in _PROBES:
+        return copy.copy(_PROBES[kind, stamp])
+    value = probe(program)
+    if stamp is not None:
+        _PROBES[kind, stamp] = copy.copy(value)
+    return value
+
+
+def _ask_config(config: str) -> dict[str, str]:
     values = {}
     for key in ("CXX", "ELEMENT_CXXFLAGS", "ELEMENT_LDFLAGS"):
         try:
@@ -125,23 +136,23 @@ def _config(config: str) -> dict[str, str]:
                                     f"settings are needed to build topogen's SST element; set {ELEMENTS_ENV} "
                                     f"to a folder holding a built {LIBRARY} instead")
         values[key] = proc.stdout.strip()
-    if stamp is not None:  # failures are not kept: the next call says again what is wrong
-        _PROBES["config", stamp] = dict(values)
     return values
 
 
+def _ask_version(sst_binary: str) -> str:
+    proc = subprocess.run([sst_binary, "--version"], capture_output=True, text=True, timeout=60)
+    return proc.stdout.strip() or proc.stderr.strip()
+
+
+def _config(config: str) -> dict[str, str]:
+    return _probed("config", config, _ask_config)
+
+
 def _sst_version(sst_binary: str) -> str:
-    stamp = _stamp(sst_binary)
-    if stamp is not None and ("version", stamp) in _PROBES:
-        return _PROBES["version", stamp]
     try:
-        proc = subprocess.run([sst_binary, "--version"], capture_output=True, text=True, timeout=60)
+        return _probed("version", sst_binary, _ask_version)
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
-    version = proc.stdout.strip() or proc.stderr.strip()
-    if stamp is not None:
-        _PROBES["version", stamp] = version
-    return version
 
 
 def element_key(version: str, config: dict[str, str], sst_binary: str | None = None,
