@@ -29,7 +29,6 @@ def roomiest_vc(credits, lo: int, hi: int, S: int) -> int:
     return best
 
 
-
 def nearest_free_vc(owner, lo: int, hi: int, ol: int, p0: int, nv: int) -> int:
     """An input VC's pick in BookSim's separable input-first VC allocation.
 
@@ -45,6 +44,7 @@ def nearest_free_vc(owner, lo: int, hi: int, ol: int, p0: int, nv: int) -> int:
             if d < bd:
                 best, bd = x, d
     return best
+
 
 class SeparableAllocator:
     """Switch allocation per switch and cycle, as BookSim's IQ router does it."""
