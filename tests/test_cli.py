@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -458,3 +459,53 @@ def test_installed_entry_point(tmp_path):
     mod = subprocess.run([sys.executable, "-m", "topogen", "--version"], capture_output=True, text=True,
                          env=env, timeout=60)
     assert mod.returncode == 0 and mod.stdout.startswith("topogen ")
+
+
+# ---------------------------------------------------------------------------- --seed everywhere
+def _seed_commands():
+    """Every sub-command (and sub-sub-command) that has a --seed option, as argv prefixes
+    with their required arguments (files that need not exist: the seed is read first)."""
+    out, seen = [], set()
+    parser = cli.build_parser()
+
+    def walk(p, prefix):
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs:
+            for name, sp in subs[0].choices.items():
+                if id(sp) not in seen:  # aliases (analyse) share their parser
+                    seen.add(id(sp))
+                    walk(sp, prefix + [name])
+            return
+        if "--seed" not in p._option_string_actions:
+            return
+        argv = list(prefix)
+        for a in p._actions:
+            if a.option_strings and a.required:
+                argv += [a.option_strings[0], "out.x"]
+            elif not a.option_strings and a.nargs not in ("?", "*", argparse.SUPPRESS) and a.dest != "help":
+                argv += ["in.json"] * (1 if a.nargs in (None, "+") else int(a.nargs))
+        out.append(argv)
+
+    walk(parser, [])
+    return out
+
+
+SEED_COMMANDS = _seed_commands()
+
+
+def test_seed_commands_found():
+    found = {tuple(a[:2]) if a[0] in ("run", "layout") else a[0] for a in SEED_COMMANDS}
+    assert found >= {"generate", "analyze", "route", "simulate", "crossval", "draw", "optimize",
+                     ("run", "booksim"), ("run", "sst"), ("layout", "cluster"), ("layout", "anneal")}
+
+
+@pytest.mark.parametrize("bad, shown", [("abc", "got 'abc'; pass e.g. --seed 1"), ("-4", "got -4"),
+                                        ("1" * 20, "got " + "1" * 20)])
+@pytest.mark.parametrize("argv", SEED_COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_every_seed_option_one_parser(capsys, tmp_path, monkeypatch, argv, bad, shown):
+    """`--seed` means the same on every command: an integer in [0, 2**63-1], refused with one
+    message (a usage error) before any file is read or written."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv, "--seed", bad)
+    assert_one_line_error(code, err, exit_code=2, match="seed must be an integer in [0, 2**63-1], " + shown)
+    assert list(tmp_path.iterdir()) == []

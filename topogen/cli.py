@@ -207,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
             args, pairs = _parse(argv)
         except SystemExit as exc:  # --help, --version
             return exc.code if isinstance(exc.code, int) else 0
+        if isinstance(getattr(args, "seed", None), str):
+            # one parser and one message for every command's --seed, before any file is read
+            from ._rng import resolve_seed
+
+            args.seed = resolve_seed(args.seed)
         args.quiet = getattr(args, "quiet", False)
         args.debug = debug = getattr(args, "debug", False) or debug
         if args.quiet:

@@ -518,7 +518,7 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--spec", metavar="FILE", help="TOML experiment spec (options below override it)")
     c.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="generator parameter, e.g. --param dims=4,4 (repeatable)")
-    c.add_argument("--seed", type=int, default=None, help="the one seed (topology, ties, simulators; default 1)")
+    c.add_argument("--seed", default=None, help="the one seed (topology, ties, simulators; default 1)")
     c.add_argument("--routing", default=None,
                    help="topogen routing of the reference simulator and SST (default booksim-min, "
                         "nr until topogen has it); BookSim always uses anynet min")

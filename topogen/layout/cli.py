@@ -43,7 +43,7 @@ def add_parsers(subparsers, parents=()) -> None:
         p.add_argument("-o", "--output", required=True, metavar="OUT",
                        help="topology file with the new layout (format from the extension)")
         p.add_argument("--force", action="store_true", help="replace OUT if it exists")
-        p.add_argument("--seed", type=int, default=None, metavar="S",
+        p.add_argument("--seed", default=None, metavar="S",
                        help="seed of every random choice (default: drawn and printed)")
         g = p.add_argument_group("floor")
         g.add_argument("--switches-per-cabinet", "--switches_per_cabinet", dest="switches_per_cabinet",

@@ -40,7 +40,7 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--degree", type=int, default=None, metavar="D", help="random start: degree")
     p.add_argument("--objective", default="golf", metavar="NAME",
                    help=f"one of {', '.join(OBJECTIVES)} (default golf)")
-    p.add_argument("--seed", type=int, default=None, help="the one seed (default: drawn and recorded)")
+    p.add_argument("--seed", default=None, help="the one seed (default: drawn and recorded)")
     p.add_argument("--moves", type=int, default=None, metavar="M", help="evaluated moves to make")
     p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
                    help="seconds to run (with --moves: whichever ends first)")

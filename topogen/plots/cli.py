@@ -47,7 +47,7 @@ def add_parsers(subparsers, parents=()) -> None:
     d.add_argument("--measured", type=float, default=None, metavar="LOAD",
                    help="with --load: the loads the reference simulator measures at this offered load "
                         "(flits/node/cycle, shared simulator defaults) instead of the expected ones")
-    d.add_argument("--seed", type=int, default=None,
+    d.add_argument("--seed", default=None,
                    help="seed of random routings, random ties and randperm/worstcase traffic (default 0)")
     d.set_defaults(handler=draw_command)
 

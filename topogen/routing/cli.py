@@ -63,7 +63,7 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="booksim-min: router clock period giving link latencies in cycles, as "
                         "`topogen run booksim --clock-period` (default: the shared 2.667 ns)")
     p.add_argument("--root", type=int, help="up*/down* root switch (default: minimum eccentricity)")
-    p.add_argument("--seed", type=int, help="seed of valiant/ugal routing and of --ties random")
+    p.add_argument("--seed", help="seed of valiant/ugal routing and of --ties random")
     p.add_argument("--ties", choices=("spread", "lowest", "random"), default="spread",
                    help="nr/fr tie rule among equal-cost next hops: spread (default: a uniform "
                         "choice per switch and destination from a hash of --ties-seed, the same "
