@@ -193,6 +193,41 @@ def test_verdicts_against_the_tolerances():
     assert s.set_index("simulator").loc["reference", "verdict_booksim"] == "undetermined"
 
 
+def test_a_miss_within_the_noise_is_inconclusive():
+    """With several runs per point (their standard errors), a miss beyond the tolerance but
+    within NOISE_Z standard errors of the ratio reads inconclusive; a clear miss stays FAIL;
+    a single run (no standard error) is judged on its mean alone."""
+    spec = cv.CrossvalSpec(**TINY)
+    table, sat = _tables({0.1: 100.0, 0.2: 100.0}, {0.1: 104.0, 0.2: 110.0}, (0.39, 0.40), (0.39, 0.40))
+    t, _ = cv.verdicts(table, sat, spec)
+    ref = t[t.simulator == "reference"].set_index("load")["verdict_booksim"]
+    assert list(ref.loc[[0.1, 0.2]]) == ["FAIL", "FAIL"]  # no latency_sem column: one run each
+    table["latency_sem"] = 1.0  # 1 % of each mean: the ratio's error is about 1.4 %
+    t, s = cv.verdicts(table, sat, spec)
+    ref = t[t.simulator == "reference"].set_index("load")["verdict_booksim"]
+    assert ref.loc[0.1] == "inconclusive"  # 4 % = 3 % + 0.7 standard errors
+    assert ref.loc[0.2] == "FAIL"  # 10 %: beyond 3 % + 2 standard errors
+    se = cv.ratio_sem(1.04, {"latency_sem": 1.0, "latency_cycles": 104.0},
+                      {"latency_sem": 1.0, "latency_cycles": 100.0})
+    assert se == pytest.approx(1.04 * math.hypot(1 / 104, 1 / 100))
+    res = cv.CrossvalResult(spec, 1, t, s, [], {}, [], {})
+    assert not res.passed  # the FAIL
+    line = next(ln for ln in res.summary() if ln.startswith("reference vs booksim"))
+    assert "latency 0/2 points" in line and "1 inconclusive" in line
+    t.loc[(t.simulator == "reference") & (t.load == 0.2), "verdict_booksim"] = "pass"
+    assert cv.CrossvalResult(spec, 1, t, s, [], {}, [], {}).passed  # inconclusive is no failure
+    # a NaN standard error (one of the simulators ran once) counts as exact
+    table.loc[table.simulator == "booksim", "latency_sem"] = math.nan
+    t, _ = cv.verdicts(table, sat, spec)
+    assert t[(t.simulator == "reference") & (t.load == 0.1)]["verdict_booksim"].item() == "inconclusive"
+    table["latency_sem"] = math.nan
+    t, _ = cv.verdicts(table, sat, spec)
+    assert t[(t.simulator == "reference") & (t.load == 0.1)]["verdict_booksim"].item() == "FAIL"
+    assert "--repeats 6" in cv.noise_note(spec, t)  # single runs with a FAIL: say it may be noise
+    assert cv.noise_note(cv.CrossvalSpec(**dict(TINY, repeats=3)), t) is None
+    assert cv.noise_note(spec, t[t.load == 0.45]) is None  # no FAIL
+
+
 def test_a_point_that_fails_on_one_simulator_only_is_a_failure():
     spec = cv.CrossvalSpec(**TINY)
     table, sat = _tables({0.1: 20.0, 0.2: 21.0}, {0.1: 20.0, 0.2: 21.0}, (0.39, 0.40), (0.39, 0.40))

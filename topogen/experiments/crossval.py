@@ -77,109 +77,13 @@ from .._rng import resolve_seed
 from ..errors import ParameterError
 from ._crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
                                    saturation_bracket)
-from ._crossval_sim import (COMPARED_WITH, SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
+from ._crossval_sim import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
                             build_network, build_routing, common_units, load_spec)
+from .crossval_verdicts import NOISE_Z, noise_note, ratio_sem, verdicts  # noqa: F401 (public)
 
 __all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
            "common_units", "verdicts", "saturation_bracket", "point_status", "onset_spread",
-           "SATURATION_RULES", "plot_crossval", "SIMULATOR_ORDER", "TRAFFICS", "add_parsers"]
-
-
-# --------------------------------------------------------------------------- verdicts
-def verdicts(table, saturation, spec: CrossvalSpec, *, deadlock_free: bool | None = None):
-    """Add ``ratio_<base>`` and ``verdict_<base>`` columns (base: booksim, sst) to the tidy
-    table and ``ratio_<base>``/``verdict_<base>`` to the saturation table.
-
-    A point (load, simulator X) against base B is ``pass`` when both completed and
-    ``|lat_X / lat_B - 1| <= latency_tolerance``, ``FAIL`` when not (or when one of them
-    did not complete), and ``n/a`` above ``up_to`` times B's saturation estimate
-    (midpoint of its bracket; every load counts when B did not saturate) or where B has
-    no point.  Saturation: ``pass`` when the estimates (bracket midpoints) are within
-    ``saturation_tolerance`` of B's, ``FAIL`` when not, ``undetermined`` when a bracket
-    is unbounded or wider than the tolerance (``spec.saturation`` bisects it).
-
-    With ``deadlock_free=False`` (the routing's channel dependency graph is cyclic,
-    :func:`topogen.routing.deadlock.check`) a failure that involves a ``deadlock`` point of
-    either simulator reads ``FAIL (cyclic routing: deadlock)``: the routing can deadlock on
-    every simulator (BookSim's ``min_anynet`` too), so such a point says when a deadlock
-    struck, not that the simulators disagree.  It still counts as a failure.
-    """
-    import pandas as pd
-
-    dl_label = "FAIL (cyclic routing: deadlock)"
-    deadlocked = set(table.loc[table["status"] == "deadlock", "simulator"]) if deadlock_free is False else set()
-
-    table = table.copy()
-    saturation = saturation.copy()
-    sims = list(saturation["simulator"])
-    sat = {r["simulator"]: r for r in saturation.to_dict("records")}
-    for base in ("booksim", "sst"):
-        rcol, vcol = f"ratio_{base}", f"verdict_{base}"
-        table[rcol] = math.nan
-        table[vcol] = "-"
-        saturation[rcol] = math.nan
-        saturation[vcol] = "-"
-        saturation[f"capacity_{rcol}"] = math.nan
-        saturation[f"capacity_{vcol}"] = "-"
-        if base not in sims:
-            continue
-        b = sat[base]
-        limit = spec.up_to * b["saturation"] if not math.isnan(b["saturation"]) else (
-            spec.up_to * b["sat_low"] if not math.isinf(b["sat_high"]) else math.inf)
-        base_rows = table[table["simulator"] == base].set_index("load")
-        judged = COMPARED_WITH[base]
-        for i, r in table.iterrows():
-            if r["simulator"] == base or r["load"] not in base_rows.index:
-                continue
-            br = base_rows.loc[r["load"]]
-            if r["status"] == "completed" and br["status"] == "completed":
-                ratio = r["latency_cycles"] / br["latency_cycles"]
-                table.at[i, rcol] = ratio
-            else:
-                ratio = math.nan
-            if r["simulator"] not in judged:
-                continue  # another injection process or latency definition: ratio only
-            if r["load"] > limit * (1 + 1e-9):
-                table.at[i, vcol] = "n/a"
-            elif r["status"] == "skipped" or br["status"] == "skipped":
-                table.at[i, vcol] = "n/a"
-            elif math.isnan(ratio):
-                dl = deadlock_free is False and "deadlock" in (r["status"], br["status"])
-                table.at[i, vcol] = dl_label if dl else "FAIL"
-            else:
-                table.at[i, vcol] = "pass" if abs(ratio - 1) <= spec.latency_tolerance else "FAIL"
-        for j, s in saturation.iterrows():
-            if s["simulator"] == base:
-                continue
-            cx, cy = s.get("capacity", math.nan), b.get("capacity", math.nan)
-            judge = s["simulator"] in judged
-            if cx == cx and cy == cy and cy > 0:
-                saturation.at[j, f"capacity_{rcol}"] = cx / cy
-                if judge:
-                    saturation.at[j, f"capacity_{vcol}"] = (
-                        "pass" if abs(cx / cy - 1) <= spec.saturation_tolerance else "FAIL")
-            x, y = s["saturation"], b["saturation"]
-            if not judge:
-                if not (math.isnan(x) or math.isnan(y)):
-                    saturation.at[j, rcol] = x / y
-                continue
-            if math.isnan(x) or math.isnan(y):
-                both_unbounded = math.isinf(s["sat_high"]) and math.isinf(b["sat_high"])
-                saturation.at[j, vcol] = "undetermined" if not both_unbounded else "n/a"
-                continue
-            ratio = x / y
-            saturation.at[j, rcol] = ratio
-            tol = spec.saturation_tolerance
-            wide = [r["simulator"] for r in (s, b) if r["sat_high"] - r["sat_low"] > tol * r["sat_low"]]
-            if wide:
-                saturation.at[j, vcol] = "undetermined"  # a bracket wider than the tolerance
-            elif abs(ratio - 1) <= tol:
-                saturation.at[j, vcol] = "pass"
-            else:
-                dl = deadlocked & {s["simulator"], base}
-                saturation.at[j, vcol] = dl_label if dl else "FAIL"
-    saturation["deadlock_free"] = deadlock_free
-    return table, pd.DataFrame(saturation)
+           "SATURATION_RULES", "NOISE_Z", "ratio_sem", "plot_crossval", "SIMULATOR_ORDER", "TRAFFICS", "add_parsers"]
 
 
 # --------------------------------------------------------------------------- run
@@ -212,20 +116,24 @@ class CrossvalResult:
                 t = self.table[(self.table["simulator"] == sim) & (self.table[col] != "-")]
                 if not len(t):
                     continue
-                judged = t[t[col].astype(str).str.startswith(("pass", "FAIL"))]
+                judged = t[t[col].astype(str).str.startswith(("pass", "FAIL", "inconclusive"))]
+                unsure = int((judged[col] == "inconclusive").sum())
                 s = self.saturation[self.saturation["simulator"] == sim][col]
                 cap = self.saturation[self.saturation["simulator"] == sim].get(f"capacity_{col}")
                 cap_text = (f"; capacity {cap.iloc[0]}" if cap is not None and len(cap) and cap.iloc[0] != "-"
                             else "")
                 lines.append(f"{sim} vs {base}: latency {int((judged[col] == 'pass').sum())}/{len(judged)} "
                              f"points within {self.spec.latency_tolerance:.0%} (up to "
-                             f"{self.spec.up_to:.0%} of {base}'s saturation); saturation "
+                             f"{self.spec.up_to:.0%} of {base}'s saturation"
+                             + (f"; {unsure} inconclusive: the miss is within "
+                                f"{NOISE_Z:g} standard errors, run more --repeats" if unsure else "")
+                             + "); saturation "
                              f"{s.iloc[0] if len(s) else '-'}{cap_text}")
         return lines
 
     @property
     def passed(self) -> bool:
-        """No ``FAIL`` in any verdict column."""
+        """No ``FAIL`` in any verdict column (``inconclusive`` is not a failure)."""
         cols = [c for c in self.table.columns if c.startswith("verdict_")]
         scols = [c for c in self.saturation.columns if "verdict_" in c]
         def failed(col):
@@ -412,6 +320,7 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
                      + (" and SST use" if any(a.simulator == "sst" for a in adapters) else " uses")
                      + f" topogen's {routing.algorithm} tables")
     notes.extend(a.note for a in adapters if a.note)
+    notes.extend(n for n in [noise_note(spec, table)] if n)
     notes.extend(f"{sim} skipped: {why}" for sim, why in skipped.items())
 
     # outputs: results rows (written after every point), tidy tables, plot

@@ -72,7 +72,7 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
                "capacity": round(float(s.loc[sim, "capacity"]), 4) if "capacity" in s.columns else math.nan}
         for base in ("booksim", "sst"):
             col = f"verdict_{base}"
-            judged = g[g[col].astype(str).str.startswith(("pass", "FAIL"))]
+            judged = g[g[col].astype(str).str.startswith(("pass", "FAIL", "inconclusive"))]
             ratios = g[f"ratio_{base}"].dropna()
             row[f"lat_vs_{base}"] = (f"{int((judged[col] == 'pass').sum())}/{len(judged)}"
                                      if len(judged) else "-")
