@@ -90,7 +90,8 @@ def _fast_tables(table, n: int, bar) -> tuple[list[str], int]:
     names = [str(i) for i in range(n)]
     tokens = np.array([f"|{x}:1.00000" for x in names] + [f",{x}" for x in names] + [""], dtype=object)
     pad = 2 * n
-    indices = np.asarray(table.view.indices, dtype=np.int64)
+    # token of the hop along CSR entry e; entry -1 (past a route's end) takes the last: pad
+    hop_token = np.append(n + np.asarray(table.view.indices, dtype=np.int64), pad)
     per_chunk = max(1, CHUNK_ROUTES // max(n - 1, 1))
     all_dst = np.arange(n, dtype=np.int64)
     tables: list[str] = []
@@ -102,15 +103,19 @@ def _fast_tables(table, n: int, bar) -> tuple[list[str], int]:
         dst = np.broadcast_to(all_dst, (k, n))[all_dst[None, :] != sources[:, None]].reshape(k, n - 1)
         src = np.repeat(sources, n - 1)
         ent, _ = table.route_matrix(src, dst.ravel())
-        taken = ent >= 0
-        if taken.shape[0]:
-            max_hops = max(max_hops, int(taken.sum(axis=0).max()))
+        if ent.shape[0]:
+            max_hops = max(max_hops, int((ent >= 0).sum(axis=0).max()))
         tok = np.empty((ent.shape[0] + 1, ent.shape[1]), dtype=np.int64)
         tok[0] = dst.ravel()
-        tok[1:] = np.where(taken, n + indices[np.maximum(ent, 0)], pad)
-        tok = tok.T.reshape(k, -1)  # per source: its routes' tokens, route after route
-        for row in tok:
-            tables.append("".join(tokens[row[row != pad]].tolist())[1:])
+        tok[1:] = hop_token[ent]
+        flat = tok.T.ravel()  # per source its routes' tokens, route after route
+        keep = flat != pad
+        ends = np.cumsum(keep.reshape(k, -1).sum(axis=1)).tolist()
+        text = tokens[flat[keep]].tolist()
+        start = 0
+        for end in ends:
+            tables.append("".join(text[start:end])[1:])
+            start = end
         bar.update(k)
     return tables, max_hops
 
