@@ -185,6 +185,11 @@ def test_model_puts_table_topo_in_every_router(tmp_path, monkeypatch, fake_sst_m
         assert rtr.params.get("oql_track_remote", False) is (rule == "downstream")
     nics = [c for c in fake_sst_module.RECORD["components"].values() if c.type == "topogen.bernoulli_nic"]
     assert len(nics) == t.num_hosts  # the endpoints and their plumbing do not change
+    for nic in nics:  # routed by destination: the NIC attaches no source route (no N-route table)
+        eni = nic.subcomponents[("networkIF", 0)]
+        assert eni.type == "merlin.endpointNIC" and eni.params["plugin_names"] == []
+        assert ("sourceRoutingPlugin", 0) not in eni.subcomponents
+        assert eni.subcomponents[("networkIF", 0)].type == "merlin.linkcontrol"
 
 
 def test_model_default_stays_anytopo(tmp_path, monkeypatch, fake_sst_module):
