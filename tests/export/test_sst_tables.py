@@ -69,3 +69,69 @@ def test_longest_route_sets_vcs_per_vn():
     assert hops == 4  # a 9-ring's diameter
     assert sx.bundle_dict(t, layout, route(t, layout, "nr"))["vcs_per_vn"] == 5
     assert tables[0].startswith("1:1.00000,1|2:1.00000,1,2|")
+
+
+def _conn(doc):
+    return [{int(e.split(",")[0]): [int(p) for p in e.split(",")[1:]] for e in r["connectivity"].split(";")}
+            for r in doc["routers"]]
+
+
+def test_fast_table_check_accepts_topogen_tables_and_returns_the_longest_route():
+    from topogen.routing import route
+
+    t, layout = random_net()
+    doc = sx.bundle_dict(t, layout, route(t, layout, "nr"))
+    n = t.num_switches
+    links = sst_tables.link_codes(_conn(doc), n)
+    longest = [sst_tables.single_path_table_check(r["id"], r["routing_entry_string"], n, links)
+               for r in doc["routers"]]
+    assert None not in longest
+    assert max(longest) + 1 == doc["vcs_per_vn"]
+    sx.validate_bundle(doc)
+
+
+@pytest.mark.parametrize("change", [
+    lambda e: e.replace("|", "||", 1),                       # an empty entry
+    lambda e: "|".join(e.split("|")[1:]),                   # a destination missing
+    lambda e: e + "|" + e.split("|")[0],                    # a destination twice
+    lambda e: e.replace(":1.00000,", ":0.50000,", 1),       # another weight
+    lambda e: e.replace(",", ",x", 1),                      # not a number
+    lambda e: e.replace(",", ",-3,", 1),                    # a negative hop
+    lambda e: e.split("|")[0] + ",0|" + "|".join(e.split("|")[1:]),  # a route past its destination
+    lambda e: "0:1.00000,0|" + e,                           # a route to itself
+    lambda e: "99999:1.00000,99999|" + "|".join(e.split("|")[1:]),   # out of range
+])
+def test_fast_table_check_leaves_anything_else_to_the_named_check(change):
+    from topogen.routing import route
+
+    t, layout = random_net()
+    doc = sx.bundle_dict(t, layout, route(t, layout, "nr"))
+    n = t.num_switches
+    links = sst_tables.link_codes(_conn(doc), n)
+    entry = doc["routers"][0]["routing_entry_string"]
+    assert sst_tables.single_path_table_check(0, change(entry), n, links) is None
+
+
+def test_fast_table_check_refuses_a_hop_that_is_not_a_link():
+    from topogen.routing import route
+
+    t, layout = random_net()
+    doc = sx.bundle_dict(t, layout, route(t, layout, "nr"))
+    n = t.num_switches
+    conn = _conn(doc)
+    links = sst_tables.link_codes(conn, n)
+    far = next(d for d in range(1, n) if d not in conn[0])
+    parts = doc["routers"][0]["routing_entry_string"].split("|")
+    parts = [f"{far}:1.00000,{far}" if p.startswith(f"{far}:") else p for p in parts]
+    assert sst_tables.single_path_table_check(0, "|".join(parts), n, links) is None
+    doc["routers"][0]["routing_entry_string"] = "|".join(parts)
+    with pytest.raises(Exception, match=f"goes 0 -> {far}, and router 0 has no port to router {far}"):
+        sx.validate_bundle(doc)
+
+
+def test_fast_table_check_with_sorted_link_codes(monkeypatch):
+    """Beyond DENSE_PAIRS router pairs the links are sorted codes: same answers."""
+    monkeypatch.setattr(sst_tables, "DENSE_PAIRS", 0)
+    test_fast_table_check_accepts_topogen_tables_and_returns_the_longest_route()
+    assert sst_tables.link_codes(_conn(sx.bundle_dict(*random_net())), 40).dtype == "int64"
+    test_fast_table_check_refuses_a_hop_that_is_not_a_link()

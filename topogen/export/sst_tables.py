@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import warnings
+
 import numpy as np
 
 from .. import _progress
 from ..errors import RoutingError
 
-__all__ = ["routing_entry_string", "router_tables"]
+__all__ = ["routing_entry_string", "router_tables", "single_path_table_check"]
 
 #: Routes walked at once by the vectorised path (bounds the (hops, routes) work arrays:
 #: about 8 bytes x longest route x this many).
@@ -173,6 +175,76 @@ def router_tables(routing, topology) -> tuple[list[str], int]:
             tables.append(routing_entry_string(routes))
             bar.update()
         return tables, max_hops
+
+
+#: Up to this many router pairs (n * n) the links are a dense lookup table (64 MB of bool).
+DENSE_PAIRS = 1 << 26
+
+
+def link_codes(conn, n: int) -> np.ndarray:
+    """The router pairs joined by a port (``conn[u]`` maps ``w``): a bool table indexed by
+    ``u * n + w`` (up to :data:`DENSE_PAIRS` pairs), else the sorted codes ``u * n + w``."""
+    codes = np.asarray([u * n + w for u, table in enumerate(conn) for w in table], dtype=np.int64)
+    if n * n <= DENSE_PAIRS:
+        dense = np.zeros(n * n, dtype=bool)
+        dense[codes] = True
+        return dense
+    return np.unique(codes)
+
+
+def single_path_table_check(v: int, entry: str, n: int, links: np.ndarray) -> int | None:
+    """The longest route of router ``v``'s table if it passes every check, else None.
+
+    The bundle validator's fast path for the tables topogen writes (one route of weight
+    ``1.00000`` per destination): the whole string is read by NumPy and checked at once
+    (every other router once, in range, not ``v``; each route ends at its destination;
+    each hop follows a link of ``links``, see :func:`link_codes`).  None means "not this
+    simple form, or wrong": the caller's route-by-route check then names the fault.
+    """
+    if not entry or ";" in entry:
+        return None
+    body = entry.replace(":1.00000,", ",")
+    if ":" in body:
+        return None
+    body = body.replace("|", ",-1,")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            a = np.fromstring(body, dtype=np.int64, sep=",")
+        except (ValueError, DeprecationWarning):
+            return None
+    if len(a) != body.count(",") + 1:
+        return None
+    marks = np.flatnonzero(a < 0)
+    if (a[marks] != -1).any():
+        return None
+    starts = np.concatenate(([0], marks + 1))
+    ends = np.concatenate((marks, [len(a)]))
+    hops = ends - starts - 1
+    if len(starts) != n - 1 or (hops < 1).any():
+        return None
+    dst = a[starts]
+    if (dst >= n).any():
+        return None
+    seen = np.bincount(dst, minlength=n)
+    if seen[v] != 0 or (seen > 1).any():  # n - 1 destinations, none twice, not v: all others
+        return None
+    if (a[ends - 1] != dst).any():
+        return None
+    is_hop = np.ones(len(a), dtype=bool)
+    is_hop[marks] = False
+    is_hop[starts] = False
+    at = np.flatnonzero(is_hop)
+    prev = np.where(is_hop[at - 1], a[at - 1], v)  # a route's first hop leaves v
+    code = prev * n + a[at]
+    if links.dtype == bool:
+        if not links[code].all():
+            return None
+    else:
+        pos = np.minimum(np.searchsorted(links, code), len(links) - 1)
+        if len(links) == 0 or (links[pos] != code).any():
+            return None
+    return int(hops.max())
 
 
 _router_tables = router_tables  # the name export.sst used before the split
