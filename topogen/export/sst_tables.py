@@ -22,7 +22,7 @@ import numpy as np
 from .. import _progress
 from ..errors import RoutingError
 
-__all__ = ["routing_entry_string", "router_tables", "single_path_table_check"]
+__all__ = ["routing_entry_string", "router_tables", "single_path_table_check", "parse_single_path"]
 
 #: Routes walked at once by the vectorised path (bounds the (hops, routes) work arrays:
 #: about 8 bytes x longest route x this many).
@@ -192,14 +192,15 @@ def link_codes(conn, n: int) -> np.ndarray:
     return np.unique(codes)
 
 
-def single_path_table_check(v: int, entry: str, n: int, links: np.ndarray) -> int | None:
-    """The longest route of router ``v``'s table if it passes every check, else None.
+def parse_single_path(entry: str):
+    """One router's table of topogen's form (one route of weight ``1.00000`` per
+    destination) as NumPy arrays, or None for any other form.
 
-    The bundle validator's fast path for the tables topogen writes (one route of weight
-    ``1.00000`` per destination): the whole string is read by NumPy and checked at once
-    (every other router once, in range, not ``v``; each route ends at its destination;
-    each hop follows a link of ``links``, see :func:`link_codes`).  None means "not this
-    simple form, or wrong": the caller's route-by-route check then names the fault.
+    Returns
+    -------
+    (tokens, starts, ends) or None
+        ``tokens`` holds each route's destination then its hops, routes separated by -1;
+        route ``i`` is ``tokens[starts[i]:ends[i]]`` (destination first).
     """
     if not entry or ";" in entry:
         return None
@@ -220,6 +221,24 @@ def single_path_table_check(v: int, entry: str, n: int, links: np.ndarray) -> in
         return None
     starts = np.concatenate(([0], marks + 1))
     ends = np.concatenate((marks, [len(a)]))
+    return a, starts, ends
+
+
+def single_path_table_check(v: int, entry: str, n: int, links: np.ndarray) -> int | None:
+    """The longest route of router ``v``'s table if it passes every check, else None.
+
+    The bundle validator's fast path for the tables topogen writes (one route of weight
+    ``1.00000`` per destination, :func:`parse_single_path`): the whole string is read by
+    NumPy and checked at once (every other router once, in range, not ``v``; each route
+    ends at its destination; each hop follows a link of ``links``, see
+    :func:`link_codes`).  None means "not this simple form, or wrong": the caller's
+    route-by-route check then names the fault.
+    """
+    parsed = parse_single_path(entry)
+    if parsed is None:
+        return None
+    a, starts, ends = parsed
+    marks = ends[:-1]
     hops = ends - starts - 1
     if len(starts) != n - 1 or (hops < 1).any():
         return None
