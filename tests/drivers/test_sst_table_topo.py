@@ -306,3 +306,24 @@ def test_numpy_next_hop_check_leaves_other_forms_to_the_model(change):
     doc = sx.bundle_dict(t, routing=BFSRouting(t))
     doc["routers"][3]["routing_entry_string"] = change(doc["routers"][3]["routing_entry_string"])
     assert not st.next_hops_hold(doc)
+
+
+def test_checked_tables_skip_the_models_walk_and_give_the_same_params(tmp_path):
+    _, _, path = torus_bundle(tmp_path, "booksim-min")
+    doc = sx.read_bundle(path)
+    assert model().table_params(doc, check=False) == model().table_params(doc)
+    argv, params = st.topology_args("table", None, doc)
+    assert argv == ["--topology", "table", "--num-vcs", str(sim_defaults.NUM_VCS), "--tables-checked"]
+    assert model().parse_args(["--bundle", "b.json", *argv]).tables_checked
+    assert not model().parse_args(["--bundle", "b.json", "--topology", "table"]).tables_checked
+    # the walk is what finds a source-dependent hop: without it the model takes the first hops
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4))
+    bad = sx.bundle_dict(t, routing=BFSRouting(t))
+    tables = [sx_routes(r["routing_entry_string"]) for r in bad["routers"]]
+    tables[8][5] = [4, 0, 1, 5]
+    bad["routers"][8]["routing_entry_string"] = sx.routing_entry_string(tables[8])
+    model().table_next_hops(bad, check=False)
+    with pytest.raises(model().TableRoutingError, match="depends on the source"):
+        model().table_next_hops(bad)

@@ -110,11 +110,13 @@ def topology_args(sst_topology: str, num_vcs: int | None, bundle: dict[str, Any]
     try:
         # the refusals by name and by source_routing_algo, without reading the routes
         model.table_next_hops({**bundle, "num_routers": 0, "routers": []})
-        if not next_hops_hold(bundle):
+        checked = next_hops_hold(bundle)
+        if not checked:
             model.table_params(bundle, n)  # the model's own construction names the fault
     except model.TableRoutingError as exc:
         raise ParameterError(f"{path}: {exc}") from None
-    return ["--topology", "table", "--num-vcs", str(n)], {"sst_topology": "table", "num_vcs": n}
+    argv = ["--topology", "table", "--num-vcs", str(n)] + (["--tables-checked"] if checked else [])
+    return argv, {"sst_topology": "table", "num_vcs": n}
 
 
 def next_hops_hold(bundle: dict[str, Any]) -> bool:

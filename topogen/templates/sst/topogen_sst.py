@@ -88,6 +88,9 @@ def parse_args(argv):
                    help="table: the VC with the most credits of hr_router's output buffer (output) or the most "
                         "free flits in the output buffer and the next router's input buffer (downstream) "
                         "(default output)")
+    p.add_argument("--tables-checked", action="store_true",
+                   help="table: the routes are known to follow one next-hop table (topogen run sst checked them): "
+                        "read only each route's first hop")
     return p.parse_args(argv)
 
 
@@ -300,13 +303,15 @@ class TableRoutingError(ValueError):
     """A bundle whose routes ``topogen.table_topo`` cannot follow (one-line message)."""
 
 
-def table_next_hops(bundle):
+def table_next_hops(bundle, check=True):
     """The next router towards every destination router, from the bundle's routes.
 
     ``next_hops[r][d]`` is the first hop of the bundle's route from router ``r`` to router
     ``d`` (-1 for ``d == r``).  Routers route by destination alone in
     ``topogen.table_topo``, so the route of every source must follow these tables: at each
-    router ``r`` on its route to ``d`` the next router is ``next_hops[r][d]``.
+    router ``r`` on its route to ``d`` the next router is ``next_hops[r][d]``; ``check=False``
+    skips that walk (a minute at 4,096 routers) for routes checked already
+    (``topogen.drivers.sst_table.next_hops_hold``).
 
     Raises
     ------
@@ -351,6 +356,8 @@ def table_next_hops(bundle):
                 raise TableRoutingError("topogen.table_topo cannot take routing %s: router %d has %d weighted paths "
                                         "to router %d; %s" % (name, r, weighted[d], d, fix))
         nxt.append(row)
+    if not check:
+        return nxt
     for s, router in enumerate(bundle["routers"]):
         for item in router["routing_entry_string"].split("|"):
             dst, _, body = item.partition(":")
@@ -372,7 +379,7 @@ def table_next_hops(bundle):
     return nxt
 
 
-def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0]):
+def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0], check=True):
     """``topogen.table_topo`` parameters of every router (a list in router order).
 
     Each router gets ``next_port`` (the port of its next hop towards every destination
@@ -385,14 +392,14 @@ def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0]):
     Raises
     ------
     TableRoutingError
-        See :func:`table_next_hops`; also ``num_vcs < 1``.
+        See :func:`table_next_hops` (``check`` is passed on); also ``num_vcs < 1``.
     """
     if isinstance(num_vcs, bool) or not isinstance(num_vcs, int) or num_vcs < 1:
         raise TableRoutingError("topogen.table_topo needs num_vcs >= 1, got %r" % (num_vcs,))
     if vc_credits not in TABLE_VC_CREDITS:
         raise TableRoutingError("topogen.table_topo's vc_credits must be %s, got %r"
                                 % (" or ".join(TABLE_VC_CREDITS), vc_credits))
-    nxt = table_next_hops(bundle)
+    nxt = table_next_hops(bundle, check)
     n = bundle["num_routers"]
     port_to = []
     for r in bundle["routers"]:
@@ -459,7 +466,8 @@ def build(sst, bundle, args):
     if table:
         try:
             table_topo = table_params(bundle, getattr(args, "num_vcs", TABLE_NUM_VCS),
-                                      getattr(args, "vc_credits", TABLE_VC_CREDITS[0]))
+                                      getattr(args, "vc_credits", TABLE_VC_CREDITS[0]),
+                                      check=not getattr(args, "tables_checked", False))
         except TableRoutingError as exc:
             raise SystemExit("topogen_sst.py: %s" % exc) from None
     else:
