@@ -8,10 +8,11 @@ most credits, as BookSim and ``topogen simulate --vc-alloc credits`` do (``docs/
 "SST's VCs: anytopo or topogen.table_topo").
 
 The tables are built by the SST model itself (``topogen_sst.py``, which imports nothing
-from topogen); :func:`topology_args` runs the same construction here first, so that a
-routing the table topology cannot take (source-dependent next hops: valiant, ugal-*,
-updown on some graphs; VC rules other than ``const``: dor's dateline, hop, layered ...)
-is refused in one line before SST starts.
+from topogen); :func:`topology_args` checks them here first (:func:`next_hops_hold`, NumPy;
+the model's own construction when that fails, to name the fault), so that a routing the
+table topology cannot take (source-dependent next hops: valiant, ugal-*, updown on some
+graphs; VC rules other than ``const``: dor's dateline, hop, layered ...) is refused in one
+line before SST starts, and tells the model ``--tables-checked``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import sim_defaults
+from .. import _progress, sim_defaults
 from ..errors import ParameterError
 from ..export.sst import model_path
 from ..export.sst_tables import parse_single_path
@@ -133,6 +134,11 @@ def next_hops_hold(bundle: dict[str, Any]) -> bool:
     if n < 2 or len(routers) != n:
         return False
     nxt = np.full((n, n), -1, dtype=np.int64)
+    with _progress.Progress(total=2 * n, desc="checking SST next hops") as bar:
+        return _next_hops_hold(routers, n, nxt, bar)
+
+
+def _next_hops_hold(routers, n, nxt, bar) -> bool:
     for v, r in enumerate(routers):  # first hops
         parsed = parse_single_path(str(r.get("routing_entry_string", "")))
         if parsed is None:
@@ -142,6 +148,7 @@ def next_hops_hold(bundle: dict[str, Any]) -> bool:
         if len(starts) != n - 1 or (ends - starts < 2).any() or (a >= n).any() or (dst == v).any():
             return False
         nxt[v, dst] = a[starts + 1]
+        bar.update()
     np.fill_diagonal(nxt, 0)
     if (nxt < 0).any():
         return False
@@ -156,4 +163,5 @@ def next_hops_hold(bundle: dict[str, Any]) -> bool:
         dst = a[starts][route[at]]
         if (nxt[a[at - 1], dst] != a[at]).any():
             return False
+        bar.update()
     return True

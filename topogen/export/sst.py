@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import sim_defaults
+from .. import _progress, sim_defaults
 from .._version import __version__
 from ..errors import FormatError, ParameterError, RoutingError, TopologyError
 from ..output import atomic_open
@@ -594,7 +594,7 @@ def _check_routes(routers, conn, n, fail) -> int:
     """Check every router's source-routing table; return the longest route (hops)."""
     longest = 0
     links = sst_tables.link_codes(conn, n)
-    for r in routers:
+    for r in _progress.progress(routers, desc="checking SST routes", total=len(routers)):
         v = r["id"]
         fast = sst_tables.single_path_table_check(v, str(r["routing_entry_string"]), n, links)
         if fast is not None:  # topogen's own form, checked by NumPy at once
