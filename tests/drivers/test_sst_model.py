@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import runpy
 import sys
 
@@ -62,8 +63,13 @@ def test_model_builds_what_the_bundle_says(tmp_path, monkeypatch, fake_sst):
         assert rtr.params["num_ports"] == p["num_R2R_ports"] + p["num_R2N_ports"]
         conn = dict(tuple(map(int, e.split(","))) for e in p["connectivity"].split(";"))
         assert sorted(conn) == t.neighbors(v).tolist()
-        for entry in p["simple_routing_entry_string"].split("|"):
+        for entry in bundle["routers"][v]["routing_entry_string"].split("|"):
             hops.append(len(entry.split(":", 1)[1].split(",")) - 1)
+        # untimed packets (offered_load's complete phase) only go to endpoint 0's router:
+        # anytopo's simple table is that one route (router 0: its first route)
+        full = bundle["routers"][v]["routing_entry_string"].split("|")
+        want = full[0] if v == 0 else next(x for x in full if x.startswith("0:"))
+        assert p["simple_routing_entry_string"] == want
         rtr._conn = conn
         rtr._e2p = parse_map(p["endpoint_to_port_map"])
     # VC = hop number in anytopo: need more VCs than the longest route's hops
@@ -103,8 +109,7 @@ def test_model_builds_what_the_bundle_says(tmp_path, monkeypatch, fake_sst):
         assert plugin.type == "merlin.sourceRoutingPlugin"
         r = rtr.params["id"]
         assert prt == f"port{rtr._e2p[e]}"
-        assert plugin.params["routing_entry_string"] == \
-            rtr.subcomponents[("topology", 0)].params["simple_routing_entry_string"]
+        assert plugin.params["routing_entry_string"] == bundle["routers"][r]["routing_entry_string"]
         assert parse_map(plugin.params["endpoint_router_mapping"])[e] == r
         assert lc.params["logical_nid"] == e and lc.params["job_size"] == t.num_hosts
         assert any("packet_latency" in names for names, _ in lc.statistics)
@@ -148,3 +153,21 @@ def test_model_rejects_bad_input(tmp_path, monkeypatch, fake_sst):
     other.write_text('{"format": "something-else"}')
     with pytest.raises(SystemExit, match="not a topogen SST bundle"):
         run_model(monkeypatch, "--bundle", str(other))
+
+
+def test_untimed_tables_keep_the_route_to_endpoint_0s_router():
+    spec = importlib.util.spec_from_file_location("model_untimed_topogen_sst", sx.model_path())
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    bundle = {"routers": [{"id": 0}, {"id": 1}, {"id": 2}, {"id": 3}],
+              "endpoints": [{"id": 1, "router": 0}, {"id": 0, "router": 2}]}
+    simple = ["1:1.00000,1|2:1.00000,1,2|3:1.00000,3",
+              "0:1.00000,0|2:1.00000,2|3:0.50000,0,3;0.50000,2,3",
+              "0:1.00000,1,0|1:1.00000,1|3:1.00000,3",
+              "0:1.00000,0|1:1.00000,0,1"]  # router 3 has no route to router 2: kept whole
+    assert model.untimed_tables(bundle, simple) == [
+        "2:1.00000,1,2", "2:1.00000,2", "0:1.00000,1,0", simple[3]]
+    # a router id that is a prefix of another ("2:" inside "12:") is not taken for it
+    many = {"routers": [{"id": 0}, {"id": 1}], "endpoints": [{"id": 0, "router": 1}]}
+    assert model.untimed_tables(many, ["12:1.00000,5,12|1:1.00000,1", "0:1.00000,0"]) == [
+        "1:1.00000,1", "0:1.00000,0"]

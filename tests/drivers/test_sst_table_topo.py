@@ -185,6 +185,11 @@ def test_model_puts_table_topo_in_every_router(tmp_path, monkeypatch, fake_sst_m
         assert rtr.params.get("oql_track_remote", False) is (rule == "downstream")
     nics = [c for c in fake_sst_module.RECORD["components"].values() if c.type == "topogen.bernoulli_nic"]
     assert len(nics) == t.num_hosts  # the endpoints and their plumbing do not change
+    for nic in nics:  # routed by destination: the NIC attaches no source route (no N-route table)
+        eni = nic.subcomponents[("networkIF", 0)]
+        assert eni.type == "merlin.endpointNIC" and eni.params["plugin_names"] == []
+        assert ("sourceRoutingPlugin", 0) not in eni.subcomponents
+        assert eni.subcomponents[("networkIF", 0)].type == "merlin.linkcontrol"
 
 
 def test_model_default_stays_anytopo(tmp_path, monkeypatch, fake_sst_module):
@@ -263,3 +268,62 @@ def test_cli_refuses_before_any_folder_or_export(tmp_path, capsys, argv, says):
     err = capsys.readouterr().err
     assert rc != 0 and says in err and "Traceback" not in err
     assert not out.exists() and not (tmp_path / "r.csv").exists()
+
+
+# ---------------------------------------------------------------- the driver's NumPy check
+@pytest.mark.parametrize("routing", ["booksim-min", "nr", "fr"])
+def test_numpy_next_hop_check_agrees_with_the_model(tmp_path, routing):
+    _, _, path = torus_bundle(tmp_path, routing, dims=(4, 4))
+    doc = sx.read_bundle(path)
+    assert st.next_hops_hold(doc)
+    model().table_params(doc)  # the model agrees
+
+
+def test_numpy_next_hop_check_finds_a_source_dependent_hop_and_the_model_names_it(tmp_path):
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4))
+    doc = sx.bundle_dict(t, routing=BFSRouting(t))
+    assert st.next_hops_hold(doc)
+    tables = [sx_routes(r["routing_entry_string"]) for r in doc["routers"]]
+    tables[8][5] = [4, 0, 1, 5]  # as in the model's test: router 4's own route to 5 is direct
+    doc["routers"][8]["routing_entry_string"] = sx.routing_entry_string(tables[8])
+    assert not st.next_hops_hold(doc)
+    with pytest.raises(ParameterError, match=r"net.sst.json: topogen.table_topo cannot take routing .*depends on "
+                                             r"the source \(the route 8 -> 5 goes from router 4 to 0"):
+        st.topology_args("table", None, doc, "net.sst.json")
+
+
+@pytest.mark.parametrize("change", [
+    lambda e: "|".join(e.split("|")[1:]),                # a destination missing
+    lambda e: e.replace(":1.00000,", ":0.50000,", 1),    # not topogen's single-path form
+    lambda e: e.replace(",", ",999,", 1),                # a hop out of range
+])
+def test_numpy_next_hop_check_leaves_other_forms_to_the_model(change):
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4))
+    doc = sx.bundle_dict(t, routing=BFSRouting(t))
+    doc["routers"][3]["routing_entry_string"] = change(doc["routers"][3]["routing_entry_string"])
+    assert not st.next_hops_hold(doc)
+
+
+def test_checked_tables_skip_the_models_walk_and_give_the_same_params(tmp_path):
+    _, _, path = torus_bundle(tmp_path, "booksim-min")
+    doc = sx.read_bundle(path)
+    assert model().table_params(doc, check=False) == model().table_params(doc)
+    argv, params = st.topology_args("table", None, doc)
+    assert argv == ["--topology", "table", "--num-vcs", str(sim_defaults.NUM_VCS), "--tables-checked"]
+    assert model().parse_args(["--bundle", "b.json", *argv]).tables_checked
+    assert not model().parse_args(["--bundle", "b.json", "--topology", "table"]).tables_checked
+    # the walk is what finds a source-dependent hop: without it the model takes the first hops
+    from topogen.generators.classic import torus
+
+    t = torus((4, 4))
+    bad = sx.bundle_dict(t, routing=BFSRouting(t))
+    tables = [sx_routes(r["routing_entry_string"]) for r in bad["routers"]]
+    tables[8][5] = [4, 0, 1, 5]
+    bad["routers"][8]["routing_entry_string"] = sx.routing_entry_string(tables[8])
+    model().table_next_hops(bad, check=False)
+    with pytest.raises(model().TableRoutingError, match="depends on the source"):
+        model().table_next_hops(bad)

@@ -8,10 +8,11 @@ most credits, as BookSim and ``topogen simulate --vc-alloc credits`` do (``docs/
 "SST's VCs: anytopo or topogen.table_topo").
 
 The tables are built by the SST model itself (``topogen_sst.py``, which imports nothing
-from topogen); :func:`topology_args` runs the same construction here first, so that a
-routing the table topology cannot take (source-dependent next hops: valiant, ugal-*,
-updown on some graphs; VC rules other than ``const``: dor's dateline, hop, layered ...)
-is refused in one line before SST starts.
+from topogen); :func:`topology_args` checks them here first (:func:`next_hops_hold`, NumPy;
+the model's own construction when that fails, to name the fault), so that a routing the
+table topology cannot take (source-dependent next hops: valiant, ugal-*, updown on some
+graphs; VC rules other than ``const``: dor's dateline, hop, layered ...) is refused in one
+line before SST starts, and tells the model ``--tables-checked``.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from .. import sim_defaults
+import numpy as np
+
+from .. import _progress, sim_defaults
 from ..errors import ParameterError
 from ..export.sst import model_path
+from ..export.sst_tables import parse_single_path
 
-__all__ = ["SST_TOPOLOGIES", "model_module", "check_routing_name", "topology_args"]
+__all__ = ["SST_TOPOLOGIES", "model_module", "check_routing_name", "next_hops_hold", "topology_args"]
 
 #: ``run_sst(sst_topology=...)`` / ``topogen run sst --sst-topology``.
 SST_TOPOLOGIES = ("anytopo", "table")
@@ -105,7 +109,59 @@ def topology_args(sst_topology: str, num_vcs: int | None, bundle: dict[str, Any]
     n = sim_defaults.NUM_VCS if num_vcs is None else num_vcs
     model = model_module()
     try:
-        model.table_params(bundle, n)
+        # the refusals by name and by source_routing_algo, without reading the routes
+        model.table_next_hops({**bundle, "num_routers": 0, "routers": []})
+        checked = next_hops_hold(bundle)
+        if not checked:
+            model.table_params(bundle, n)  # the model's own construction names the fault
     except model.TableRoutingError as exc:
         raise ParameterError(f"{path}: {exc}") from None
-    return ["--topology", "table", "--num-vcs", str(n)], {"sst_topology": "table", "num_vcs": n}
+    argv = ["--topology", "table", "--num-vcs", str(n)] + (["--tables-checked"] if checked else [])
+    return argv, {"sst_topology": "table", "num_vcs": n}
+
+
+def next_hops_hold(bundle: dict[str, Any]) -> bool:
+    """Whether every route of the bundle follows one next-hop table, read with NumPy.
+
+    What ``topogen_sst.table_next_hops`` checks route by route in plain Python (about a
+    minute at 4,096 routers): each router's table (topogen's single-path form) lists a
+    route to every other router, and at every router a route passes its next router is
+    that router's own first hop towards the destination.  False for anything else; the
+    model's check then says what is wrong.
+    """
+    n = int(bundle.get("num_routers", 0))
+    routers = bundle.get("routers") or []
+    if n < 2 or len(routers) != n:
+        return False
+    nxt = np.full((n, n), -1, dtype=np.int64)
+    with _progress.Progress(total=2 * n, desc="checking SST next hops") as bar:
+        return _next_hops_hold(routers, n, nxt, bar)
+
+
+def _next_hops_hold(routers, n, nxt, bar) -> bool:
+    for v, r in enumerate(routers):  # first hops
+        parsed = parse_single_path(str(r.get("routing_entry_string", "")))
+        if parsed is None:
+            return False
+        a, starts, ends = parsed
+        dst = a[starts]
+        if len(starts) != n - 1 or (ends - starts < 2).any() or (a >= n).any() or (dst == v).any():
+            return False
+        nxt[v, dst] = a[starts + 1]
+        bar.update()
+    np.fill_diagonal(nxt, 0)
+    if (nxt < 0).any():
+        return False
+    for v, r in enumerate(routers):  # every later hop: the next hop of the router before it
+        a, starts, ends = parse_single_path(str(r["routing_entry_string"]))
+        route = np.repeat(np.arange(len(starts)), ends - starts + 1)[: len(a)]  # route of each token
+        later = np.ones(len(a), dtype=bool)
+        later[ends[:-1]] = False  # separators
+        later[starts] = False  # destinations
+        later[starts + 1] = False  # first hops
+        at = np.flatnonzero(later)
+        dst = a[starts][route[at]]
+        if (nxt[a[at - 1], dst] != a[at]).any():
+            return False
+        bar.update()
+    return True

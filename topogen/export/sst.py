@@ -34,11 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import sim_defaults
+from .. import _progress, sim_defaults
 from .._version import __version__
 from ..errors import FormatError, ParameterError, RoutingError, TopologyError
-from ..results import atomic_write_text, canonical_json
+from ..output import atomic_open
+from ..results import canonical_json
 from .booksim import link_latency_cycles
+from . import sst_tables
+from .sst_tables import _router_tables, routing_entry_string
 
 __all__ = [
     "BUNDLE_FORMAT",
@@ -82,82 +85,6 @@ def latency_string(ns: float) -> str:
     if not math.isfinite(f) or f < 0:
         raise ParameterError(f"link latency must be a finite number of ns >= 0, got {ns!r}")
     return f"{max(1, int(round(f * 1000)))}ps"
-
-
-def _hops(routing, src: int, dst: int, topology) -> list[int]:
-    """Router hops after ``src`` up to and including ``dst``, checked against the links."""
-    result = routing.path(src, dst)
-    switches = result[0] if isinstance(result, tuple) else result
-    hops = [int(x) for x in switches]
-    if hops and hops[0] == src:
-        hops = hops[1:]
-    if not hops or hops[-1] != dst:
-        raise RoutingError(f"route {src} -> {dst} does not end at {dst}: {switches}")
-    prev = src
-    for h in hops:
-        if not topology.has_link(prev, h):
-            raise RoutingError(f"route {src} -> {dst} uses {prev} -> {h}, which is not a link")
-        prev = h
-    return hops
-
-
-def routing_entry_string(routes: Mapping[int, list[int]]) -> str:
-    """merlin's source-routing table of one router: ``"dst:1.00000,hop1,...,dst|..."``.
-
-    Parameters
-    ----------
-    routes : mapping
-        Destination router -> hops after the source (ending at the destination); one path
-        per destination, weight 1.
-
-    Returns
-    -------
-    str
-    """
-    return "|".join(
-        f"{dst}:1.00000," + ",".join(str(h) for h in routes[dst]) for dst in sorted(routes)
-    )
-
-
-def _router_tables(routing, topology) -> tuple[list[str], int]:
-    """Source-routing table string of every router, and the longest route (hops).
-
-    A :class:`topogen.routing.base.Routing` goes through ``topogen.routing.export``
-    (``paths_from`` / ``sst_entry_string``: one path per destination, or several weighted
-    paths for Valiant); any other object only needs ``path(src, dst)``, and its routes are
-    checked hop by hop against the topology's links.
-    """
-    n = topology.num_switches
-    try:
-        from ..routing.base import Routing
-        from ..routing.export import paths_from, sst_entry_string
-    except ImportError:  # pragma: no cover - routing package always ships with topogen
-        Routing = None
-    tables: list[str] = []
-    max_hops = 0
-    if Routing is not None and isinstance(routing, Routing):
-        for s in range(n):
-            paths = paths_from(routing, s)
-            if all(len(plist) == 1 for plist in paths.values()):
-                # one path per destination (weight 1): format directly, it is much faster
-                routes = {d: plist[0] for d, plist in paths.items()}
-                tables.append(routing_entry_string(routes))
-            else:  # several weighted paths (Valiant): the routing module's weights
-                tables.append(sst_entry_string(routing, s))
-            for plist in paths.values():
-                for p in plist:
-                    max_hops = max(max_hops, len(p))
-        return tables, max_hops
-    for s in range(n):
-        routes = {}
-        for d in range(n):
-            if d == s:
-                continue
-            hops = _hops(routing, s, d, topology)
-            routes[d] = hops
-            max_hops = max(max_hops, len(hops))
-        tables.append(routing_entry_string(routes))
-    return tables, max_hops
 
 
 def _map_string(pairs) -> str:
@@ -389,7 +316,14 @@ def write_bundle(path, topology, layout=None, routing=None, **kwargs) -> Path:
     pathlib.Path
     """
     bundle = bundle_dict(topology, layout, routing, **kwargs)
-    return atomic_write_text(path, json.dumps(bundle, indent=1, sort_keys=True) + "\n")
+    # streamed: at 4,096 switches the tables alone are ~600 MB, which json.dumps and
+    # str.encode would each copy again
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "w") as fh:
+        fh.writelines(json.JSONEncoder(indent=1, sort_keys=True).iterencode(bundle))
+        fh.write("\n")
+    return path
 
 
 def read_bundle(path, *, validate: bool = True) -> dict[str, Any]:
@@ -659,8 +593,13 @@ def _validate(doc, fail, path) -> None:
 def _check_routes(routers, conn, n, fail) -> int:
     """Check every router's source-routing table; return the longest route (hops)."""
     longest = 0
-    for r in routers:
+    links = sst_tables.link_codes(conn, n)
+    for r in _progress.progress(routers, desc="checking SST routes", total=len(routers)):
         v = r["id"]
+        fast = sst_tables.single_path_table_check(v, str(r["routing_entry_string"]), n, links)
+        if fast is not None:  # topogen's own form, checked by NumPy at once
+            longest = max(longest, fast)
+            continue
         dests: set[int] = set()
         for entry in filter(None, str(r["routing_entry_string"]).split("|")):
             head, _, rest = entry.partition(":")

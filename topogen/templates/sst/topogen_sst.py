@@ -88,6 +88,9 @@ def parse_args(argv):
                    help="table: the VC with the most credits of hr_router's output buffer (output) or the most "
                         "free flits in the output buffer and the next router's input buffer (downstream) "
                         "(default output)")
+    p.add_argument("--tables-checked", action="store_true",
+                   help="table: the routes are known to follow one next-hop table (topogen run sst checked them): "
+                        "read only each route's first hop")
     return p.parse_args(argv)
 
 
@@ -234,6 +237,42 @@ def simple_tables(bundle):
     return out
 
 
+def untimed_tables(bundle, simple):
+    """anytopo's ``simple_routing_entry_string`` of every router: its route to the router of
+    endpoint 0 alone.
+
+    anytopo parses every router's simple table into one ``std::deque`` per route (~0.6 kB
+    each on libstdc++), as the ``sourceRoutingPlugin`` parses the NIC's table: the two full
+    tables made SST's set-up 1.8 GB at 1,024 routers.  The simple table only routes untimed
+    packets, hop by hop with each router's own first path, and the only untimed packets of
+    topogen's endpoints are ``merlin.offered_load``'s complete-phase statistics, which every
+    endpoint sends to endpoint 0 (``topogen.bernoulli_nic`` sends none); so every router
+    keeps its route to endpoint 0's router (that router its first route: anytopo warns
+    about an empty table).  A router without that route keeps its whole table.
+    """
+    target = None
+    for ep in bundle["endpoints"]:
+        if ep["id"] == 0:
+            target = ep["router"]
+    if target is None:
+        return simple
+    head = "%d:" % target
+    out = []
+    for r, entry in zip(bundle["routers"], simple):
+        if r["id"] == target:
+            start = 0
+        elif entry.startswith(head):
+            start = 0
+        else:
+            start = entry.find("|" + head) + 1
+            if start == 0:
+                out.append(entry)
+                continue
+        end = entry.find("|", start)
+        out.append(entry[start:] if end < 0 else entry[start:end])
+    return out
+
+
 #: VCs per virtual network of ``topogen.table_topo`` unless ``--num-vcs`` says otherwise
 #: (``topogen.sim_defaults.NUM_VCS``; this file imports nothing from topogen).
 TABLE_NUM_VCS = 4
@@ -264,28 +303,15 @@ class TableRoutingError(ValueError):
     """A bundle whose routes ``topogen.table_topo`` cannot follow (one-line message)."""
 
 
-def _routes(entry):
-    """One router's ``routing_entry_string`` as ``{dst: [[hop, ...], ...]}``."""
-    routes = {}
-    for item in entry.split("|"):
-        if not item.strip():
-            continue
-        dst, _, body = item.partition(":")
-        paths = []
-        for alt in body.split(";"):
-            fields = alt.split(",")
-            paths.append([int(h) for h in fields[1:]])
-        routes[int(dst)] = paths
-    return routes
-
-
-def table_next_hops(bundle):
+def table_next_hops(bundle, check=True):
     """The next router towards every destination router, from the bundle's routes.
 
     ``next_hops[r][d]`` is the first hop of the bundle's route from router ``r`` to router
     ``d`` (-1 for ``d == r``).  Routers route by destination alone in
     ``topogen.table_topo``, so the route of every source must follow these tables: at each
-    router ``r`` on its route to ``d`` the next router is ``next_hops[r][d]``.
+    router ``r`` on its route to ``d`` the next router is ``next_hops[r][d]``; ``check=False``
+    skips that walk (a minute at 4,096 routers) for routes checked already
+    (``topogen.drivers.sst_table.next_hops_hold``).
 
     Raises
     ------
@@ -303,25 +329,48 @@ def table_next_hops(bundle):
         raise TableRoutingError("topogen.table_topo cannot take routing %s: source_routing_algo %s chooses the path "
                                 "at the source; %s" % (name, bundle["source_routing_algo"], fix))
     n = bundle["num_routers"]
-    routes = [_routes(r["routing_entry_string"]) for r in bundle["routers"]]
-    nxt = [[-1] * n for _ in range(n)]
-    for r in range(n):
-        for d in range(n):
+    # Two passes over each router's string, one router at a time (16.8 M routes at 4,096
+    # routers: parsed all at once they took gigabytes): first hops, then every route's
+    # later hops against the next hops of the routers it passes.
+    nxt = []
+    for r, router in enumerate(bundle["routers"]):
+        row = [-1] * n
+        weighted = {}
+        for item in router["routing_entry_string"].split("|"):
+            dst, _, body = item.partition(":")
+            if not dst.strip():
+                continue
+            d = int(dst)
             if d == r:
                 continue
-            paths = routes[r].get(d)
-            if not paths or not paths[0]:
+            if ";" in body:
+                weighted[d] = body.count(";") + 1
+                body = body[:body.index(";")]
+            first, _, rest = body.partition(",")[2].partition(",")
+            row[d] = int(first) if first else -1
+        for d in range(n):
+            if d != r and row[d] < 0:
                 raise TableRoutingError("routing %s has no route from router %d to router %d; re-export the bundle"
                                         % (name, r, d))
-            if len(paths) > 1:
+            if d in weighted:
                 raise TableRoutingError("topogen.table_topo cannot take routing %s: router %d has %d weighted paths "
-                                        "to router %d; %s" % (name, r, len(paths), d, fix))
-            nxt[r][d] = paths[0][0]
-    for s in range(n):
-        for d, paths in routes[s].items():
-            at = s
-            for h in paths[0]:
-                if at != s and nxt[at][d] != h:
+                                        "to router %d; %s" % (name, r, weighted[d], d, fix))
+        nxt.append(row)
+    if not check:
+        return nxt
+    for s, router in enumerate(bundle["routers"]):
+        for item in router["routing_entry_string"].split("|"):
+            dst, _, body = item.partition(":")
+            if not dst.strip():
+                continue
+            d = int(dst)
+            if d == s:
+                continue
+            hops = body.split(",")
+            at = int(hops[1])
+            for text in hops[2:]:
+                h = int(text)
+                if nxt[at][d] != h:
                     raise TableRoutingError(
                         "topogen.table_topo cannot take routing %s: its next hop depends on the source (the route "
                         "%d -> %d goes from router %d to %d, the route %d -> %d to %d); %s"
@@ -330,7 +379,7 @@ def table_next_hops(bundle):
     return nxt
 
 
-def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0]):
+def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0], check=True):
     """``topogen.table_topo`` parameters of every router (a list in router order).
 
     Each router gets ``next_port`` (the port of its next hop towards every destination
@@ -343,14 +392,14 @@ def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0]):
     Raises
     ------
     TableRoutingError
-        See :func:`table_next_hops`; also ``num_vcs < 1``.
+        See :func:`table_next_hops` (``check`` is passed on); also ``num_vcs < 1``.
     """
     if isinstance(num_vcs, bool) or not isinstance(num_vcs, int) or num_vcs < 1:
         raise TableRoutingError("topogen.table_topo needs num_vcs >= 1, got %r" % (num_vcs,))
     if vc_credits not in TABLE_VC_CREDITS:
         raise TableRoutingError("topogen.table_topo's vc_credits must be %s, got %r"
                                 % (" or ".join(TABLE_VC_CREDITS), vc_credits))
-    nxt = table_next_hops(bundle)
+    nxt = table_next_hops(bundle, check)
     n = bundle["num_routers"]
     port_to = []
     for r in bundle["routers"]:
@@ -417,7 +466,8 @@ def build(sst, bundle, args):
     if table:
         try:
             table_topo = table_params(bundle, getattr(args, "num_vcs", TABLE_NUM_VCS),
-                                      getattr(args, "vc_credits", TABLE_VC_CREDITS[0]))
+                                      getattr(args, "vc_credits", TABLE_VC_CREDITS[0]),
+                                      check=not getattr(args, "tables_checked", False))
         except TableRoutingError as exc:
             raise SystemExit("topogen_sst.py: %s" % exc) from None
     else:
@@ -425,6 +475,8 @@ def build(sst, bundle, args):
     algo = bundle.get("source_routing_algo", "weighted")
     if algo == "UGAL" and not table:  # anytopo's UGAL takes MIN and both Valiant segments from these tables
         simple = tables
+    elif not table:
+        simple = untimed_tables(bundle, simple)
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
@@ -482,12 +534,15 @@ def build(sst, bundle, args):
             ol = sst.Component("ol_%d" % e, "merlin.offered_load")
             ol.addParams(_offered_load_params(args, loads, nic_params, num_endpoints, pattern, pattern_params))
         nic = ol.setSubComponent("networkIF", "merlin.endpointNIC")
-        nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol",
-                       "plugin_names": ["sourceRoutingPlugin"]})
-        plugin = nic.setSubComponent("sourceRoutingPlugin", "merlin.sourceRoutingPlugin", 0)
-        plugin.addParams({"EP_id": e, "num_routers": num_routers,
-                          "endpoint_router_mapping": ep_map,
-                          "routing_entry_string": tables[r]})
+        if table:  # table_topo routes by destination: no source route, no NIC table (N routes each)
+            nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol", "plugin_names": []})
+        else:
+            nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol",
+                           "plugin_names": ["sourceRoutingPlugin"]})
+            plugin = nic.setSubComponent("sourceRoutingPlugin", "merlin.sourceRoutingPlugin", 0)
+            plugin.addParams({"EP_id": e, "num_routers": num_routers,
+                              "endpoint_router_mapping": ep_map,
+                              "routing_entry_string": tables[r]})
         lc = nic.setSubComponent("networkIF", "merlin.linkcontrol", 0)
         lc_params = dict(nic_params)
         lc_params.update({"job_id": 0, "job_size": num_endpoints, "logical_nid": e,
