@@ -359,6 +359,8 @@ def _cmd_analyze(args, pairs) -> int:
         if relayout or layout is None:
             layout = default_layout(topology, **_layout_kwargs(args), seed=seed)
 
+        if args.sample is None and not args.quiet:
+            _announce_exact(args, label, layout, routings)
         where = f"analyzing {k}/{len(args.sources)}" if len(args.sources) > 1 else "analyzing"
         with _progress.Progress(desc=where) as bar:
             def report(stage, done, total, bar=bar, where=where):
@@ -381,6 +383,33 @@ def _cmd_analyze(args, pairs) -> int:
         out = [{"source": lab, **_jsonable(r), **prov} for lab, r, prov in zip(labels, rows, provenance)]
         print(json.dumps(out, indent=1))
     return 0
+
+
+#: the sample the exact-analysis notice suggests
+_SUGGESTED_SAMPLE = 1000
+
+
+def _announce_exact(args, label: str, layout, routings) -> None:
+    """One info line before an exact all-pairs analysis of more than
+    :data:`topogen.metrics.effort.EXACT_NOTICE_SWITCHES` switches: the source searches it
+    runs, their estimated time (a few sources timed on the network) and what
+    ``--sample`` would cost instead.  Progress is drawn only on a terminal, so a batch job
+    would otherwise print nothing for an hour."""
+    from .metrics import effort
+
+    n = layout.topology.num_switches
+    if n <= effort.EXACT_NOTICE_SWITCHES:
+        return
+    est = effort.estimate_effort(layout, routings=routings, switch_delay=args.switch_delay)
+    k = min(_SUGGESTED_SAMPLE, n - 1)
+    sampled = est.scaled(k)
+    cores = f"{est.workers} core{'s' if est.workers != 1 else ''}"
+    _info(args, f"{label}: the exact all-pairs analysis of {n} switches runs {est.searches} source "
+                f"searches ({n} for each of {', '.join(est.stages)}), about "
+                f"{effort.format_duration(est.seconds)} on {cores} (longer if they are shared); "
+                f"--sample {k} estimates the same figures in about "
+                f"{effort.format_duration(sampled.seconds)}, with their standard errors "
+                f"(aspl_stderr, <routing>_avg_ns_stderr)")
 
 
 def _rows_table(rows, labels) -> str:
