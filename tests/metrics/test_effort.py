@@ -81,3 +81,27 @@ def test_cli_notice_not_with_quiet_or_sample(capsys, monkeypatch):
     assert err == ""
     row, err = _analyze(capsys, "--sample", "5", "--seed", "3")
     assert "source searches" not in err and row["sampled"] is True
+
+
+def test_cli_notices_of_bisection_and_resilience(capsys, monkeypatch):
+    monkeypatch.setattr(effort, "BISECTION_NOTICE_SWITCHES", 63)
+    monkeypatch.setattr(effort, "EXACT_NOTICE_SWITCHES", 63)
+    _, err = _analyze(capsys, "--sample", "4", "--seed", "1", "--bisection", "--bisection-runs", "2",
+                      "--resilience", "3")
+    lines = err.splitlines()
+    assert not any("source searches" in x for x in lines)  # sampled
+    assert any(x.startswith("topogen: ") and "--bisection runs METIS and KaHIP (eco) 2 times" in x
+               for x in lines), err
+    states = effort.resilience_states(3)
+    assert states == 1 + 2 * 3 * 5
+    assert any("--resilience 3 measures" in x and f"up to {states} failure states" in x for x in lines), err
+    monkeypatch.setattr(effort, "BISECTION_NOTICE_SWITCHES", 64)
+    monkeypatch.setattr(effort, "EXACT_NOTICE_SWITCHES", 64)
+    _, err = _analyze(capsys, "--sample", "4", "--seed", "1", "--bisection", "--resilience", "3")
+    assert "KaHIP" not in err and "failure states" not in err
+
+
+def test_bisection_seconds_grows_with_links():
+    small, big = torus((8, 8)), torus((16, 16))
+    assert 0 < effort.bisection_seconds(small, 1) < effort.bisection_seconds(big, 1)
+    assert effort.bisection_seconds(big, 4) == pytest.approx(4 * effort.bisection_seconds(big, 1))

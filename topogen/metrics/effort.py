@@ -24,13 +24,26 @@ import numpy as np
 from ..errors import ParameterError
 from ..topology import Topology, as_topology
 
-__all__ = ["AnalysisEffort", "estimate_effort", "EXACT_NOTICE_SWITCHES", "format_duration"]
+__all__ = ["AnalysisEffort", "estimate_effort", "EXACT_NOTICE_SWITCHES", "BISECTION_NOTICE_SWITCHES",
+           "format_duration", "bisection_seconds", "resilience_states"]
 
 #: Switches above which ``topogen analyze`` without ``--sample`` announces the exact
 #: all-pairs work before starting it.  At 16,384 switches of degree 16 the exact hops,
 #: FR and NR figures take about 80 s on 2 shared cores (``benchmarks/bench_scale.py``),
 #: growing as ``N (N + E)``; 15,000 is where they pass a minute.
 EXACT_NOTICE_SWITCHES = 15_000
+
+#: Switches above which ``topogen analyze --bisection`` announces its partitioner runs.
+#: KaHIP's ``eco`` preset grows about quadratically with the size of the network: one run
+#: takes 2 s at 4,096 switches of degree 16 and 30 s at 16,384 (METIS: 0.1 s at both;
+#: about 1 s per run at 100,000), so 4 runs pass a minute near 12,000 switches.
+BISECTION_NOTICE_SWITCHES = 12_000
+
+#: One KaHIP ``eco`` run on :data:`_KAHIP_LINKS` links (a random graph of 16,384
+#: switches of degree 16, measured on 2 shared cores), the scale of
+#: :func:`bisection_seconds`.
+_KAHIP_SECONDS = 30.0
+_KAHIP_LINKS = 131_072
 
 #: Sources timed per kind of search by :func:`estimate_effort` (after one warm-up source).
 CALIBRATION_SOURCES = 8
@@ -193,3 +206,19 @@ def estimate_effort(obj, *, routings: Sequence[str] = ("fr", "nr"), hops: bool =
         per = {s: 0.0 for s in stages}
     exact = AnalysisEffort(n, n, tuple(stages), n * len(stages), 0.0, {}, per, workers).scaled(n)
     return exact if sample is None else exact.scaled(int(sample))
+
+
+def bisection_seconds(topology, runs: int) -> float:
+    """Rough seconds of ``runs`` KaHIP ``eco`` runs on ``topology``: the measured
+    30 s at 131,072 links scaled by the square of the number of links (METIS and the
+    spectral bound are a small part above 10,000 switches)."""
+    links = as_topology(topology).num_links
+    return float(runs) * _KAHIP_SECONDS * (links / _KAHIP_LINKS) ** 2
+
+
+def resilience_states(trials: int, step: float = 0.05) -> int:
+    """Networks whose exact diameter and aspl :func:`topogen.metrics.resilience.resilience`
+    may measure (all-pairs BFS each): the intact one, and per trial one binary search over
+    the failure grid for each of the two properties."""
+    points = int(math.floor(1.0 / step + 1e-9)) + 1
+    return 1 + 2 * int(trials) * max(1, math.ceil(math.log2(points + 1)))
