@@ -4,6 +4,7 @@ sequential baseline."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 
 from topogen.errors import ParameterError
@@ -152,3 +153,22 @@ def test_batched_merging_matches_one_at_a_time_greedy():
         a, b = inter_cabinet_links(t, ours), inter_cabinet_links(t, ref)
         assert abs(a - b) <= 0.05 * b
         assert np.bincount(ours).max() <= 8
+
+
+def test_projected_embedding_drawn_in_blocks_is_one_draw():
+    # the projection is drawn in blocks of rows (no float64 N x dims temporaries): the
+    # same numbers as one (N, dims) draw of the seeded generator
+    from topogen._rng import make_rng
+    from topogen.generators.classic import torus
+    from topogen.layout.clustering import random_walk_embedding
+
+    t = torus((30, 40))  # 1,200 switches; 2,048 dims -> blocks of 512 rows
+    got = random_walk_embedding(t, 2, dims=2048, seed=5)
+    adj = t.csr().astype(np.float64)
+    deg = np.asarray(adj.sum(axis=1)).ravel()
+    P = (sp.diags(1.0 / deg) @ adj).astype(np.float32).tocsr()
+    scale = (1.0 / np.sqrt(deg)).astype(np.float32)
+    X = (make_rng(5).standard_normal((1200, 2048)) / np.sqrt(2048)).astype(np.float32) * scale[:, None]
+    for _ in range(2):
+        X = P @ X
+    assert np.array_equal(got, X)
