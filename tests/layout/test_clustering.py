@@ -172,3 +172,41 @@ def test_projected_embedding_drawn_in_blocks_is_one_draw():
     for _ in range(2):
         X = P @ X
     assert np.array_equal(got, X)
+
+
+def _pack_dense_reference(t, labels, z, c):
+    """The packing with the dense cluster x bin table it used to keep (reference)."""
+    from topogen.layout.clustering import _cluster_links, _renumber
+
+    lab = _renumber(labels)
+    k = int(lab.max()) + 1
+    sizes = np.bincount(lab, minlength=k)
+    W = _cluster_links(t, lab, k)
+    bin_of = np.full(k, -1)
+    load = np.zeros(c, dtype=np.int64)
+    to_bin = np.zeros((k, c))
+    nb = 0
+    for cl in np.argsort(-sizes, kind="stable"):
+        room = load + sizes[cl] <= z
+        room[nb + 1 :] = False
+        if not room.any():
+            continue
+        b = int(np.argmax(np.where(room, to_bin[cl], -np.inf)))
+        bin_of[cl], nb = b, max(nb, b + 1)
+        load[b] += sizes[cl]
+        row = W.getrow(cl)
+        to_bin[row.indices, b] += row.data
+    return np.where(bin_of[lab] >= 0, bin_of[lab], -1)
+
+
+def test_pack_without_dense_table_matches_reference():
+    from topogen.layout.clustering import _pack
+
+    t = nbr(600, 4, 0.5, seed=3)
+    rng = np.random.default_rng(2)
+    labels = np.r_[rng.permutation(480) // 2, 480 + rng.permutation(120) // 3]  # 240 pairs, 40 triples
+    got = _pack(t, labels, 4, 160)  # 280 clusters into 160 bins of 4
+    ref = _pack_dense_reference(t, labels, 4, 160)
+    placed = ref >= 0
+    assert placed.sum() > 0.7 * t.num_switches
+    assert np.array_equal(got[placed], ref[placed])
