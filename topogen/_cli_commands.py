@@ -359,6 +359,8 @@ def _cmd_analyze(args, pairs) -> int:
         if relayout or layout is None:
             layout = default_layout(topology, **_layout_kwargs(args), seed=seed)
 
+        if not args.quiet:
+            _announce_long(args, label, layout, routings)
         where = f"analyzing {k}/{len(args.sources)}" if len(args.sources) > 1 else "analyzing"
         with _progress.Progress(desc=where) as bar:
             def report(stage, done, total, bar=bar, where=where):
@@ -381,6 +383,48 @@ def _cmd_analyze(args, pairs) -> int:
         out = [{"source": lab, **_jsonable(r), **prov} for lab, r, prov in zip(labels, rows, provenance)]
         print(json.dumps(out, indent=1))
     return 0
+
+
+#: the sample the exact-analysis notice suggests
+_SUGGESTED_SAMPLE = 1000
+
+
+def _announce_long(args, label: str, layout, routings) -> None:
+    """Info lines before long work: an exact all-pairs analysis of more than
+    :data:`topogen.metrics.effort.EXACT_NOTICE_SWITCHES` switches (its source searches,
+    their time estimated on a few timed sources, and what ``--sample`` would cost
+    instead), ``--bisection`` above ``BISECTION_NOTICE_SWITCHES`` and ``--resilience``
+    above ``EXACT_NOTICE_SWITCHES``.  Progress is drawn only on a terminal, so a batch
+    job would otherwise print nothing for an hour."""
+    from .metrics import effort
+
+    n = layout.topology.num_switches
+    est = None
+    if args.sample is None and n > effort.EXACT_NOTICE_SWITCHES:
+        est = effort.estimate_effort(layout, routings=routings, switch_delay=args.switch_delay)
+        cores = f"{est.workers} core{'s' if est.workers != 1 else ''}"
+        k = min(_SUGGESTED_SAMPLE, n - 1)
+        sampled = est.scaled(k)
+        _info(args, f"{label}: the exact all-pairs analysis of {n} switches runs {est.searches} source "
+                    f"searches ({n} for each of {', '.join(est.stages)}), about "
+                    f"{effort.format_duration(est.seconds)} on {cores} (longer if they are shared); "
+                    f"--sample {k} estimates the same figures in about "
+                    f"{effort.format_duration(sampled.seconds)}, with their standard errors "
+                    f"(aspl_stderr, <routing>_avg_ns_stderr)")
+    if args.bisection and n > effort.BISECTION_NOTICE_SWITCHES:
+        secs = effort.bisection_seconds(layout.topology, args.bisection_runs)
+        _info(args, f"{label}: --bisection runs METIS and KaHIP (eco) {args.bisection_runs} times each on "
+                    f"{layout.topology.num_links} links; KaHIP grows about quadratically: roughly "
+                    f"{effort.format_duration(secs)} here (--bisection-runs 1 takes a quarter of that)")
+    if args.resilience and n > effort.EXACT_NOTICE_SWITCHES:
+        states = effort.resilience_states(args.resilience)
+        if est is None:
+            est = effort.estimate_effort(layout.topology, routings=())
+        one = est.stage_seconds["hops"]  # the exact hop figures of one network
+        _info(args, f"{label}: --resilience {args.resilience} measures the exact diameter and aspl "
+                    f"(a BFS from each of the {n} switches) of up to {states} failure states, about "
+                    f"{effort.format_duration(one)} each (less as links fail): up to "
+                    f"{effort.format_duration(one * states)}")
 
 
 def _rows_table(rows, labels) -> str:

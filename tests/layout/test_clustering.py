@@ -4,6 +4,7 @@ sequential baseline."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 
 from topogen.errors import ParameterError
@@ -152,3 +153,60 @@ def test_batched_merging_matches_one_at_a_time_greedy():
         a, b = inter_cabinet_links(t, ours), inter_cabinet_links(t, ref)
         assert abs(a - b) <= 0.05 * b
         assert np.bincount(ours).max() <= 8
+
+
+def test_projected_embedding_drawn_in_blocks_is_one_draw():
+    # the projection is drawn in blocks of rows (no float64 N x dims temporaries): the
+    # same numbers as one (N, dims) draw of the seeded generator
+    from topogen._rng import make_rng
+    from topogen.generators.classic import torus
+    from topogen.layout.clustering import random_walk_embedding
+
+    t = torus((30, 40))  # 1,200 switches; 2,048 dims -> blocks of 512 rows
+    got = random_walk_embedding(t, 2, dims=2048, seed=5)
+    adj = t.csr().astype(np.float64)
+    deg = np.asarray(adj.sum(axis=1)).ravel()
+    P = (sp.diags(1.0 / deg) @ adj).astype(np.float32).tocsr()
+    scale = (1.0 / np.sqrt(deg)).astype(np.float32)
+    X = (make_rng(5).standard_normal((1200, 2048)) / np.sqrt(2048)).astype(np.float32) * scale[:, None]
+    for _ in range(2):
+        X = P @ X
+    assert np.array_equal(got, X)
+
+
+def _pack_dense_reference(t, labels, z, c):
+    """The packing with the dense cluster x bin table it used to keep (reference)."""
+    from topogen.layout.clustering import _cluster_links, _renumber
+
+    lab = _renumber(labels)
+    k = int(lab.max()) + 1
+    sizes = np.bincount(lab, minlength=k)
+    W = _cluster_links(t, lab, k)
+    bin_of = np.full(k, -1)
+    load = np.zeros(c, dtype=np.int64)
+    to_bin = np.zeros((k, c))
+    nb = 0
+    for cl in np.argsort(-sizes, kind="stable"):
+        room = load + sizes[cl] <= z
+        room[nb + 1 :] = False
+        if not room.any():
+            continue
+        b = int(np.argmax(np.where(room, to_bin[cl], -np.inf)))
+        bin_of[cl], nb = b, max(nb, b + 1)
+        load[b] += sizes[cl]
+        row = W.getrow(cl)
+        to_bin[row.indices, b] += row.data
+    return np.where(bin_of[lab] >= 0, bin_of[lab], -1)
+
+
+def test_pack_without_dense_table_matches_reference():
+    from topogen.layout.clustering import _pack
+
+    t = nbr(600, 4, 0.5, seed=3)
+    rng = np.random.default_rng(2)
+    labels = np.r_[rng.permutation(480) // 2, 480 + rng.permutation(120) // 3]  # 240 pairs, 40 triples
+    got = _pack(t, labels, 4, 160)  # 280 clusters into 160 bins of 4
+    ref = _pack_dense_reference(t, labels, 4, 160)
+    placed = ref >= 0
+    assert placed.sum() > 0.7 * t.num_switches
+    assert np.array_equal(got[placed], ref[placed])

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from topogen.errors import ParameterError
 from topogen.generators.shortcut import nbr
@@ -145,3 +146,35 @@ def test_bad_input():
         anneal(np.triu(np.ones((3, 3)), 1), Floor(4, 2))
     with pytest.raises(ParameterError, match="chain"):
         anneal(random_weights(3), Floor(4, 2), chain="parallel")
+
+
+def test_grid_anneal_keeps_no_cabinet_by_cabinet_matrix():
+    # 1,600 cabinets, a ring of clusters plus a few chords: the floor evaluator keeps W
+    # sparse and computes distances, so no L x L array exists (4 GB at 12,500 cabinets)
+    floor = Floor(1600, 8)
+    k = 1500
+    rows = np.r_[np.arange(k), np.arange(0, k, 7)]
+    cols = np.r_[(np.arange(k) + 1) % k, (np.arange(0, k, 7) * 13 + 5) % k]
+    keep = rows != cols
+    w = sp.coo_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(k, k)).tocsr()
+    w = (w + w.T).tocsr()
+    pi = np.random.default_rng(1).permutation(floor.cabinets)
+    ev = _GridEval(sp.vstack([sp.hstack([w, sp.csr_matrix((k, 100))]), sp.csr_matrix((100, 1600))]),
+                   floor, pi)
+    big = [name for name, v in vars(ev).items() if getattr(v, "size", 0) >= floor.cabinets ** 2 // 4]
+    assert big == []
+    # its swap deltas are exact against the full distance matrix
+    d = floor.distance_matrix()
+    dense = np.zeros((1600, 1600))
+    dense[:k, :k] = w.toarray()
+    r, s = np.array([3, 10, 700, 1499, 1550]), np.array([4, 900, 701, 0, 1599])
+    full = [mapping_cost(dense, d, _swap(pi, a, b)) - mapping_cost(dense, d, pi) for a, b in zip(r, s)]
+    assert np.allclose(ev.deltas(pi, r, s), full, atol=1e-6)
+    res = anneal(w, floor, iterations=20000, seed=3)
+    assert res.cost == pytest.approx(mapping_cost(w, d, res.assignment)) and res.cost <= res.initial_cost
+
+
+def _swap(pi, a, b):
+    q = pi.copy()
+    q[a], q[b] = q[b], q[a]
+    return q

@@ -162,3 +162,16 @@ def test_popcount_fallback_matches_numpy(monkeypatch):
     assert np.array_equal(bis_mod._popcount(x), want)
     monkeypatch.delattr(np, "bitwise_count", raising=False)  # numpy < 2.0
     assert np.array_equal(bis_mod._popcount(x), want)
+
+
+def test_sparse_lambda2_deflated_matches_dense():
+    # the all-ones vector is deflated: lambda_2 is the smallest eigenvalue left, also when
+    # it is multiple (torus) and when degrees differ (a path glued to a cycle)
+    from scipy.linalg import eigvalsh
+
+    irregular = Topology(30, [(i, i + 1) for i in range(29)] + [(0, 5), (3, 9), (12, 20)])
+    for topo in (torus((6, 6)), irregular, slimfly(5)):
+        lap = bis_mod._laplacian(topo)
+        dense = eigvalsh(lap.toarray())
+        lam, margin = bis_mod._lambda2_sparse(lap)
+        assert abs(lam - dense[1]) < 1e-8 and margin < 1e-5

@@ -193,6 +193,10 @@ class _DenseEval:
         d = np.einsum("ij,ij->i", W[r] - W[s], self.Dpi[ps] - self.Dpi[pr])
         return d + 2.0 * W.ravel()[r * L + s] * self.D0.ravel()[pr * L + ps]
 
+    def wblock(self, a, b):
+        """``W[a][:, b]`` (a dense block)."""
+        return self.W[a][:, b]
+
     def update(self, pi, moved, old):
         self.Dpi[:, moved] = self.D0[:, pi[moved]]
 
@@ -207,11 +211,25 @@ class _GridEval:
     ``L x rows`` and ``L x columns`` tables updated by a small matrix product per batch
     of accepted moves.  The change of swapping ``r`` and ``s`` is
     ``F[r, pi(s)] - F[r, pi(r)] + F[s, pi(r)] - F[s, pi(s)] + 2 W[r, s] D[pi(r), pi(s)]``.
+
+    ``W`` is kept sparse (its entries looked up by sorted ``row * L + col`` keys) and
+    distances are computed from the floor when needed, so memory is ``O(L sqrt(L) +
+    links)``: no ``L x L`` matrix (three of them took 4 GB at 12,500 cabinets).
     """
 
     def __init__(self, W, floor: Floor, pi):
-        self.W = W
         L = len(pi)
+        coo = sp.coo_matrix(W, dtype=np.float64)
+        off = (coo.row != coo.col) & (coo.data != 0)
+        Wc = sp.csr_matrix((coo.data[off], (coo.row[off], coo.col[off])), shape=(L, L))
+        Wc.sum_duplicates()
+        Wc.sort_indices()
+        self.W = Wc
+        self.L = L
+        coo = Wc.tocoo()
+        self._keys = coo.row.astype(np.int64) * L + coo.col  # sorted (CSR order)
+        self._vals = coo.data
+        self.floor = floor
         loc = np.arange(L)
         self.R, self.C = loc // floor.columns, loc % floor.columns
         i = np.arange(floor.rows)
@@ -219,37 +237,64 @@ class _GridEval:
         self.MR = np.abs(i[:, None] - i[None, :]) * floor.cabinet_depth
         self.MC = np.abs(j[:, None] - j[None, :]) * floor.cabinet_width
         self.ovh = floor.inter_overhead
-        self.S = W.sum(axis=1)
+        self.S = np.asarray(Wc.sum(axis=1)).ravel()
         # H = [HR | HC]: per-row and per-column tables side by side
         self.nrows = floor.rows
-        self.H = W @ np.concatenate([self.MR[self.R[pi]], self.MC[self.C[pi]]], axis=1)
+        # dense products on row blocks (the same BLAS sums as one dense W @ M)
+        M = np.concatenate([self.MR[self.R[pi]], self.MC[self.C[pi]]], axis=1)
+        self.H = np.empty((L, M.shape[1]))
+        step = max(1, (1 << 22) // max(L, 1))
+        for a in range(0, L, step):
+            self.H[a : a + step] = Wc[a : a + step].toarray() @ M
         self.occ = np.empty(L, dtype=np.int64)
         self.occ[pi] = np.arange(L)
-        self.D0 = floor.distance_matrix()[:L, :L]
-        np.fill_diagonal(self.D0, 0.0)
+
+    def pair(self, a, b):
+        """``W[a, b]`` elementwise (broadcast), from the sorted keys."""
+        keys = np.asarray(a, dtype=np.int64) * self.L + np.asarray(b, dtype=np.int64)
+        if not len(self._keys):
+            return np.zeros(keys.shape)
+        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return np.where(self._keys[pos] == keys, self._vals[pos], 0.0)
+
+    def wblock(self, a, b):
+        """``W[a][:, b]`` (a dense block)."""
+        return self.pair(np.asarray(a)[:, None], np.asarray(b)[None, :])
 
     def dist(self, x, y):
-        return self.D0[x, y]
+        """``D0[x, y]``: the floor's cable length, 0 on the diagonal (broadcast)."""
+        x, y = np.asarray(x), np.asarray(y)
+        return np.where(x == y, 0.0, self.floor.cable_length(x, y))
 
     def _F(self, a, x):
         return (self.H[a, self.R[x]] + self.H[a, self.nrows + self.C[x]]
-                + self.ovh * (self.S[a] - self.W[a, self.occ[x]]))
+                + self.ovh * (self.S[a] - self.pair(a, self.occ[x])))
 
     def deltas(self, pi, r, s):
         pr, ps = pi[r], pi[s]
         return (self._F(r, ps) - self._F(r, pr) + self._F(s, pr) - self._F(s, ps)
-                + 2.0 * self.W[r, s] * self.D0[pr, ps])
+                + 2.0 * self.pair(r, s) * self.dist(pr, ps))
 
     def update(self, pi, moved, old):
         new = pi[moved]
         X = np.concatenate([self.MR[self.R[new]] - self.MR[self.R[old]],
                             self.MC[self.C[new]] - self.MC[self.C[old]]], axis=1)
-        # W[:, moved] = W[moved].T (symmetric; row gathers are contiguous); products in
-        # chunks of 16 moved clusters stay below multithreaded BLAS, whose thread
-        # wake-ups would dominate these small updates
+        # W[:, moved] = W[moved].T (symmetric); only the rows linked to a moved cluster
+        # change, in chunks of 16 moved clusters as before
         for c in range(0, len(moved), 16):
-            self.H += self.W[moved[c : c + 16]].T @ X[c : c + 16]
+            part = self.W[moved[c : c + 16]]
+            rows = np.unique(part.indices)
+            if len(rows):  # the rows of H that change, by the same dense product as before
+                self.H[rows] += part[:, rows].toarray().T @ X[c : c + 16]
         self.occ[new] = moved
+
+
+def _grid_cost(Ws, floor: Floor, assignment) -> float:
+    """:func:`mapping_cost` on a floor's distances without its ``L x L`` matrix (the
+    same gathered values, the same sum)."""
+    W = sp.triu(Ws, k=1).tocoo()
+    pi = np.asarray(assignment, dtype=np.int64)
+    return float(np.dot(W.data, floor.cable_length(pi[W.row], pi[W.col])))
 
 
 def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restarts: int = 1,
@@ -326,10 +371,17 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
     Ws = _dense_or_sparse(weights)
     K = Ws.shape[0]
     floor = distances if isinstance(distances, Floor) else None
-    D = floor.distance_matrix() if floor is not None else np.asarray(distances, dtype=np.float64)
-    if D.ndim != 2 or D.shape[0] != D.shape[1]:
-        raise ParameterError(f"distances must be a square matrix, got shape {D.shape}")
-    L = D.shape[0]
+    if floor is not None:  # distances from the floor when needed: no L x L matrix
+        D = None
+        L = floor.cabinets
+    else:
+        D = np.asarray(distances, dtype=np.float64)
+        if D.ndim != 2 or D.shape[0] != D.shape[1]:
+            raise ParameterError(f"distances must be a square matrix, got shape {D.shape}")
+        L = D.shape[0]
+
+    def cost_of(assignment):
+        return _grid_cost(Ws, floor, assignment) if floor is not None else mapping_cost(Ws, D, assignment)
     if K > L:
         raise ParameterError(
             f"{K} clusters do not fit in {L} locations; the floor needs at least {K} cabinets"
@@ -343,7 +395,7 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
         if start.shape != (K,) or (K and (start.min() < 0 or start.max() >= L)) \
                 or np.unique(start).size != K:
             raise ParameterError(f"initial must give {K} distinct locations in [0, {L - 1}]")
-    init_cost = mapping_cost(Ws, D, start)
+    init_cost = cost_of(start)
     seed = resolve_seed(seed)
     if L < 2 or K < 2 or iterations == 0:
         return AnnealResult(start.copy(), init_cost, init_cost, 0, 0, time.perf_counter() - t0,
@@ -356,9 +408,13 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
     # L "clusters": the K real ones and L - K dummies without links on the free locations
     free = np.setdiff1d(np.arange(L), start)
     pi0 = np.concatenate([start, free]).astype(np.int64)
-    W = np.zeros((L, L), dtype=np.float64 if floor is not None else np.float32)
-    W[:K, :K] = Ws.toarray()
-    np.fill_diagonal(W, 0.0)
+    if floor is not None:
+        W = sp.csr_matrix((Ws.data, Ws.indices, np.r_[Ws.indptr, np.full(L - K, Ws.indptr[-1])]),
+                          shape=(L, L))
+    else:
+        W = np.zeros((L, L), dtype=np.float32)
+        W[:K, :K] = Ws.toarray()
+        np.fill_diagonal(W, 0.0)
     make_eval = (lambda pi: _GridEval(W, floor, pi)) if floor is not None else \
         (lambda pi: _DenseEval(W, D, pi))
 
@@ -386,9 +442,10 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
         ``(W[rj,rm] - W[sj,rm] - W[rj,sm] + W[sj,sm]) (D[psj,psm] - D[prj,psm] - D[psj,prm]
         + D[prj,prm])``, from two block gathers."""
         nr, nc = len(rows), len(cols)
-        Wb = W[np.concatenate([r[rows], s[rows]])][:, np.concatenate([r[cols], s[cols]])]
+        Wb = ev.wblock(np.concatenate([r[rows], s[rows]]), np.concatenate([r[cols], s[cols]]))
         wc = Wb[:nr, :nc] - Wb[nr:, :nc] - Wb[:nr, nc:] + Wb[nr:, nc:]
-        Db = ev.D0[np.concatenate([ps[rows], pr[rows]])][:, np.concatenate([ps[cols], pr[cols]])]
+        Db = ev.dist(np.concatenate([ps[rows], pr[rows]])[:, None],
+                     np.concatenate([ps[cols], pr[cols]])[None, :])
         dc = Db[:nr, :nc] - Db[nr:, :nc] - Db[:nr, nc:] + Db[nr:, nc:]
         return wc * dc * (cols[None, :] < rows[:, None])
 
@@ -441,7 +498,7 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
             if progress is not None and nbatch % 64 == 0:
                 progress(moves + done, iterations * restarts)
             if take.size and nbatch % 512 == 0:  # float32 changes: resynchronise exactly
-                cost = mapping_cost(Ws, D, pi[:K])
+                cost = cost_of(pi[:K])
             if take.size:
                 rt, st = r[take], s[take]
                 moved = np.concatenate([rt, st])
@@ -459,7 +516,7 @@ def anneal(weights, distances, *, initial=None, iterations: int = 10**6, restart
         if progress is not None:
             progress(moves, iterations * restarts)
     assignment = best_pi[:K].copy()
-    final = mapping_cost(Ws, D, assignment)
+    final = cost_of(assignment)
     if final > init_cost:  # rounding only; never return worse than the start
         assignment, final = start.copy(), init_cost
     return AnnealResult(assignment, final, init_cost, moves, accepted,

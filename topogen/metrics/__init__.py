@@ -12,15 +12,20 @@
 ``from topogen.metrics.bisection import bisection``, so that the module names are not
 shadowed.)
 * :func:`analyze` -- one flat dictionary of everything, for tables and the CLI.
+* :func:`estimate_effort` -- the source searches of an analysis and their time, measured
+  on a few sources before a long exact run (:mod:`.effort`).
 """
 
 from .hops import HopStats, distance_stats, hop_matrix
 from .latency import LatencyStats, latency_matrix, latency_stats, path_latency
 from .cost import CostBreakdown, CostModel, network_cost
 from .summary import analyze, cable_stats, degree_stats
+from .effort import AnalysisEffort, estimate_effort
 
 __all__ = [
     "analyze",
+    "estimate_effort",
+    "AnalysisEffort",
     "distance_stats",
     "latency_stats",
     "HopStats",

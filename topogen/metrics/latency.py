@@ -452,6 +452,26 @@ def latency_stats(layout, *, switch_delay: float = 60.0, routing: str = "fr",
     )
 
 
+def _timed_sources(layout, routing: str, switch_delay: float, warm, timed) -> float:
+    """Seconds per source of :func:`latency_stats`'s default engine on one thread: the
+    ``warm`` sources first (compilation, caches), then the ``timed`` ones
+    (:mod:`topogen.metrics.effort`)."""
+    import time
+
+    topology, _, _, _, _, enc = _prepare(layout, switch_delay, 300.0, routing, "best")
+    if enc is None or len(timed) == 0:
+        return 0.0
+    m = topology.csr()
+    compiled = _sssp.AVAILABLE
+    job = _Job(topology.num_switches, m.indices.astype(np.int32), m.indptr.astype(np.int32), enc,
+               "auto" if compiled else "scipy")
+    run = job.compiled_block if compiled else job.block
+    run(np.asarray(warm, dtype=np.int32))
+    start = time.perf_counter()
+    run(np.asarray(timed, dtype=np.int32))
+    return (time.perf_counter() - start) / len(timed)
+
+
 def latency_matrix(layout, sources, *, switch_delay: float = 60.0, routing: str = "fr",
                    injection_delay: float = 300.0,
                    nr_tie: str = "best") -> tuple[np.ndarray, np.ndarray]:
