@@ -387,3 +387,32 @@ def test_parse_windows_keeps_the_largest_latency_up_to_each_output(tmp_path):
     p.write_text(head + "\n".join(rows) + "\n")
     win = sd.parse_windows(p)
     assert win.delivered == [1, 3] and win.latency_max_upto == [100.0, 900.0] and win.latency_max == 900.0
+
+
+def test_run_sst_never_replaces_an_exported_bundle(tmp_path, monkeypatch):
+    """`run sst TOPOLOGY` exports `<stem>.sst.json` into the output folder; run again with
+    another routing, it keeps the first bundle (earlier rows name it) and writes the new
+    one beside it; with the same routing it uses the bundle that is there."""
+    import topogen.cli as cli
+    from topogen.export.formats import save
+    from topogen.generators.classic import torus
+
+    save(tmp_path / "t.json", torus((4, 4)))
+    monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path)))
+    out = tmp_path / "out"
+
+    def run(routing):
+        argv = ["-q", "run", "sst", str(tmp_path / "t.json"), "--routing", routing, "--load", "0.2",
+                "--collect", "10us", "--warmup", "2us", "--out-dir", str(out)]
+        assert cli.main(argv) == 0
+
+    run("nr")
+    first = out / "t.sst.json"
+    nr_bytes = first.read_bytes()
+    run("dor")
+    assert first.read_bytes() == nr_bytes  # not replaced
+    bundles = sorted(p.name for p in out.glob("t.sst*.json"))
+    assert bundles == ["t.sst.1.json", "t.sst.json"]
+    assert (out / "t.sst.1.json").read_bytes() != nr_bytes
+    run("nr")  # the same bundle again: used as it is, no third copy
+    assert sorted(p.name for p in out.glob("t.sst*.json")) == bundles

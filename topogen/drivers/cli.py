@@ -381,7 +381,6 @@ def _run_booksim(args, src: Path, out_dir: Path):
 
 
 def _run_sst(args, src: Path, out_dir: Path):
-    from ..export.sst import write_bundle
     from .sst import find_mpirun, find_sst, run_sst
 
     seed = args.seed  # parsed by run_command
@@ -420,7 +419,7 @@ def _run_sst(args, src: Path, out_dir: Path):
             from ..routing import route
 
             routing = route(topology, layout, args.routing, switch_delay=args.switch_delay)
-        bundle = write_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
+        bundle = _fresh_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
                    out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
@@ -428,6 +427,24 @@ def _run_sst(args, src: Path, out_dir: Path):
                    generator=args.generator, seed=seed, self_packets=args.self_packets,
                    sst_topology=args.sst_topology, num_vcs=args.num_vcs)
     return rows, None
+
+
+def _fresh_bundle(target: Path, topology, layout, routing) -> Path:
+    """Export the SST bundle to ``target`` unless a bundle is there already: the same bytes
+    are used as they are, other bytes (another routing, topology or version) stay and the
+    new bundle takes a fresh name (``<stem>.1.json`` ...), since earlier rows name theirs."""
+    import filecmp
+
+    from ..export.sst import write_bundle
+    from .base import fresh_path
+
+    if not target.exists():
+        return write_bundle(target, topology, layout, routing)
+    new = write_bundle(fresh_path(target, claim=True), topology, layout, routing)
+    if filecmp.cmp(new, target, shallow=False):
+        new.unlink()  # the file this call just made: the same bundle is there
+        return target.resolve()
+    return new
 
 
 #: BookSim reads its ``seed`` into a C ``int`` (``atoi``): a larger one would be cut silently.
