@@ -415,4 +415,5 @@ def test_run_sst_never_replaces_an_exported_bundle(tmp_path, monkeypatch):
     assert bundles == ["t.sst.1.json", "t.sst.json"]
     assert (out / "t.sst.1.json").read_bytes() != nr_bytes
     run("nr")  # the same bundle again: used as it is, no third copy
+    run("dor")
     assert sorted(p.name for p in out.glob("t.sst*.json")) == bundles

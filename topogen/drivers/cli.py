@@ -430,21 +430,28 @@ def _run_sst(args, src: Path, out_dir: Path):
 
 
 def _fresh_bundle(target: Path, topology, layout, routing) -> Path:
-    """Export the SST bundle to ``target`` unless a bundle is there already: the same bytes
-    are used as they are, other bytes (another routing, topology or version) stay and the
-    new bundle takes a fresh name (``<stem>.1.json`` ...), since earlier rows name theirs."""
+    """Export the SST bundle to ``target`` without replacing any bundle there: a bundle of
+    the same bytes (``target`` or one of its ``<stem>.1.json`` ... siblings) is used as it
+    is; other bytes (another routing, topology or version) get the next free name, since
+    earlier rows name the bundles they ran.  The name is claimed exclusively, so
+    concurrent runs never write over each other."""
     import filecmp
 
     from ..export.sst import write_bundle
     from .base import fresh_path
 
-    if not target.exists():
-        return write_bundle(target, topology, layout, routing)
     new = write_bundle(fresh_path(target, claim=True), topology, layout, routing)
-    if filecmp.cmp(new, target, shallow=False):
-        new.unlink()  # the file this call just made: the same bundle is there
-        return target.resolve()
-    return new
+    k = 0
+    while True:
+        old = (target if k == 0 else target.with_name(f"{target.stem}.{k}{target.suffix}")).resolve()
+        k += 1
+        if old == new:
+            continue
+        if not old.exists():
+            return new
+        if filecmp.cmp(new, old, shallow=False):
+            new.unlink()  # the file this call just made: the same bundle is there
+            return old
 
 
 #: BookSim reads its ``seed`` into a C ``int`` (``atoi``): a larger one would be cut silently.
