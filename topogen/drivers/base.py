@@ -148,6 +148,16 @@ def _executable(path) -> str | None:
     return None
 
 
+def numbered(path: Path):
+    """``path``, then ``<stem>.1<suffix>``, ``<stem>.2<suffix>`` ...: the names
+    :func:`fresh_path` chooses from, in its order (an endless iterator)."""
+    yield path
+    k = 1
+    while True:
+        yield path.with_name(f"{path.stem}.{k}{path.suffix}")
+        k += 1
+
+
 def fresh_path(path: str | os.PathLike, *, claim: bool = False) -> Path:
     """``path`` made absolute, or ``<stem>.1<suffix>``, ``<stem>.2<suffix>`` ... if it exists.
 
@@ -168,10 +178,7 @@ def fresh_path(path: str | os.PathLike, *, claim: bool = False) -> Path:
     path = Path(path).resolve()
     if claim:
         path.parent.mkdir(parents=True, exist_ok=True)
-    k = 0
-    while True:
-        candidate = path if k == 0 else path.with_name(f"{path.stem}.{k}{path.suffix}")
-        k += 1
+    for candidate in numbered(path):
         if not claim:
             if not candidate.exists():
                 return candidate

@@ -438,13 +438,10 @@ def _fresh_bundle(target: Path, topology, layout, routing) -> Path:
     import filecmp
 
     from ..export.sst import write_bundle
-    from .base import fresh_path
+    from .base import fresh_path, numbered
 
     new = write_bundle(fresh_path(target, claim=True), topology, layout, routing)
-    k = 0
-    while True:
-        old = (target if k == 0 else target.with_name(f"{target.stem}.{k}{target.suffix}")).resolve()
-        k += 1
+    for old in numbered(target.resolve()):
         if old == new:
             continue
         if not old.exists():
