@@ -303,6 +303,15 @@ class TableRoutingError(ValueError):
     """A bundle whose routes ``topogen.table_topo`` cannot follow (one-line message)."""
 
 
+def _entries(entry, own):
+    """``(destination router, route text)`` of one router's ``routing_entry_string``,
+    its route to itself (``own``) left out."""
+    for item in entry.split("|"):
+        dst, _, body = item.partition(":")
+        if dst.strip() and int(dst) != own:
+            yield int(dst), body
+
+
 def table_next_hops(bundle, check=True):
     """The next router towards every destination router, from the bundle's routes.
 
@@ -336,17 +345,11 @@ def table_next_hops(bundle, check=True):
     for r, router in enumerate(bundle["routers"]):
         row = [-1] * n
         weighted = {}
-        for item in router["routing_entry_string"].split("|"):
-            dst, _, body = item.partition(":")
-            if not dst.strip():
-                continue
-            d = int(dst)
-            if d == r:
-                continue
+        for d, body in _entries(router["routing_entry_string"], r):
             if ";" in body:
                 weighted[d] = body.count(";") + 1
                 body = body[:body.index(";")]
-            first, _, rest = body.partition(",")[2].partition(",")
+            first = body.partition(",")[2].partition(",")[0]
             row[d] = int(first) if first else -1
         for d in range(n):
             if d != r and row[d] < 0:
@@ -359,13 +362,7 @@ def table_next_hops(bundle, check=True):
     if not check:
         return nxt
     for s, router in enumerate(bundle["routers"]):
-        for item in router["routing_entry_string"].split("|"):
-            dst, _, body = item.partition(":")
-            if not dst.strip():
-                continue
-            d = int(dst)
-            if d == s:
-                continue
+        for d, body in _entries(router["routing_entry_string"], s):
             hops = body.split(",")
             at = int(hops[1])
             for text in hops[2:]:
