@@ -61,6 +61,28 @@ def test_table_layout_and_accessors():
     assert r.route_lengths([0, 1, 2], [5, 1, 9]).tolist() == [len(r.path(s, d)[1]) for s, d in [(0, 5), (1, 1), (2, 9)]]
 
 
+@pytest.mark.parametrize("make", [
+    lambda: nearest(rrg(20, 3, 1)),  # const VC
+    lambda: dor(torus((4, 3))),  # dateline VCs
+    lambda: hop_indexed(nearest(petersen())),
+    lambda: layered(nearest(ring(6))),
+])
+def test_route_matrix_without_vcs(make):
+    """with_vcs=False walks the same links and skips the VCs; with them, each column is path()."""
+    r = make()
+    n = r.topology.num_switches
+    src, dst = np.divmod(np.arange(n * n), n)
+    ent, vcs = r.route_matrix(src, dst)
+    ent2, none = r.route_matrix(src, dst, with_vcs=False)
+    assert none is None and np.array_equal(ent, ent2)
+    indices = r.view.indices
+    for m in range(0, n * n, 7):
+        sw, hop_vcs = r.path(int(src[m]), int(dst[m]))
+        hops = ent[:, m][ent[:, m] >= 0]
+        assert indices[hops].tolist() == sw[1:].tolist()
+        assert vcs[:, m][vcs[:, m] >= 0].tolist() == hop_vcs.tolist()
+
+
 def test_route_dispatch():
     t = torus((4, 4))
     assert route(t, algorithm="dor").algorithm == "dor"

@@ -104,7 +104,7 @@ def _fast_tables(table, n: int, bar) -> tuple[list[str], int]:
         # destinations of each source: every router but itself, in increasing order
         dst = np.broadcast_to(all_dst, (k, n))[all_dst[None, :] != sources[:, None]].reshape(k, n - 1)
         src = np.repeat(sources, n - 1)
-        ent, _ = table.route_matrix(src, dst.ravel())
+        ent, _ = table.route_matrix(src, dst.ravel(), with_vcs=False)
         if ent.shape[0]:
             max_hops = max(max_hops, int((ent >= 0).sum(axis=0).max()))
         tok = np.empty((ent.shape[0] + 1, ent.shape[1]), dtype=np.int64)

@@ -311,19 +311,22 @@ class TableRouting(Routing):
         return np.asarray(sw, dtype=np.int32), np.asarray(vcs, dtype=np.int16)
 
     # ------------------------------------------------------------ vectorised walk
-    def route_matrix(self, src, dst) -> tuple[np.ndarray, np.ndarray]:
+    def route_matrix(self, src, dst, *, with_vcs: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """Walk many routes at once.
 
         Parameters
         ----------
         src, dst : array_like of int, same length M
+        with_vcs : bool
+            False skips the VC of each hop (callers that only need the links: route
+            lengths, channel loads, the SST tables) and returns ``None`` for it.
 
         Returns
         -------
         entries : ndarray (H, M) of int64
             CSR entry (directed link) of hop ``h`` of route ``m``; ``-1`` past the end.
-        vcs : ndarray (H, M) of int16
-            VC of each hop; ``-1`` past the end.
+        vcs : ndarray (H, M) of int16, or None
+            VC of each hop; ``-1`` past the end.  ``None`` when ``with_vcs`` is False.
         """
         src = np.asarray(src, dtype=np.int64).ravel()
         dst = np.asarray(dst, dtype=np.int64).ravel()
@@ -345,23 +348,25 @@ class TableRouting(Routing):
                 raise RoutingError(f"{self.algorithm} table has no entry at switch {int(c[k])} "
                                    f"toward {int(d[k])}")
             e = indptr[c] + r
-            if self.vc_rule == "const":
-                v_now = np.full(len(idx), self.vc_const, dtype=np.int64)
-            elif self.vc_rule == "hop":
-                v_now = np.full(len(idx), hop, dtype=np.int64)
-            elif self.vc_rule == "layer":
-                v_now = self.layer[src[idx], d].astype(np.int64)
-            else:
-                de = self.entry_dim[e].astype(np.int64)
-                v_now = np.where(self.entry_wrap[e], 1, np.where(de == dim[idx], vc[idx], 0))
-                dim[idx] = de
-                vc[idx] = v_now
+            if with_vcs:
+                if self.vc_rule == "const":
+                    v_now = np.full(len(idx), self.vc_const, dtype=np.int64)
+                elif self.vc_rule == "hop":
+                    v_now = np.full(len(idx), hop, dtype=np.int64)
+                elif self.vc_rule == "layer":
+                    v_now = self.layer[src[idx], d].astype(np.int64)
+                else:
+                    de = self.entry_dim[e].astype(np.int64)
+                    v_now = np.where(self.entry_wrap[e], 1, np.where(de == dim[idx], vc[idx], 0))
+                    dim[idx] = de
+                    vc[idx] = v_now
             row_e = np.full(m, -1, dtype=np.int64)
-            row_v = np.full(m, -1, dtype=np.int16)
             row_e[idx] = e
-            row_v[idx] = v_now
             ent_rows.append(row_e)
-            vc_rows.append(row_v)
+            if with_vcs:
+                row_v = np.full(m, -1, dtype=np.int16)
+                row_v[idx] = v_now
+                vc_rows.append(row_v)
             phase[idx] = np.maximum(p, self.entry_phase[e])
             cur[idx] = indices[e]
             idx = idx[cur[idx] != dst[idx]]
@@ -369,12 +374,12 @@ class TableRouting(Routing):
             if hop > limit:
                 raise RoutingError(f"{self.algorithm} table has a routing loop")
         if not ent_rows:
-            return np.zeros((0, m), dtype=np.int64), np.zeros((0, m), dtype=np.int16)
-        return np.stack(ent_rows), np.stack(vc_rows)
+            return np.zeros((0, m), dtype=np.int64), (np.zeros((0, m), dtype=np.int16) if with_vcs else None)
+        return np.stack(ent_rows), (np.stack(vc_rows) if with_vcs else None)
 
     def route_lengths(self, src, dst) -> np.ndarray:
         """Hop count of each route (vectorised)."""
-        ent, _ = self.route_matrix(src, dst)
+        ent, _ = self.route_matrix(src, dst, with_vcs=False)
         return (ent >= 0).sum(axis=0).astype(np.int64)
 
     def _pair_blocks(self, pairs=None, block_pairs: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -399,7 +404,7 @@ class TableRouting(Routing):
         """Longest route (hops) over all pairs (or over ``pairs``)."""
         best = 0
         for s, d in self._pair_blocks(pairs):
-            ent, _ = self.route_matrix(s, d)
+            ent, _ = self.route_matrix(s, d, with_vcs=False)
             best = max(best, int(ent.shape[0]))
         return best
 

@@ -340,7 +340,7 @@ def paths_from(routing: Routing, src: int) -> dict[int, list[list[int]]]:
     t = _deterministic(routing)
     if not isinstance(t, TableRouting):
         raise RoutingError(f"cannot list paths of a {type(routing).__name__}")
-    ent, _ = t.route_matrix(np.full(len(dsts), src), dsts)
+    ent, _ = t.route_matrix(np.full(len(dsts), src), dsts, with_vcs=False)
     nxt = np.where(ent >= 0, t.view.indices[np.maximum(ent, 0)], -1)
     return {int(d): [[int(x) for x in nxt[:, j] if x >= 0]] for j, d in enumerate(dsts)}
 

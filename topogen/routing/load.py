@@ -56,7 +56,7 @@ def uniform_channel_load(routing: TableRouting, *, self_traffic: bool = True, pr
         if progress is not None:
             progress(done, n * (n - 1))
         rate = hosts[s] * hosts[d] / denom
-        ent, _ = routing.route_matrix(s, d)
+        ent, _ = routing.route_matrix(s, d, with_vcs=False)
         if ent.size == 0:
             continue
         used = ent >= 0
@@ -104,7 +104,7 @@ def pair_channel_load(routing: TableRouting, src, dst, rate) -> np.ndarray:
     src, dst, rate = src[keep], dst[keep], rate[keep]
     block = 1 << 18
     for i in range(0, len(src), block):
-        ent, _ = routing.route_matrix(src[i:i + block], dst[i:i + block])
+        ent, _ = routing.route_matrix(src[i:i + block], dst[i:i + block], with_vcs=False)
         if ent.size == 0:
             continue
         used = ent >= 0

@@ -96,7 +96,7 @@ class ValiantRouting(Routing):
         d_max = self.longest
         firsts, lasts = [], []
         for s, d in base._pair_blocks(pairs):
-            ent, _ = base.route_matrix(s, d)
+            ent, _ = base.route_matrix(s, d, with_vcs=False)
             if ent.size == 0:
                 continue
             length = (ent >= 0).sum(axis=0)

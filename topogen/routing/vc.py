@@ -114,7 +114,7 @@ def layered(base_routing: TableRouting, max_vcs: int | None = None) -> TableRout
     c_total = len(base.view.indices)
     pair_ids, dep_keys = [], []
     for s, d in base._pair_blocks():
-        ent, _ = base.route_matrix(s, d)
+        ent, _ = base.route_matrix(s, d, with_vcs=False)
         if ent.shape[0] < 2:
             continue
         a, b = ent[:-1], ent[1:]
