@@ -243,11 +243,53 @@ def test_run_sst_refuses_before_sst_starts(tmp_path, monkeypatch):
 
 
 def test_routing_names_refused_before_any_export():
-    for name in ("valiant", "ugal-l", "dor", "hop", "layered", "escape", "dsnf"):
+    for name in ("valiant", "ugal-l", "hop", "layered", "escape", "dsnf"):
         with pytest.raises(ParameterError, match=f"cannot take routing {name}"):
             st.check_routing_name("table", name)
     for name in ("booksim-min", "nr", "fr", "updown"):
         st.check_routing_name("table", name)
+    # dor: by its VC rule, once the routing is built (dateline on a torus, const on a mesh)
+    st.check_routing_name("table", "dor")
+    with pytest.raises(ParameterError, match="cannot take routing dor: its VCs follow a dateline"):
+        st.check_routing_name("table", "dor", vc_rule="dateline")
+    st.check_routing_name("table", "dor", vc_rule="const")
+    with pytest.raises(ParameterError, match="cannot take routing valiant"):
+        st.check_routing_name("table", "valiant", vc_rule="const")  # its path, not its VCs
+
+
+@pytest.mark.parametrize("gen, params, rule", [
+    ("mesh", dict(dims=(4, 3)), "const"),
+    ("hypercube", dict(dimension=4), "const"),
+    ("torus", dict(dims=(2, 2, 2)), "const"),  # sides of 2: no wrap-around link
+    ("torus", dict(dims=(4, 3)), "dateline"),
+])
+def test_bundle_records_the_vc_rule_and_dor_on_a_mesh_is_taken(tmp_path, gen, params, rule):
+    from topogen import registry
+    from topogen.layout import default_layout
+    from topogen.routing import route
+
+    t = registry.generate(gen, **params)
+    layout = default_layout(t)
+    r = route(t, layout, "dor")
+    _, vcs = r.route_matrix(*divmod(__import__("numpy").arange(t.num_switches ** 2), t.num_switches))
+    assert (rule == "const") == bool((vcs <= 0).all())  # the recorded rule is what the routes do
+    doc = sx.read_bundle(sx.write_bundle(tmp_path / "net.sst.json", t, layout, r))
+    assert doc["metadata"]["vc_rule"] == rule == sx.effective_vc_rule(r)
+    if rule != "const":
+        with pytest.raises(model().TableRoutingError, match="dateline"):
+            model().table_params(doc)
+        return
+    params = model().table_params(doc)
+    for s in range(t.num_switches):  # the tables follow dor's own routes
+        for d in range(t.num_switches):
+            if s != d:
+                assert walk(doc, params, s, d) == r.path(s, d)[0].tolist()
+
+
+def test_bundle_vc_rule_of_other_routings(tmp_path):
+    for name, rule in (("nr", "const"), ("booksim-min", "const"), ("hop", "hop"), ("valiant", None)):
+        _, r, path = torus_bundle(tmp_path, name, name=f"{name}.sst.json")
+        assert sx.read_bundle(path)["metadata"].get("vc_rule") == rule == sx.effective_vc_rule(r)
     st.check_routing_name("anytopo", "valiant")
     with pytest.raises(ParameterError, match="one of anytopo, table"):
         st.check_routing_name("tables", "nr")
@@ -255,6 +297,7 @@ def test_routing_names_refused_before_any_export():
 
 @pytest.mark.parametrize("argv, says", [
     (["--sst-topology", "table", "--routing", "valiant"], "cannot take routing valiant"),
+    (["--sst-topology", "table", "--routing", "dor", "--binary", "FAKE"], "cannot take routing dor"),
     (["--num-vcs", "3"], "num_vcs applies to the table topology"),
     (["--sst-topology", "table", "--num-vcs", "0"], "num_vcs must be an integer in 1..64"),
 ])
@@ -264,6 +307,7 @@ def test_cli_refuses_before_any_folder_or_export(tmp_path, capsys, argv, says):
     net = tmp_path / "t.json"
     assert main(["generate", "torus", "--dims", "3,3", "-o", str(net), "-q"]) == 0
     out = tmp_path / "out"
+    argv = [str(fakes.sst(tmp_path / "bin")) if a == "FAKE" else a for a in argv]
     rc = main(["run", "sst", str(net), "--out-dir", str(out), "-o", str(tmp_path / "r.csv"), *argv])
     err = capsys.readouterr().err
     assert rc != 0 and says in err and "Traceback" not in err

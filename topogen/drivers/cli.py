@@ -130,7 +130,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("--sst-topology", choices=("anytopo", "table"), default="anytopo",
                    help="the routers' merlin topology: anytopo (merlin.anytopo, source routes, VC = hop "
                         "number) or table (topogen.table_topo: next-hop tables, any of --num-vcs VCs per hop, "
-                        "the one with most credits; booksim-min, nr, fr, updown; docs/sst.md) (default anytopo)")
+                        "the one with most credits; booksim-min, nr, fr, updown, dor on a mesh; docs/sst.md) (default anytopo)")
     s.add_argument("--num-vcs", type=int, default=None, metavar="N",
                    help=f"--sst-topology table: VCs per hop (default {sim_defaults.NUM_VCS})")
     s.add_argument("--message-size", default=sim_defaults.sst_message_size(),
@@ -272,9 +272,7 @@ def run_command(args) -> int:
         from .sst_table import check_routing_name
 
         check_routing_name(args.sst_topology, args.routing, args.num_vcs)
-    if args.simulator != "booksim":  # _run_booksim creates it (and removes it if it fails early)
-        out_dir.mkdir(parents=True, exist_ok=True)
-    if args.simulator == "booksim":
+    if args.simulator == "booksim":  # each creates out_dir itself, after its own early refusals
         rows, summary = _run_booksim(args, src, out_dir)
     else:
         rows, summary = _run_sst(args, src, out_dir)
@@ -403,9 +401,8 @@ def _run_sst(args, src: Path, out_dir: Path):
     if args.generator == "bernoulli" and histogram is not None:
         raise ParameterError("--histogram records merlin's network-latency statistics: add --generator offered_load")
     parsed = _is_sst_bundle(src)
-    if parsed is not None and parsed[0] == "sst":
-        bundle = src.resolve()
-    else:
+    routing = None
+    if parsed is None or parsed[0] != "sst":
         if parsed is None:
             topology, layout = _load_topology(src)
         else:
@@ -419,6 +416,15 @@ def _run_sst(args, src: Path, out_dir: Path):
             from ..routing import route
 
             routing = route(topology, layout, args.routing, switch_delay=args.switch_delay)
+        if args.sst_topology == "table":  # a routing refused for its VC rule, before the export
+            from ..export.sst import effective_vc_rule
+            from .sst_table import check_routing_name
+
+            check_routing_name("table", args.routing, None, effective_vc_rule(routing) or "none")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if routing is None:
+        bundle = src.resolve()
+    else:
         bundle = _fresh_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,

@@ -47,11 +47,15 @@ def model_module():
     return _MODEL
 
 
-def check_routing_name(sst_topology: str, routing: str | None, num_vcs: int | None = None) -> None:
+def check_routing_name(sst_topology: str, routing: str | None, num_vcs: int | None = None,
+                       vc_rule: str | None = None) -> None:
     """Refuse, before any export, what the table topology never takes: an unknown topology,
     a ``num_vcs`` it does not use or out of range, a routing refused by its name
     (``topogen run sst --sst-topology table --routing valiant``; ``routing=None`` skips
-    that).  A routing whose next hops turn out to depend on the source is refused by
+    that).  dor, refused for its VC rule (``TABLE_VC_REFUSED``), is judged only once
+    its ``vc_rule`` is known (:func:`topogen.export.sst.effective_vc_rule`
+    of the routing, before the export): dor is taken on a mesh, where its VCs are constant.
+    A routing whose next hops turn out to depend on the source is refused by
     :func:`topology_args`.
 
     Raises
@@ -69,8 +73,10 @@ def check_routing_name(sst_topology: str, routing: str | None, num_vcs: int | No
         raise ParameterError(f"num_vcs must be an integer in 1..64 (VCs per virtual network), got {num_vcs!r}")
     model = model_module()
     if routing is not None and routing in model.TABLE_REFUSED:
+        if vc_rule is None and routing in model.TABLE_VC_REFUSED:
+            return  # decided by the routing's VC rule, once the routing is built
         try:
-            model.table_next_hops({"metadata": {"routing": routing}})
+            model.table_next_hops({"metadata": {"routing": routing, "vc_rule": vc_rule}, "num_routers": 0, "routers": []})
         except model.TableRoutingError as exc:
             raise ParameterError(str(exc)) from None
 

@@ -56,6 +56,7 @@ __all__ = [
     "read_any_bundle",
     "validate_bundle",
     "latency_string",
+    "effective_vc_rule",
 ]
 
 BUNDLE_FORMAT = "topogen-sst-bundle"
@@ -251,6 +252,9 @@ def bundle_dict(
         "routing": _routing_name(routing),
         "latency_source": "layout" if layout is not None else "uniform",
     }
+    vc_rule = effective_vc_rule(routing)
+    if vc_rule is not None:
+        meta["vc_rule"] = vc_rule
     if layout is not None:
         meta["floor"] = layout.floor.to_dict()
         meta["placement"] = layout.placement
@@ -291,6 +295,23 @@ def _ugal_export(routing) -> int:
             "SST anytopo's UGAL sees only the source router's output queues (UGAL-L); UGAL-G "
             "cannot be exported: run it on the reference simulator (topogen simulate --routing ugal-g)")
     return routing.k
+
+
+def effective_vc_rule(routing) -> str | None:
+    """The VC rule a table routing's routes follow, as the bundle records it
+    (``metadata.vc_rule``): ``"const"`` when every hop of every route is on one VC -- the
+    ``const`` rule, or dor's ``dateline`` rule on a network whose routes cross no
+    wrap-around link (a mesh, a hypercube, tori of sides 1-2) -- otherwise the routing's
+    own rule (``dateline``, ``hop``, ``layer``); None for a routing without a table
+    (Valiant, UGAL, escape ...).  ``topogen.table_topo`` takes a routing refused for its
+    VC rule when this is ``const``."""
+    rule = getattr(routing, "vc_rule", None)
+    if not isinstance(rule, str):
+        return None
+    wrap = getattr(routing, "entry_wrap", None)
+    if rule == "dateline" and wrap is not None and not np.any(wrap):
+        return "const"
+    return rule
 
 
 def _routing_name(routing) -> str:

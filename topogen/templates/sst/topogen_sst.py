@@ -278,8 +278,11 @@ def untimed_tables(bundle, simple):
 TABLE_NUM_VCS = 4
 
 #: Routings ``topogen.table_topo`` cannot take, by the bundle's ``metadata.routing``: their
-#: VCs follow a rule of their own (which the bundle does not record and the table
-#: topology would replace by its any-VC choice) or their path is chosen at the source.
+#: VCs follow a rule of their own (which the table topology would replace by its any-VC
+#: choice) or their path is chosen at the source.  dor (:data:`TABLE_VC_REFUSED`) is taken
+#: when the bundle's ``metadata.vc_rule`` is ``const``: every hop of every route on one VC,
+#: as its dateline rule gives on a mesh or a hypercube, whose routes cross no wrap-around
+#: link.
 TABLE_REFUSED = {
     "dor": "its VCs follow a dateline on tori",
     "hop": "its VC is the hop number",
@@ -290,6 +293,10 @@ TABLE_REFUSED = {
     "ugal-l": "its path is chosen at the source, adaptively",
     "ugal-g": "its path is chosen at the source, adaptively",
 }
+
+#: The routings of :data:`TABLE_REFUSED` refused for a VC rule that is constant on some
+#: networks (the bundle's ``metadata.vc_rule`` says when).
+TABLE_VC_REFUSED = ("dor",)
 
 
 #: ``topogen.table_topo``'s VC rules (``vc_credits``): the VC with the most credits in the
@@ -329,10 +336,11 @@ def table_next_hops(bundle, check=True):
         (:data:`TABLE_REFUSED`, UGAL, several paths per destination), a missing route, or a
         next hop that depends on the source (the message names the first such route).
     """
-    name = str((bundle.get("metadata") or {}).get("routing", "unknown"))
+    meta = bundle.get("metadata") or {}
+    name = str(meta.get("routing", "unknown"))
     fix = ("use --sst-topology anytopo, or a routing whose next hop depends only on the destination and whose "
-           "VC rule is const (booksim-min, nr, fr, updown)")
-    if name in TABLE_REFUSED:
+           "VC rule is const (booksim-min, nr, fr, updown; dor on a mesh or a hypercube)")
+    if name in TABLE_REFUSED and not (name in TABLE_VC_REFUSED and meta.get("vc_rule") == "const"):
         raise TableRoutingError("topogen.table_topo cannot take routing %s: %s; %s" % (name, TABLE_REFUSED[name], fix))
     if bundle.get("source_routing_algo", "weighted") != "weighted":
         raise TableRoutingError("topogen.table_topo cannot take routing %s: source_routing_algo %s chooses the path "
