@@ -3,11 +3,13 @@
 Two parts (both by default; ``--part accuracy`` or ``--part scale`` for one):
 
 * **accuracy** (Slim Fly q = 5..13, random 1,024-4,096 of degree 16, Skywalk of 1,024
-  switches): for several seeds, ``resilience(t, trials=T, seed=s)`` exact and with
-  ``sample=K``; prints how often the sampled diameter of a failure state (K sources plus
-  the double sweep) equals the exact one, and how far the sampled resilience fractions
-  (diameter, aspl) are from the exact ones, with the largest aspl standard error and the
-  largest |sampled - exact| aspl of a state in standard errors;
+  switches, 8 per cabinet, degree 16): for several seeds, ``resilience(t, trials=T,
+  seed=s)`` exact and with ``sample=K``; prints how often the sampled diameter of a
+  failure state (K sources plus the double sweep) equals the exact one (and by how many
+  hops it falls short at most), whether the intact diameter was found, how far the
+  sampled resilience fractions (diameter, aspl) are from the exact ones, the largest
+  aspl standard error and the largest |sampled - exact| aspl of a state in standard
+  errors;
 * **scale**: ``topogen analyze NET --resilience T --sample K`` as the library runs it
   (``analyze(topology, hops=False, routings=(), resilience_trials=T, sample=K)``) at
   10^4 and 10^5 switches (random degree 16 and Skywalk), printing wall / CPU time and
@@ -39,18 +41,20 @@ ACCURACY = [
     ("random", dict(num_switches=1024, degree=16, instances=1)),
     ("random", dict(num_switches=2048, degree=16, instances=1)),
     ("random", dict(num_switches=4096, degree=16, instances=1)),
-    ("skywalk", dict(switches_per_cabinet=16, cabinets=64, intra_degree=8, inter_degree=8, instances=1)),
+    ("skywalk", dict(switches_per_cabinet=8, cabinets=128, intra_degree=6, inter_degree=10, instances=1)),
 ]
 
 
-def states_agree(topology: Topology, trials: int, seed: int, sample: int) -> tuple[int, int, float]:
+def states_agree(topology: Topology, trials: int, seed: int, sample: int) -> tuple[int, int, float, int]:
     """Over the connected failure states of the grid of ``trials`` trials: states whose
     sampled diameter (as resilience estimates it) equals the exact one, states compared,
-    and the largest |sampled aspl - exact aspl| in standard errors."""
+    the largest |sampled aspl - exact aspl| in standard errors and the largest shortfall
+    of the sampled diameter in hops."""
     n, m = topology.num_switches, topology.num_links
     grid = np.round(np.arange(21) * 0.05, 12)
     equal = total = 0
     worst = 0.0
+    short = 0
     for s in child_seeds(seed, trials):
         order = make_rng(s).permutation(m)
         src_seed = child_seeds(s, 1)[0]
@@ -64,21 +68,26 @@ def states_agree(topology: Topology, trials: int, seed: int, sample: int) -> tup
             diameter = max(est.diameter, _swept_diameter(sub, src))
             assert diameter <= exact.diameter
             equal += diameter == exact.diameter
+            short = max(short, exact.diameter - diameter)
             total += 1
             if est.stderr > 0:
                 worst = max(worst, abs(est.aspl - exact.aspl) / est.stderr)
-    return equal, total, worst
+    return equal, total, worst, short
 
 
 def accuracy(args) -> None:
     print(f"accuracy: {args.trials} trials per seed, seeds 0..{args.seeds - 1}, sample K = {args.sample}")
     for family, p in ACCURACY:
+        if args.networks and family not in args.networks:
+            continue
         t = registry.generate(family, **p, seed=1) if family != "slimfly" else registry.generate(family, **p)
         k = min(args.sample, max(2, t.num_switches // 4))
         eq = tot = 0
         worst_z = 0.0
         diffs = {"diameter": [], "aspl": []}
         stderr = 0.0
+        short = 0
+        base_found = 0
         with Clock() as c:
             for seed in range(args.seeds):
                 ex = resilience(t, trials=args.trials, seed=seed)
@@ -87,11 +96,13 @@ def accuracy(args) -> None:
                 for prop in diffs:
                     diffs[prop].append(float(getattr(sa, prop)) - float(getattr(ex, prop)))
                 stderr = max(stderr, sa.aspl_stderr)
-                e, n_, z = states_agree(t, args.trials, seed, k)
-                eq, tot, worst_z = eq + e, tot + n_, max(worst_z, z)
+                base_found += sa.base_diameter == ex.base_diameter
+                e, n_, z, sh = states_agree(t, args.trials, seed, k)
+                eq, tot, worst_z, short = eq + e, tot + n_, max(worst_z, z), max(short, sh)
         d, a = np.array(diffs["diameter"]), np.array(diffs["aspl"])
         print(f"{t.name}: N={t.num_switches} K={k}: sampled diameter = exact in {eq}/{tot} states "
-              f"({100 * eq / max(tot, 1):.1f} %); resilience sampled - exact over {args.seeds} seeds: "
+              f"({100 * eq / max(tot, 1):.1f} %, at most {short} hop(s) short; intact diameter found "
+              f"in {base_found}/{args.seeds} runs); resilience sampled - exact over {args.seeds} seeds: "
               f"diameter {_spread(d)}, aspl {_spread(a)}; aspl stderr <= {stderr:.4f}, "
               f"largest |aspl error| {worst_z:.2f} stderr  [{c.line()}]", flush=True)
 
@@ -135,6 +146,7 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=None, help="sources (accuracy: 64; scale: 1000)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--families", nargs="+", default=["random", "skywalk"])
+    ap.add_argument("--networks", nargs="+", help="accuracy: only these families (slimfly, random, skywalk)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--one", nargs=2, metavar=("FAMILY", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args()

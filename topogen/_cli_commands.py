@@ -425,12 +425,13 @@ def _announce_long(args, label: str, layout, routings) -> None:
         if args.sample is None:
             k = min(_SUGGESTED_SAMPLE, n - 1)
             quick = est.scaled(effort.resilience_state_sources(n, k)).stage_seconds["hops"]
+            quick *= effort.resilience_states(args.resilience, sample=k)
             _info(args, f"{label}: --resilience {args.resilience} measures the exact diameter and aspl "
                         f"(a BFS from each of the {n} switches) of up to {states} failure states, about "
                         f"{effort.format_duration(one)} each (less as links fail): up to "
                         f"{effort.format_duration(one * states)}; --sample {k} estimates them in up to "
-                        f"{effort.format_duration(quick * effort.resilience_states(args.resilience, sample=k))}"
-                        f" (aspl with its standard error, the diameter a lower bound)")
+                        f"{effort.format_duration(quick)} (aspl with its standard error, the diameter a "
+                        f"lower bound)")
         else:
             _info(args, f"{label}: --resilience {args.resilience} --sample {args.sample} estimates the "
                         f"diameter and aspl from {per_state} BFS sources (a sample and a double sweep) "
