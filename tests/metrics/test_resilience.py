@@ -138,7 +138,7 @@ def test_sample_of_every_switch_is_the_exact_result():
         assert all(np.array_equal(r.per_trial[p], exact.per_trial[p], equal_nan=True) for p in r.per_trial)
         assert not r.sampled and r.aspl_stderr == 0.0
         row = r.as_row()
-        assert row["resilience_sample"] == k and row["resilience_aspl_stderr"] == 0.0
+        assert row["resilience_sample"] == 50 and row["resilience_aspl_stderr"] == 0.0  # sources used
         assert row["resilience_diameter_upper_bound"] is False
     # the exact row is unchanged: no sampling columns
     assert list(exact.as_row()) == ["resilience_disconnection", "resilience_diameter",

@@ -118,8 +118,8 @@ class ResilienceResult:
     criteria : dict
         The tolerances used (``diameter_increase``, ``aspl_increase``, ``aspl_factor``).
     sample : int or None
-        Sources per failure state when the diameter and aspl were estimated
-        (``resilience(..., sample=K)``); None when they are exact.
+        Sampled sources per failure state, ``min(K, N)`` for ``resilience(...,
+        sample=K)`` (None without ``sample`` or when only connectivity is tracked).
     aspl_stderr : float
         Largest standard error of the sampled aspl estimates over the failure states
         measured (0 when exact).
@@ -484,7 +484,7 @@ def resilience(
         level=level,
         criteria={"diameter_increase": diameter_increase, "aspl_increase": aspl_increase,
                   "aspl_factor": aspl_factor},
-        sample=sample if distances else None,
+        sample=min(sample, n) if distances and sample is not None else None,
         aspl_stderr=float(worst[0]),
         sampled=bool(distances and sampled),
     )
