@@ -418,7 +418,7 @@ def _announce_long(args, label: str, layout, routings) -> None:
                     f"{effort.format_duration(secs)} here (--bisection-runs 1 takes a quarter of that)")
     if args.resilience and n > effort.EXACT_NOTICE_SWITCHES:
         states = effort.resilience_states(args.resilience, sample=args.sample)
-        if est is None or args.sample is not None:
+        if est is None:
             est = effort.estimate_effort(layout.topology, routings=())
         per_state = effort.resilience_state_sources(n, args.sample)
         one = est.scaled(per_state).stage_seconds["hops"]  # the hop figures of one network
