@@ -417,14 +417,26 @@ def _announce_long(args, label: str, layout, routings) -> None:
                     f"{layout.topology.num_links} links; KaHIP grows about quadratically: roughly "
                     f"{effort.format_duration(secs)} here (--bisection-runs 1 takes a quarter of that)")
     if args.resilience and n > effort.EXACT_NOTICE_SWITCHES:
-        states = effort.resilience_states(args.resilience)
+        states = effort.resilience_states(args.resilience, sample=args.sample)
         if est is None:
             est = effort.estimate_effort(layout.topology, routings=())
-        one = est.stage_seconds["hops"]  # the exact hop figures of one network
-        _info(args, f"{label}: --resilience {args.resilience} measures the exact diameter and aspl "
-                    f"(a BFS from each of the {n} switches) of up to {states} failure states, about "
-                    f"{effort.format_duration(one)} each (less as links fail): up to "
-                    f"{effort.format_duration(one * states)}")
+        per_state = effort.resilience_state_sources(n, args.sample)
+        one = est.scaled(per_state).stage_seconds["hops"]  # the hop figures of one network
+        if args.sample is None:
+            k = min(_SUGGESTED_SAMPLE, n - 1)
+            quick = est.scaled(effort.resilience_state_sources(n, k)).stage_seconds["hops"]
+            quick *= effort.resilience_states(args.resilience, sample=k)
+            _info(args, f"{label}: --resilience {args.resilience} measures the exact diameter and aspl "
+                        f"(a BFS from each of the {n} switches) of up to {states} failure states, about "
+                        f"{effort.format_duration(one)} each (less as links fail): up to "
+                        f"{effort.format_duration(one * states)}; --sample {k} estimates them in up to "
+                        f"{effort.format_duration(quick)} (aspl with its standard error, the diameter a "
+                        f"lower bound)")
+        else:
+            _info(args, f"{label}: --resilience {args.resilience} --sample {args.sample} estimates the "
+                        f"diameter and aspl from {per_state} BFS sources (a sample and a double sweep) "
+                        f"of up to {states} failure states, about {effort.format_duration(one)} each: "
+                        f"up to {effort.format_duration(one * states)}")
 
 
 def _rows_table(rows, labels) -> str:

@@ -92,9 +92,16 @@ def test_cli_notices_of_bisection_and_resilience(capsys, monkeypatch):
     assert not any("source searches" in x for x in lines)  # sampled
     assert any(x.startswith("topogen: ") and "--bisection runs METIS and KaHIP (eco) 2 times" in x
                for x in lines), err
-    states = effort.resilience_states(3)
-    assert states == 1 + 2 * 3 * 5
-    assert any("--resilience 3 measures" in x and f"up to {states} failure states" in x for x in lines), err
+    states = effort.resilience_states(3, sample=4)
+    assert states == 3 + 2 * 3 * 5 and effort.resilience_states(3) == 1 + 2 * 3 * 5
+    # sampled: the notice names the sampled cost (K sources and the double sweep per state)
+    assert any("--resilience 3 --sample 4 estimates" in x and f"up to {states} failure states" in x
+               and f"from {4 + effort.RESILIENCE_SWEEP_SOURCES} BFS sources" in x for x in lines), err
+    # exact: the notice suggests --sample
+    _, err = _analyze(capsys, "--seed", "1", "--resilience", "3", "--routing", "fr")
+    line = [x for x in err.splitlines() if "--resilience 3 measures the exact" in x]
+    assert len(line) == 1 and f"up to {effort.resilience_states(3)} failure states" in line[0], err
+    assert "--sample 63 estimates them in" in line[0]
     monkeypatch.setattr(effort, "BISECTION_NOTICE_SWITCHES", 64)
     monkeypatch.setattr(effort, "EXACT_NOTICE_SWITCHES", 64)
     _, err = _analyze(capsys, "--sample", "4", "--seed", "1", "--bisection", "--resilience", "3")

@@ -124,3 +124,109 @@ def test_bad_input():
         resilience(petersen(), properties=("bisection",))
     with pytest.raises(ParameterError, match="1 link"):
         resilience(Topology(1, np.zeros((0, 2), dtype=np.int32)))
+
+
+# ----------------------------------------------------------------------------- sampled mode
+def test_sample_of_every_switch_is_the_exact_result():
+    topo = slimfly(5)  # 50 switches
+    exact = resilience(topo, trials=5, seed=3)
+    for k in (50, 1000):
+        r = resilience(topo, trials=5, seed=3, sample=k)
+        assert r.table.equals(exact.table)
+        assert (r.disconnection, r.diameter, r.aspl) == (exact.disconnection, exact.diameter, exact.aspl)
+        assert (r.base_diameter, r.base_aspl) == (exact.base_diameter, exact.base_aspl)
+        assert all(np.array_equal(r.per_trial[p], exact.per_trial[p], equal_nan=True) for p in r.per_trial)
+        assert not r.sampled and r.aspl_stderr == 0.0
+        row = r.as_row()
+        assert row["resilience_sample"] == 50 and row["resilience_aspl_stderr"] == 0.0  # sources used
+        assert row["resilience_diameter_upper_bound"] is False
+    # the exact row is unchanged: no sampling columns
+    assert list(exact.as_row()) == ["resilience_disconnection", "resilience_diameter",
+                                    "resilience_aspl", "resilience_trials"]
+
+
+def test_sampled_same_seed_same_result():
+    topo = torus((6, 7))
+    a = resilience(topo, trials=4, seed=5, sample=9)
+    b = resilience(topo, trials=4, seed=5, sample=9)
+    assert a.table.equals(b.table) and a.as_row() == b.as_row() and a.sampled
+    assert a.as_row()["resilience_sample"] == 9 and a.as_row()["resilience_diameter_upper_bound"] is True
+
+
+def test_sampled_sources_are_the_trials_and_the_same_at_every_fraction(monkeypatch):
+    from topogen.metrics import hops
+
+    seen = []
+    real = hops.distance_stats
+
+    def spy(sub, **kw):
+        seen.append((sub.num_links, kw.get("sample"), kw.get("seed")))
+        return real(sub, **kw)
+
+    monkeypatch.setattr(hops, "distance_stats", spy)
+    resilience(slimfly(5), trials=3, seed=11, sample=10, properties=("aspl",))
+    trial_seeds = [child_seeds(s, 1)[0] for s in child_seeds(11, 3)]
+    assert {k for _, k, _ in seen} == {10}
+    assert {s for _, _, s in seen} == set(trial_seeds)  # one source seed per trial
+    # the intact network is measured once per trial, from that trial's sources
+    assert [s for m, _, s in seen if m == slimfly(5).num_links] == trial_seeds
+
+
+def test_sampled_diameter_is_a_lower_bound_so_its_resilience_an_upper_bound():
+    from topogen.metrics.hops import distance_stats, sample_sources
+    from topogen.metrics.resilience import _swept_diameter
+
+    topo = slimfly(11)  # 242 switches
+    order = make_rng(4).permutation(topo.num_links)
+    for failed in (0, 400, 800, 1200):
+        sub = Topology(topo.num_switches, topo.edges[np.sort(order[failed:])])
+        if sub.is_connected():
+            assert _swept_diameter(sub, sample_sources(242, 8, 1)) <= distance_stats(sub).diameter
+    for seed in range(3):
+        exact = resilience(topo, trials=6, seed=seed, properties=("diameter",))
+        r = resilience(topo, trials=6, seed=seed, sample=16, properties=("diameter",))
+        assert r.base_diameter == exact.base_diameter  # the sweep finds the intact diameter
+        assert (r.per_trial["diameter"] >= exact.per_trial["diameter"]).all()
+        assert r.diameter >= exact.diameter
+
+
+def test_sampled_aspl_within_standard_errors():
+    # one trial, grid {0}: base_aspl is that trial's estimate from 32 sources and
+    # aspl_stderr its standard error.  Measured over seeds 0..199: (estimate - exact) /
+    # stderr has mean -0.07, sd 1.02, largest |.| 3.7 (1.7 over seeds 0..9).
+    from topogen.metrics.hops import distance_stats
+
+    topo = Topology.from_networkx(nx.random_regular_graph(6, 600, seed=1))
+    exact = distance_stats(topo).aspl
+    z = []
+    for seed in range(50):
+        r = resilience(topo, trials=1, seed=seed, sample=32, properties=("aspl",), fractions=[0])
+        assert r.sampled and 0 < r.aspl_stderr < 0.05
+        z.append((r.base_aspl - exact) / r.aspl_stderr)
+    z = np.array(z)
+    assert np.abs(z[:10]).max() < 3 and np.abs(z).max() < 4.5
+    assert 0.6 < z.std() < 1.5  # the stated error is the size of the real one
+
+
+def test_bad_sample():
+    for bad in (0, -3, 2.5, True, "ten"):
+        with pytest.raises(ParameterError, match=r"sample must be an integer >= 1.*sample=1000"):
+            resilience(petersen(), trials=2, sample=bad)
+
+
+def test_cli_row_records_the_sampling(capsys):
+    import json
+
+    from topogen.cli import main
+
+    assert main(["analyze", "slimfly", "--q", "5", "--resilience", "3", "--sample", "8", "--seed", "2",
+                 "--routing", "fr", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["resilience_sample"] == 8 and row["resilience_diameter_upper_bound"] is True
+    assert row["resilience_aspl_stderr"] > 0 and row["sampled"] is True
+    assert main(["analyze", "slimfly", "--q", "5", "--resilience", "3", "--seed", "2",
+                 "--routing", "fr", "--format", "json"]) == 0
+    exact = json.loads(capsys.readouterr().out)[0]
+    assert not any(k.startswith("resilience_") and k not in ("resilience_disconnection", "resilience_diameter",
+                   "resilience_aspl", "resilience_trials") for k in exact)
+    assert exact["resilience_disconnection"] == row["resilience_disconnection"]  # connectivity is exact

@@ -25,7 +25,7 @@ from ..errors import ParameterError
 from ..topology import Topology, as_topology
 
 __all__ = ["AnalysisEffort", "estimate_effort", "EXACT_NOTICE_SWITCHES", "BISECTION_NOTICE_SWITCHES",
-           "format_duration", "bisection_seconds", "resilience_states"]
+           "format_duration", "bisection_seconds", "resilience_states", "resilience_state_sources"]
 
 #: Switches above which ``topogen analyze`` without ``--sample`` announces the exact
 #: all-pairs work before starting it.  At 16,384 switches of degree 16 the exact hops,
@@ -216,9 +216,24 @@ def bisection_seconds(topology, runs: int) -> float:
     return float(runs) * _KAHIP_SECONDS * (links / _KAHIP_LINKS) ** 2
 
 
-def resilience_states(trials: int, step: float = 0.05) -> int:
-    """Networks whose exact diameter and aspl :func:`topogen.metrics.resilience.resilience`
-    may measure (all-pairs BFS each): the intact one, and per trial one binary search over
-    the failure grid for each of the two properties."""
+def resilience_states(trials: int, step: float = 0.05, sample: int | None = None) -> int:
+    """Networks whose diameter and aspl :func:`topogen.metrics.resilience.resilience`
+    may measure: the intact one (once when exact, once per trial from the trial's
+    sources with ``sample``), and per trial one binary search over the failure grid for
+    each of the two properties."""
     points = int(math.floor(1.0 / step + 1e-9)) + 1
-    return 1 + 2 * int(trials) * max(1, math.ceil(math.log2(points + 1)))
+    intact = 1 if sample is None else int(trials)
+    return intact + 2 * int(trials) * max(1, math.ceil(math.log2(points + 1)))
+
+
+#: Sources of the double sweep that :func:`topogen.metrics.resilience.resilience`
+#: adds to each sampled failure state (three blocks of 64).
+RESILIENCE_SWEEP_SOURCES = 3 * 64
+
+
+def resilience_state_sources(switches: int, sample: int | None = None) -> int:
+    """BFS sources per failure state of :func:`~topogen.metrics.resilience.resilience`:
+    every switch when exact, ``K`` plus the double sweep's with ``sample=K < N``."""
+    if sample is None or sample >= switches:
+        return int(switches)
+    return int(sample) + RESILIENCE_SWEEP_SOURCES

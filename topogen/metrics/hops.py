@@ -35,7 +35,7 @@ from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError
 from ..topology import Topology, as_topology
 
-__all__ = ["HopStats", "distance_stats", "hop_matrix"]
+__all__ = ["HopStats", "distance_stats", "hop_matrix", "sample_sources"]
 
 _WORD = 64
 #: Gathered words per chunk of the level step (bounds the temporary buffer to ~16 MB).
@@ -201,6 +201,18 @@ def _choose_sources(n: int, sources, sample, seed) -> tuple[np.ndarray, bool, st
         raise ParameterError(f"sources must be switch ids in [0, {n - 1}]")
     src = np.unique(src).astype(np.intp)
     return src, len(src) == n, "given", None
+
+
+def sample_sources(n: int, sample: int, seed) -> np.ndarray:
+    """The sources :func:`distance_stats` uses for ``sample=sample, seed=seed`` on ``n``
+    switches (sorted switch ids; every switch when ``sample >= n``).
+
+    Raises
+    ------
+    ParameterError
+        If ``sample`` is not a positive integer or ``seed`` is not a valid seed.
+    """
+    return _choose_sources(int(n), None, sample, seed)[0]
 
 
 def _sample_stderr(per_source_mean: np.ndarray, population: int) -> float:

@@ -25,6 +25,12 @@ connectivity test per removal (compiled with numba; a SciPy binary search over t
 failure count is the fallback and the reference the tests compare with).  Diameter and
 average path length only grow as links fail, so each trial finds its largest fraction
 by binary search over the grid (bit-parallel BFS of :mod:`topogen.metrics.hops`).
+
+Above ~15,000 switches the exact all-pairs BFS of every failure state takes hours;
+``sample=K`` estimates each state from ``K`` sampled sources instead (the sampler and
+standard error of :func:`topogen.metrics.hops.distance_stats`): the average path length
+is an unbiased estimate with a stated standard error, the diameter a lower bound (see
+:func:`resilience`).  Connectivity stays exact.
 """
 
 from __future__ import annotations
@@ -111,6 +117,15 @@ class ResilienceResult:
     trials, seed, level : int, int, float
     criteria : dict
         The tolerances used (``diameter_increase``, ``aspl_increase``, ``aspl_factor``).
+    sample : int or None
+        Sampled sources per failure state, ``min(K, N)`` for ``resilience(...,
+        sample=K)`` (None without ``sample`` or when only connectivity is tracked).
+    aspl_stderr : float
+        Largest standard error of the sampled aspl estimates over the failure states
+        measured (0 when exact).
+    sampled : bool
+        True when the sample left switches out (``sample < N``): the diameter and aspl
+        are estimates and the diameter resilience is an upper bound.
     """
 
     table: pd.DataFrame
@@ -125,6 +140,9 @@ class ResilienceResult:
     seed: int = 0
     level: float = 0.5
     criteria: dict = field(default_factory=dict)
+    sample: int | None = None
+    aspl_stderr: float = 0.0
+    sampled: bool = False
 
     def mean_ci(self, prop: str = "connectivity") -> tuple[float, float]:
         """Mean of the trials' largest fractions for ``prop`` and its 95 % half-width."""
@@ -140,6 +158,13 @@ class ResilienceResult:
         if self.aspl is not None:
             row["resilience_aspl"] = self.aspl
         row["resilience_trials"] = self.trials
+        if self.sample is not None:
+            row["resilience_sample"] = self.sample
+            if self.aspl is not None:
+                row["resilience_aspl_stderr"] = self.aspl_stderr
+            if self.diameter is not None:
+                # a lower bound of each diameter: the criterion can only hold longer
+                row["resilience_diameter_upper_bound"] = bool(self.sampled)
         return row
 
 
@@ -268,6 +293,7 @@ def resilience(
     diameter_increase: int = 2,
     aspl_increase: float = 1.0,
     aspl_factor: float | None = None,
+    sample: int | None = None,
     seed=None,
 ) -> ResilienceResult:
     """Random-link-failure resilience of a network (Slim Fly Section III-D).
@@ -294,6 +320,10 @@ def resilience(
     aspl_factor : float, optional
         Instead of ``aspl_increase``: tolerate an average path length up to this factor
         (>= 1) times the intact one.
+    sample : int, optional
+        Estimate the diameter and average path length of each failure state from this
+        many sources (at least 1) instead of all switches; ``sample >= N`` is the exact
+        computation.  See Notes.
     seed : int, optional
         Seed of the failure orders (drawn and recorded when None); trial i uses the
         i-th child seed, so a trial's order does not depend on ``trials``.
@@ -315,6 +345,25 @@ def resilience(
     switch-to-switch hops, over ordered pairs of distinct switches; a disconnected
     network fails both bounds.
 
+    With ``sample=K`` (``K < N``) trial i draws ``K`` sources without replacement from
+    the first child seed of its own seed (:func:`topogen.metrics.hops.sample_sources`)
+    and measures every failure state of the trial, the intact network included, from
+    these same sources, so the binary search compares like with like (distances from
+    fixed sources only grow as links fail).  Connectivity stays exact.
+
+    * The average path length of a state is the sampled estimate of
+      :func:`~topogen.metrics.hops.distance_stats` (unbiased, with a finite-population
+      standard error); the aspl criterion compares it with the same sources' estimate
+      on the intact network.  ``aspl_stderr`` is the largest standard error over the
+      states measured; ``base_aspl`` is the mean of the trials' intact estimates.
+    * The diameter of a state is estimated by the largest eccentricity over the ``K``
+      sources, over up to 64 switches farthest from the first 64 sources, and over up to
+      64 switches farthest from those (a double sweep).  This is a **lower bound** of
+      the diameter (exact on nearly every state measured, docs/metrics.md), so the
+      diameter criterion can only hold longer than it should: the diameter resilience
+      is an **upper bound** of the exact one, provided the intact diameter is found
+      (``base_diameter`` is the largest intact estimate over the trials).
+    
     References
     ----------
     .. [1] M. Besta, T. Hoefler, "Slim Fly: A Cost Effective Low-Diameter Network
@@ -329,6 +378,9 @@ def resilience(
     aspl_increase = check_float("aspl_increase", aspl_increase, 0.0)
     if aspl_factor is not None:
         aspl_factor = check_float("aspl_factor", aspl_factor, 1.0)
+    if sample is not None:
+        sample = check_int("sample", sample, 1,
+                           hint=" (sources per failure state, e.g. sample=1000; None for exact)")
     props = [properties] if isinstance(properties, str) else list(properties)
     for p in props:
         if p not in PROPERTIES:
@@ -339,6 +391,7 @@ def resilience(
     n = topology.num_switches
     failed = np.floor(grid * m + 1e-9).astype(np.int64)
     seeds = child_seeds(seed, trials)
+    sampled = sample is not None and sample < n  # sample >= N: the exact computation
 
     def order(i):  # re-drawn when needed: no trials x links matrix is kept
         return make_rng(seeds[i]).permutation(m)
@@ -350,8 +403,17 @@ def resilience(
     per_trial = {"connectivity": _last_true(ok_conn, grid)}
     table = {"fraction": grid, "links_failed": failed, "connected": ok_conn.mean(axis=0)}
 
-    base = distance_stats(topology) if {"diameter", "aspl"} & set(props) else None
+    distances = bool({"diameter", "aspl"} & set(props))
     cache: dict = {}
+    worst = [0.0]  # largest standard error of a sampled aspl
+
+    def measure(sub, i):
+        if not sampled:
+            st = distance_stats(sub)
+            return st.diameter, st.aspl
+        st = distance_stats(sub, sample=sample, seed=source_seeds[i])
+        worst[0] = max(worst[0], st.stderr)
+        return max(st.diameter, _swept_diameter(sub, sources[i])), st.aspl
 
     def stats(i, g):
         key = (i, g)
@@ -359,15 +421,32 @@ def resilience(
             if cache.get("trial") != i:
                 cache["trial"], cache["order"] = i, order(i)
             sub = Topology(n, topology.edges[np.sort(cache["order"][failed[g]:])])
-            st = distance_stats(sub)
-            cache[key] = (st.diameter, st.aspl)
+            cache[key] = measure(sub, i)
         return cache[key]
+
+    if distances and sampled:
+        from .hops import sample_sources
+
+        source_seeds = [child_seeds(s, 1)[0] for s in seeds]
+        sources = [sample_sources(n, sample, s) for s in source_seeds]
+        intact = [measure(topology, i) for i in range(trials)]
+        for i in range(trials):  # the grid's fractions with no failed link are the intact state
+            cache.update({(i, int(g)): intact[i] for g in np.flatnonzero(failed == 0)})
+        base_diameter = max(d for d, _ in intact)
+        base_aspls = np.array([a for _, a in intact])
+        base_aspl = float(base_aspls.mean())
+    elif distances:
+        base = distance_stats(topology)
+        base_diameter, base_aspl = int(base.diameter), float(base.aspl)
+        base_aspls = np.full(trials, base.aspl)
+    else:
+        base_diameter, base_aspl = -1, math.nan
 
     limits = {}
     if "diameter" in props:
-        limits["diameter"] = (0, base.diameter + diameter_increase)
+        limits["diameter"] = (0, np.full(trials, base_diameter + diameter_increase))
     if "aspl" in props:
-        bound = base.aspl * aspl_factor if aspl_factor is not None else base.aspl + aspl_increase
+        bound = base_aspls * aspl_factor if aspl_factor is not None else base_aspls + aspl_increase
         limits["aspl"] = (1, bound + 1e-12)
     for prop, (idx, bound) in limits.items():
         ok = np.zeros_like(ok_conn)
@@ -376,7 +455,7 @@ def resilience(
             lo, hi = -1, len(conn)  # conn[:lo+1] hold the bound, conn[hi:] do not
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                if stats(i, int(conn[mid]))[idx] <= bound:
+                if stats(i, int(conn[mid]))[idx] <= bound[i]:
                     lo = mid
                 else:
                     hi = mid
@@ -398,14 +477,46 @@ def resilience(
         aspl=summary("aspl"),
         per_trial=per_trial,
         removable=removable,
-        base_diameter=int(base.diameter) if base is not None else -1,
-        base_aspl=float(base.aspl) if base is not None else math.nan,
+        base_diameter=int(base_diameter),
+        base_aspl=float(base_aspl),
         trials=trials,
         seed=seed,
         level=level,
         criteria={"diameter_increase": diameter_increase, "aspl_increase": aspl_increase,
                   "aspl_factor": aspl_factor},
+        sample=min(sample, n) if distances and sample is not None else None,
+        aspl_stderr=float(worst[0]),
+        sampled=bool(distances and sampled),
     )
+
+
+#: Switches per sweep of the diameter estimate (one 64-bit word of the bit-parallel BFS).
+_SWEEP = 64
+
+
+def _sweep(topology: Topology, sources: np.ndarray) -> tuple[int, np.ndarray]:
+    """Largest eccentricity of ``sources`` (at most one word of them) and the switches
+    at that distance from one of them."""
+    from .hops import _bfs_block, _CSRPlan
+
+    last: list = [None]
+
+    def record(level, new):
+        last[0] = new.copy()
+
+    counts, _, _ = _bfs_block(_CSRPlan(topology), np.asarray(sources, dtype=np.intp), record=record)
+    if last[0] is None:  # pragma: no cover - a connected network of >= 2 switches
+        return 0, np.asarray(sources, dtype=np.intp)
+    return len(counts), np.flatnonzero(np.bitwise_or.reduce(last[0], axis=0))
+
+
+def _swept_diameter(topology: Topology, sources: np.ndarray) -> int:
+    """Double sweep: the eccentricity of the switches farthest from the first sources,
+    then of those farthest from them (a lower bound of the diameter)."""
+    _, far = _sweep(topology, sources[:_SWEEP])
+    first, far = _sweep(topology, far[:_SWEEP])
+    second, _ = _sweep(topology, far[:_SWEEP])
+    return max(first, second)
 
 
 def _last_true(ok: np.ndarray, grid: np.ndarray) -> np.ndarray:

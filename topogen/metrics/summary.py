@@ -84,7 +84,10 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         If > 0, add Slim Fly III-D resilience with this many seeded failure orders
         (:func:`topogen.metrics.resilience.resilience`: ``resilience_disconnection``,
         ``resilience_diameter``, ``resilience_aspl`` as failure fractions,
-        ``resilience_trials``).
+        ``resilience_trials``).  With ``sample`` the failure states' diameter and aspl
+        are estimated from ``sample`` sources per trial (``resilience(..., sample=)``),
+        adding ``resilience_sample``, ``resilience_aspl_stderr`` and
+        ``resilience_diameter_upper_bound``.
     cost : bool or CostModel
         Add cost and power (Layout only; :func:`topogen.metrics.cost.network_cost`
         with the given model, or the Slim Fly paper's when True): ``electric_cables``,
@@ -182,7 +185,9 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
     if resilience_trials:
         from .resilience import resilience
 
-        out.update(resilience(topology, trials=resilience_trials, seed=seed).as_row())
+        res = resilience(topology, trials=resilience_trials, sample=sample, seed=seed)
+        out.update(res.as_row())
+        sampled = sampled or res.sampled
     if cost is not False and cost is not None:
         from .cost import CostModel, network_cost
 
