@@ -509,3 +509,30 @@ def test_every_seed_option_one_parser(capsys, tmp_path, monkeypatch, argv, bad, 
     code, _, err = run(capsys, *argv, "--seed", bad)
     assert_one_line_error(code, err, exit_code=2, match="seed must be an integer in [0, 2**63-1], " + shown)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------- analyze --bisection
+def test_analyze_bisection_method_and_kahip_mode(capsys):
+    import json
+
+    code, out, _ = run(capsys, "analyze", "torus", "--dims", "6,6", "--bisection", "--bisection-method", "metis",
+                       "--bisection-runs", 2, "--seed", 3, "--format", "json", "-q")
+    assert code == 0
+    row = json.loads(out)[0] if out.lstrip().startswith("[") else json.loads(out)
+    assert row["bisection_method"] == "metis" and row["bisection_search"] == "metis x2"
+    assert row["bisection_links"] == 12  # 6x6 torus: 2 x 6 links cross a halving cut
+    code, out, _ = run(capsys, "analyze", "torus", "--dims", "6,6", "--bisection", "--seed", 3,
+                       "--format", "json", "-q")
+    row = json.loads(out)[0] if out.lstrip().startswith("[") else json.loads(out)
+    assert code == 0 and row["bisection_search"] == "auto x4 (kahip eco)"
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--bisection-method", "metis"], "--bisection-method applies to --bisection"),
+    (["--kahip-mode", "fast"], "--kahip-mode applies to --bisection"),
+    (["--bisection", "--bisection-method", "metis", "--kahip-mode", "fast"], "--bisection-method metis runs METIS alone"),
+    (["--bisection", "--bisection-method", "scotch"], "invalid choice: 'scotch'"),
+])
+def test_analyze_bisection_options_refused(capsys, argv, says):
+    code, _, err = run(capsys, "analyze", "torus", "--dims", "4,4", *argv)
+    assert_one_line_error(code, err, match=says)

@@ -346,8 +346,15 @@ def _cmd_analyze(args, pairs) -> int:
         raise TopogenError("topogen.metrics.analyze is not available in this installation")
     relayout = any(v is not None for v in (args.switches_per_cabinet, args.cabinets, args.placement))
     extra: dict[str, Any] = {}  # analysis options, passed only when asked for
+    for option, value in (("--bisection-method", args.bisection_method), ("--kahip-mode", args.kahip_mode)):
+        if value is not None and not args.bisection:
+            raise ParameterError(f"{option} applies to --bisection: add --bisection, or leave {option} out")
+    if args.kahip_mode is not None and args.bisection_method == "metis":
+        raise ParameterError("--kahip-mode applies to KaHIP, and --bisection-method metis runs METIS alone: "
+                             "leave one of them out")
     if args.bisection:
-        extra.update(bisection=True, bisection_runs=args.bisection_runs)
+        extra.update(bisection=True, bisection_runs=args.bisection_runs,
+                     bisection_method=args.bisection_method or "auto", kahip_mode=args.kahip_mode or "eco")
     if args.resilience:
         extra["resilience_trials"] = args.resilience
     if args.cost:
@@ -411,11 +418,15 @@ def _announce_long(args, label: str, layout, routings) -> None:
                     f"--sample {k} estimates the same figures in about "
                     f"{effort.format_duration(sampled.seconds)}, with their standard errors "
                     f"(aspl_stderr, <routing>_avg_ns_stderr)")
-    if args.bisection and n > effort.BISECTION_NOTICE_SWITCHES:
-        secs = effort.bisection_seconds(layout.topology, args.bisection_runs)
-        _info(args, f"{label}: --bisection runs METIS and KaHIP (eco) {args.bisection_runs} times each on "
+    if args.bisection and n > effort.BISECTION_NOTICE_SWITCHES and args.bisection_method != "metis":
+        mode = args.kahip_mode or "eco"
+        secs = effort.bisection_seconds(layout.topology, args.bisection_runs, mode)
+        who = "KaHIP" if args.bisection_method == "kahip" else "METIS and KaHIP"
+        _info(args, f"{label}: --bisection runs {who} ({mode}) {args.bisection_runs} times each on "
                     f"{layout.topology.num_links} links; KaHIP grows about quadratically: roughly "
-                    f"{effort.format_duration(secs)} here (--bisection-runs 1 takes a quarter of that)")
+                    f"{effort.format_duration(secs)} here (--bisection-runs 1 takes "
+                    f"1/{args.bisection_runs} of that; --bisection-method metis runs METIS alone, in "
+                    f"seconds to minutes)")
     if args.resilience and n > effort.EXACT_NOTICE_SWITCHES:
         states = effort.resilience_states(args.resilience, sample=args.sample)
         if est is None:

@@ -133,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="measure the bisection width (METIS/KaHIP, certified lower bound)")
     g.add_argument("--bisection-runs", "--bisection_runs", dest="bisection_runs", type=int_option(1),
                    default=4, metavar="K", help="seeded partitioner runs (default: 4)")
+    g.add_argument("--bisection-method", "--bisection_method", dest="bisection_method",
+                   choices=("auto", "metis", "kahip"), default=None,
+                   help="partitioners: auto (the best of METIS and KaHIP), metis (seconds at 10^5 "
+                        "switches) or kahip (default: auto)")
+    g.add_argument("--kahip-mode", "--kahip_mode", dest="kahip_mode", choices=("fast", "eco", "strong"),
+                   default=None, help="KaHIP preset (default: eco)")
     g.add_argument("--resilience", type=int_option(1), metavar="TRIALS",
                    help="random link failure resilience (Slim Fly III-D) over TRIALS seeded trials")
     g.add_argument("--cost", action="store_true",

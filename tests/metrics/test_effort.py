@@ -112,3 +112,6 @@ def test_bisection_seconds_grows_with_links():
     small, big = torus((8, 8)), torus((16, 16))
     assert 0 < effort.bisection_seconds(small, 1) < effort.bisection_seconds(big, 1)
     assert effort.bisection_seconds(big, 4) == pytest.approx(4 * effort.bisection_seconds(big, 1))
+    assert effort.bisection_seconds(big, 1, "fast") > effort.bisection_seconds(big, 1, "eco")
+    with pytest.raises(ParameterError, match="mode must be one of eco, fast, strong"):
+        effort.bisection_seconds(big, 1, "quick")

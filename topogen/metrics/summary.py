@@ -55,8 +55,8 @@ def cable_stats(layout) -> dict[str, Any]:
 
 def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr", "nr"),
             sample: int | None = None, seed=None, hops: bool = True, bisection: bool = False,
-            bisection_runs: int = 4, resilience_trials: int = 0, cost=False,
-            progress=None) -> dict[str, Any]:
+            bisection_runs: int = 4, bisection_method: str = "auto", kahip_mode: str = "eco",
+            resilience_trials: int = 0, cost=False, progress=None) -> dict[str, Any]:
     """Everything about a topology or layout in one flat dictionary.
 
     Parameters
@@ -80,6 +80,10 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
         ``bisection_method``), best of ``bisection_runs`` seeded runs per partitioner.
     bisection_runs : int
         Seeded METIS/KaHIP runs for ``bisection``.
+    bisection_method, kahip_mode : str
+        ``method`` and ``kahip_mode`` of :func:`topogen.metrics.bisection.bisection`
+        (``"auto"``: the best of METIS and KaHIP; ``"metis"`` alone takes seconds where
+        KaHIP ``eco`` takes an hour, at 10^5 switches).
     resilience_trials : int
         If > 0, add Slim Fly III-D resilience with this many seeded failure orders
         (:func:`topogen.metrics.resilience.resilience`: ``resilience_disconnection``,
@@ -181,7 +185,11 @@ def analyze(obj, *, switch_delay: float = 60.0, routings: Sequence[str] = ("fr",
     if bisection:
         from .bisection import bisection as measure_bisection
 
-        out.update(measure_bisection(topology, runs=bisection_runs, seed=seed).as_row())
+        out.update(measure_bisection(topology, runs=bisection_runs, seed=seed, method=bisection_method,
+                                     kahip_mode=kahip_mode).as_row())
+        # what was searched, so that a row says how hard its cut was looked for
+        kahip = "" if bisection_method in ("metis", "exact") else f" (kahip {kahip_mode})"
+        out["bisection_search"] = f"{bisection_method} x{bisection_runs}{kahip}"
     if resilience_trials:
         from .resilience import resilience
 
