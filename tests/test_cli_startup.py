@@ -223,3 +223,17 @@ def test_the_crossval_command_runs_the_crossval_handler(monkeypatch):
     monkeypatch.setattr(crossval, "crossval_command", lambda args: seen.append(args.topology) or 7)
     args, _ = _parse(["crossval", "torus", "--out-dir", "x"])
     assert args.handler(args) == 7 and seen == ["torus"]
+
+
+def test_routing_functions_named_like_their_submodules_stay_functions():
+    out = _fresh("""
+    import json
+    import topogen.routing.dor, topogen.routing.updown, topogen.routing.ugal  # submodules first
+    import topogen.routing.valiant, topogen.routing.escape, topogen.routing.booksim_min
+    import topogen.routing as routing
+    from topogen.routing import booksim_min, dor, escape, ugal, updown, valiant
+    names = ["booksim_min", "dor", "escape", "ugal", "updown", "valiant"]
+    print(json.dumps({"attr": [callable(getattr(routing, n)) and type(getattr(routing, n)).__name__ for n in names],
+                      "from": [type(f).__name__ for f in (booksim_min, dor, escape, ugal, updown, valiant)]}))
+    """)
+    assert out["attr"] == out["from"] == ["function"] * 6

@@ -16,6 +16,8 @@ Compute functions (each returns a :class:`Routing`):
 """
 
 import importlib
+import sys
+import types
 
 from .names import ALGORITHMS
 
@@ -44,6 +46,24 @@ __all__ = [
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
 ]
+
+
+#: public functions named like the submodule that defines them (``dor`` in ``.dor`` ...)
+_SHADOWED = frozenset(name for name, module in _EXPORTS.items() if module == "." + name)
+
+
+class _Package(types.ModuleType):
+    """The package keeps its function ``dor`` when submodule ``.dor`` is imported (the
+    import system binds a submodule on its package; the eager imports this replaces bound
+    the function over it)."""
+
+    def __setattr__(self, name, value):
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):
