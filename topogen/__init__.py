@@ -9,6 +9,8 @@ Quick start::
     layout = topogen.place(t, topogen.Floor.skywalk(256, 8))
 """
 
+import importlib
+
 from ._version import __version__
 from .errors import (
     TopogenError,
@@ -20,9 +22,19 @@ from .errors import (
     SimulatorFailed,
     DeadlockError,
 )
-from .topology import Topology
-from .layout import Floor, Layout, place
-from .registry import generate, get as get_generator, names as generator_names
+
+#: Public name -> (submodule, its name there).  Loaded on first use (PEP 562), so that
+#: ``import topogen`` (and every ``topogen`` command's start) does not import SciPy and the
+#: layout code before a command needs them.
+_EXPORTS = {
+    "Topology": (".topology", "Topology"),
+    "Floor": (".layout", "Floor"),
+    "Layout": (".layout", "Layout"),
+    "place": (".layout", "place"),
+    "generate": (".registry", "generate"),
+    "get_generator": (".registry", "get"),
+    "generator_names": (".registry", "names"),
+}
 
 __all__ = [
     "__version__",
@@ -42,3 +54,17 @@ __all__ = [
     "SimulatorFailed",
     "DeadlockError",
 ]
+
+
+def __getattr__(name: str):
+    target = _EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = target
+    value = getattr(importlib.import_module(module, __name__), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

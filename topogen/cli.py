@@ -73,7 +73,7 @@ def _common() -> argparse.ArgumentParser:
 
 def _layout_options(p: argparse.ArgumentParser) -> None:
     from ._validate import int_option
-    from .layout import PLACEMENTS
+    from .layout.names import PLACEMENTS
 
     g = p.add_argument_group("layout (machine-room floor)")
     g.add_argument("--switches-per-cabinet", "--switches_per_cabinet", dest="switches_per_cabinet",
@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
 #: ``simulate``, ``plot``, ``crossval`` ...) through their ``add_parsers(subparsers, parents)``.
-_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.crossval", ".sweep.cli",
+_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.cli", ".sweep.cli",
             ".plots.cli", ".optimize.cli", ".layout.cli")
 
 

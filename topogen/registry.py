@@ -33,7 +33,7 @@ from .errors import ParameterError
 
 _GENERATORS: dict[str, "GeneratorSpec"] = {}
 _EXPERIMENTS: dict[str, "ExperimentSpec"] = {}
-_LOADED = False
+_LOADED: set[str] = set()  # packages whose modules are imported (:func:`_load`)
 
 
 @dataclass(frozen=True)
@@ -269,15 +269,21 @@ def register_experiment(name: str, *, paper: str = "", summary: str | None = Non
 
 def load_all() -> None:
     """Import every generator and experiment module (idempotent)."""
-    global _LOADED
-    if _LOADED:
+    _load("topogen.generators")
+    _load("topogen.experiments")
+
+
+def _load(pkg_name: str) -> None:
+    """Import every public module of ``pkg_name`` once: the generators register themselves
+    in ``topogen.generators``, the reproductions in ``topogen.experiments`` (so listing or
+    building a generator does not import the reproductions and pandas)."""
+    if pkg_name in _LOADED:
         return
-    _LOADED = True
-    for pkg_name in ("topogen.generators", "topogen.experiments"):
-        pkg = importlib.import_module(pkg_name)
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{pkg_name}.{info.name}")
+    _LOADED.add(pkg_name)
+    pkg = importlib.import_module(pkg_name)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{pkg_name}.{info.name}")
 
 
 def _close(name: str, names) -> str:
@@ -289,7 +295,7 @@ def _close(name: str, names) -> str:
 
 def get(name: str) -> GeneratorSpec:
     """The generator registered as ``name``."""
-    load_all()
+    _load("topogen.generators")
     try:
         return _GENERATORS[name]
     except KeyError:
@@ -299,12 +305,12 @@ def get(name: str) -> GeneratorSpec:
 
 
 def names() -> list[str]:
-    load_all()
+    _load("topogen.generators")
     return sorted(_GENERATORS)
 
 
 def generators() -> dict[str, GeneratorSpec]:
-    load_all()
+    _load("topogen.generators")
     return dict(sorted(_GENERATORS.items()))
 
 

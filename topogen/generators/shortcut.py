@@ -39,7 +39,6 @@ every instance connected).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr
 
 from .._rng import make_rng, resolve_seed
 from .._validate import check_float, check_int
@@ -65,6 +64,8 @@ def gaussian_offset_weights(num_switches: int, alpha: float) -> np.ndarray:
     ``[-N/2, N/2]``.  ``w`` sums to 1; ``w[0]`` is the mass at offset 0 (no shortcut),
     which never matters because a vertex is never its own partner.
     """
+    from scipy.special import ndtr  # here, not at import: `topogen list` stays light
+
     n = int(num_switches)
     sigma = n * float(alpha) / 2.0
     half = n / 2.0

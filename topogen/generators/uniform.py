@@ -76,7 +76,6 @@ from bisect import bisect_left
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from .._rng import child_seeds, make_rng, resolve_seed
 from .._validate import check_int, check_memory
@@ -709,5 +708,7 @@ def best_of_instances(
 def _connected(topo: Topology) -> bool:
     if topo.num_switches == 1:
         return True
+    from scipy.sparse.csgraph import connected_components  # here: `topogen list` stays light
+
     ncomp, _ = connected_components(topo.csr(), directed=False)
     return ncomp == 1

@@ -1,18 +1,19 @@
 """Floors, placement of switches into cabinets, clustering and cabinet mapping."""
 
-from .floor import Floor
-from .placement import Layout, place, PLACEMENTS, default_floor, default_layout
+import importlib
+
+#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: ``topogen`` sub-commands that only build their parsers do not import SciPy.
+_EXPORTS = {
+    "Floor": ".floor",
+    **dict.fromkeys(("Layout", "place", "PLACEMENTS", "default_floor", "default_layout"), ".placement"),
+    # Clustering and cabinet mapping (Koibuchi et al., Sections IV-C and IV-D).
+    **dict.fromkeys(("cluster_graph", "inter_cabinet_links", "sequential_clusters", "walktrap_clusters"),
+                    ".clustering"),
+    **dict.fromkeys(("AnnealResult", "anneal", "map_clusters", "mapping_cost", "serpentine"), ".mapping"),
+}
 
 __all__ = ["Floor", "Layout", "place", "PLACEMENTS", "default_floor", "default_layout"]
-
-# Clustering and cabinet mapping (Koibuchi et al., Sections IV-C and IV-D).
-from .clustering import (
-    cluster_graph,
-    inter_cabinet_links,
-    sequential_clusters,
-    walktrap_clusters,
-)
-from .mapping import AnnealResult, anneal, map_clusters, mapping_cost, serpentine
 
 __all__ += [
     "walktrap_clusters",
@@ -25,3 +26,16 @@ __all__ += [
     "mapping_cost",
     "serpentine",
 ]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

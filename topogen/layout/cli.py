@@ -28,7 +28,7 @@ __all__ = ["add_parsers", "cluster_command", "anneal_command"]
 def add_parsers(subparsers, parents=()) -> None:
     """Add ``layout`` (with ``cluster`` and ``anneal``) to the ``topogen`` sub-commands."""
     from .._validate import int_option
-    from .pipeline import CLUSTERINGS
+    from .names import CLUSTERINGS
 
     top = subparsers.add_parser(
         "layout", parents=list(parents),

@@ -28,7 +28,7 @@ from .placement import Layout
 __all__ = ["CLUSTERINGS", "LayoutFigures", "layout_figures", "cluster_layout", "anneal_layout"]
 
 #: Clustering methods of :func:`cluster_layout`.
-CLUSTERINGS = ("walktrap", "sequential")
+from .names import CLUSTERINGS  # noqa: E402 (the one list, light for the command line)
 
 
 @dataclass(frozen=True)

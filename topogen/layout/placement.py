@@ -29,7 +29,7 @@ from ..errors import ParameterError
 from ..topology import Topology
 from .floor import Floor
 
-PLACEMENTS = ("auto", "sequential", "native", "random")
+from .names import PLACEMENTS  # noqa: E402 (the one list, light for the command line)
 
 
 @dataclass(frozen=True, eq=False)

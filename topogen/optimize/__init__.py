@@ -4,8 +4,27 @@
 ``docs/optimize.md``.
 """
 
-from .objectives import OBJECTIVES, CableModel, get_objective
-from .run import GRAPH_GOLF_RECORDS, OptimizeResult, optimize, plot_history, summarize
+import importlib
+
+#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: ``topogen`` sub-commands that only build their parsers do not import the search and pandas.
+_EXPORTS = {
+    **dict.fromkeys(("OBJECTIVES", "CableModel", "get_objective"), ".objectives"),
+    **dict.fromkeys(("GRAPH_GOLF_RECORDS", "OptimizeResult", "optimize", "plot_history", "summarize"), ".run"),
+}
 
 __all__ = ["optimize", "OptimizeResult", "plot_history", "summarize", "OBJECTIVES", "get_objective",
            "CableModel", "GRAPH_GOLF_RECORDS"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -7,7 +7,26 @@ and never changes them.  The latency-load curves of results tables are
 :mod:`topogen.sim.plot`.
 """
 
-from .channel_load import ChannelLoads, channel_loads
-from .floor import draw_floor, cable_classes
+import importlib
+
+#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: ``topogen`` sub-commands that only build their parsers do not import the routing code.
+_EXPORTS = {
+    **dict.fromkeys(("ChannelLoads", "channel_loads"), ".channel_load"),
+    **dict.fromkeys(("draw_floor", "cable_classes"), ".floor"),
+}
 
 __all__ = ["draw_floor", "cable_classes", "channel_loads", "ChannelLoads"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

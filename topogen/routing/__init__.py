@@ -15,26 +15,68 @@ Compute functions (each returns a :class:`Routing`):
 :mod:`topogen.routing.export` writes tables and SST source routes.  See ``docs/routing.md``.
 """
 
-from .base import Routing, TableRouting, load_routing, save_routing
-from .paths import nearest, fastest, spread_ties
-from .booksim_min import booksim_min
-from .dor import dor
-from .updown import updown
-from .escape import escape, EscapeRouting
-from .vc import hop_indexed, layered
-from .valiant import valiant, ValiantRouting, ugal_candidates, ugal_select, UgalCandidates
-from .ugal import ugal, UgalRouting, UGAL_VARIANTS
-from .deadlock import check, DeadlockReport
+import importlib
+import sys
+import types
+
+from .names import ALGORITHMS
+
+#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: ``topogen`` sub-commands that only build their parsers do not import the compiled
+#: path code (numba) and SciPy.
+_EXPORTS = {
+    **dict.fromkeys(("Routing", "TableRouting", "load_routing", "save_routing"), ".base"),
+    **dict.fromkeys(("nearest", "fastest", "spread_ties"), ".paths"),
+    "booksim_min": ".booksim_min",
+    "dor": ".dor",
+    "updown": ".updown",
+    **dict.fromkeys(("escape", "EscapeRouting"), ".escape"),
+    **dict.fromkeys(("hop_indexed", "layered"), ".vc"),
+    **dict.fromkeys(("valiant", "ValiantRouting", "ugal_candidates", "ugal_select", "UgalCandidates"),
+                    ".valiant"),
+    **dict.fromkeys(("ugal", "UgalRouting", "UGAL_VARIANTS"), ".ugal"),
+    **dict.fromkeys(("check", "DeadlockReport"), ".deadlock"),
+    # DSN-F routing (Truong et al., Fig. 2): a table routing built from the node labels.
+    "dsnf_routing": ".dsnf",
+}
 
 __all__ = [
     "Routing", "TableRouting", "EscapeRouting", "ValiantRouting", "UgalCandidates",
     "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
-    "save_routing", "route", "booksim_min", "ugal", "UgalRouting",
+    "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
 ]
 
-ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered",
-              "dsnf", "ugal-l", "ugal-g")
+
+#: public functions named like the submodule that defines them (``dor`` in ``.dor`` ...)
+_SHADOWED = frozenset(name for name, module in _EXPORTS.items() if module == "." + name)
+
+
+class _Package(types.ModuleType):
+    """The package keeps its function ``dor`` when submodule ``.dor`` is imported (the
+    import system binds a submodule on its package; the eager imports this replaces bound
+    the function over it)."""
+
+    def __setattr__(self, name, value):
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
@@ -63,6 +105,15 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     (default 4, Slim Fly IV-C), ``vcs`` hop-indexed VCs (default and minimum ``2 * D``).
     """
     from ..errors import ParameterError
+    from .booksim_min import booksim_min
+    from .dor import dor
+    from .dsnf import dsnf_routing
+    from .escape import escape
+    from .paths import fastest, nearest
+    from .ugal import UGAL_VARIANTS, ugal
+    from .updown import updown
+    from .valiant import valiant
+    from .vc import hop_indexed, layered
 
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
@@ -134,8 +185,3 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return ugal(_base(), UGAL_VARIANTS[algorithm], candidates=candidates, seed=seed, num_vcs=vcs)
     return valiant(_base(), seed=seed, num_vcs=vcs)
 
-
-# DSN-F routing (Truong et al., Fig. 2): a table routing built from the node labels.
-from .dsnf import dsnf_routing  # noqa: E402
-
-__all__.append("dsnf_routing")

@@ -26,10 +26,9 @@ import argparse
 import sys
 from pathlib import Path
 
-__all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
+from .names import ALGORITHMS as _ALGS
 
-_ALGS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf",
-         "ugal-l", "ugal-g")
+__all__ = ["add_parsers", "add_route_parser", "add_check_parser", "run_route", "run_check"]
 
 
 def add_parsers(subparsers, parents=()) -> None:

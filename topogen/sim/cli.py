@@ -25,8 +25,7 @@ def add_parsers(subparsers, parents=()) -> None:
     from .._validate import int_option
     from .. import sim_defaults as sd
     from ..sweep.loads import DEFAULT_POINTS
-    from .config import FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS
-    from .model import SimConfig
+    from .config import FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS, SimConfig
     from .traffic import PATTERNS
 
     d = SimConfig()
@@ -163,7 +162,7 @@ def _load(args):
 
 
 def _options(args, routing) -> dict:
-    from .model import SimConfig
+    from .config import SimConfig
 
     d = SimConfig()
     if args.num_vcs is None:

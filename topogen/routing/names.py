@@ -1,0 +1,6 @@
+"""Names of the routing algorithms, without importing their code (the ``topogen route
+--algorithm`` choices are read from here when the command line builds its parser)."""
+
+#: the algorithms :func:`topogen.routing.route` computes by name
+ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered",
+              "dsnf", "ugal-l", "ugal-g")
