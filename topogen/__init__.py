@@ -9,7 +9,7 @@ Quick start::
     layout = topogen.place(t, topogen.Floor.skywalk(256, 8))
 """
 
-import importlib
+from ._lazy import lazy_exports
 
 from ._version import __version__
 from .errors import (
@@ -56,15 +56,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    target = _EXPORTS.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attr = target
-    value = getattr(importlib.import_module(module, __name__), attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

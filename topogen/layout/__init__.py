@@ -1,6 +1,6 @@
 """Floors, placement of switches into cabinets, clustering and cabinet mapping."""
 
-import importlib
+from .._lazy import lazy_exports
 
 #: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
 #: ``topogen`` sub-commands that only build their parsers do not import SciPy.
@@ -28,14 +28,4 @@ __all__ += [
 ]
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -4,7 +4,7 @@
 ``docs/optimize.md``.
 """
 
-import importlib
+from .._lazy import lazy_exports
 
 #: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
 #: ``topogen`` sub-commands that only build their parsers do not import the search and pandas.
@@ -17,14 +17,4 @@ __all__ = ["optimize", "OptimizeResult", "plot_history", "summarize", "OBJECTIVE
            "CableModel", "GRAPH_GOLF_RECORDS"]
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

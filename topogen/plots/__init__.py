@@ -7,7 +7,7 @@ and never changes them.  The latency-load curves of results tables are
 :mod:`topogen.sim.plot`.
 """
 
-import importlib
+from .._lazy import lazy_exports
 
 #: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
 #: ``topogen`` sub-commands that only build their parsers do not import the routing code.
@@ -19,14 +19,4 @@ _EXPORTS = {
 __all__ = ["draw_floor", "cable_classes", "channel_loads", "ChannelLoads"]
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -15,10 +15,10 @@ Compute functions (each returns a :class:`Routing`):
 :mod:`topogen.routing.export` writes tables and SST source routes.  See ``docs/routing.md``.
 """
 
-import importlib
 import sys
 import types
 
+from .._lazy import lazy_exports
 from .names import ALGORITHMS
 
 #: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
@@ -66,17 +66,7 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
