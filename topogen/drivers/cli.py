@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .. import sim_defaults
 from ..errors import ParameterError
+from ..routing.names import ALGORITHMS
 
 __all__ = ["add_parsers", "add_run_parser", "add_results_parser", "run_command", "results_command"]
 
@@ -103,9 +104,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR")
-    s.add_argument("--routing", choices=("booksim-min", "nr", "fr", "updown", "dor", "valiant", "escape", "hop",
-                                         "layered", "dsnf", "ugal-l", "ugal-g"),
-                   default=sim_defaults.ROUTING,
+    s.add_argument("--routing", choices=ALGORITHMS, default=sim_defaults.ROUTING,
                    help="source routes from topogen's routing: booksim-min (BookSim anynet's min, the "
                         "shared default), nr (nearest), fr (fastest, latency-aware), updown, dor, valiant "
                         "(weighted paths via every intermediate), escape (its minimal routes), hop, "
