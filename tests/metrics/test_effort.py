@@ -12,6 +12,7 @@ from topogen.errors import ParameterError, TopologyError
 from topogen.generators.classic import torus
 from topogen.layout import default_layout
 from topogen.metrics import effort
+from topogen.metrics.resilience import SWEEP_SOURCES
 from topogen.topology import Topology
 
 
@@ -96,7 +97,7 @@ def test_cli_notices_of_bisection_and_resilience(capsys, monkeypatch):
     assert states == 3 + 2 * 3 * 5 and effort.resilience_states(3) == 1 + 2 * 3 * 5
     # sampled: the notice names the sampled cost (K sources and the double sweep per state)
     assert any("--resilience 3 --sample 4 estimates" in x and f"up to {states} failure states" in x
-               and f"from {4 + effort.RESILIENCE_SWEEP_SOURCES} BFS sources" in x for x in lines), err
+               and f"from {4 + SWEEP_SOURCES} BFS sources" in x for x in lines), err
     # exact: the notice suggests --sample
     _, err = _analyze(capsys, "--seed", "1", "--resilience", "3", "--routing", "fr")
     line = [x for x in err.splitlines() if "--resilience 3 measures the exact" in x]

@@ -235,14 +235,12 @@ def resilience_states(trials: int, step: float = 0.05, sample: int | None = None
     return intact + 2 * int(trials) * max(1, math.ceil(math.log2(points + 1)))
 
 
-#: Sources of the double sweep that :func:`topogen.metrics.resilience.resilience`
-#: adds to each sampled failure state (three blocks of 64).
-RESILIENCE_SWEEP_SOURCES = 3 * 64
-
-
 def resilience_state_sources(switches: int, sample: int | None = None) -> int:
     """BFS sources per failure state of :func:`~topogen.metrics.resilience.resilience`:
-    every switch when exact, ``K`` plus the double sweep's with ``sample=K < N``."""
+    every switch when exact, ``K`` plus the double sweep's
+    (:data:`topogen.metrics.resilience.SWEEP_SOURCES`) with ``sample=K < N``."""
     if sample is None or sample >= switches:
         return int(switches)
-    return int(sample) + RESILIENCE_SWEEP_SOURCES
+    from .resilience import SWEEP_SOURCES
+
+    return int(sample) + SWEEP_SOURCES

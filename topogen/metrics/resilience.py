@@ -493,6 +493,11 @@ def resilience(
 #: Switches per sweep of the diameter estimate (one 64-bit word of the bit-parallel BFS).
 _SWEEP = 64
 
+#: BFS sources :func:`_swept_diameter` adds to each sampled failure state: three sweeps
+#: (the first from the sample's first word, whose farthest switches ``distance_stats``
+#: does not return), counted by :func:`topogen.metrics.effort.resilience_state_sources`.
+SWEEP_SOURCES = 3 * _SWEEP
+
 
 def _sweep(topology: Topology, sources: np.ndarray) -> tuple[int, np.ndarray]:
     """Largest eccentricity of ``sources`` (at most one word of them) and the switches
