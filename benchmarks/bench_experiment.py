@@ -41,9 +41,9 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2, help="pool workers of the second run (default 2)")
     args = ap.parse_args(argv)
 
-    from topogen.sweep.runner import run_points
-    from topogen.sweep.spec import load_experiment
-    from topogen.sweep.store import Store
+    from topogen.experiments.runner import run_points
+    from topogen.experiments.spec import load_experiment
+    from topogen.experiments.store import Store
 
     n_loads = max(1, args.points // 20)
     loads = [round(0.01 + 0.3 * i / n_loads, 4) for i in range(n_loads)]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from topogen.experiments.graph_golf import golf_row, skywalk_rows
+from topogen.reproduce.graph_golf import golf_row, skywalk_rows
 
 TARGETS = {(256, 8): (4, 2.75), (1024, 8): (5, 3.505 * 1.01)}
 

@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from topogen.drivers.booksim import run_booksim
-from topogen.experiments.skywalk_sim import CYCLE_NS, HOSTS, NETWORKS, SIM_CONFIG, build
+from topogen.reproduce.skywalk_sim import CYCLE_NS, HOSTS, NETWORKS, SIM_CONFIG, build
 from topogen.export.booksim import export_booksim
 from topogen.routing import booksim_min
 from topogen.sim.sweep import sweep

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from topogen.experiments.skywalk_sim import NETWORKS, build, make_routing
+from topogen.reproduce.skywalk_sim import NETWORKS, build, make_routing
 from topogen.sim.traffic import Traffic
 
 

@@ -19,7 +19,7 @@ import topogen.metrics
 from topogen import Topology, registry
 from topogen._rng import make_rng
 from topogen.errors import FormatError
-from topogen.experiments._base import ExperimentResult
+from topogen.reproduce._base import ExperimentResult
 from topogen.export import bundle, formats, load
 
 

@@ -100,7 +100,7 @@ def test_list_and_generate_import_no_heavy_parts(tmp_path):
     out = _fresh(_LOADED + f"""
     codes = [run(["list"]), run(["list", "torus"]), run(["list", "skywalk"]),
              run(["generate", "torus", "--dims", "4,4", "-o", {str(tmp_path / "t.json")!r}])]
-    print(json.dumps({{"codes": codes, "heavy": loaded({HEAVY!r} + ("topogen.experiments.crossval",))}}))
+    print(json.dumps({{"codes": codes, "heavy": loaded({HEAVY!r} + ("topogen.reproduce.crossval",))}}))
     """)
     assert out["codes"] == [0, 0, 0, 0]
     assert out["heavy"] == []
@@ -198,7 +198,7 @@ def test_layout_names_are_what_place_and_cluster_accept():
 
 def test_crossval_names_are_what_crossval_accepts():
     from topogen.errors import ParameterError
-    from topogen.experiments import _crossval_saturation, _crossval_sim, names
+    from topogen.reproduce import _crossval_saturation, _crossval_sim, names
     from topogen.sim.traffic import PATTERNS
 
     assert _crossval_sim.TRAFFICS is names.TRAFFICS
@@ -215,10 +215,10 @@ def test_crossval_names_are_what_crossval_accepts():
 
 
 def test_the_crossval_command_runs_the_crossval_handler(monkeypatch):
-    import topogen.experiments.crossval as crossval
+    import topogen.reproduce.crossval as crossval
     from topogen.cli import _parse
 
-    assert crossval.add_parsers is __import__("topogen.experiments.cli", fromlist=["x"]).add_parsers
+    assert crossval.add_parsers is __import__("topogen.reproduce.cli", fromlist=["x"]).add_parsers
     seen = []
     monkeypatch.setattr(crossval, "crossval_command", lambda args: seen.append(args.topology) or 7)
     args, _ = _parse(["crossval", "torus", "--out-dir", "x"])

@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules that add sub-commands (``route``, ``check-deadlock``, ``run``, ``results``,
 #: ``simulate``, ``plot``, ``crossval`` ...) through their ``add_parsers(subparsers, parents)``.
-_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".experiments.cli", ".sweep.cli",
+_PLUGINS = (".routing.cli", ".drivers.cli", ".sim.cli", ".reproduce.cli", ".experiments.cli",
             ".plots.cli", ".optimize.cli", ".layout.cli")
 
 

@@ -14,7 +14,7 @@ defaults) and their help text from the numpydoc ``Parameters`` section, so the C
 Reproductions register with :func:`register_experiment`; ``topogen reproduce NAME``
 runs them.
 
-Modules under :mod:`topogen.generators` and :mod:`topogen.experiments` are imported
+Modules under :mod:`topogen.generators` and :mod:`topogen.reproduce` are imported
 on first use (:func:`load_all`), so adding a module is all it takes to add a name.
 """
 
@@ -255,7 +255,7 @@ def register_experiment(name: str, *, paper: str = "", summary: str | None = Non
     """Decorator: register a paper reproduction run by ``topogen reproduce NAME``.
 
     The function takes keyword parameters (typed like a generator's) and returns an
-    :class:`topogen.experiments.base.ExperimentResult`.
+    :class:`topogen.reproduce.base.ExperimentResult`.
     """
 
     def deco(func):
@@ -270,12 +270,12 @@ def register_experiment(name: str, *, paper: str = "", summary: str | None = Non
 def load_all() -> None:
     """Import every generator and experiment module (idempotent)."""
     _load("topogen.generators")
-    _load("topogen.experiments")
+    _load("topogen.reproduce")
 
 
 def _load(pkg_name: str) -> None:
     """Import every public module of ``pkg_name`` once: the generators register themselves
-    in ``topogen.generators``, the reproductions in ``topogen.experiments`` (so listing or
+    in ``topogen.generators``, the reproductions in ``topogen.reproduce`` (so listing or
     building a generator does not import the reproductions and pandas)."""
     if pkg_name in _LOADED:
         return

@@ -103,7 +103,7 @@ ACC_STOPPING_THRES = 0.05
 # ---------------------------------------------------------------- resume keys
 #: Revision of the numbers a simulation gives for the same inputs.  A change that alters
 #: them (the reference simulator's model or random stream, what an export or a driver
-#: hands BookSim or SST) bumps it; experiment point ids (:func:`topogen.sweep.spec.point_id`)
+#: hands BookSim or SST) bumps it; experiment point ids (:func:`topogen.experiments.spec.point_id`)
 #: and the ``--simulator`` back end's point keys include it, so a resumed run never reuses
 #: a row of another revision as finished.  1: up to 26 Nov 2026; 2: BookSim's VC
 #: allocation stage in the reference router, Bernoulli arrivals drawn as geometric gaps

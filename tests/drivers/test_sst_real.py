@@ -175,7 +175,7 @@ def _crossval_torus4(tmp_path, loads, saturation=False):
     """4x4 torus with 4 hosts per switch (33-flit packets, booksim-min tables), SST against
     reference-sst (the output-buffered router), long windows and 3 seeds so that the 3 %
     tolerance is not sampling noise (``docs/sst.md``, "Under load")."""
-    from topogen.experiments import crossval as cv
+    from topogen.reproduce import crossval as cv
 
     return cv.crossval(dict(topology="torus", params={"dims": (4, 4), "hosts_per_switch": 4},
                             loads=loads, simulators=("reference-sst", "sst"), sample_period=5000,
@@ -212,7 +212,7 @@ def test_reference_sst_saturates_where_sst_does_by_one_rule(tmp_path):
     loads agree within 5 % (4x4 torus, 33-flit uniform, 1,000-cycle periods: both in
     0.475-0.481 when measured; by the two simulators' own rules saturation loads were 4-17 %
     apart, ``docs/sst.md``)."""
-    from topogen.experiments import crossval as cv
+    from topogen.reproduce import crossval as cv
 
     res = cv.crossval(dict(topology="torus", params={"dims": (4, 4)}, loads=(0.2, 0.4), packet_size=33,
                            simulators=("reference-sst", "sst"), saturation=True, timeout=600.0),

@@ -1,1 +1,1 @@
-"""Paper reproductions: each module registers one or more ``topogen reproduce NAME``."""
+"""topogen.experiments"""

@@ -1,0 +1,298 @@
+"""Experiments as SLURM job arrays: ``topogen experiment submit`` and ``status``.
+
+:func:`submit` takes the points of an experiment that the store does not have yet, splits
+them into chunks (``chunk`` points per array task), writes a submission folder into the
+store and submits two jobs with ``sbatch``::
+
+    STORE/slurm/submit-NNN/
+      points.json     every point of the experiment and the chunks of this submission
+      job.sh          #SBATCH --array=0-M%K ... ; python -m topogen experiment task points.json
+      collect.sh      #SBATCH --dependency=afterany:JOB ; python -m topogen experiment collect
+      submission.json job ids, written after sbatch accepted the jobs
+      logs/           one output file per array task (%A_%a.out)
+
+Each array task runs its chunk in one process (no process per point) and writes each
+point into the store as it finishes (:mod:`topogen.experiments.store`), skipping points another
+task already finished; a task that is killed loses only the point it was running.
+Rerunning ``submit`` submits only what is still missing or failed.  The collect job runs
+when the array ends, however its tasks ended (``afterany``), and merges the store into
+one table.  Simulators are found on the nodes the way ``topogen run`` finds them
+(``$TOPOGEN_BOOKSIM``/``$TOPOGEN_SST``, then PATH; the job inherits the submitting
+environment, ``--export=ALL``); a task whose node lacks one stops with one line in its log
+before touching the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._version import __version__
+from ..errors import ParameterError, TopogenError
+from ..output import atomic_write
+from .spec import Experiment, Point
+
+__all__ = ["SlurmOptions", "SlurmUnavailable", "check_slurm", "submit", "job_states", "write_submission",
+           "load_submission", "chunks_of"]
+
+
+class SlurmUnavailable(TopogenError):
+    """SLURM's commands are missing or its controller does not answer."""
+
+    exit_code = 69  # sysexits EX_UNAVAILABLE
+
+
+@dataclass
+class SlurmOptions:
+    """``sbatch`` settings of a submission (``[slurm]`` of the spec, overridden by options)."""
+
+    partition: str | None = None
+    account: str | None = None
+    time: str | None = None
+    mem: str | None = None
+    chunk: int = 10
+    max_running: int | None = None
+    cpus_per_task: int = 1
+    extra: list = field(default_factory=list)
+    python: str = sys.executable
+    collect: bool = True
+    collect_output: str | None = None
+    resubmit_running: bool = False
+
+    def __post_init__(self):
+        for name in ("chunk", "cpus_per_task"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ParameterError(f"slurm {name} must be a positive integer, got {v!r}")
+        if self.max_running is not None and (isinstance(self.max_running, bool) or
+                                             not isinstance(self.max_running, int) or self.max_running < 1):
+            raise ParameterError(f"slurm max_running must be a positive integer, got {self.max_running!r}")
+        for name in ("partition", "account", "time", "mem"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, str) or not v or any(c.isspace() for c in v)):
+                raise ParameterError(f"slurm {name} must be one word such as an sbatch --{name} value, got {v!r}")
+
+
+def _run(cmd: list[str], timeout: float = 30.0) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise SlurmUnavailable(f"{cmd[0]} not found on PATH: SLURM is not installed here; submit from a "
+                               "cluster login node, or start a local cluster with scripts/local-slurm start") from None
+    except subprocess.TimeoutExpired:
+        raise SlurmUnavailable(f"{cmd[0]} did not answer within {timeout:g} s: the SLURM controller is "
+                               "not reachable (scontrol ping says more)") from None
+
+
+def _first_line(text: str) -> str:
+    return " ".join((text.strip().splitlines() or [""])[0].split())
+
+
+def check_slurm() -> None:
+    """Raise :class:`SlurmUnavailable` unless ``sbatch`` exists and the controller answers."""
+    for tool in ("sbatch", "squeue"):
+        if shutil.which(tool) is None:
+            raise SlurmUnavailable(f"{tool} not found on PATH: SLURM is not installed here; submit from a "
+                                   "cluster login node, or start a local cluster with scripts/local-slurm start")
+    r = _run(["sinfo", "-h", "-o", "%a"], timeout=30)
+    if r.returncode != 0:
+        raise SlurmUnavailable(f"the SLURM controller is not reachable: {_first_line(r.stderr) or 'sinfo failed'}"
+                               " (scripts/local-slurm start starts a local one)")
+
+
+def chunks_of(points: list[Point], chunk: int) -> list[list[int]]:
+    """Point indices of each array task: consecutive runs of ``chunk`` points."""
+    idx = [p.index for p in points]
+    return [idx[i:i + chunk] for i in range(0, len(idx), chunk)]
+
+
+def _sbatch_lines(name: str, opts: SlurmOptions, log: Path) -> list[str]:
+    lines = [f"#SBATCH --job-name={name}", f"#SBATCH --output={log}", "#SBATCH --export=ALL",
+             f"#SBATCH --cpus-per-task={opts.cpus_per_task}", "#SBATCH --ntasks=1"]
+    for key in ("partition", "account", "time", "mem"):
+        v = getattr(opts, key)
+        if v:
+            lines.append(f"#SBATCH --{key}={v}")
+    lines += [f"#SBATCH {x}" for x in opts.extra]
+    return lines
+
+
+def write_submission(folder: Path, experiment: Experiment, store_root: Path, pending: list[Point],
+                     opts: SlurmOptions) -> dict:
+    """Write ``points.json``, ``job.sh`` and ``collect.sh`` into the new ``folder``."""
+    chunks = chunks_of(pending, opts.chunk)
+    doc = {"topogen_version": __version__, "experiment": experiment.name, "store": str(store_root),
+           "spec": str(experiment.path) if experiment.path else None,
+           "points": [p.to_dict() for p in experiment.points], "chunks": chunks}
+    (folder / "logs").mkdir()
+    atomic_write(folder / "points.json", json.dumps(doc) + "\n")
+    m = len(chunks) - 1
+    array = f"0-{m}" + (f"%{opts.max_running}" if opts.max_running else "")
+    py = shlex.quote(opts.python)
+    pj = shlex.quote(str(folder / "points.json"))
+    head = ["#!/bin/bash",
+            f"# topogen {__version__}: experiment {experiment.name}, {len(pending)} points in {m + 1} array tasks",
+            *_sbatch_lines(f"topogen-{experiment.name}", opts, folder / "logs" / "%A_%a.out"),
+            f"#SBATCH --array={array}", f"#SBATCH --chdir={shlex.quote(os.getcwd())}",
+            f"exec {py} -m topogen experiment task {pj} --index \"$SLURM_ARRAY_TASK_ID\""]
+    atomic_write(folder / "job.sh", "\n".join(head) + "\n")
+    out = opts.collect_output or str(store_root / "results.csv")
+    coll = ["#!/bin/bash", f"# topogen {__version__}: collect experiment {experiment.name} when its array ends",
+            *_sbatch_lines(f"topogen-{experiment.name}-collect", opts, folder / "logs" / "collect_%j.out"),
+            f"#SBATCH --chdir={shlex.quote(os.getcwd())}",
+            f"exec {py} -m topogen experiment collect {pj} -o {shlex.quote(out)}"]
+    atomic_write(folder / "collect.sh", "\n".join(coll) + "\n")
+    for f in ("job.sh", "collect.sh"):
+        os.chmod(folder / f, 0o755 & ~_umask())
+    return {"tasks": m + 1, "points": len(pending), "array": array}
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _new_folder(parent: Path) -> Path:
+    parent.mkdir(parents=True, exist_ok=True)
+    k = 1 + max([int(p.name.split("-")[1]) for p in parent.glob("submit-*") if p.name.split("-")[1].isdigit()],
+                default=0)
+    while True:
+        folder = parent / f"submit-{k:03d}"
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            k += 1
+
+
+def _sbatch(args: list[str]) -> str:
+    r = _run(["sbatch", "--parsable", *args], timeout=60)
+    if r.returncode != 0:
+        raise SlurmUnavailable(f"sbatch refused the job: {_first_line(r.stderr) or _first_line(r.stdout)}")
+    return r.stdout.strip().split(";")[0]
+
+
+def submit(experiment: Experiment, store, opts: SlurmOptions, *, dry_run: bool = False) -> dict:
+    """Submit the points ``store`` lacks as a job array (and a collect job after it).
+
+    Returns
+    -------
+    dict
+        ``folder``, ``points``, ``tasks``, ``array``, ``job`` and ``collect_job`` (None on a
+        dry run or with nothing to submit: then ``points`` is 0).
+
+    Raises
+    ------
+    SlurmUnavailable
+        SLURM is missing or its controller does not answer (checked before anything is written).
+    """
+    pending = store.pending(experiment.points)
+    if not pending:
+        return {"folder": None, "points": 0, "tasks": 0, "array": None, "job": None, "collect_job": None}
+    if not dry_run:
+        check_slurm()
+        if not opts.resubmit_running:
+            _refuse_running(store.root)
+    root = Path(os.path.abspath(store.root))  # the jobs may start in another folder
+    folder = _new_folder(root / "slurm")
+    info = write_submission(folder, experiment, root, pending, opts)
+    info.update(folder=folder, job=None, collect_job=None)
+    if dry_run:
+        return info
+    info["job"] = _sbatch([str(folder / "job.sh")])
+    if opts.collect:
+        info["collect_job"] = _sbatch([f"--dependency=afterany:{info['job']}", str(folder / "collect.sh")])
+    rec = {"job": info["job"], "collect_job": info["collect_job"], "points": info["points"],
+           "tasks": info["tasks"], "array": info["array"], "topogen_version": __version__}
+    atomic_write(folder / "submission.json", json.dumps(rec, indent=1) + "\n")
+    return info
+
+
+def _refuse_running(store_root: Path) -> None:
+    """Refuse when an earlier array of this store is still queued or running: its points
+    would be submitted a second time."""
+    jobs = [s["job"] for s in submissions(store_root) if s.get("job")]
+    if not jobs:
+        return
+    states, _ = job_states(jobs)
+    for job in jobs:
+        active = sum(n for st, n in states.get(job, {}).items() if st in _ACTIVE)
+        if active:
+            raise ParameterError(f"SLURM job {job} of this store still has {active} array task(s) queued or "
+                                 "running; submit again when it ends (topogen experiment status), or pass "
+                                 "--resubmit-running to submit their points a second time")
+
+
+_ACTIVE = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING")
+
+
+def load_submission(path) -> tuple[Experiment, list[list[int]]]:
+    """The experiment (its points) and the chunks of a submission's ``points.json``."""
+    from ..errors import FormatError
+
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        points = [Point.from_dict(d) for d in doc["points"]]
+        chunks = doc["chunks"]
+        name, store = doc["experiment"], Path(doc["store"])
+    except FileNotFoundError:
+        raise ParameterError(f"submission file {path} does not exist") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FormatError(f"not a topogen submission file: {exc}", path=path) from None
+    sims = tuple(s for s in ("reference", "booksim", "sst") if any(p.content["simulator"] == s for p in points))
+    exp = Experiment(name=name, path=Path(doc["spec"]) if doc.get("spec") else None, store=store, points=points,
+                     measure=points[0].content["measure"] if points else {}, simulators=sims)
+    return exp, chunks
+
+
+def submissions(store_root: Path) -> list[dict]:
+    """The submissions recorded in a store, oldest first."""
+    out = []
+    for f in sorted((Path(store_root) / "slurm").glob("submit-*/submission.json")):
+        try:
+            rec = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        rec["folder"] = str(f.parent)
+        out.append(rec)
+    return out
+
+
+def job_states(job_ids: list[str]) -> tuple[dict, str | None]:
+    """``{job id: {state: task count}}`` from ``squeue`` (queued and running tasks) and
+    ``sacct`` (finished ones, where accounting is on), and a note on what was not available."""
+    states: dict = {j: {} for j in job_ids}
+    if not job_ids:
+        return states, None
+    note = None
+    r = _run(["squeue", "-h", "-r", "-j", ",".join(job_ids), "-o", "%i|%T"])
+    if r.returncode == 0:
+        for line in r.stdout.splitlines():
+            jid, _, st = line.partition("|")
+            base = jid.split("_")[0]
+            if base in states:
+                states[base][st] = states[base].get(st, 0) + 1
+    else:
+        note = f"squeue: {_first_line(r.stderr)}"
+    try:
+        r = _run(["sacct", "-n", "-P", "-X", "-j", ",".join(job_ids), "-o", "JobID,State"])
+    except SlurmUnavailable as exc:
+        return states, (note + "; " if note else "") + f"sacct: {exc}"
+    if r.returncode == 0:
+        for line in r.stdout.splitlines():
+            jid, _, st = line.partition("|")
+            base = jid.split("_")[0]
+            st = st.split()[0] if st else st
+            if base in states and st not in ("PENDING", "RUNNING"):
+                states[base][st] = states[base].get(st, 0) + 1
+    else:
+        note = (note + "; " if note else "") + f"sacct: {_first_line(r.stderr) or 'failed'}"
+    return states, note

@@ -1,0 +1,494 @@
+"""Experiment specs: a TOML file whose Cartesian product is a list of simulation points.
+
+A spec has four parts (``docs/experiments.md`` has a complete example)::
+
+    [experiment]
+    name = "crossval-small"          # names the store and the SLURM jobs
+    store = "crossval-small.store"   # results store folder (relative to the spec file)
+    seconds_per_point = 0.5          # guess for `plan` until the store has measured points
+    zip = [["load", "seed"]]         # axes that advance together instead of crossing
+
+    [axes]                           # every value of every axis, crossed
+    topology = [{generator = "torus", params = {dims = [4, 4]}}, {file = "net.json"}]
+    layout = [{}, {switches_per_cabinet = 4, placement = "random"}]   # topogen.experiments.layouts
+    routing = ["booksim-min"]
+    traffic = ["uniform", "tornado"]
+    load = [0.05, 0.1, "sweep"]      # "sweep": a load sweep to saturation, a row per load
+    simulator = ["reference"]
+    seed = [1]
+    repeats = 1                      # each point again under derived seeds
+
+    [measure]                        # settings of every point (shared simulator defaults)
+    packet_size = 4
+
+    [sweep]                          # settings of the "sweep" points (topogen.experiments.loads)
+    tolerance = 0.02
+
+    [[exclude]]                      # points matching every key here are dropped
+    traffic = "tornado"
+    load = [0.1]
+
+    [slurm]                          # defaults of `topogen experiment submit`
+    partition = "debug"
+
+A point is plain data (:class:`Point`); its id is a digest of its canonical content
+(topology, layout unless the default, routing, traffic, load with the ``[sweep]`` settings
+of a sweep, simulator, seed, repeat and the resolved measurement settings), so adding a value to an axis adds points and never renames old ones, and
+reordering axes or values changes nothing.  Topology files enter the id by their content
+digest, not their path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._digest import seed_from
+from ..errors import FormatError, ParameterError
+from ..results import canonical_json
+from .layouts import check_keys, parse_layout
+
+__all__ = ["Experiment", "Point", "load_experiment", "parse_experiment", "point_id", "AXES",
+           "MEASURE_KEYS", "SLURM_KEYS"]
+
+#: the axes a spec crosses, in point order
+AXES = ("topology", "layout", "routing", "traffic", "load", "simulator", "seed")
+
+_EXPERIMENT_KEYS = {"name": str, "store": str, "seconds_per_point": (int, float), "zip": list,
+                    "description": str}
+#: measurement settings (fields of :class:`topogen.reproduce.crossval.CrossvalSpec`)
+MEASURE_KEYS = {"packet_size": int, "num_vcs": int, "vc_buf_size": int, "clock_ns": (int, float),
+                "flit_bits": int, "link_latency": (int, str), "warmup_periods": int,
+                "sample_period": int, "max_samples": int, "latency_thres": (int, float),
+                "credit_delay": int, "timeout": (int, float)}
+#: defaults of ``topogen experiment submit``
+SLURM_KEYS = {"partition": str, "account": str, "time": str, "mem": str, "chunk": int,
+              "max_running": int, "cpus_per_task": int, "extra": list}
+_SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep")
+#: settings of ``load = "sweep"`` points (:func:`topogen.experiments.loads.knee_sweep`)
+SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
+_TOPOLOGY_KEYS = ("generator", "params", "file", "label")
+_SIMULATORS = ("reference", "booksim", "sst")
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", bool: "true/false",
+               dict: "a table"}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation point of an experiment.
+
+    ``content`` is the canonical data its id is made from; ``topology_file`` is the
+    resolved path of a topology file (not part of the id: its content digest is).
+    """
+
+    id: str
+    index: int
+    content: dict
+    topology_file: str | None = None
+
+    @property
+    def label(self) -> str:
+        c = self.content
+        lay = f" layout={c['layout']['label']}" if c.get("layout") else ""
+        load = "sweep" if c["load"] == "sweep" else f"{c['load']:g}"
+        return (f"{c['topology']['label']}{lay} {c['routing']} {c['traffic']} load={load} "
+                f"{c['simulator']} seed={c['seed']}" + (f" repeat={c['repeat']}" if c["repeat"] else ""))
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "index": self.index, "content": self.content,
+                "topology_file": self.topology_file}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Point":
+        return cls(d["id"], int(d["index"]), d["content"], d.get("topology_file"))
+
+
+@dataclass
+class Experiment:
+    """A parsed spec: its points and settings."""
+
+    name: str
+    path: Path | None
+    store: Path
+    points: list[Point]
+    measure: dict
+    slurm: dict = field(default_factory=dict)
+    seconds_per_point: float = 1.0
+    simulators: tuple[str, ...] = ()
+
+
+def point_id(content: dict) -> str:
+    """The stable id of a point: 16 hex digits of the SHA-256 of its canonical content and
+    of :data:`topogen.sim_defaults.RESULTS_REVISION` (a change of the simulators' numbers
+    gives new ids, so a store never counts a row of the old numbers as done)."""
+    from ..sim_defaults import RESULTS_REVISION
+
+    salt = b"topogen-experiment-point-1;" + (f"r{RESULTS_REVISION};".encode() if RESULTS_REVISION > 1 else b"")
+    return hashlib.sha256(salt + canonical_json(content).encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------- checking
+def _where(path, section: str | None) -> str:
+    at = f"[{section}] of " if section else ""
+    return f"{at}{path}" if path else (f"[{section}]" if section else "the spec")
+
+
+def _check_keys(doc: dict, known, path, section: str | None) -> None:
+    check_keys(doc, known, _where(path, section))
+
+
+def _type_ok(value, types) -> bool:
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)
+
+
+def _want(types) -> str:
+    types = types if isinstance(types, tuple) else (types,)
+    if set(types) == {int, float}:
+        return "a number"
+    return " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
+
+
+def _check_type(key: str, value, types, path, section) -> None:
+    if not _type_ok(value, types):
+        raise ParameterError(f"{key} in {_where(path, section)} must be {_want(types)}, "
+                             f"got {value!r} ({type(value).__name__})")
+
+
+def _axis_list(axes: dict, name: str, types, path, default=None) -> list:
+    if name not in axes:
+        if default is None:
+            raise ParameterError(f"{_where(path, 'axes')} needs {name} = [...] (a list of values)")
+        return list(default)
+    values = axes[name]
+    if not isinstance(values, list):
+        values = [values]
+    if not values:
+        raise ParameterError(f"axis {name} in {_where(path, 'axes')} is empty; give at least one value")
+    for v in values:
+        if not _type_ok(v, types):
+            raise ParameterError(f"axis {name} in {_where(path, 'axes')} takes values that are each {_want(types)}, "
+                                 f"got {v!r} ({type(v).__name__})")
+    if len({canonical_json(v) for v in values}) != len(values):
+        raise ParameterError(f"axis {name} in {_where(path, 'axes')} lists a value twice")
+    return values
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _topology(entry, path, base: Path) -> tuple[dict, str | None]:
+    """(canonical content, resolved file) of one ``topology`` axis value."""
+    from .. import registry
+
+    if not isinstance(entry, dict):
+        raise ParameterError(f"axis topology in {_where(path, 'axes')} takes tables such as "
+                             f'{{generator = "torus", params = {{dims = [4, 4]}}}} or {{file = "net.json"}}, '
+                             f"got {entry!r}")
+    _check_keys(entry, _TOPOLOGY_KEYS, path, "axes.topology")
+    if ("generator" in entry) == ("file" in entry):
+        raise ParameterError(f"a topology in {_where(path, 'axes')} needs exactly one of generator or file, "
+                             f"got {entry!r}")
+    label = entry.get("label")
+    if label is not None:
+        _check_type("label", label, str, path, "axes.topology")
+    if "file" in entry:
+        _check_type("file", entry["file"], str, path, "axes.topology")
+        if "params" in entry:
+            raise ParameterError(f"topology file {entry['file']} carries its own parameters; drop params "
+                                 f"in {_where(path, 'axes')}")
+        f = Path(entry["file"])
+        f = f if f.is_absolute() else base / f
+        if not f.is_file():
+            raise ParameterError(f"topology file {f} named in {_where(path, 'axes')} does not exist")
+        return {"file_digest": _file_digest(f), "label": label or f.stem}, str(f.resolve())
+    _check_type("generator", entry["generator"], str, path, "axes.topology")
+    gen = registry.get(entry["generator"])
+    params = entry.get("params", {})
+    _check_type("params", params, dict, path, "axes.topology")
+    known = [p.name for p in gen.params if p.name != "seed"]
+    _check_keys(params, known, path, f"axes.topology params of {gen.name}")
+    missing = [p.name for p in gen.params if p.required and p.name not in params]
+    if missing:
+        raise ParameterError(f"{gen.name} in {_where(path, 'axes')} needs parameter(s) {', '.join(missing)}; "
+                             f"`topogen list {gen.name}` shows them")
+    for p in gen.params:
+        if p.name in params and not _param_ok(params[p.name], p.type):
+            raise ParameterError(f"{gen.name} parameter {p.name} in {_where(path, 'axes')} must be "
+                                 f"{p.type_name}, got {params[p.name]!r} ({type(params[p.name]).__name__})")
+    text = ",".join(f"{k}={canonical_json(v)}" for k, v in sorted(params.items()))
+    return ({"generator": gen.name, "params": json.loads(canonical_json(params)),
+             "label": label or (f"{gen.name}({text})" if text else gen.name)}, None)
+
+
+def _param_ok(value, t) -> bool:
+    """Whether a TOML value fits a generator parameter's annotation (int, float, bool, str,
+    tuple[...], Literal[...], X | None); unknown annotations accept anything."""
+    import inspect
+    import types
+    import typing
+
+    if t is inspect.Parameter.empty or t is typing.Any:
+        return True
+    origin = typing.get_origin(t)
+    if origin in (typing.Union, types.UnionType):
+        return any(value is None if a is type(None) else _param_ok(value, a) for a in typing.get_args(t))
+    if origin is tuple:
+        args = [a for a in typing.get_args(t) if a is not Ellipsis] or [typing.Any]
+        return isinstance(value, list) and all(_param_ok(v, args[0]) for v in value)
+    if origin is typing.Literal:
+        return value in typing.get_args(t)
+    if t is bool:
+        return isinstance(value, bool)
+    if t is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if t is str:
+        return isinstance(value, str)
+    return True
+
+
+def _measure(doc: dict, path) -> dict:
+    """The resolved measurement settings (every field of CrossvalSpec the spec controls)."""
+    from ..reproduce._crossval_sim import CrossvalSpec
+
+    _check_keys(doc, MEASURE_KEYS, path, "measure")
+    for k, v in doc.items():
+        _check_type(k, v, MEASURE_KEYS[k], path, "measure")
+    args = dict(doc)
+    if args.get("link_latency") == "layout":
+        args["link_latency"] = None
+    elif isinstance(args.get("link_latency"), str):
+        raise ParameterError(f"link_latency in {_where(path, 'measure')} is a number of cycles or \"layout\", "
+                             f"got {args['link_latency']!r}")
+    spec = CrossvalSpec(topology="spec-check", **args)  # validates and applies the shared defaults
+    return {k: getattr(spec, k) for k in MEASURE_KEYS}
+
+
+def _sweep(doc: dict, path) -> dict:
+    """The resolved settings of the ``load = "sweep"`` points (``[sweep]``)."""
+    from .loads import SWEEP_DEFAULTS, check_points
+
+    if not isinstance(doc, dict):
+        raise ParameterError(f"sweep in {path or 'the spec'} must be a table [sweep], got {doc!r}")
+    _check_keys(doc, SWEEP_KEYS, path, "sweep")
+    for k, v in doc.items():
+        _check_type(k, v, SWEEP_KEYS[k], path, "sweep")
+    out = {**SWEEP_DEFAULTS, **doc}
+    low, high, tol = (float(out[k]) for k in ("low", "high", "tolerance"))
+    if not (0 < low < high <= 1) or not tol > 0:
+        raise ParameterError(f"[sweep] in {path or 'the spec'} needs 0 < low < high <= 1 and tolerance > 0, "
+                             f"got low={low:g}, high={high:g}, tolerance={tol:g}")
+    try:
+        check_points(out["points"])
+    except ParameterError:
+        raise ParameterError(f"points in [sweep] of {path or 'the spec'} must be 0 (bisection only) or an "
+                             f"integer >= 2, got {out['points']!r}") from None
+    return {"low": low, "high": high, "tolerance": tol, "points": int(out["points"])}
+
+
+def _matches(content: dict, rule: dict) -> bool:
+    for axis, want in rule.items():
+        wants = want if isinstance(want, list) else [want]
+        have = content[axis] if axis != "repeat" else content["repeat"]
+        if axis == "topology":
+            t = content["topology"]
+            if not any(w in (t["label"], t.get("generator")) for w in wants):
+                return False
+        elif axis == "layout":
+            lay = content.get("layout") or {}
+            if not any(w == lay.get("label", "default") or w == lay.get("placement") for w in wants):
+                return False
+        elif axis == "load":
+            if not any(w == have if isinstance(w, str) or isinstance(have, str) else
+                       not isinstance(w, bool) and isinstance(w, (int, float)) and math.isclose(w, have)
+                       for w in wants):
+                return False
+        elif have not in wants:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------- parsing
+def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
+    """An :class:`Experiment` from a parsed TOML document.
+
+    Parameters
+    ----------
+    doc : dict
+        The TOML document.
+    path : path-like, optional
+        The spec file (messages name it; relative paths are resolved beside it).
+    store : path-like, optional
+        Results store folder (default: ``[experiment] store``, else ``<spec stem>.store``
+        beside the spec).
+
+    Raises
+    ------
+    ParameterError
+        An unknown key (the nearest valid key is named), a value of the wrong type or
+        range, an empty product.
+    """
+    base = Path(path).resolve().parent if path else Path.cwd()
+    _check_keys(doc, _SECTIONS, path, None)
+    for sec in ("experiment", "axes", "measure", "slurm"):
+        if sec in doc and not isinstance(doc[sec], dict):
+            raise ParameterError(f"{sec} in {path or 'the spec'} must be a table [{sec}], got {doc[sec]!r}")
+    head = doc.get("experiment", {})
+    _check_keys(head, _EXPERIMENT_KEYS, path, "experiment")
+    for k, v in head.items():
+        _check_type(k, v, _EXPERIMENT_KEYS[k], path, "experiment")
+    name = head.get("name") or (Path(path).stem if path else "experiment")
+    axes = doc.get("axes")
+    if not axes:
+        raise ParameterError(f"{path or 'the spec'} needs an [axes] table (topology, load ...)")
+    _check_keys(axes, AXES + ("repeats",), path, "axes")
+    topo = [_topology(t, path, base) for t in _axis_list(axes, "topology", dict, path)]
+    if len({canonical_json(t[0]) for t in topo}) != len(topo):
+        raise ParameterError(f"axis topology in {_where(path, 'axes')} lists a topology twice")
+    layouts = [parse_layout(v, _where(path, "axes")) for v in _axis_list(axes, "layout", dict, path, default=[{}])]
+    if len({canonical_json(v) for v in layouts}) != len(layouts):
+        raise ParameterError(f"axis layout in {_where(path, 'axes')} lists a layout twice")
+    values = {
+        "topology": list(range(len(topo))),
+        "layout": list(range(len(layouts))),
+        "routing": _axis_list(axes, "routing", str, path, default=["booksim-min"]),
+        "traffic": _axis_list(axes, "traffic", str, path, default=["uniform"]),
+        "load": _axis_list(axes, "load", (int, float, str), path),
+        "simulator": _axis_list(axes, "simulator", str, path, default=["reference"]),
+        "seed": _axis_list(axes, "seed", int, path, default=[1]),
+    }
+    from ..routing import ALGORITHMS
+
+    for axis, valid in (("routing", ALGORITHMS), ("traffic", ("uniform", "tornado")), ("simulator", _SIMULATORS)):
+        for v in values[axis]:
+            if v not in valid:
+                near = difflib.get_close_matches(v, list(valid), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
+                raise ParameterError(f"{axis} {v!r} in {_where(path, 'axes')} is not one of "
+                                     f"{', '.join(valid)}{hint}")
+    for v in values["load"]:
+        if isinstance(v, str):
+            if v != "sweep":
+                raise ParameterError(f"load {v!r} in {_where(path, 'axes')} is not a number; the one word "
+                                     "it takes is \"sweep\" (a load sweep to saturation)")
+            continue
+        if not (0 < v <= 1) or not math.isfinite(v):
+            raise ParameterError(f"load {v!r} in {_where(path, 'axes')} must be in (0, 1] flits/node/cycle")
+    for v in values["seed"]:
+        if not 0 <= v < 2 ** 63:
+            raise ParameterError(f"seed {v} in {_where(path, 'axes')} must be in [0, 2**63)")
+    repeats = axes.get("repeats", 1)
+    _check_type("repeats", repeats, int, path, "axes")
+    if repeats < 1:
+        raise ParameterError(f"repeats in {_where(path, 'axes')} must be >= 1, got {repeats}")
+    measure = _measure(doc.get("measure", {}), path)
+    sweep = _sweep(doc.get("sweep", {}), path)
+    if "sweep" in doc and "sweep" not in values["load"]:
+        raise ParameterError(f"[sweep] in {path or 'the spec'} applies to load = \"sweep\", which no point has")
+    slurm = doc.get("slurm", {})
+    _check_keys(slurm, SLURM_KEYS, path, "slurm")
+    for k, v in slurm.items():
+        _check_type(k, v, SLURM_KEYS[k], path, "slurm")
+    groups = _groups(head.get("zip", []), values, path)
+    rules = doc.get("exclude", [])
+    if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+        raise ParameterError(f"exclude in {path or 'the spec'} is a list of tables [[exclude]]")
+    for r in rules:
+        _check_keys(r, AXES + ("repeat",), path, "exclude")
+    points: list[Point] = []
+    seen = set()
+    for combo in itertools.product(*[list(zip(*[values[a] for a in g])) for g in groups]):
+        chosen = {a: v for g, vs in zip(groups, combo) for a, v in zip(g, vs)}
+        t_content, t_file = topo[chosen["topology"]]
+        for r in range(repeats):
+            seed = chosen["seed"] if r == 0 else seed_from("topogen-experiment-repeat", chosen["seed"], r)
+            load = chosen["load"]
+            content = {"topology": t_content, "routing": chosen["routing"], "traffic": chosen["traffic"],
+                       "load": load if load == "sweep" else float(load), "simulator": chosen["simulator"],
+                       "seed": int(chosen["seed"]), "repeat": r, "sim_seed": int(seed),
+                       "measure": measure}
+            if layouts[chosen["layout"]]:  # the default layout enters no id (old ids stay)
+                content["layout"] = layouts[chosen["layout"]]
+            if load == "sweep":
+                content["sweep"] = sweep
+            if any(_matches(content, rule) for rule in rules):
+                continue
+            pid = point_id(content)
+            if pid in seen:
+                continue
+            seen.add(pid)
+            points.append(Point(pid, len(points), content, t_file))
+    if not points:
+        raise ParameterError(f"{path or 'the spec'} has no points: [[exclude]] removed every combination")
+    store_dir = Path(store) if store is not None else Path(head.get("store") or f"{name}.store")
+    if store is None and not store_dir.is_absolute():
+        store_dir = base / store_dir
+    sims = tuple(s for s in _SIMULATORS if any(p.content["simulator"] == s for p in points))
+    return Experiment(name=name, path=Path(path) if path else None, store=store_dir, points=points,
+                      measure=measure, slurm=dict(slurm),
+                      seconds_per_point=float(head.get("seconds_per_point", 1.0)), simulators=sims)
+
+
+def _groups(zips, values: dict, path) -> list[tuple[str, ...]]:
+    """Axis groups of the product: each ``zip`` group advances together, other axes alone."""
+    if not all(isinstance(z, list) and len(z) >= 2 and all(isinstance(a, str) for a in z) for z in zips):
+        raise ParameterError(f"zip in {_where(path, 'experiment')} is a list of axis-name lists, "
+                             f'e.g. zip = [["load", "seed"]], got {zips!r}')
+    used: list[str] = []
+    groups = []
+    for z in zips:
+        for a in z:
+            if a not in AXES:
+                near = difflib.get_close_matches(a, list(AXES), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
+                raise ParameterError(f"zip names unknown axis {a!r} in {_where(path, 'experiment')}{hint}")
+            if a in used:
+                raise ParameterError(f"axis {a} is in two zip groups in {_where(path, 'experiment')}")
+            used.append(a)
+        sizes = {a: len(values[a]) for a in z}
+        if len(set(sizes.values())) != 1:
+            raise ParameterError(f"zipped axes need equal lengths in {_where(path, 'experiment')}, got "
+                                 + ", ".join(f"{a}: {n}" for a, n in sizes.items()))
+        groups.append(tuple(z))
+    return [g for g in groups] + [(a,) for a in AXES if a not in used]
+
+
+def load_experiment(path, *, store=None) -> Experiment:
+    """Read and expand the TOML spec at ``path`` (see :func:`parse_experiment`).
+
+    Raises
+    ------
+    FormatError
+        Not TOML (the message names the line).
+    ParameterError
+        The file is missing or the spec is invalid.
+    """
+    import tomllib
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParameterError(f"experiment spec {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"cannot read experiment spec {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"not a TOML experiment spec: {exc}", path=path) from None
+    return parse_experiment(doc, path=path, store=store)
+

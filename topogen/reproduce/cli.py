@@ -1,0 +1,86 @@
+"""``topogen crossval``: the parser of :func:`topogen.reproduce.crossval.crossval`'s
+command line, wired into ``topogen`` by :mod:`topogen.cli` through :func:`add_parsers`.
+
+Building the parser imports only the light name lists (:mod:`topogen.reproduce.names`);
+the comparison itself (:mod:`topogen.reproduce.crossval`, pandas) is imported when the
+command runs.
+"""
+
+from __future__ import annotations
+
+from .names import SATURATION_RULES, TRAFFICS
+
+__all__ = ["add_parsers", "crossval_command"]
+
+
+def add_parsers(subparsers, parents=()) -> None:
+    """Add ``crossval`` to the ``topogen`` sub-commands."""
+    c = subparsers.add_parser(
+        "crossval", parents=list(parents),
+        help="run one experiment on every simulator found and compare them",
+        description="Run one experiment (topology, routing, traffic, packet size, loads) on the "
+                    "reference simulator, BookSim2 ($TOPOGEN_BOOKSIM or PATH) and SST ($TOPOGEN_SST "
+                    "or PATH), print latency and accepted load side by side per load in cycles of "
+                    "the shared clock and ns, the ratios to BookSim and SST, and a verdict per "
+                    "point against the tolerances. See docs/cli.md and docs/reproductions.md.")
+    c.add_argument("topology", nargs="?", metavar="TOPOLOGY",
+                   help="generator name (with --param) or topology file; or give --spec")
+    c.add_argument("--spec", metavar="FILE", help="TOML experiment spec (options below override it)")
+    c.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="generator parameter, e.g. --param dims=4,4 (repeatable)")
+    c.add_argument("--seed", default=None, help="the one seed (topology, ties, simulators; default 1)")
+    c.add_argument("--routing", default=None,
+                   help="topogen routing of the reference simulator and SST (default booksim-min, "
+                        "nr until topogen has it); BookSim always uses anynet min")
+    c.add_argument("--traffic", default=None, choices=TRAFFICS, help="default uniform")
+    c.add_argument("--packet-size", type=int, default=None, metavar="FLITS",
+                   help="flits per packet (default: the shared simulator default, 33)")
+    c.add_argument("--loads", default=None, metavar="L,L,...",
+                   help="offered loads in flits/node/cycle (default 0.05,0.1,0.2,0.3,0.4)")
+    c.add_argument("--num-vcs", type=int, default=None, help="VCs per port (default: shared, 4)")
+    c.add_argument("--buffer", type=int, default=None, metavar="FLITS",
+                   help="flits per VC buffer (default max(8, 2 x packet size))")
+    c.add_argument("--clock-ns", type=float, default=None, metavar="NS", help="the shared clock (default: flit_bits / link rate, 2.667 ns)")
+    c.add_argument("--link-latency", default=None, metavar="CYCLES",
+                   help="cycles per link (default 1), or 'layout' for the cable delays over the clock")
+    c.add_argument("--latency-thres", type=float, default=None, metavar="CYCLES",
+                   help="mean latency that makes BookSim and the reference simulator call a run "
+                        "saturated (default: shared, 500)")
+    c.add_argument("--credit-delay", type=int, default=None, metavar="CYCLES", help="default: shared, 0")
+    c.add_argument("--warmup-periods", type=int, default=None, help="default: shared, 3")
+    c.add_argument("--sample-period", type=int, default=None, metavar="CYCLES", help="default: shared, 1000")
+    c.add_argument("--max-samples", type=int, default=None, help="default: shared, 10")
+    c.add_argument("--simulators", default=None, metavar="S,S",
+                   help="run only these (reference, booksim, sst); default: all found")
+    c.add_argument("--saturation", action="store_true", default=None,
+                   help="bisect each simulator's saturation load to within half the tolerance")
+    c.add_argument("--latency-tolerance", type=float, default=None, metavar="FRAC", help="default 0.03")
+    c.add_argument("--saturation-tolerance", type=float, default=None, metavar="FRAC", help="default 0.05")
+    c.add_argument("--up-to", type=float, default=None, metavar="FRAC",
+                   help="compare latencies up to this fraction of the other's saturation (default 0.8)")
+    c.add_argument("--timeout", type=float, default=None, metavar="S", help="per BookSim/SST run (default 3600)")
+    c.add_argument("--capacity-load", type=float, default=None, metavar="LOAD",
+                   help="also run each simulator once at this offered load with latency_thres out of "
+                        "the way and compare the accepted rates (saturation throughput); a routing "
+                        "that is not deadlock-free may deadlock there (BookSim then runs until --timeout)")
+    c.add_argument("--repeats", type=int, default=None, metavar="N",
+                   help="runs per load and simulator with seeds SEED, SEED+1, ... (mean and standard "
+                        "error in the table; default 1)")
+    c.add_argument("--saturation-rule", default="majority", choices=SATURATION_RULES,
+                   help="with --repeats: a load is not sustained when at least half its runs failed "
+                        "(majority, default) or when one did (any)")
+    c.add_argument("--booksim", default=None, metavar="PATH", help="BookSim executable")
+    c.add_argument("--sst", default=None, metavar="PATH", help="sst executable")
+    c.add_argument("--out-dir", required=True, metavar="DIR",
+                   help="raw outputs, results.csv (shared schema), crossval.csv, saturation.csv")
+    c.add_argument("--force", action="store_true", help="use a non-empty --out-dir (nothing is replaced)")
+    c.add_argument("--plot", default=None, metavar="FILE", help="latency-vs-load chart (.png/.svg/.pdf)")
+    c.add_argument("--strict", action="store_true", help="exit 1 when any verdict is FAIL")
+    c.set_defaults(handler=crossval_command)
+
+
+def crossval_command(args) -> int:
+    """Handler of ``topogen crossval``: :func:`topogen.reproduce.crossval.crossval_command`."""
+    from .crossval import crossval_command as run
+
+    return run(args)

@@ -1,0 +1,509 @@
+"""Cross-validation of the simulators: one experiment spec run on every simulator found.
+
+:func:`crossval` takes one :class:`CrossvalSpec` (a topology -- generator name and
+parameters, or a topology file --, a routing, a traffic pattern, a packet size and a list
+of offered loads) and runs it on
+
+* topogen's reference simulator (:func:`topogen.sim.simulate`), always;
+* BookSim2 (anynet export + :func:`topogen.drivers.booksim.run_booksim`) when its binary
+  is found (``$TOPOGEN_BOOKSIM`` or ``booksim`` on PATH);
+* SST/merlin (bundle + :func:`topogen.drivers.sst.run_sst`) when ``sst`` is found
+  (``$TOPOGEN_SST`` or PATH).
+
+Each simulator has a thin *adapter* (``_reference_adapter``, ``_booksim_adapter``,
+``_sst_adapter``): one function that maps the spec onto that simulator's call and
+returns a results row of the shared schema (:mod:`topogen.results`); :func:`common_units`
+reads any row back into common units: latency in cycles of the shared clock
+(``spec.clock_ns``) and in ns, offered and accepted load in flits/node/cycle (one flit
+per cycle on a link is the unit of all three).
+
+The outcome is one tidy table (one line per load and simulator, with the ratio of each
+latency to BookSim's and to SST's at that load), a saturation table (the bracket of
+each simulator's saturation load, bisected when ``spec.saturation`` is set) and a
+verdict per point against stated tolerances: latency within ``latency_tolerance``
+(default 3 %) at every load up to ``up_to`` (80 %) of the other simulator's saturation,
+saturation within ``saturation_tolerance`` (5 %), the acceptance criteria of issue 12.
+
+How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
+
+* BookSim's anynet routing is always its own ``min``; the reference simulator and SST use
+  topogen's routing named by ``spec.routing`` (``booksim-min``, BookSim's exact route
+  choice, once topogen has it; until then ``nr`` with a note in the results);
+* uniform traffic includes the source itself on BookSim and the reference simulator
+  (BookSim's definition: ``self_packets=True``); SST's offered_load never sends to the
+  source, and SST is compared with ``reference-sst``, the reference simulator with SST's
+  traffic process (periodic injection in step, no self packets, latency to the head)
+  and SST's router (``router="output-buffered"``: merlin hr_router's output buffers of
+  the same ``output_buf_size``, hop ``h`` on VC ``h``; see ``docs/sst.md``); verdicts
+  are given only for these like-for-like pairs;
+  ``tornado`` is BookSim's
+  ``tornado({N,1,1})``, the reference simulator's ``tornado`` and SST's ``shift:ceil(N/2)-1``;
+* loads in flits/node/cycle (BookSim ``injection_rate_uses_flits = 1``; SST: fraction of
+  the endpoint link bandwidth, which carries one flit per cycle);
+* one-cycle pipeline stages (routing, VC allocation, switch allocation, switch
+  traversal), one-cycle host channels, links of ``link_latency`` cycles (or the layout's
+  cable delays over ``clock_ns``), ``num_vcs`` VCs of ``vc_buf_size`` flits, virtual
+  cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
+* SST: ``link_bw`` = one flit (``flit_bits``) per cycle, the cycle being ``clock_ns``
+  rounded to a whole even number of ps (:func:`~topogen.reproduce._crossval_sim.sst_clock_ns`:
+  SST keeps time in ps), the four pipeline cycles
+  as ``input_latency`` = half a cycle and ``output_latency`` = 2 cycles (merlin adds a
+  crossbar clock edge and an output cycle: :func:`topogen.sim_defaults.sst_router_latencies`), input and output
+  buffers of ``vc_buf_size`` flits (:func:`~topogen.reproduce._crossval_sim.output_buf_flits`, also
+  reference-sst's); merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
+  route, not ``num_vcs``;
+* saturation: BookSim and ``reference`` by BookSim's rule (``latency_thres`` ...);
+  SST and ``reference-sst`` by the SST driver's rule, ``reference-sst`` running one fixed
+  run on SST's timeline (:mod:`topogen.reproduce.crossval_sst`), so that each pair is
+  judged by one rule;
+* fields a spec leaves unset take the shared simulator defaults
+  (:func:`topogen.reproduce._crossval_sim.shared_defaults`).
+
+The command line (``topogen crossval``, :func:`add_parsers`) and the issue's matrix
+(``topogen reproduce crossval``, :mod:`topogen.reproduce.crossval_matrix`) are built on
+:func:`crossval`; ``docs/reproductions.md`` has measured numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .._rng import resolve_seed
+from ..errors import ParameterError
+from ._crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
+                                   saturation_bracket)
+from ._crossval_sim import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
+                            build_network, build_routing, common_units, load_spec)
+from .crossval_verdicts import NOISE_Z, noise_note, ratio_sem, verdicts  # noqa: F401 (public)
+
+__all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
+           "common_units", "verdicts", "saturation_bracket", "point_status", "onset_spread",
+           "SATURATION_RULES", "NOISE_Z", "ratio_sem", "plot_crossval", "SIMULATOR_ORDER", "TRAFFICS", "add_parsers"]
+
+
+# --------------------------------------------------------------------------- run
+@dataclass
+class CrossvalResult:
+    """What :func:`crossval` returns.
+
+    ``table``: one line per (load, simulator) in common units with ratios and verdicts;
+    ``saturation``: one line per simulator; ``rows``: the results rows of the shared
+    schema; ``skipped``: simulators not run and why; ``notes``: how settings were matched.
+    """
+
+    spec: CrossvalSpec
+    seed: int
+    table: Any
+    saturation: Any
+    rows: list
+    skipped: dict
+    notes: list
+    files: dict
+
+    def summary(self) -> list[str]:
+        """One line per compared pair: points passed, saturation verdict."""
+        lines = []
+        for base in ("booksim", "sst"):
+            col = f"verdict_{base}"
+            for sim in SIMULATOR_ORDER:
+                if sim == base:
+                    continue
+                t = self.table[(self.table["simulator"] == sim) & (self.table[col] != "-")]
+                if not len(t):
+                    continue
+                judged = t[t[col].astype(str).str.startswith(("pass", "FAIL", "inconclusive"))]
+                unsure = int((judged[col] == "inconclusive").sum())
+                s = self.saturation[self.saturation["simulator"] == sim][col]
+                cap = self.saturation[self.saturation["simulator"] == sim].get(f"capacity_{col}")
+                cap_text = (f"; capacity {cap.iloc[0]}" if cap is not None and len(cap) and cap.iloc[0] != "-"
+                            else "")
+                lines.append(f"{sim} vs {base}: latency {int((judged[col] == 'pass').sum())}/{len(judged)} "
+                             f"points within {self.spec.latency_tolerance:.0%} (up to "
+                             f"{self.spec.up_to:.0%} of {base}'s saturation"
+                             + (f"; {unsure} inconclusive: the miss is within "
+                                f"{NOISE_Z:g} standard errors, run more --repeats" if unsure else "")
+                             + "); saturation "
+                             f"{s.iloc[0] if len(s) else '-'}{cap_text}")
+        return lines
+
+    @property
+    def passed(self) -> bool:
+        """No ``FAIL`` in any verdict column (``inconclusive`` is not a failure)."""
+        cols = [c for c in self.table.columns if c.startswith("verdict_")]
+        scols = [c for c in self.saturation.columns if "verdict_" in c]
+        def failed(col):
+            return col.astype(str).str.startswith("FAIL").any()
+
+        return not any(failed(self.table[c]) for c in cols) and \
+            not any(failed(self.saturation[c]) for c in scols)
+
+
+def check_out_dir(out_dir, force: bool, *, inputs=(), create: bool = True) -> Path:
+    """The output folder, checked before any work by the output policy
+    (:func:`topogen.output.check_dir_output`): new or empty, or with ``force`` an existing
+    folder that this run *adds to* -- crossval never deletes or replaces a file there
+    (raw logs and tables get fresh names, rows are appended to ``results.csv`` under its
+    lock).  Created when ``create``."""
+    from ..errors import OutputError
+    from ..output import check_dir_output
+
+    out = Path(os.path.abspath(out_dir))
+    if force and out.is_dir():
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {out_dir}: the folder is not writable")
+    else:
+        out = check_dir_output(out_dir, inputs=inputs)
+    if create:
+        out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
+             progress: Callable[[str, float, dict], None] | None = None,
+             saturation_rule: str = "majority") -> CrossvalResult:
+    """Run one experiment spec on every simulator found and compare them.
+
+    Parameters
+    ----------
+    spec : CrossvalSpec, mapping or path
+        The experiment (a mapping of :class:`CrossvalSpec` fields, or a TOML file).
+    out_dir : path-like
+        Raw outputs (BookSim exports and logs under ``booksim/``, SST bundle and logs under
+        ``sst/``), ``results.csv`` (rows of the shared schema, added after every point),
+        ``crossval.csv`` (the tidy table) and ``saturation.csv``.  Refused if not empty
+        unless ``force``.
+    force : bool
+        Add to a non-empty ``out_dir``: nothing in it is replaced (new files get fresh
+        names; rows are appended to its ``results.csv``).
+    plot : path-like, optional
+        Latency-vs-load chart (.png/.svg/.pdf), one curve per simulator; replaced if it
+        exists, like every named output file.
+    binaries : mapping, optional
+        ``{"booksim": path, "sst": path}`` overriding ``$TOPOGEN_BOOKSIM``/``$TOPOGEN_SST``/PATH.
+    progress : callable(simulator, load, row), optional
+        Called after every point.
+    saturation_rule : {"majority", "any"}
+        With ``spec.repeats`` > 1, when a load counts as not sustained
+        (:func:`point_status`): ``majority`` (default) when at least half of its runs
+        failed, ``any`` when one did.  The bracket is bisected on that status; the
+        saturation table also gives ``first_fail``/``last_pass``, the spread of the
+        runs' own onsets (:func:`onset_spread`).
+
+    Returns
+    -------
+    CrossvalResult
+
+    Raises
+    ------
+    ParameterError
+        Invalid spec or output location.
+    SimulatorNotFound
+        A simulator named in ``spec.simulators`` is not installed.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from ..results import append_rows, atomic_write_text
+
+    if saturation_rule not in SATURATION_RULES:
+        raise ParameterError(f"saturation_rule must be one of {', '.join(SATURATION_RULES)}, "
+                             f"got {saturation_rule!r}")
+
+    if isinstance(spec, (str, os.PathLike)):
+        spec = load_spec(spec)
+    elif isinstance(spec, Mapping):
+        spec = CrossvalSpec(**spec)
+    if not isinstance(spec, CrossvalSpec):
+        raise ParameterError("spec must be a CrossvalSpec, a mapping of its fields or a TOML file")
+    from ..output import check_file_output
+
+    inputs = [spec.topology] if os.path.isfile(spec.topology) else []
+    if plot is not None:
+        plot = Path(plot)
+        if plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise ParameterError(f"plot output must end in .png, .svg or .pdf, got {plot}")
+        inside = Path(os.path.abspath(plot)).parent == Path(os.path.abspath(out_dir))
+        check_file_output(plot, inputs=inputs, make_parents=inside)
+    seed = resolve_seed(spec.seed)
+    spec = replace(spec, seed=seed)
+    check_out_dir(out_dir, force, inputs=inputs, create=False)
+    topology, layout = build_network(spec, seed)
+    routing, routing_note = build_routing(spec, topology, layout, seed)
+    deadlock_free, deadlock_note = _deadlock_check(spec, routing)
+    out = check_out_dir(out_dir, force, inputs=inputs)
+    results_path = out / "results.csv"
+    adapters, skipped = build_adapters(spec, seed, topology, layout, routing, out, binaries=binaries)
+
+    rows: list[dict] = []
+    lines: list[dict] = []
+    sat_lines: list[dict] = []
+    extra = {"crossval_routing": spec.routing, "crossval_traffic": spec.traffic}
+    for ad in adapters:
+        points: dict[float, str] = {}
+
+        def keep(row, load, ad=ad):
+            """Record one run's row: in memory, in results.csv at once (an interruption keeps
+            it), and to the progress callback."""
+            rows.append(row)
+            append_rows(results_path, [row])
+            if progress is not None:
+                progress(ad.simulator, load, row)
+            return row
+
+        def run_point(load, ad=ad, points=points, kind="bisection"):
+            runs = [keep(_tagged(ad.run(load, seed + i), extra), load)
+                    for i in range(spec.repeats if ad.seeded else 1)]
+            status = point_status([r["status"] for r in runs], saturation_rule)
+            points[load] = status
+            kept = [r for r in runs if r["status"] == "completed"] if status == "completed" else runs
+            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in kept]
+            merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
+                      else math.nan for k in conv[0]}
+            lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
+            sem = float(np.std(lat, ddof=1) / math.sqrt(len(lat))) if len(lat) > 1 else math.nan
+            if status != "completed":
+                merged["latency_cycles"] = merged["latency_ns"] = math.nan
+            msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
+            lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": status,
+                          **merged, "latency_sem": sem, "runs": len(runs),
+                          "failed_runs": sum(r["status"] != "completed" for r in runs),
+                          "routing": runs[0].get("routing"), "router": ad.router, "message": msg,
+                          "raw_output": runs[0].get("raw_output")})
+            return runs[0]
+
+        for load in spec.loads:
+            lo, hi = saturation_bracket(points)
+            if load > hi:  # above this simulator's saturation: not run
+                lines.append({"load": load, "simulator": ad.simulator, "point": "spec", "status": "skipped",
+                              "latency_cycles": math.nan, "latency_ns": math.nan,
+                              "accepted_flits": math.nan, "latency_sem": math.nan, "runs": 0,
+                              "routing": ad.routing, "router": ad.router,
+                              "message": f"above the saturated load {hi:g}", "raw_output": None})
+                continue
+            run_point(load, kind="spec")
+        if spec.saturation:
+            _bisect(run_point, points, spec.saturation_tolerance / 2)
+        lo, hi = saturation_bracket(points)
+        cap = math.nan
+        if spec.capacity_load is not None:
+            row = keep(_tagged(ad.run(spec.capacity_load, seed, capacity=True),
+                               dict(extra, crossval_capacity=True)), spec.capacity_load)
+            cap = common_units(row, ad.clock_ns or spec.clock_ns)["accepted_flits"]
+        first_fail, last_pass = onset_spread(
+            [ln for ln in lines if ln["simulator"] == ad.simulator and ln["runs"]])
+        sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
+                          "saturation": _saturation_value(lo, hi), "first_fail": first_fail,
+                          "last_pass": last_pass, "capacity": cap, "routing": ad.routing,
+                          "points": len(points)})
+    table = pd.DataFrame(lines)
+    order = {s: i for i, s in enumerate(SIMULATOR_ORDER)}
+    table = table.sort_values(["load", "simulator"], key=lambda c: c.map(order) if c.name == "simulator" else c,
+                              kind="stable").reset_index(drop=True)
+    saturation = pd.DataFrame(sat_lines)
+    table, saturation = verdicts(table, saturation, spec, deadlock_free=deadlock_free)
+
+    notes = [f"seed {seed}; loads in flits/node/cycle; latency in cycles of the shared "
+             f"{spec.clock_ns:g} ns clock and in ns; tolerances: latency {spec.latency_tolerance:.0%} "
+             f"up to {spec.up_to:.0%} of the other simulator's saturation, saturation "
+             f"{spec.saturation_tolerance:.0%}"]
+    if routing_note:
+        notes.append(routing_note)
+    if deadlock_note:
+        notes.append(deadlock_note)
+    if any(a.simulator == "booksim" for a in adapters):
+        notes.append("BookSim routes with anynet's min (its own tables); the reference simulator"
+                     + (" and SST use" if any(a.simulator == "sst" for a in adapters) else " uses")
+                     + f" topogen's {routing.algorithm} tables")
+    notes.extend(a.note for a in adapters if a.note)
+    notes.extend(n for n in [noise_note(spec, table)] if n)
+    notes.extend(f"{sim} skipped: {why}" for sim, why in skipped.items())
+
+    # outputs: results rows (written after every point), tidy tables, plot
+    files = {"results": results_path}
+    for name, frame in (("crossval", table), ("saturation", saturation)):
+        from ..drivers.base import fresh_path
+
+        path = fresh_path(out / f"{name}.csv", claim=True)
+        header = f"# topogen crossval: {spec.topology} {spec.routing} {spec.traffic} " \
+                 f"packet_size={spec.packet_size} seed={seed}\n"
+        atomic_write_text(path, header + frame.to_csv(index=False, lineterminator="\n"))
+        files[name] = path
+    if plot is not None:
+        files["plot"] = plot_crossval(table, spec, plot)
+    return CrossvalResult(spec, seed, table, saturation, rows, skipped, notes, files)
+
+
+#: largest network whose routing crossval checks for deadlock freedom (every pair's route)
+DEADLOCK_CHECK_SWITCHES = 2048
+
+
+def _deadlock_check(spec: CrossvalSpec, routing) -> tuple[bool | None, str | None]:
+    """(deadlock_free, note): whether the routing's channel dependency graph is acyclic
+    (:func:`topogen.routing.deadlock.check`; ``None`` when not checked: a network over
+    :data:`DEADLOCK_CHECK_SWITCHES` switches or a routing the check does not cover)."""
+    from ..errors import TopogenError
+    from ..routing.deadlock import check
+
+    if routing.topology.num_switches > DEADLOCK_CHECK_SWITCHES:
+        return None, None
+    try:
+        rep = check(routing)
+    except (TopogenError, NotImplementedError, AttributeError, TypeError):
+        return None, None
+    if rep.acyclic:
+        return True, None
+    u, v, _ = rep.cycle[0] if rep.cycle else (-1, -1, 0)
+    bs = (" BookSim's min_anynet takes any VC on any hop, so its own runs can deadlock there too "
+          "(measured on the 8x8 torus, 33-flit uniform: accepted rate collapsing with 'Possible "
+          "network deadlock' at 0.26 and 0.30 flits/node/cycle), hidden behind its latency_thres "
+          "abort ('saturated')." if spec.routing == "booksim-min" else "")
+    return False, (f"routing {spec.routing} is not deadlock-free here: its channel dependency graph is "
+                   f"cyclic ({len(rep.cycle or ())} channels, e.g. through {u}->{v}), so every "
+                   f"simulator may deadlock near saturation and the saturation found is partly when "
+                   f"a deadlock first struck;{bs} Failures involving a deadlock read "
+                   f"'FAIL (cyclic routing: deadlock)'.")
+
+
+def _tagged(row: dict, extra: Mapping) -> dict:
+    """``row`` with the crossval spec's routing and traffic added to its ``params`` JSON."""
+    import json
+
+    params = row.get("params")
+    try:
+        p = json.loads(params) if isinstance(params, str) else {}
+    except json.JSONDecodeError:
+        p = {"text": params}
+    if isinstance(p, dict):
+        p.update(extra)
+        row = dict(row, params=p)
+    return row
+
+
+def plot_crossval(table, spec: CrossvalSpec, output) -> Path:
+    """Latency (cycles) against offered load (flits/node/cycle), one curve per simulator,
+    through :func:`topogen.sim.plot.plot_latency`."""
+    import pandas as pd
+
+    from ..results import make_row, to_frame
+    from ..sim.plot import plot_latency
+
+    recs = []
+    for r in table.to_dict("records"):
+        if r["status"] == "skipped":
+            continue
+        recs.append(make_row(simulator=r["simulator"], topology=spec.topology, routing=r["routing"],
+                             traffic=spec.traffic, offered_load=r["load"], load_unit="flits/node/cycle",
+                             status=r["status"], latency_avg=r["latency_cycles"], latency_unit="cycles"))
+    frame = to_frame(recs) if recs else pd.DataFrame()
+    title = (f"crossval: {spec.topology} {_short_params(spec.params)} {spec.traffic}, "
+             f"{spec.packet_size}-flit packets")
+    return plot_latency([frame], output, title=title)
+
+
+def _short_params(params: Mapping) -> str:
+    text = ",".join(f"{k}={'x'.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                    for k, v in sorted(params.items()))
+    return f"({text})" if text else ""
+
+
+# --------------------------------------------------------------------------- command line
+from .cli import add_parsers  # noqa: E402,F401 (the parser lives in the light cli module)
+
+
+def _spec_from_args(args) -> CrossvalSpec:
+    over: dict[str, Any] = {}
+    if args.topology:
+        over["topology"] = args.topology
+    if args.param:
+        params = {}
+        for item in args.param:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ParameterError(f"--param needs KEY=VALUE, got {item!r}")
+            params[key.strip().replace("-", "_")] = value.strip()
+        over["params"] = params
+    if args.loads is not None:
+        try:
+            over["loads"] = tuple(float(x) for x in args.loads.split(",") if x.strip())
+        except ValueError:
+            raise ParameterError(f"--loads needs comma-separated numbers, got {args.loads!r}") from None
+    if args.simulators is not None:
+        over["simulators"] = tuple(s.strip() for s in args.simulators.split(",") if s.strip())
+    if args.link_latency is not None:
+        if args.link_latency == "layout":
+            over["link_latency"] = None
+        else:
+            try:
+                over["link_latency"] = int(args.link_latency)
+            except ValueError:
+                raise ParameterError(f"--link-latency needs a number of cycles or 'layout', "
+                                     f"got {args.link_latency!r}") from None
+    for opt, name in (("seed", "seed"), ("routing", "routing"), ("traffic", "traffic"),
+                      ("packet_size", "packet_size"), ("num_vcs", "num_vcs"), ("buffer", "vc_buf_size"),
+                      ("clock_ns", "clock_ns"), ("saturation", "saturation"),
+                      ("latency_thres", "latency_thres"), ("credit_delay", "credit_delay"),
+                      ("warmup_periods", "warmup_periods"), ("sample_period", "sample_period"),
+                      ("max_samples", "max_samples"),
+                      ("latency_tolerance", "latency_tolerance"),
+                      ("saturation_tolerance", "saturation_tolerance"), ("up_to", "up_to"),
+                      ("timeout", "timeout"), ("repeats", "repeats"), ("capacity_load", "capacity_load")):
+        if getattr(args, opt) is not None:
+            over[name] = getattr(args, opt)
+    if args.spec:
+        return load_spec(args.spec, **over)
+    if "topology" not in over:
+        raise ParameterError("crossval needs a TOPOLOGY (generator name or file) or --spec FILE")
+    return CrossvalSpec(**over)
+
+
+def format_table(table) -> str:
+    """The tidy table as aligned text (latencies to 0.01 cycle, ratios to 0.001)."""
+    show = table.drop(columns=[c for c in ("message", "raw_output") if c in table.columns])
+    fmt = {"load": "{:g}", "latency_cycles": "{:.2f}", "latency_ns": "{:.2f}", "accepted_flits": "{:.4f}",
+           "ratio_booksim": "{:.3f}", "ratio_sst": "{:.3f}", "latency_sem": "{:.2f}", "sat_low": "{:g}", "sat_high": "{:g}",
+           "first_fail": "{:g}", "last_pass": "{:g}",
+           "saturation": "{:.4g}", "capacity": "{:.4f}", "capacity_ratio_booksim": "{:.3f}",
+           "capacity_ratio_sst": "{:.3f}"}
+    show = show.copy()
+    for col, f in fmt.items():
+        if col in show.columns:
+            show[col] = [("-" if v != v else f.format(v)) for v in show[col]]
+    return show.to_string(index=False)
+
+
+def crossval_command(args) -> int:
+    """Handler of ``topogen crossval``; returns the exit code."""
+    from .._progress import Progress
+
+    spec = _spec_from_args(args)
+    binaries = {"booksim": args.booksim, "sst": args.sst}
+    with Progress(desc="crossval") as bar:
+        def progress(sim, load, row):
+            bar.status(f"{sim} load {load:g}: {row['status']}")
+
+        res = crossval(spec, args.out_dir, force=args.force, plot=args.plot, binaries=binaries,
+                       progress=progress, saturation_rule=args.saturation_rule)
+    s = res.spec
+    print(f"crossval: {s.topology} {_short_params(s.params)} routing {s.routing}, traffic {s.traffic}, "
+          f"{s.packet_size}-flit packets, seed {res.seed}")
+    print(format_table(res.table))
+    print()
+    print(format_table(res.saturation))
+    odd = res.table[~res.table["status"].isin(("completed", "skipped"))]
+    for r in odd.to_dict("records"):
+        print(f"{r['simulator']} at load {r['load']:g}: {r['status']}"
+              + (f" ({r['message']})" if r.get("message") else "")
+              + (f"; raw output {r['raw_output']}" if isinstance(r.get("raw_output"), str) else ""))
+    print("\nnotes:")
+    for note in res.notes:
+        print(f"  - {note}")
+    for line in res.summary():
+        print(line)
+    for name, path in res.files.items():
+        print(f"{name}: {path}")
+    return 1 if args.strict and not res.passed else 0

@@ -1,0 +1,222 @@
+"""``topogen reproduce dsnf-sim``: DSN-F (Truong et al.) Section V, Figs. 8 and 9, on
+topogen's reference simulator (:mod:`topogen.sim`).
+
+The paper simulates 128-switch DSN-F, DSN, 2-D torus and DLN (all of average degree 4)
+under uniform and matrix-transpose traffic and plots latency against accepted traffic.
+It prints only plots, so this reproduction measures per network and traffic the
+**zero-load latency** (ns, simulated at ``low``) and the **saturation throughput**
+(flits/host/cycle, by bisection with :func:`topogen.sim.sweep.sweep`) and checks the two
+statements of V-B:
+
+* "all the latency results match the observations in the graph analysis on diameter
+  and average shortest path length": the zero-load latencies are in the order of the
+  networks' average shortest path lengths (III-C, Fig. 6: DLN lowest, 2-D torus
+  highest, DSN-F close to DSN);
+* "all the topologies have similar throughput ... since they have almost the same
+  number of links": every saturation throughput within ``similar`` (default 25 %) of
+  the highest.
+
+What the paper states (V-A) and how it maps onto the simulator
+--------------------------------------------------------------
+* Virtual cut-through, 33-flit packets of 256-bit flits, 96 Gbit/s links: one cycle is
+  one flit time, 2.667 ns.
+* "A header flit transfer requires over 100ns including the routing, virtual-channel
+  allocation, switch allocation, and flit transfer": the per-switch ``router_delay``;
+  we take **100 ns = 37.5 cycles, rounded up to 38** (``routing_delay = 35`` plus three
+  one-cycle stages; only the sum matters in the model).
+* "the topology-agnostic adaptive routing scheme with the escape paths described in
+  [10]": :func:`topogen.routing.escape` (minimal adaptive next hops on VCs 1-3, an
+  up*/down* escape VC 0), as ``skywalk-sim``; its minimal routes are fastest routes with
+  the 100 ns switch delay.
+* Cables of the IV-C floor (:meth:`topogen.layout.Floor.dsn`, 16 switches per cabinet;
+  DSN-F on its native cabinets, the others sequentially, as ``reproduce dsnf``), 5 ns/m,
+  rounded up to cycles.
+
+Where the paper is silent (our choices)
+---------------------------------------
+* **Hosts**: one per switch (the paper does not say), loads in flits/host/cycle.
+* **Transpose**: "each endpoint ... communicates with the endpoint with the binary
+  address that is shifted by n/2 bits"; 128 hosts have 7 address bits, so we read the
+  shift as a rotation by floor(7/2) = 3 bits (traffic ``rotate``: a permutation of all
+  128 hosts, equal to the matrix transpose for an even number of bits).
+  ``transpose="halves"`` uses Slim Fly's transpose instead, on the first 64 hosts.
+* **Buffers**: 4 VCs of 66 flits (two packets), as ``skywalk-sim``.
+* **"Similar" throughput**: within 25 % of the best (``similar``).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .._progress import Progress
+from ..errors import ParameterError
+from ..registry import register_experiment
+from ._base import ExperimentResult
+from .dsn import build
+from .skywalk_sim import _choose, sweep_columns
+
+N = 128
+SWITCH_NS = 100.0
+TRAFFICS = ("uniform", "transpose")
+#: key -> label of :func:`topogen.reproduce.dsn.build`
+NETWORKS = {"dsnf": "DSN-F", "dsn": "DSN", "torus": "2-D torus", "dln": "DLN-4"}
+#: V-A plus our choices (module docs)
+SIM_CONFIG = dict(num_vcs=4, vc_buf_size=66, packet_size=33, flit_bits=256, link_gbps=96.0,
+                  routing_delay=35, vc_alloc_delay=1, sw_alloc_delay=1, st_delay=1,
+                  latency_thres=2000.0)
+
+
+def _claims(table: pd.DataFrame, similar: float) -> pd.DataFrame:
+    rows = []
+    for traffic, g in table.groupby("traffic", sort=False):
+        g = g.set_index("key")
+        by_aspl = list(g["aspl"].sort_values(kind="stable").index)
+        by_lat = list(g["zero_load_ns"].sort_values(kind="stable").index)
+        rows.append({
+            "claim": "zero-load latency in the order of the average shortest path length (Fig. 6)",
+            "traffic": traffic, "ours": by_aspl == by_lat,
+            "numbers": "ASPL: " + " < ".join(f"{g.loc[k, 'topology']} {g.loc[k, 'aspl']:.2f}" for k in by_aspl)
+                       + "; latency: " + " < ".join(f"{g.loc[k, 'topology']} {g.loc[k, 'zero_load_ns']:.0f} ns"
+                                                    for k in by_lat)})
+        if "dln" in g.index and "torus" in g.index and len(g) > 2:
+            lat = g["zero_load_ns"]
+            rows.append({"claim": "DLN lowest and 2-D torus highest latency (III-C order)",
+                         "traffic": traffic, "ours": lat.idxmin() == "dln" and lat.idxmax() == "torus",
+                         "numbers": f"lowest {g.loc[lat.idxmin(), 'topology']}, highest "
+                                    f"{g.loc[lat.idxmax(), 'topology']}"})
+        sat = g["sat_load"]
+        if len(g) > 1:
+            lo, hi = float(sat.min()), float(sat.max())
+            rows.append({"claim": f"similar throughput (all within {similar:.0%} of the best)",
+                         "traffic": traffic, "ours": lo >= (1 - similar) * hi,
+                         "numbers": ", ".join(f"{g.loc[k, 'topology']} {sat[k]:.3g}" for k in g.index)
+                                    + f" flits/host/cycle (lowest/highest {lo / hi:.2f})"})
+    return pd.DataFrame(rows, columns=["claim", "traffic", "ours", "numbers"])
+
+
+@register_experiment("dsnf-sim", paper="DSN-F (Truong et al.) V, Figs. 8-9")
+def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: int = 1,
+                       sim_seed: int = 1, tolerance: float = 0.02, low: float = 0.01,
+                       high: float = 1.0, similar: float = 0.25, results: str = "",
+                       max_samples: int = 10, transpose: str = "rotate", routing: str = "escape",
+                       simulator: str = "reference") -> ExperimentResult:
+    """DSN-F V (Figs. 8-9) on the reference simulator: zero-load latency and saturation.
+
+    Parameters
+    ----------
+    traffic : str
+        ``uniform``, ``transpose``, a comma-separated list, or ``all`` (default).
+    topologies : str
+        ``all`` or a comma-separated list of dsnf, dsn, torus, dln.
+    seed : int
+        Seed of DLN-4's random shortcuts.
+    sim_seed : int
+        Seed of the simulations (one for every point).
+    tolerance : float
+        Bisection stops when the saturation bracket is narrower (flits/host/cycle).
+    low, high : float
+        Load of the zero-load point and the bisection's lower end; highest load tried.
+    similar : float
+        "Similar throughput": every network within this fraction of the best.
+    results : str
+        Results file keeping every simulated point (a rerun reuses them); default a
+        temporary file.
+    max_samples : int
+        Sample periods per point at most (warm-up included).
+    transpose : str
+        ``rotate`` (default): the address rotated by 3 of its 7 bits, all 128 hosts;
+        ``halves``: Slim Fly's transpose (swap 3-bit halves) on hosts 0..63.
+    routing : str
+        ``escape`` (default, the paper's): adaptive minimal routing with an up*/down* escape
+        VC; ``min``: its minimal fastest-route tables alone, every hop free to use the 4 VCs
+        (not deadlock-free; a deadlock counts as saturation), the routing BookSim
+        (``min_anynet``) and SST can run.
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst`` (``--routing min``); see
+        :mod:`topogen.reproduce._backend`.  Raw output goes beside ``results``.
+    """
+    from ..metrics.hops import distance_stats
+    from ..routing import escape, route
+    from ._backend import check, raw_dir_for
+    from ._backend import notes as backend_notes
+    from ._backend import sweep as backend_sweep
+
+    keys = _choose(topologies, NETWORKS, "topologies")
+    traffics = _choose(traffic, TRAFFICS, "traffic")
+    if not (0 < low < high <= 1) or not tolerance > 0 or not 0 < similar < 1:
+        raise ParameterError(f"need 0 < low < high <= 1, tolerance > 0 and 0 < similar < 1; got "
+                             f"low={low}, high={high}, tolerance={tolerance}, similar={similar}")
+    if transpose not in ("rotate", "halves"):
+        raise ParameterError(f"transpose must be 'rotate' or 'halves', got {transpose!r}")
+    pattern = {"uniform": "uniform", "transpose": "rotate" if transpose == "rotate" else "transpose"}
+    if routing not in ("escape", "min"):
+        raise ParameterError(f"routing must be 'escape' or 'min', got {routing!r}")
+    check(simulator, "dsnf-sim", routings=["escape" if routing == "escape" else "fr"],
+          traffics=[pattern[t] for t in traffics], hosts=N,
+          alternative="--routing min (the minimal tables alone) or --simulator reference")
+    config = dict(SIM_CONFIG, max_samples=max_samples)
+    wall0 = time.perf_counter()
+    rows = []
+    simulated = reused = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(results) if results else Path(tmp) / "dsnf_sim.csv"
+        with Progress(total=len(keys) * len(traffics), desc="dsnf-sim") as bar:
+            for key in keys:
+                label = NETWORKS[key]
+                topology, layout = build(label, N, seed=seed)
+                stats = distance_stats(topology)
+                rt = escape(topology, layout, num_vcs=4, base="fr", switch_delay=SWITCH_NS) \
+                    if routing == "escape" else route(topology, layout, "fr", switch_delay=SWITCH_NS)
+                for tr in traffics:
+                    bar.status(f"{label} {tr}")
+                    t0 = time.perf_counter()
+                    res = backend_sweep(simulator, rt, out, low=low, high=high, tolerance=tolerance,
+                                        seed=sim_seed, traffic=pattern[tr], load_unit="flits",
+                                        self_packets=False, raw_dir=raw_dir_for(results, tmp), **config)
+                    simulated += res.simulated
+                    reused += res.reused
+                    rows.append({
+                        "key": key, "topology": label, "traffic": tr,
+                        "switches": topology.num_switches, "links": topology.num_links,
+                        "diameter": int(stats.diameter), "aspl": float(stats.aspl),
+                        "cable_avg_m": layout.total_cable_length / topology.num_links,
+                        **sweep_columns(res, sat="sat_load", upper="sat_upper"),
+                        "seconds": round(time.perf_counter() - t0, 1),
+                    })
+                    bar.update()
+    table = pd.DataFrame(rows)
+    claims = _claims(table, similar)
+    wall = time.perf_counter() - wall0
+    n_true = int((claims["ours"] == True).sum())  # noqa: E712
+    notes = [
+        f"Ran {len(keys)} networks x {len(traffics)} traffic(s): {simulated} simulations "
+        f"({reused} reused) in {wall:.0f} s; bisection between {low:g} and {high:g} "
+        f"flits/host/cycle to {tolerance:g}; DLN seed {seed}, simulation seed {sim_seed}.",
+        "Model (V-A + our choices): 128 switches, one host each, 16 switches per cabinet "
+        "(Floor.dsn), " + ("Silla-Duato adaptive routing with an up*/down* escape VC" if routing == "escape"
+                           else "minimal fastest-route tables (--routing min)") + " (4 VCs x 66 "
+        "flits), virtual cut-through, 33-flit packets of 256 bits, 96 Gbit/s links = 2.667 ns "
+        "cycles, switch delay 100 ns -> 38 cycles, cables 5 ns/m rounded up to cycles.",
+        "zero_load_ns: mean latency simulated at the low load (creation to tail delivery); "
+        "sat_load: highest sustained load found (bracket up to sat_upper); aspl, diameter: "
+        "hop counts of the graph (III-C).",
+        f"Claims of V-B: {n_true} of {len(claims)} hold in ours.",
+    ] + backend_notes(simulator)
+    if routing == "min":
+        notes.append("Routing 'min': the minimal fastest-route tables alone, every hop free to use "
+                     "the 4 VCs (no escape VC; a deadlock counts as saturation, `limit` says which).")
+    if "transpose" in traffics:
+        notes.append("transpose: 128 hosts have 7 address bits; " + (
+            "each address rotated left by 3 bits (all 128 hosts)." if transpose == "rotate" else
+            "Slim Fly's transpose on hosts 0..63 (6 bits); rates are per active host."))
+    return ExperimentResult(
+        title=f"DSN-F V (Figs. 8-9): 128-switch networks of degree 4, 100 ns switches, {simulator} "
+              "simulator",
+        table=table.drop(columns=["key"]),
+        notes=notes,
+        extra_tables={"claims": claims},
+    )

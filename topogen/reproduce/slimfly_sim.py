@@ -1,0 +1,483 @@
+"""``topogen reproduce slimfly-sim``: Slim Fly (Besta, Hoefler) Section V, Fig. 6, on
+topogen's reference simulator: latency against offered load for MIN, VAL, UGAL-L and
+UGAL-G on a Slim Fly under uniform random (6a), bit-reversal (6b), shift (6c) and
+worst-case (6d) traffic, with the figure's Dragonfly (DF-UGAL-L) and fat-tree (FT-ANCA)
+curves on networks of about the same host count (``compare``), and the paper's
+statements of V-A, V-B and V-C checked (``claims`` table: paper value, ours, verdict).
+
+What the paper simulates (V) and what we run
+--------------------------------------------
+* The paper: SF with q = 19 (722 routers, p = 15, 10,830 endpoints), single-flit packets,
+  Bernoulli injection, input-queued routers, 64 flits of buffer per port, 2-cycle credit
+  delay, 1-cycle channels and pipeline stages, internal speedup 2; UGAL with 4 random VAL
+  candidates (IV-C); VCs by hop index (IV-D).  It says networks of 1K-5K endpoints give
+  latencies within 10 % of the 10K one.
+* Ours (default): **q = 3** (18 routers of network radix 5, p = 3 hosts each, 54 hosts)
+  so that the 8 curves run in a few minutes on 2 cores; ``q=5`` (50 routers, 200 hosts)
+  takes several times longer.  4 VCs (VAL and UGAL need 2 x diameter = 4) of 16 flits
+  (64 flits per port, as the paper), **4-flit packets** (the paper's 1-flit packets would
+  quadruple the number of simulated packets), 1-cycle links and router stages,
+  ``credit_delay = 2``, ``internal_speedup = 2``.  MIN is ``hop`` (the NR table with
+  hop-indexed VCs, IV-D: "VC0 and VC1 for minimal routing"), VAL ``valiant``, UGAL-L/-G
+  ``ugal-l``/``ugal-g`` with 4 candidates; all on the same NR base routes.
+* Loads are flits per host per cycle (fraction of the injection bandwidth, the paper's
+  "offered load"); each curve runs its loads from low to high and stops at the first
+  load that does not complete (saturated or deadlocked).  *Saturation* below is the
+  highest load that completed.
+* Worst case (V-C): :mod:`topogen.sim.traffic` ``worstcase`` built on the MIN routes (the
+  same pattern for all four routings; hosts of unpaired routers stay idle).  Bit reversal
+  and shift on a host count that is not a power of two: only the first 2^b hosts take
+  part, as V-B does.
+* Comparison curves (:func:`comparison_network`): DF is a balanced Dragonfly cut to about
+  SF's host count with UGAL-L (the paper's DF-UGAL-L; hop-indexed VCs, 2 x diameter = 6);
+  FT a three-level folded Clos.  The paper's FT routing, ANCA (adaptive up to a nearest
+  common ancestor, then the one way down), is stood in for by topogen's adaptive minimal
+  routing with an up*/down* escape VC (``escape`` on NR routes, 4 VCs): on a fat tree
+  every minimal route goes up to a nearest common ancestor and down, and the adaptive
+  VCs choose among the up links at run time.  Each network's VCs share the paper's 64
+  flits per port.  Worst case: DF's group shift (Kim et al. 4.2), FT's ``shift:N/2``
+  (every packet crosses the core).  The paper sizes all three at ~10K endpoints.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+
+import pandas as pd
+
+from ..errors import ParameterError
+from ..registry import register_experiment
+from ._base import ExperimentResult, map_tasks
+
+#: routing label -> topogen algorithm
+ROUTINGS = {"MIN": "hop", "VAL": "valiant", "UGAL-L": "ugal-l", "UGAL-G": "ugal-g"}
+#: Fig. 6's panels: a (uniform), b (bit reversal), c (shift), d (worst case)
+TRAFFICS = ("uniform", "bitrev", "shift", "worstcase")
+#: the comparison curves of Fig. 6: label -> (network, topogen algorithm)
+COMPARISONS = {"DF-UGAL-L": ("DF", "ugal-l"), "FT-ANCA": ("FT", "escape")}
+#: flits of buffer per port (the paper's 64), shared out over the VCs of each network
+PORT_BUFFER = 64
+SIM_CONFIG = dict(num_vcs=4, vc_buf_size=16, packet_size=4, link_latency=1, credit_delay=2,
+                  internal_speedup=2.0, routing_delay=1, vc_alloc_delay=1, sw_alloc_delay=1,
+                  st_delay=1)
+
+
+def comparison_network(name: str, q: int):
+    """The Dragonfly (``"DF"``) or three-level fat tree (``"FT"``) compared with SF(q), of
+    about the same number of hosts (the paper: within 10 %).
+
+    DF: Kim et al.'s balanced Dragonfly (a = 2p = 2h) with the smallest p whose full size
+    (a*h + 1 groups) reaches SF's host count, cut to the number of groups nearest to it
+    (q = 3: a=4, p=2, h=2, 7 groups, 56 hosts; q = 5: a=6, p=3, h=3, 11 groups, 198 hosts;
+    q = 7: a=8, p=4, h=4, 18 groups, 576 hosts).  FT: the folded Clos of ``myrinet-clos``
+    (leaves with radix/2 hosts), the smallest even radix with a host count within 10 % of
+    SF's (q = 3: radix 6, 54 hosts, 45 switches; q = 5: radix 12, 216 hosts, 90 switches;
+    q = 7: radix 24, 576 hosts, 120 switches).
+    """
+    from ..generators.dragonfly import dragonfly
+    from ..generators.fattree import myrinet_clos
+    from ..generators.slimfly import slimfly
+
+    hosts = slimfly(q).num_hosts
+    if name == "DF":
+        p = 1
+        while 2 * p * (2 * p * p + 1) * p < hosts:  # a*p*(a*h+1), a = 2p, h = p
+            p += 1
+        a = 2 * p
+        groups = max(2, min(a * p + 1, round(hosts / (a * p))))
+        return dragonfly(a, p, p, groups=groups)
+    if name == "FT":
+        for radix in range(4, 64, 2):
+            h = radix // 2
+            for n in (hosts - hosts % h + h * k for k in range(-(hosts // h) // 10, hosts // h // 10 + 2)):
+                if n > 0 and abs(n - hosts) <= 0.1 * hosts:
+                    try:
+                        return myrinet_clos(n, radix=radix, switches_per_cabinet=10**6,
+                                            hosts_per_cabinet=n)
+                    except ParameterError:
+                        continue
+        raise ParameterError(f"no three-level fat tree within 10 % of {hosts} hosts")
+    raise ParameterError(f"comparison network must be DF or FT, got {name!r}")
+
+
+def _traffic_for(network: str, traffic: str, topo) -> str:
+    """The simulator's pattern for a panel of Fig. 6 on one network: the worst case is
+    SF's V-C pattern, Dragonfly's group shift (Kim et al. 4.2) and, on the fat tree, every
+    host sending to the host N/2 further (pods are numbered in order, so every packet
+    crosses the core switches, V-C's FT-3 pattern)."""
+    if traffic != "worstcase" or network == "SF":
+        return traffic
+    if network == "DF":
+        return "groupshift"
+    return f"shift:{topo.num_hosts // 2}"
+
+
+def _names(text: str, allowed, what: str) -> list[str]:
+    """``all`` or a comma-separated list of names from ``allowed``."""
+    if str(text).strip() == "all":
+        return list(allowed)
+    names = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not names or any(x not in allowed for x in names):
+        raise ParameterError(f"{what} must be all or a comma-separated list of "
+                             f"{', '.join(allowed)}, got {text!r}")
+    return list(dict.fromkeys(names))
+
+
+def _parse_loads(text: str) -> list[float]:
+    try:
+        loads = sorted({float(x) for x in str(text).split(",") if x.strip()})
+    except ValueError:
+        loads = []
+    if not loads or not all(0 < x <= 1 for x in loads):
+        raise ParameterError(f"loads must be comma-separated fractions in (0, 1] of the injection "
+                             f"bandwidth, e.g. 0.1,0.2,0.5; got {text!r}")
+    return loads
+
+
+def _curve(task) -> list[dict]:
+    """One routing and traffic: loads from low to high until the first that fails."""
+    q, label, traffic, loads, seed, sim_seed, max_samples, simulator, raw_dir = task
+    from ..generators.slimfly import slimfly
+    from ..routing import route
+    from ._backend import PointRunner, load_curve
+
+    if label in COMPARISONS:
+        network, algorithm = COMPARISONS[label]
+        topo = comparison_network(network, q)
+    else:
+        network, algorithm = "SF", ROUTINGS[label]
+        topo = slimfly(q)
+    rt = route(topo, None, algorithm, seed=seed, base="nr")
+    config = dict(SIM_CONFIG)
+    if network != "SF":  # hop-indexed VCs (2 x diameter) or the escape routing's 4
+        vcs = int(rt.num_vcs)
+        config.update(num_vcs=vcs, vc_buf_size=max(PORT_BUFFER // vcs, config["packet_size"]))
+    pattern = _traffic_for(network, traffic, topo)
+    run = PointRunner(simulator, rt, traffic=pattern, seed=sim_seed, raw_dir=raw_dir,
+                      max_samples=max_samples, **config)
+    return load_curve(run, loads, {"traffic": traffic, "routing": label, "network": network}, hops=True)
+
+
+def saturation(table: pd.DataFrame) -> dict:
+    """(traffic, routing) -> highest offered load that completed (0 if none did)."""
+    out = {}
+    for (tr, rt), g in table.groupby(["traffic", "routing"], sort=False):
+        ok = g[g.status == "completed"]
+        out[tr, rt] = float(ok.offered.max()) if len(ok) else 0.0
+    return out
+
+
+def _latency_at(table, traffic, routing, load) -> float:
+    g = table[(table.traffic == traffic) & (table.routing == routing) & (table.offered == load)
+              & (table.status == "completed")]
+    return float(g.latency_cycles.iloc[0]) if len(g) else math.nan
+
+
+def worst_case_link_flows(q: int, sim_seed: int) -> int:
+    """Flows of the worst-case pattern (as ``simulate(seed=sim_seed)`` draws it) on the
+    busiest link of the MIN routes: MIN cannot sustain more than 1/this per host."""
+    import numpy as np
+
+    from .._rng import make_rng
+    from ..generators.slimfly import slimfly
+    from ..routing import route
+    from ..sim import Traffic
+
+    topo = slimfly(q)
+    rt = route(topo, None, ROUTINGS["MIN"], base="nr")
+    tr = Traffic("worstcase", topo.num_hosts, make_rng(sim_seed), routing=rt)
+    host_switch = np.repeat(np.arange(topo.num_switches), topo.hosts)
+    flows = np.zeros(len(rt.view.indices), dtype=np.int64)
+    for s, d in zip(tr.active.tolist(), tr.destinations(tr.active, None).tolist()):
+        sw, _ = rt.path(int(host_switch[s]), int(host_switch[d]))
+        if len(sw) > 1:
+            np.add.at(flows, rt.view.entry(sw[:-1], sw[1:]), 1)
+    return int(flows.max())
+
+
+def claims(table: pd.DataFrame, hosts_per_router: int, step: float,
+           min_link_flows: int | None = None) -> pd.DataFrame:
+    """The statements of Slim Fly V-A (uniform, Fig. 6a) and V-C (worst case, Fig. 6d)
+    checked on ``table`` (rows of :func:`_curve`); ``step`` is the load resolution (values
+    within one step count as equal)."""
+    sat = saturation(table)
+    rows = []
+
+    def add(claim, traffic, paper, ours, ok):
+        rows.append({"claim": claim, "traffic": traffic, "paper": paper, "ours": ours,
+                     "verdict": "n/a" if ok is None else ("holds" if ok else "differs")})
+
+    def s(tr, rt):
+        return sat.get((tr, rt))
+
+    def have(tr, *rts):
+        return all((tr, r) in sat for r in rts)
+
+    u = "uniform"
+    if have(u, "MIN", "UGAL-G", "VAL", "UGAL-L"):
+        best = max(sat[u, r] for r in ROUTINGS)
+        add("UGAL-G and MIN achieve the best performance", u, "best saturation",
+            f"MIN {s(u, 'MIN'):g}, UGAL-G {s(u, 'UGAL-G'):g}, UGAL-L {s(u, 'UGAL-L'):g}, "
+            f"VAL {s(u, 'VAL'):g}",
+            min(s(u, "MIN"), s(u, "UGAL-G")) >= best - step)
+    if have(u, "VAL"):
+        add("VAL saturates at less than 50% of the injection rate", u, "< 0.5",
+            f"{s(u, 'VAL'):g}", s(u, "VAL") < 0.5)
+    if have(u, "UGAL-L"):
+        add("UGAL-L saturates at about 80% of the injection rate", u, "0.8",
+            f"{s(u, 'UGAL-L'):g}", abs(s(u, "UGAL-L") - 0.8) <= step + 1e-9)
+    if have(u, "MIN", "UGAL-L", "UGAL-G"):
+        add("UGAL-L and UGAL-G stay close to MIN (within one load step)", u,
+            "close to MIN", f"MIN {s(u, 'MIN'):g}, UGAL-L {s(u, 'UGAL-L'):g}, UGAL-G {s(u, 'UGAL-G'):g}",
+            min(s(u, "UGAL-L"), s(u, "UGAL-G")) >= s(u, "MIN") - step - 1e-9)
+        mid = [x for x in sorted(set(table.offered)) if x <= min(s(u, "MIN"), s(u, "UGAL-L"))]
+        if mid:
+            m = mid[len(mid) // 2] if len(mid) > 1 else mid[0]
+            lm, ll = _latency_at(table, u, "MIN", m), _latency_at(table, u, "UGAL-L", m)
+            add("UGAL-L takes detours at medium load: latency above MIN's", u, "UGAL-L > MIN",
+                f"at {m:g}: UGAL-L {ll:.1f}, MIN {lm:.1f} cycles", ll > lm)
+    if have(u, *ROUTINGS):
+        low = min(table.offered)
+        lat = {r: _latency_at(table, u, r, low) for r in ROUTINGS}
+        add("VAL has the highest latency at low load (longer paths)", u, "VAL highest",
+            ", ".join(f"{r} {v:.1f}" for r, v in lat.items()) + f" cycles at {low:g}",
+            all(lat["VAL"] > lat[r] for r in ROUTINGS if r != "VAL"))
+    w = "worstcase"
+    bound = 1.0 / (hosts_per_router + 1)
+    if have(w, "MIN"):
+        why = "" if not min_link_flows else (
+            f" (busiest MIN link carries {min_link_flows} flows: at most "
+            f"1/{min_link_flows} = {1 / min_link_flows:.3g})")
+        add("MIN is limited to 1/(p+1) throughput", w, f"1/(p+1) = {bound:.3g} (p = {hosts_per_router})",
+            f"{s(w, 'MIN'):g}{why}", s(w, "MIN") <= bound + 1e-9)
+    if have(w, "VAL"):
+        add("VAL supports up to 40% offered load", w, "0.4", f"{s(w, 'VAL'):g}",
+            abs(s(w, "VAL") - 0.4) <= step + 1e-9)
+    if have(w, "UGAL-L"):
+        add("UGAL-L supports up to 45% offered load", w, "0.45", f"{s(w, 'UGAL-L'):g}",
+            abs(s(w, "UGAL-L") - 0.45) <= step + 1e-9)
+    if have(w, "MIN", "VAL", "UGAL-L"):
+        add("VAL and UGAL-L disperse the traffic: several times MIN's load", w,
+            "VAL, UGAL-L >> MIN", f"MIN {s(w, 'MIN'):g}, VAL {s(w, 'VAL'):g}, UGAL-L {s(w, 'UGAL-L'):g}",
+            min(s(w, "VAL"), s(w, "UGAL-L")) >= 2 * max(s(w, "MIN"), step))
+    if have(w, "VAL", "UGAL-L"):
+        add("UGAL-L sustains at least VAL's load (45% vs 40%)", w, "UGAL-L >= VAL",
+            f"UGAL-L {s(w, 'UGAL-L'):g}, VAL {s(w, 'VAL'):g}", s(w, "UGAL-L") >= s(w, "VAL") - 1e-9)
+    _comparison_claims(table, sat, step, add)
+    return pd.DataFrame(rows, columns=["claim", "traffic", "paper", "ours", "verdict"])
+
+
+def _comparison_claims(table, sat, step, add) -> None:
+    """The statements of V-A, V-B and V-C on SF against DF-UGAL-L and FT-ANCA."""
+    eps = 1e-9
+    for tr in dict.fromkeys(table.traffic):
+        sf = {r: sat[tr, r] for r in ROUTINGS if (tr, r) in sat}
+        df, ft = sat.get((tr, "DF-UGAL-L")), sat.get((tr, "FT-ANCA"))
+        if not sf:
+            continue
+        best = max(sf, key=sf.get)
+        sf_text = ", ".join(f"SF-{r} {v:g}" for r, v in sf.items())
+        if tr == "uniform":
+            if df is not None:
+                add("DF offers lower bandwidth than SF", tr, "DF < SF",
+                    f"DF-UGAL-L {df:g}; {sf_text}", df < sf[best] - eps)
+            if ft is not None:
+                add("FT-3's bandwidth is slightly higher than SF's", tr, "FT >= SF (slightly)",
+                    f"FT-ANCA {ft:g}; {sf_text}", sf[best] - step - eps <= ft <= sf[best] + 2 * step + eps)
+            low = min(table.offered)
+            lat = {r: _latency_at(table, tr, r, low) for r in ("MIN", "DF-UGAL-L", "FT-ANCA")
+                   if (tr, r) in sat}
+            if "MIN" in lat and len(lat) > 1:
+                add("SF has the lowest latency (lower diameter than DF and FT-3)", tr, "SF lowest",
+                    ", ".join(f"{r} {v:.1f}" for r, v in lat.items()) + f" cycles at {low:g}",
+                    all(lat["MIN"] < v for r, v in lat.items() if r != "MIN"))
+        elif tr in ("bitrev", "shift"):
+            if ft is not None and "UGAL-L" in sf and "UGAL-G" in sf:
+                add("FT-3's bandwidth is higher than UGAL-L's and only slightly better than "
+                    "UGAL-G's", tr, "UGAL-L < FT, FT >= UGAL-G (slightly)",
+                    f"FT-ANCA {ft:g}, SF-UGAL-L {sf['UGAL-L']:g}, SF-UGAL-G {sf['UGAL-G']:g}",
+                    ft > sf["UGAL-L"] + eps and sf["UGAL-G"] - eps <= ft <= sf["UGAL-G"] + 2 * step + eps)
+            if df is not None and "UGAL-L" in sf:
+                low = min(table.offered)
+                ls, ld = _latency_at(table, tr, "UGAL-L", low), _latency_at(table, tr, "DF-UGAL-L", low)
+                add("SF offers slightly higher bandwidth and lower latency than DF", tr,
+                    "SF-UGAL-L >= DF-UGAL-L, lower latency",
+                    f"saturation SF-UGAL-L {sf['UGAL-L']:g}, DF-UGAL-L {df:g}; latency at {low:g}: "
+                    f"{ls:.1f} vs {ld:.1f} cycles", sf["UGAL-L"] >= df - eps and ls < ld)
+        elif tr == "worstcase":
+            if df is not None and ("VAL" in sf or "UGAL-L" in sf):
+                v = max(sf.get("VAL", 0.0), sf.get("UGAL-L", 0.0))
+                add("VAL and UGAL-L provide slightly higher bandwidth than DF", tr,
+                    "SF VAL/UGAL-L > DF", f"DF-UGAL-L {df:g}; {sf_text}", v > df + eps)
+            if ft is not None:
+                others = [sf[best]] + ([df] if df is not None else [])
+                add("FT-3 (full bandwidth) achieves higher bandwidth than both DF and SF", tr,
+                    "FT > DF, SF", f"FT-ANCA {ft:g}; {sf_text}"
+                    + (f", DF-UGAL-L {df:g}" if df is not None else ""), ft > max(others) + eps)
+
+
+@register_experiment("slimfly-sim", paper="Slim Fly (Besta, Hoefler) V, Fig. 6")
+def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9",
+                          traffic: str = "uniform,worstcase", routings: str = "all",
+                          compare: str = "none", seed: int = 1,
+                          sim_seed: int = 1, max_samples: int = 6,
+                          workers: int = 2, plot: str = "", simulator: str = "reference",
+                          raw_dir: str = "") -> ExperimentResult:
+    """Slim Fly V (Fig. 6): MIN, VAL, UGAL-L, UGAL-G latency vs offered load, and the
+    Dragonfly and fat-tree curves of the same figure.
+
+    Parameters
+    ----------
+    q : int
+        Slim Fly prime power (3: 18 routers, 54 hosts, a few minutes on 2 cores; 5: 50
+        routers, 200 hosts, several times longer).
+    loads : str
+        Offered loads (flits/host/cycle, fractions of the injection bandwidth),
+        comma-separated; each curve stops at its first load that does not complete.
+    traffic : str
+        Comma-separated panels of Fig. 6: ``uniform`` (6a), ``bitrev`` (6b), ``shift``
+        (6c), ``worstcase`` (6d), or ``all``; default ``uniform,worstcase``.
+    routings : str
+        ``all`` or a comma-separated list of MIN, VAL, UGAL-L, UGAL-G (``none``: no SF
+        curve).
+    compare : str
+        ``none`` (default), ``all`` or a comma-separated list of the comparison curves of
+        Fig. 6: ``DF-UGAL-L`` (a balanced Dragonfly of about SF's host count, UGAL-L with
+        hop-indexed VCs) and ``FT-ANCA`` (a three-level fat tree; ANCA is stood in for by
+        adaptive minimal routing with an up*/down* escape VC); see
+        :func:`comparison_network`.
+    seed : int
+        Seed of the routings' own draws (not used by the simulations).
+    sim_seed : int
+        Seed of every simulation (traffic, Valiant and UGAL draws, worst-case pairs).
+    max_samples : int
+        Sample periods of 1,000 cycles per point at most (warm-up included).
+    workers : int
+        Curves simulated in parallel (processes).
+    plot : str
+        Also draw the figure (latency vs offered load, one panel per traffic) into this
+        ``.png``/``.svg``/``.pdf`` file (checked before the simulations).
+    simulator : str
+        ``reference`` (default), ``booksim`` or ``sst`` (MIN routing and uniform traffic
+        only); see :mod:`topogen.reproduce._backend`.
+    raw_dir : str
+        Folder kept for the BookSim/SST raw output (default: a temporary one, discarded).
+    """
+    from ..generators.slimfly import check_slimfly_q, slimfly
+
+    check_slimfly_q(q)
+    load_list = _parse_loads(loads)
+    trs = _names(traffic, TRAFFICS, "traffic")
+    rts = [] if routings == "none" else _names(routings, ROUTINGS, "routings")
+    cmp_ = [] if compare == "none" else _names(compare, COMPARISONS, "compare")
+    if not rts and not cmp_:
+        raise ParameterError("nothing to simulate: give routings or compare")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    from ..sim import SimConfig
+
+    SimConfig(max_samples=max_samples, **SIM_CONFIG)  # bad parameters: before the work
+    if plot:
+        from ..output import check_file_output
+
+        if not str(plot).lower().endswith((".png", ".svg", ".pdf")):
+            raise ParameterError(f"plot must end in .png, .svg or .pdf, got {plot!r}")
+        check_file_output(plot)
+    topo = slimfly(q)
+    p = int(topo.hosts[0])
+    others = {name: comparison_network(COMPARISONS[name][0], q) for name in cmp_}
+    from ._backend import check
+    from ._backend import notes as backend_notes
+
+    check(simulator, "slimfly-sim", routings=[ROUTINGS[r] for r in rts] + [COMPARISONS[c][1] for c in cmp_],
+          traffics=trs, hosts=int(topo.num_hosts),
+          alternative="--routings MIN --traffic uniform --compare none or --simulator reference")
+    tmp = tempfile.TemporaryDirectory()
+    raw = raw_dir or tmp.name
+    tasks = [(q, r, t, load_list, seed, sim_seed, max_samples, simulator, raw)
+             for t in trs for r in rts + cmp_]
+    wall0 = time.perf_counter()
+    rows: list[dict] = []
+    with tmp:
+        for res in map_tasks(_curve, tasks, workers=workers, desc="slimfly-sim",
+                             label=lambda task: f"{task[1]} {task[2]}"):
+            rows.extend(res)
+    wall = time.perf_counter() - wall0
+    table = pd.DataFrame(rows)
+    step = min((b - a for a, b in zip(load_list, load_list[1:])), default=0.1)
+    flows = worst_case_link_flows(q, sim_seed) if "worstcase" in trs and "MIN" in rts else None
+    cl = claims(table, p, step, flows)
+    sat = saturation(table)
+    summary = pd.DataFrame([{"traffic": t, "routing": r, "saturation": v,
+                             "wall_s": float(table[(table.traffic == t) & (table.routing == r)]
+                                             .seconds.sum()),
+                             "latency_low_load": _latency_at(table, t, r, load_list[0]),
+                             "hops_low_load": float(table[(table.traffic == t) & (table.routing == r)]
+                                                    .hops_avg.iloc[0])}
+                            for (t, r), v in sat.items()])
+    held = int((cl.verdict == "holds").sum())
+    notes = [
+        f"Slim Fly q={q}: {topo.num_switches} routers, network radix {topo.degree}, p={p} hosts "
+        f"each, {topo.num_hosts} hosts (the paper: q=19, 722 routers, 10,830 endpoints).  "
+        f"{len(table)} simulations in {wall:.0f} s with {workers} worker(s).",
+        *[f"{name}: {t.num_switches} routers ({dict(t.params)}), {t.num_hosts} hosts, "
+          f"network radix {t.degree}; VC buffers share {PORT_BUFFER} flits per port; worst "
+          f"case: {_traffic_for(COMPARISONS[name][0], 'worstcase', t)}."
+          for name, t in others.items()],
+        "Model: 4 VCs x 16 flits (64 flits/port, as the paper), 4-flit packets (the paper: 1 flit), "
+        "1-cycle links and router stages, credit delay 2, internal speedup 2; MIN = NR table with "
+        "hop-indexed VCs, VAL/UGAL on the same NR routes with VC = hop index; UGAL: 4 random VAL "
+        "candidates per packet, chosen at the source switch (docs/sim.md).",
+        "saturation: highest offered load (flits/host/cycle) whose run completed; latency in "
+        "cycles from creation to delivery.  Worst case: the V-C pattern on the MIN routes "
+        "(hosts of unpaired routers idle; loads per active host).",
+        f"Claims of V-A / V-B / V-C: {held} of {len(cl)} hold (values within one load step, "
+        f"{step:g}, count as equal).",
+    ]
+    notes += backend_notes(simulator)
+    if plot:
+        draw(table, plot, q)
+        notes.append(f"Figure: {plot}")
+    return ExperimentResult(
+        title=f"Slim Fly V (Fig. 6): MIN, VAL, UGAL-L, UGAL-G on SF q={q}"
+              + (f" vs {', '.join(cmp_)}" if cmp_ else "") + f", {simulator} simulator",
+        table=table, notes=notes, extra_tables={"saturation": summary, "claims": cl})
+
+
+def draw(table: pd.DataFrame, path, q: int):
+    """Latency vs offered load, one panel per traffic (the shape of Figs. 6a, 6d)."""
+    import io
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..results import atomic_write_bytes
+
+    path = Path(path)
+    trs = list(dict.fromkeys(table.traffic))
+    fig, axes = plt.subplots(1, len(trs), figsize=(5.5 * len(trs), 4), squeeze=False)
+    for ax, tr in zip(axes[0], trs):
+        for rt in (*ROUTINGS, *COMPARISONS):
+            g = table[(table.traffic == tr) & (table.routing == rt) & (table.status == "completed")]
+            if len(g):
+                ax.plot(g.offered, g.latency_cycles, marker="o",
+                        label=rt if rt in COMPARISONS else f"SF-{rt}",
+                        linestyle="--" if rt in COMPARISONS else "-")
+        ax.set_title(f"{tr} traffic, Slim Fly q={q}")
+        ax.set_xlabel("offered load (flits/host/cycle)")
+        ax.set_ylabel("latency (cycles)")
+        ax.set_xlim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fmt = path.suffix.lower().lstrip(".")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, metadata={"Creator": "topogen", "Date": None} if fmt == "svg"
+                else {"Creator": "topogen"})
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())

@@ -1,1 +1,0 @@
-"""topogen.sweep"""
