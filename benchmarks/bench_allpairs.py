@@ -23,7 +23,7 @@ An alternative that would run longer than ``--budget`` seconds is stopped and it
 extrapolated from the sources done (said so in the output); its figures are then compared
 with topogen's on those sources.  Graph construction is not timed.
 
-Targets (issue 17, goal 1): 16,384 switches in <= 14 s wall on 2 cores, >= 4x scipy and
+Targets: 16,384 switches in <= 14 s wall on 2 cores, >= 4x scipy and
 igraph; 32k and 64k switches with O(N + E) work memory per thread.
 """
 

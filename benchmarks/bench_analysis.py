@@ -1,6 +1,6 @@
-"""Speed of the analysis suite: bisection, resilience and cost at the issue-13 sizes.
+"""Speed of the analysis suite: bisection, resilience and cost at the Slim Fly paper's sizes.
 
-Targets (topogen issue 13): the bisection of the 8,192-router Slim Fly (q = 64) in
+Targets: the bisection of the 8,192-router Slim Fly (q = 64) in
 <= 60 s, and the resilience of the 722-router Slim Fly (q = 19) with 100 trials per
 failure fraction in <= 60 s (union-find connectivity; diameter and average path length
 by bit-parallel BFS).  Prints each timing beside its target, the figures measured and

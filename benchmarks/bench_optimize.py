@@ -1,4 +1,4 @@
-"""Benchmark: ``topogen optimize`` against the Graph Golf records (issue 16 acceptance).
+"""Benchmark: ``topogen optimize`` against the Graph Golf records.
 
 Prints, for each case, the evaluated moves per minute, the diameter and ASPL reached in the
 time budget, the gap to the 2016 Graph Golf record and to the Moore / Cerf bound, and the

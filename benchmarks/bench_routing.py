@@ -3,8 +3,8 @@
     python benchmarks/bench_routing.py            # 16,384-switch tables, 4,096-switch CDG
     python benchmarks/bench_routing.py --quick    # 2,048 / 1,024 switches
 
-Targets: issue "Routing": FR tables with one next hop per pair for 16,384 switches in
-<= 60 s and <= 4 GB; up*/down* tables for 16,384 switches in <= 30 s; issue 17 (goal 3):
+Targets: FR tables with one next hop per pair for 16,384 switches in
+<= 60 s and <= 4 GB; up*/down* tables for 16,384 switches in <= 30 s;
 FR and NR tables at 16,384 switches in <= 0.6 GB peak, streamed per block of source rows
 into their ``ranks.npy`` (``ranks_file``, as ``topogen route`` does), and up*/down* tables
 and the CDG check at 4,096 switches in <= 10 s.  Topologies: Random(N, 12) of Skywalk

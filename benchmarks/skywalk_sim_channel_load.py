@@ -1,5 +1,5 @@
 """Channel loads of skywalk-sim's permutations under the two readings of the escape
-routing's adaptive VCs (issue 14): ``minimal`` (any minimal FR next hop) and ``updown``
+routing's adaptive VCs: ``minimal`` (any minimal FR next hop) and ``updown``
 (next hops on shortest up*/down*-legal FR routes, by the packet's phase).
 
 Each switch sends one unit of flow to its destination of the switch-id permutation

@@ -1,4 +1,4 @@
-"""The fault matrix (issue 11, item 5): bad parameters for every registered generator and
+"""The fault matrix: bad parameters for every registered generator and
 malformed files of every input format, run through the command line.
 
 Every case asserts what a user may rely on: a non-zero exit status that is not 70

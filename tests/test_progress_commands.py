@@ -1,5 +1,5 @@
 """Long commands show progress on a terminal and stay quiet with -q or without one
-(issue 18, item 4)."""
+"""
 
 import io
 import sys

@@ -14,7 +14,7 @@ def _commands():
 
 def test_readme_opens_with_main_job_and_test_command():
     main_job, tests = _commands()
-    assert "topogen reproduce skywalk " in main_job + " "  # graph analysis (issue 2)
+    assert "topogen reproduce skywalk " in main_job + " "  # graph analysis
     assert "topogen reproduce skywalk-sim" in main_job      # on the reference simulator
     assert "pytest" in tests
 

@@ -1,4 +1,4 @@
-"""Inputs validated at the boundary (issue 11, item 4): results files, sizes that exceed
+"""Inputs validated at the boundary: results files, sizes that exceed
 the machine's memory, switch ids beyond int32, layout and VC options that are zero, host
 counts beyond 32-bit ids, and numba's cache where no default cache folder is writable.
 Each case was an internal error (exit 70) or silently accepted before."""
@@ -148,7 +148,7 @@ def _limited(limit_bytes: int):
 @pytest.mark.parametrize("argv", [["hypercube", "--dimension", "30"],
                                   ["torus", "--dims", "3000,3000"]])
 def test_cli_refuses_sizes_beyond_the_address_space_limit(tmp_path, argv):
-    """Under ``ulimit -v`` (1.6 GB, enough for topogen itself) the sizes of the issue are
+    """Under ``ulimit -v`` (1.6 GB, enough for topogen itself) the large sizes are
     refused up front with the size needed and available, not a MemoryError (exit 70)."""
     env = {**os.environ, "PYTHONPATH": str(_ROOT)}
     out = tmp_path / "t.json"

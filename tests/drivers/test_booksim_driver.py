@@ -263,7 +263,7 @@ def test_real_booksim_on_exported_torus(tmp_path):
     assert 1.0 < row["hops_avg"] < 5.0
 
 
-# ---------------------------------------------------------------- audit additions (issue 6)
+# ---------------------------------------------------------------- audit additions
 @needs_fixtures
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 @pytest.mark.parametrize("exit_code", [255, 0])
@@ -391,7 +391,7 @@ def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, c
     assert len(read_results(res.results_path)) == len(redone) + 1
 
 
-# ---------------------------------------------------------------- issue 11/12: keys, kills, fidelity
+# ---------------------------------------------------------------- keys, kills, fidelity
 from . import fakes  # noqa: E402
 
 

@@ -267,7 +267,7 @@ def test_sst_command_and_not_found(tmp_path, monkeypatch):
         sd.sst_command(tmp_path / "b.json", ranks=2, binary=exe)
 
 
-# ---------------------------------------------------------------- audit additions (issue 6)
+# ---------------------------------------------------------------- audit additions
 def test_bits_parses_sst_sizes_and_bandwidths():
     assert sd.bits("64B") == 512 and sd.bits("512b") == 512 and sd.bits("1KiB") == 8192
     assert sd.bits("4GB/s", rate=True) == 32e9 and sd.bits("25Gb/s", rate=True) == 25e9

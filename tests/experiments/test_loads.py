@@ -1,4 +1,4 @@
-"""Evenly spaced loads below saturation (issue 18, item 1): the grid, its reuse of points
+"""Evenly spaced loads below saturation: the grid, its reuse of points
 already simulated, and a reference-simulator sweep whose curve shows its knee."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The docs' pictures (issue 18, item 5): each page's own examples draw every picture it
+"""The docs' pictures: each page's own examples draw every picture it
 shows, as a valid non-empty image; the committed pictures are valid small PNGs; the README's
 figure commands run."""
 

@@ -1,4 +1,4 @@
-"""topogen draw (issue 18, items 2 and 3): floor plans and channel-load maps."""
+"""topogen draw: floor plans and channel-load maps."""
 
 import xml.etree.ElementTree as ET
 

@@ -1,5 +1,5 @@
 """``topogen reproduce skywalk-sim --adaptive minimal|updown``: the two readings of which
-next hops the Silla-Duato adaptive VCs may take (issue 14)."""
+next hops the Silla-Duato adaptive VCs may take."""
 
 from topogen import cli, registry
 from topogen.reproduce.skywalk_sim import build, make_routing

@@ -1,4 +1,4 @@
-"""Bernoulli packet creation drawn as geometric gaps (issue 17): the same process as one
+"""Bernoulli packet creation drawn as geometric gaps: the same process as one
 draw per host and cycle, and rows of another random stream are never resumed."""
 
 import json

@@ -1,4 +1,4 @@
-"""kill -9 of ``topogen simulate --sweep`` at seeded random moments (issue 11, item 5):
+"""kill -9 of ``topogen simulate --sweep`` at seeded random moments:
 the results file is always a valid table (or absent), nothing finished is lost, and the
 rerun ends with every point exactly once and the same numbers as an uninterrupted sweep
 (the seed is derived from the point's content, so a resumed point is the same point)."""

@@ -1,4 +1,4 @@
-"""Latency-load plots (issue 18, item 1): saturation, legends, simulators, panels."""
+"""Latency-load plots: saturation, legends, simulators, panels."""
 
 import xml.etree.ElementTree as ET
 

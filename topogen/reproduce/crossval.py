@@ -22,7 +22,7 @@ latency to BookSim's and to SST's at that load), a saturation table (the bracket
 each simulator's saturation load, bisected when ``spec.saturation`` is set) and a
 verdict per point against stated tolerances: latency within ``latency_tolerance``
 (default 3 %) at every load up to ``up_to`` (80 %) of the other simulator's saturation,
-saturation within ``saturation_tolerance`` (5 %), the acceptance criteria of issue 12.
+saturation within ``saturation_tolerance`` (5 %).
 
 How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
 
@@ -59,7 +59,7 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
 * fields a spec leaves unset take the shared simulator defaults
   (:func:`topogen.reproduce._crossval_sim.shared_defaults`).
 
-The command line (``topogen crossval``, :func:`add_parsers`) and the issue's matrix
+The command line (``topogen crossval``, :func:`add_parsers`) and the agreement matrix
 (``topogen reproduce crossval``, :mod:`topogen.reproduce.crossval_matrix`) are built on
 :func:`crossval`; ``docs/reproductions.md`` has measured numbers.
 """

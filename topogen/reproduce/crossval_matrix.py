@@ -1,4 +1,4 @@
-"""``topogen reproduce crossval``: the simulator-agreement matrix of issue 12 on whatever
+"""``topogen reproduce crossval``: the simulator-agreement matrix on whatever
 simulators are installed.
 
 Networks: 4x4 and 8x8 tori, the 6-cube, Random(64, 4), Skywalk (4 switches per cabinet x 16
@@ -84,13 +84,13 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
     return out
 
 
-@register_experiment("crossval", paper="topogen issue 12: simulator agreement")
+@register_experiment("crossval", paper="topogen: simulator agreement")
 def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_sizes: str = "all",
                        loads: str = "", simulators: str = "", quick: bool = False,
                        saturation: bool = True, routing: str = "booksim-min", seed: int = 1,
                        out_dir: str = "", timeout: float = 3600.0, repeats: int = 1,
                        capacity_load: float = 1.0, saturation_rule: str = "majority") -> ExperimentResult:
-    """Issue 12's agreement matrix: every network x traffic x packet size on every simulator found.
+    """The simulator-agreement matrix: every network x traffic x packet size on every simulator found.
 
     Parameters
     ----------
@@ -219,5 +219,5 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
     if out_dir:
         head.append(f"Raw outputs and results.csv of each run under {out_dir}/<network>_<traffic>_<size>/.")
     return ExperimentResult(
-        title="Simulator agreement (issue 12): reference simulator vs BookSim2 vs SST",
+        title="Simulator agreement: reference simulator vs BookSim2 vs SST",
         table=table, notes=head + notes)

@@ -3,7 +3,7 @@
 Graph Golf's order/degree problem asks, for N switches of degree at most d, for the least
 diameter and then the least average shortest path length (ASPL).  This reproduction runs
 :func:`topogen.optimize.optimize` (objective ``golf``, random regular start) on the four
-(N, d) pairs of the issue and reports, for each, the diameter and ASPL reached within the
+(N, d) pairs of the Graph Golf records and reports, for each, the diameter and ASPL reached within the
 stated time budget, the gap to the best published solution (2016 table) and to the
 Moore / Cerf lower bound.
 
@@ -23,7 +23,7 @@ from ._base import ExperimentResult
 #: the Skywalk comparison as last measured (docs/optimize.md has the table)
 SKYWALK_MEASURED = ("FR max 932.5 -> 910.0 ns (-2.4 %), FR avg 740.28 -> 737.06 ns (-0.44 %), cable "
                     "59.071 <= 59.072 km, 19,095 moves, 185.5 s CPU at load average 8-9")
-#: (N, d) pairs of the issue with the 2016 records (diameter, ASPL)
+#: (N, d) pairs with the 2016 Graph Golf records (diameter, ASPL)
 CASES = ((256, 8), (1024, 8), (1024, 3), (10000, 7))
 
 
@@ -85,11 +85,11 @@ def reproduce_graph_golf(*, seconds: float = 60.0, seed: int = 1, cases: str = "
     Parameters
     ----------
     seconds : float
-        Time budget of each case (the issue's acceptance uses 600 on 2 cores).
+        Time budget of each case (600 s on 2 cores reaches the records' neighbourhood).
     seed : int
         The one seed of every run.
     cases : str
-        ``N:d`` pairs, comma-separated (default: the four of the issue).
+        ``N:d`` pairs, comma-separated (default: the four above).
     skywalk : bool
         Also rewire Skywalk(8,256,7,4) for FR latency under its own cable total
         (``seconds`` more).

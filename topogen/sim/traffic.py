@@ -71,7 +71,7 @@ __all__ = ["PATTERNS", "ADVERSARIAL", "Traffic", "BernoulliArrivals", "TRAFFIC_S
 
 #: version of the random stream that generates packets (creation times, destinations,
 #: random routes): 2 = Bernoulli creation times drawn as geometric gaps per host (cost
-#: proportional to the packets made; issue 17), 1 = one uniform per host and cycle.  The
+#: proportional to the packets made), 1 = one uniform per host and cycle.  The
 #: same seed gives other packets under another stream, so every reference-simulator row
 #: records it (``params.traffic_stream``) and resume keys never match rows of another one.
 TRAFFIC_STREAM = 2
