@@ -489,3 +489,16 @@ def _orbit_of_one(perm: np.ndarray, q: int):
 @functools.lru_cache(maxsize=64)
 def _field(q) -> GF:
     return GF._build(q)
+
+
+def check_slimfly_q(q) -> int:
+    """Validate a Slim Fly field order: a prime power ``q = 4w + δ``, δ in {-1, 0, 1}, w >= 1.
+
+    Returns q as an int; raises ParameterError naming the nearest valid q otherwise.
+    The only prime power excluded by the form is q = 2 (q = 4w + 2).
+    """
+    check_prime_power(
+        "q", q, predicate=lambda n: n % 4 != 2, minimum=3,
+        what="a prime power of the form 4w+δ with δ in {-1, 0, 1} and w >= 1",
+    )
+    return int(q)

@@ -5,7 +5,7 @@ import pytest
 
 from topogen.errors import OutputError
 from topogen.export.formats import save
-from topogen.routing.base import load_routing
+from topogen.routing.saved import load_routing
 from topogen.routing.cli import add_check_parser, add_route_parser
 
 from .conftest import petersen, ring

@@ -10,7 +10,7 @@ from topogen.errors import FormatError, ParameterError, RoutingError
 from topogen.export.formats import save
 from topogen.generators.slimfly import slimfly
 from topogen.routing import check, nearest, route, ugal, ugal_candidates
-from topogen.routing.base import load_routing
+from topogen.routing.saved import load_routing
 from topogen.routing.ugal import UgalRouting
 
 from .conftest import python_cdg

@@ -1,5 +1,5 @@
 """The compiled engine runs each cycle's switch allocations in switch order
-(topogen.sim._core_prefetch._sort_late): the rows stay the pure-Python engine's, the order of
+(topogen.sim._core._sort_late): the rows stay the pure-Python engine's, the order of
 a cycle's deliveries is not the Python engine's (so it is off when they are recorded)."""
 
 import numpy as np
@@ -121,7 +121,7 @@ def test_the_cache_key_of_run_follows_its_inlined_helpers():
 
     root = Path(topogen.__file__).parent
     h = hashlib.sha256()
-    for f in (root / "sim" / "_core_prefetch.py", root / "_sssp.py"):
+    for f in (root / "_sssp.py",):
         h.update(f.read_bytes())
     assert C.INLINED_HELPERS_SHA256 == h.hexdigest()[:16], (
         f"set INLINED_HELPERS_SHA256 = {h.hexdigest()[:16]!r} in topogen/sim/_core.py")

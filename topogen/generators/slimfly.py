@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validate import check_int
 from ..errors import ParameterError
-from ..gf import GF, check_prime_power
+from ..gf import GF, check_slimfly_q  # noqa: F401 (the q check lives with the field)
 from ..registry import register
 from ..topology import Topology
 
@@ -41,19 +41,6 @@ KIND_NAMES = ("intra0", "intra1", "inter")
 
 def _delta_of(q: int) -> int:
     return {1: 1, 0: 0, 3: -1}[q % 4]
-
-
-def check_slimfly_q(q) -> int:
-    """Validate a Slim Fly field order: a prime power ``q = 4w + δ``, δ in {-1, 0, 1}, w >= 1.
-
-    Returns q as an int; raises ParameterError naming the nearest valid q otherwise.
-    The only prime power excluded by the form is q = 2 (q = 4w + 2).
-    """
-    check_prime_power(
-        "q", q, predicate=lambda n: n % 4 != 2, minimum=3,
-        what="a prime power of the form 4w+δ with δ in {-1, 0, 1} and w >= 1",
-    )
-    return int(q)
 
 
 def mms_generator_sets(q: int) -> tuple[np.ndarray, np.ndarray]:

@@ -18,17 +18,20 @@ come out exactly; ``tests/layout/test_floor.py`` checks them.
 
 Every constant is a field, so other papers' floors are one constructor away
 (:meth:`Floor.skywalk`, :meth:`Floor.dsn` for 16 switches per cabinet; the Slim Fly
-rack floor is :meth:`Floor.slimfly`, defined in :mod:`topogen.layout.slimfly`).
+rack floor is :meth:`Floor.slimfly`, :func:`slimfly_floor`; its placement is in
+:mod:`topogen.layout.slimfly`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, asdict
+from typing import Literal
 
 import numpy as np
 
 from ..errors import ParameterError
+from ..gf import check_slimfly_q
 
 
 def _positive_int(name, value, minimum=1):
@@ -124,9 +127,7 @@ class Floor:
     @classmethod
     def slimfly(cls, q: int, **kw) -> "Floor":
         """The Slim Fly rack floor (Besta & Hoefler VI-A/VI-B); see
-        :func:`topogen.layout.slimfly.slimfly_floor`."""
-        from .slimfly import slimfly_floor
-
+        :func:`slimfly_floor`."""
         return slimfly_floor(q, **kw)
 
     # -------------------------------------------------------------- geometry
@@ -169,3 +170,75 @@ class Floor:
     def from_dict(cls, d: dict) -> "Floor":
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in d.items() if k in known})
+
+
+# ---------------------------------------------------------------- the Slim Fly rack floor
+
+def rack_grid(num_racks: int) -> tuple[int, int, int]:
+    """``(x, y, z)``: x full rows of y racks plus z racks on one side (Slim Fly VI-A).
+
+    ``x = floor(sqrt(R))``, ``y = floor(R / x)``, ``z = R - x y`` (so ``0 <= z < x <= y``).
+    """
+    if isinstance(num_racks, bool) or not isinstance(num_racks, (int, np.integer)) or num_racks < 1:
+        raise ParameterError(f"num_racks must be an integer >= 1, got {num_racks!r}")
+    r = int(num_racks)
+    x = math.isqrt(r)
+    y = r // x
+    return x, y, r - x * y
+
+
+def slimfly_floor(
+    q: int,
+    *,
+    racks: Literal["paired", "subgroup"] = "paired",
+    rows: int | None = None,
+    columns: int | None = None,
+    ns_per_meter: float = 5.0,
+) -> Floor:
+    """The Slim Fly rack floor for the MMS graph of field order q.
+
+    Parameters
+    ----------
+    q : int
+        Field order (validated as for :func:`topogen.generators.slimfly.slimfly`).
+    racks : {"paired", "subgroup"}
+        ``"paired"`` (the paper's layout): q racks of 2q routers, rack r holding the
+        subgroups (0, r, ·) and (1, r, ·).  ``"subgroup"``: 2q racks of q routers, one
+        subgroup each (the alternative the paper mentions for q = 19).
+    rows, columns : int, optional
+        Override the near-square grid of :func:`rack_grid`.
+    ns_per_meter : float
+        Propagation delay (not given by the Slim Fly paper; the project's 5 ns/m).
+
+    Returns
+    -------
+    Floor
+        ``cabinet_width = cabinet_depth = 1`` m, ``intra_cable = 1`` m,
+        ``inter_overhead = 2`` m, named ``"slimfly"``.
+
+    Raises
+    ------
+    ParameterError
+        Invalid q, unknown ``racks``, or a grid too small.
+
+    Notes
+    -----
+    Besta & Hoefler Section VI-A (partitioning, near-square arrangement) and VI-B
+    (1 x 1 x 2 m racks, 1 m average intra-rack cable, Manhattan distance + 2 m overhead
+    per global link).
+
+    References
+    ----------
+    .. [1] M. Besta, T. Hoefler, "Slim Fly", SC'14 (arXiv version), Sections VI-A, VI-B.
+    """
+    q = check_slimfly_q(q)
+    if racks not in ("paired", "subgroup"):
+        raise ParameterError(f"racks must be 'paired' or 'subgroup', got {racks!r}")
+    count, size = (q, 2 * q) if racks == "paired" else (2 * q, q)
+    if rows is None and columns is None:
+        x, y, z = rack_grid(count)
+        rows, columns = x + (z > 0), y
+    return Floor(
+        count, size, rows=rows, columns=columns, cabinet_width=1.0, cabinet_depth=1.0,
+        intra_cable=1.0, inter_overhead=2.0, ns_per_meter=ns_per_meter, name="slimfly",
+    )

@@ -25,89 +25,16 @@ one subgroup per rack (2q racks of q routers), is ``racks="subgroup"``.
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 import numpy as np
 
 from ..errors import ParameterError
 from ..topology import Topology
-from .floor import Floor
+from .floor import Floor, rack_grid, slimfly_floor  # noqa: F401 (public here too)
 from .placement import Layout
 
 __all__ = ["slimfly_floor", "slimfly_layout", "rack_grid"]
-
-
-def rack_grid(num_racks: int) -> tuple[int, int, int]:
-    """``(x, y, z)``: x full rows of y racks plus z racks on one side (Slim Fly VI-A).
-
-    ``x = floor(sqrt(R))``, ``y = floor(R / x)``, ``z = R - x y`` (so ``0 <= z < x <= y``).
-    """
-    if isinstance(num_racks, bool) or not isinstance(num_racks, (int, np.integer)) or num_racks < 1:
-        raise ParameterError(f"num_racks must be an integer >= 1, got {num_racks!r}")
-    r = int(num_racks)
-    x = math.isqrt(r)
-    y = r // x
-    return x, y, r - x * y
-
-
-def slimfly_floor(
-    q: int,
-    *,
-    racks: Literal["paired", "subgroup"] = "paired",
-    rows: int | None = None,
-    columns: int | None = None,
-    ns_per_meter: float = 5.0,
-) -> Floor:
-    """The Slim Fly rack floor for the MMS graph of field order q.
-
-    Parameters
-    ----------
-    q : int
-        Field order (validated as for :func:`topogen.generators.slimfly.slimfly`).
-    racks : {"paired", "subgroup"}
-        ``"paired"`` (the paper's layout): q racks of 2q routers, rack r holding the
-        subgroups (0, r, ·) and (1, r, ·).  ``"subgroup"``: 2q racks of q routers, one
-        subgroup each (the alternative the paper mentions for q = 19).
-    rows, columns : int, optional
-        Override the near-square grid of :func:`rack_grid`.
-    ns_per_meter : float
-        Propagation delay (not given by the Slim Fly paper; the project's 5 ns/m).
-
-    Returns
-    -------
-    Floor
-        ``cabinet_width = cabinet_depth = 1`` m, ``intra_cable = 1`` m,
-        ``inter_overhead = 2`` m, named ``"slimfly"``.
-
-    Raises
-    ------
-    ParameterError
-        Invalid q, unknown ``racks``, or a grid too small.
-
-    Notes
-    -----
-    Besta & Hoefler Section VI-A (partitioning, near-square arrangement) and VI-B
-    (1 x 1 x 2 m racks, 1 m average intra-rack cable, Manhattan distance + 2 m overhead
-    per global link).
-
-    References
-    ----------
-    .. [1] M. Besta, T. Hoefler, "Slim Fly", SC'14 (arXiv version), Sections VI-A, VI-B.
-    """
-    from ..generators.slimfly import check_slimfly_q
-
-    q = check_slimfly_q(q)
-    if racks not in ("paired", "subgroup"):
-        raise ParameterError(f"racks must be 'paired' or 'subgroup', got {racks!r}")
-    count, size = (q, 2 * q) if racks == "paired" else (2 * q, q)
-    if rows is None and columns is None:
-        x, y, z = rack_grid(count)
-        rows, columns = x + (z > 0), y
-    return Floor(
-        count, size, rows=rows, columns=columns, cabinet_width=1.0, cabinet_depth=1.0,
-        intra_cable=1.0, inter_overhead=2.0, ns_per_meter=ns_per_meter, name="slimfly",
-    )
 
 
 def slimfly_layout(

@@ -27,10 +27,9 @@ increase the excess length (and keeps the graph connected) until none is left.
 
 from __future__ import annotations
 
-import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -40,6 +39,7 @@ from ..errors import ParameterError, TopologyError
 from . import _fast
 from .evaluate import HopEvaluator, LatencyEvaluator, SwapGraph, LATENCY_QUANTUM_NS
 from .objectives import CableModel, Objective
+from .state import SearchState, _key, _unkey  # noqa: F401 (SearchState is public here too)
 from .targeted import targeted_swap
 
 __all__ = ["Settings", "SearchState", "anneal", "random_regular_edges", "feasible_start", "CALIBRATION_MOVES"]
@@ -150,46 +150,10 @@ class Settings:
     targeted: float = 0.0  # lexicographic latency: share of swaps aimed at the pairs at the maximum
 
 
-@dataclass
-class SearchState:
-    """Everything a resumed run needs: the graph, the best graph, the counters and the
-    random generator's state."""
-
-    edges: np.ndarray
-    best_edges: np.ndarray
-    best: tuple
-    moves: int = 0
-    accepted: int = 0
-    seconds: float = 0.0
-    unit: float = 0.0
-    rng_state: dict | None = None
-    history: list = field(default_factory=list)
-    adj: np.ndarray | None = None  # symmetric search: the adjacency (slot order matters)
-    best_adj: np.ndarray | None = None
-    segment: int = 0  # symmetric search: index of the current independent run
-
-    def to_json(self) -> str:
-        return json.dumps({"best": list(self.best), "moves": self.moves, "accepted": self.accepted,
-                           "seconds": self.seconds, "unit": self.unit, "rng_state": self.rng_state,
-                           "history": self.history, "segment": self.segment})
-
-    @classmethod
-    def from_parts(cls, edges, best_edges, text: str) -> "SearchState":
-        d = json.loads(text)
-        return cls(np.asarray(edges, dtype=np.int32), np.asarray(best_edges, dtype=np.int32),
-                   tuple(d["best"]), int(d["moves"]), int(d["accepted"]), float(d["seconds"]),
-                   float(d["unit"]), d["rng_state"], [tuple(h) for h in d["history"]],
-                   segment=int(d.get("segment", 0)))
-
-
 def make_evaluator(objective: Objective, graph: SwapGraph, cable: CableModel | None, switch_delay: float):
     if objective.kind == "hops":
         return HopEvaluator(graph)
     return LatencyEvaluator(graph, cable.cabinet, cable.cable_ns(), switch_delay)
-
-
-def _key(objective: Objective, peak: int, total: int) -> tuple:
-    return (peak, total) if objective.lexicographic else (total, peak)
 
 
 def _calibrate(graph, ev, cable, rng, cable_total) -> float:
@@ -404,11 +368,6 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
     if checkpoint is not None:
         checkpoint(state)
     return state
-
-
-def _unkey(obj: Objective, key: tuple) -> tuple:
-    """(peak, total) of a best key."""
-    return tuple(key) if obj.lexicographic else (key[1], key[0])
 
 
 def history_frame(state: SearchState, objective: Objective, num_switches: int) -> pd.DataFrame:

@@ -25,7 +25,8 @@ from .names import ALGORITHMS
 #: ``topogen`` sub-commands that only build their parsers do not import the compiled
 #: path code (numba) and SciPy.
 _EXPORTS = {
-    **dict.fromkeys(("Routing", "TableRouting", "load_routing", "save_routing"), ".base"),
+    **dict.fromkeys(("Routing", "TableRouting", "save_routing"), ".base"),
+    "load_routing": ".saved",
     **dict.fromkeys(("nearest", "fastest", "spread_ties"), ".paths"),
     "booksim_min": ".booksim_min",
     "dor": ".dor",

@@ -1,6 +1,6 @@
 """Checks of a saved routing folder (``routing.json``, ``.npy`` arrays, ``topology.json``).
 
-:func:`topogen.routing.base.load_routing` reads a folder through these functions, so a
+:func:`topogen.routing.saved.load_routing` reads a folder through these functions, so a
 folder that was edited, truncated or paired with another topology raises
 :class:`~topogen.errors.FormatError` naming the file and the problem, never an internal
 error or a silently wrong routing:
@@ -58,7 +58,7 @@ def _int(value) -> bool:
 
 def read_metadata(directory: Path) -> dict:
     """``routing.json`` of ``directory``, checked (see the module docs)."""
-    from .base import VC_RULES
+    from .names import VC_RULES
 
     path = directory / "routing.json"
     try:
@@ -160,7 +160,7 @@ def load_arrays(md: dict, directory: Path) -> dict[str, np.ndarray]:
 
 def check_arrays(md: dict, arrays: dict, directory: Path, topology) -> None:
     """Shapes, dtypes and value ranges of a table routing's arrays against ``topology``."""
-    from .base import csr_view
+    from ._csr import csr_view
 
     n = topology.num_switches
     view = csr_view(topology)

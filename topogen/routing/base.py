@@ -38,69 +38,19 @@ Virtual channels follow a **VC rule** (attribute ``vc_rule``):
 from __future__ import annotations
 
 import json
-import weakref
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
 from .._version import __version__
-from ..errors import FormatError, ParameterError, RoutingError
+from ..errors import ParameterError, RoutingError
 from ..topology import Topology, _jsonable
+from ._csr import csr_view  # noqa: F401 (re-exported: the algorithms import it from here)
 from ._folder import layout_digest, topology_digest
+from .names import VC_RULES
 
-__all__ = ["Routing", "TableRouting", "load_routing", "VC_RULES"]
-
-VC_RULES = ("const", "hop", "dateline", "layer")
-
-# ---------------------------------------------------------------------------- CSR helpers
-
-
-class _CSRView:
-    """Arrays derived from a topology's CSR that the routing algorithms share."""
-
-    def __init__(self, topology: Topology):
-        m = topology.csr()
-        n = topology.num_switches
-        self.n = n
-        self.indptr = np.asarray(m.indptr, dtype=np.int64)
-        self.indices = np.asarray(m.indices, dtype=np.int64)
-        deg = np.diff(self.indptr)
-        self.degrees = deg
-        self.max_degree = int(deg.max()) if n else 0
-        self.row = np.repeat(np.arange(n, dtype=np.int64), deg)
-        self.local_rank = np.arange(len(self.indices), dtype=np.int64) - self.indptr[self.row]
-        r = max(self.max_degree, 1)
-        pad = np.full((n, r), n, dtype=np.int64)  # index n = padding
-        pad[self.row, self.local_rank] = self.indices
-        self.nbr_pad = pad
-        self.valid_pad = pad < n
-        self.keys = self.row * n + self.indices  # sorted (CSR rows, sorted columns)
-        self.rank_dtype = np.uint8 if self.max_degree < 255 else np.uint16
-        self.sentinel = int(np.iinfo(self.rank_dtype).max)
-
-    def entry(self, u, v) -> np.ndarray:
-        """CSR entry index of directed link u->v (-1 where there is no link)."""
-        u = np.asarray(u, dtype=np.int64)
-        v = np.asarray(v, dtype=np.int64)
-        k = u * self.n + v
-        pos = np.searchsorted(self.keys, k)
-        pos_c = np.minimum(pos, len(self.keys) - 1)
-        ok = (len(self.keys) > 0) & (self.keys[pos_c] == k)
-        return np.where(ok, pos_c, -1)
-
-
-_VIEWS: "weakref.WeakKeyDictionary[Topology, _CSRView]" = weakref.WeakKeyDictionary()
-
-
-def csr_view(topology: Topology) -> _CSRView:
-    """The (cached) :class:`_CSRView` of ``topology``."""
-    view = _VIEWS.get(topology)
-    if view is None:
-        view = _CSRView(topology)
-        _VIEWS[topology] = view
-    return view
-
+__all__ = ["Routing", "TableRouting", "save_routing", "VC_RULES"]
 
 def _check_switch(name: str, v, n: int) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) < n:
@@ -594,65 +544,3 @@ def save_routing(routing: Routing, directory, *, _with_topology: bool = True) ->
     for sub_name, sub in getattr(routing, "_subroutings", lambda: {})().items():
         save_routing(sub, d / sub_name, _with_topology=False)
     _atomic_text(d / _ROUTING_JSON, json.dumps(md, indent=1, sort_keys=True) + "\n")
-
-
-def load_routing(directory, *, topology: Topology | None = None, layout=None) -> Routing:
-    """Load a routing saved by :meth:`Routing.save`.
-
-    The folder is checked as it is read (:mod:`topogen.routing._folder`): the metadata,
-    the arrays' shapes and ranges, and the digests of the topology and layout it was
-    computed for.
-
-    Raises
-    ------
-    FormatError
-        If ``directory`` holds no complete, consistent routing (names the file and the
-        problem), or a topology or layout other than the one it was computed for.
-    """
-    from ._folder import check_arrays, check_digests, load_arrays, read_metadata
-
-    d = Path(directory)
-    meta_path = d / _ROUTING_JSON
-    if not meta_path.is_file():
-        raise FormatError("not a routing folder (no routing.json); write one with "
-                          "`topogen route FILE -o DIR`", path=d)
-    md = read_metadata(d)
-    if topology is None:
-        from ..export.formats import read_bundle
-
-        if not (d / "topology.json").is_file():
-            raise FormatError("incomplete routing folder: topology.json is missing; write it "
-                              "again with `topogen route FILE -o DIR`", path=d)
-        topology, layout = read_bundle(d / "topology.json")
-    check_digests(md, d, topology, layout)
-    arrays = load_arrays(md, d)
-    kind = md["kind"]
-    params = md.get("params", {})
-    try:
-        if kind == "table":
-            check_arrays(md, arrays, d, topology)
-            return TableRouting(
-                topology, arrays["ranks"], layout=layout, algorithm=md["algorithm"],
-                params=params, num_vcs=md["num_vcs"], vc_rule=md["vc_rule"],
-                vc_const=md.get("vc_const", 0), entry_phase=arrays.get("entry_phase"),
-                entry_dim=arrays.get("entry_dim"), entry_wrap=arrays.get("entry_wrap"),
-                layer=arrays.get("layer"), distances=arrays.get("distances"),
-                entry_weight=arrays.get("entry_weight"))
-        if kind == "escape":
-            from .escape import EscapeRouting
-
-            minimal = load_routing(d / "minimal", topology=topology, layout=layout)
-            esc = load_routing(d / "escape", topology=topology, layout=layout)
-            return EscapeRouting(minimal, esc, num_vcs=md["num_vcs"], params=params)
-        from .valiant import ValiantRouting
-
-        base = load_routing(d / "base", topology=topology, layout=layout)
-        if kind == "ugal":
-            from .ugal import UgalRouting
-
-            return UgalRouting(base, variant=params.get("variant"), candidates=params.get("candidates"),
-                               seed=params.get("seed"), num_vcs=md["num_vcs"])
-        return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"])
-    except (ParameterError, RoutingError) as exc:
-        raise FormatError(f"inconsistent routing folder: {exc}; compute it again with "
-                          "`topogen route FILE -o DIR`", path=meta_path) from None

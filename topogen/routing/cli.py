@@ -154,7 +154,7 @@ def run_route(args) -> int:
 
 
 def run_check(args) -> int:
-    from .base import load_routing
+    from .saved import load_routing
     from .deadlock import check
 
     from .. import _progress

@@ -4,3 +4,6 @@
 #: the algorithms :func:`topogen.routing.route` computes by name
 ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered",
               "dsnf", "ugal-l", "ugal-g")
+
+#: how a table routing assigns virtual channels (``vc_rule`` of a routing folder)
+VC_RULES = ("const", "hop", "dateline", "layer")
