@@ -198,12 +198,14 @@ def test_layout_names_are_what_place_and_cluster_accept():
 
 def test_crossval_names_are_what_crossval_accepts():
     from topogen.errors import ParameterError
-    from topogen.reproduce import _crossval_saturation, _crossval_sim, names
+    from topogen.experiments import names as experiment_names
+    from topogen.experiments import simulators as _crossval_sim
+    from topogen.reproduce import _crossval_saturation, names
     from topogen.sim.traffic import PATTERNS
 
-    assert _crossval_sim.TRAFFICS is names.TRAFFICS
+    assert _crossval_sim.TRAFFICS is experiment_names.TRAFFICS
     assert _crossval_saturation.SATURATION_RULES is names.SATURATION_RULES
-    for traffic in names.TRAFFICS:
+    for traffic in experiment_names.TRAFFICS:
         assert traffic in PATTERNS
         assert _crossval_sim.CrossvalSpec(topology="torus", traffic=traffic).traffic == traffic
     with pytest.raises(ParameterError, match="traffic must be one of"):

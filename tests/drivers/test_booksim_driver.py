@@ -793,7 +793,7 @@ def test_kill_9_during_booksim_sweep_then_resume(tmp_path, config):
 def test_sweep_fills_the_curve_below_saturation(tmp_path, config, monkeypatch):
     """points=N: evenly spaced rates up to 95 % of saturation after the bisection, reusing
     bisection points near them; resumed without simulating anything again."""
-    from topogen.experiments.loads import fill_loads
+    from topogen.load_points import fill_loads
 
     counter = tmp_path / "calls.txt"
     exe = fake(tmp_path, SWEEP_FAKE.format(python=sys.executable, counter=str(counter), knee=0.37,

@@ -20,7 +20,7 @@ from .fakes import real_sst_or_skip
 
 
 def test_every_sst_user_takes_the_one_clock_function():
-    from topogen.reproduce import _crossval_sim as cs
+    from topogen.experiments import simulators as cs
     from topogen.reproduce.crossval import CrossvalSpec
 
     assert cs.sst_clock_ns is d.sst_clock_ns
@@ -82,7 +82,7 @@ def test_run_sst_at_the_defaults_agrees_with_reference_sst(tmp_path, real_sst, c
     on the 4x4 torus, three loads in one SST run.  Measured 1.000, 1.000, 1.009; on the
     former 2.667 ns clock with the cables' own delays SST was 2.5-3.2 % below."""
     from topogen import cli
-    from topogen.reproduce.crossval_sst import run_like_sst
+    from topogen.experiments.reference_sst import run_like_sst
     from topogen.export import formats
     from topogen.results import read_results
     from topogen.routing import route

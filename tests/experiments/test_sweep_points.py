@@ -6,9 +6,9 @@ import math
 import pytest
 
 from topogen.errors import ParameterError, SimulatorFailed
-from topogen.reproduce import _crossval_sim
+from topogen.experiments import simulators as _crossval_sim
 from topogen.experiments import runner
-from topogen.experiments.loads import knee_sweep
+from topogen.load_points import knee_sweep
 from topogen.experiments.runner import run_point, run_points
 from topogen.experiments.spec import load_experiment
 from topogen.experiments.store import Store, collect

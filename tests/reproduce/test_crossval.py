@@ -17,7 +17,7 @@ import pytest
 from topogen.cli import main
 from topogen.errors import FormatError, OutputError, ParameterError, SimulatorNotFound
 from topogen.reproduce import crossval as cv
-from topogen.reproduce._crossval_sim import _traffic_for, build_network, build_routing
+from topogen.experiments.simulators import _traffic_for, build_network, build_routing
 from topogen.results import read_results
 
 from shared_paths import FIXTURES, needs_fixtures
@@ -52,7 +52,7 @@ def test_spec_defaults_and_normalisation():
 def test_unset_fields_take_the_shared_simulator_defaults():
     import importlib.util
 
-    from topogen.reproduce._crossval_sim import shared_defaults
+    from topogen.experiments.simulators import shared_defaults
 
     d = shared_defaults()
     s = cv.CrossvalSpec("torus", {"dims": (4, 4)})
@@ -474,7 +474,7 @@ def test_real_booksim_torus4x4(tmp_path):
 @pytest.mark.sst
 def test_real_sst_torus4x4(tmp_path):
     from topogen.drivers.sst import find_sst
-    from topogen.reproduce._crossval_sim import sst_clock_ns
+    from topogen.experiments.simulators import sst_clock_ns
 
     try:
         find_sst()

@@ -2,7 +2,7 @@
 
 import json
 
-from topogen.reproduce._crossval_sim import (CrossvalSpec, build_adapters, build_network, build_routing,
+from topogen.experiments.simulators import (CrossvalSpec, build_adapters, build_network, build_routing,
                                                output_buf_flits, sst_parameters)
 
 

@@ -15,7 +15,7 @@ import pytest
 from topogen.cli import main
 from topogen.errors import ParameterError
 from topogen.reproduce import crossval as cv
-from topogen.reproduce._crossval_sim import Adapter
+from topogen.experiments.simulators import Adapter
 from topogen.results import make_row, read_results
 
 TINY = dict(topology="torus", params={"dims": (3, 3)}, warmup_periods=1, max_samples=4, sample_period=300,

@@ -1,13 +1,13 @@
 """reference-sst is measured and judged saturated by the SST driver's rule
-(``topogen.reproduce.crossval_sst``)."""
+(``topogen.experiments.reference_sst``)."""
 
 import math
 
 import pytest
 
 from topogen.drivers.sst import saturation_reasons
-from topogen.reproduce._crossval_sim import CrossvalSpec, build_adapters, build_network, build_routing
-from topogen.reproduce.crossval_sst import nic_packets
+from topogen.experiments.simulators import CrossvalSpec, build_adapters, build_network, build_routing
+from topogen.experiments.reference_sst import nic_packets
 
 
 def test_saturation_reasons_by_hand():
@@ -84,7 +84,7 @@ def test_sst_like_run_completes_below_and_saturates_above_the_link_capacity():
 
 def test_sst_runs_a_whole_even_picosecond_cycle():
     from topogen.drivers.sst_output import bits
-    from topogen.reproduce._crossval_sim import sst_clock_ns, sst_parameters
+    from topogen.experiments.simulators import sst_clock_ns, sst_parameters
 
     assert sst_clock_ns(8 / 3) == 2.666 and sst_clock_ns(2.5) == 2.5 and sst_clock_ns(1.0) == 1.0
     spec = CrossvalSpec("torus", {"dims": [4, 4]}, clock_ns=8 / 3, packet_size=1)

@@ -50,8 +50,8 @@ def test_uniform_repeats_run_one_relabelled_bundle_per_seed(tmp_path, fake_sst):
 
 
 def test_a_bundle_per_seed_is_written_once_and_never_over_an_existing_file(tmp_path, fake_sst):
-    from topogen.reproduce._crossval_sim import _sst_adapter, build_network, build_routing
-    from topogen.reproduce._crossval_sim import CrossvalSpec
+    from topogen.experiments.simulators import _sst_adapter, build_network, build_routing
+    from topogen.experiments.simulators import CrossvalSpec
 
     spec = CrossvalSpec(**SPEC)
     topo, layout = build_network(spec, 1)
@@ -84,7 +84,7 @@ def test_real_sst_relabellings_are_other_uniform_streams(tmp_path):
     complete with other latencies than the bundle as exported: other streams."""
     from topogen.drivers.sst import find_sst
     from topogen.errors import SimulatorNotFound
-    from topogen.reproduce._crossval_sim import CrossvalSpec, _sst_adapter, build_network, build_routing
+    from topogen.experiments.simulators import CrossvalSpec, _sst_adapter, build_network, build_routing
 
     try:
         find_sst()

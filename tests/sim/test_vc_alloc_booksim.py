@@ -7,7 +7,7 @@ import math
 import pytest
 
 from topogen.errors import SimulatorNotFound
-from topogen.reproduce import _crossval_sim as X
+from topogen.experiments import simulators as X
 
 SEEDS = (1, 2, 3, 4)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from topogen.errors import SimulatorNotFound
-from topogen.reproduce import _crossval_sim as X
+from topogen.experiments import simulators as X
 from topogen.sim import run_trace
 
 PACKETS = 400

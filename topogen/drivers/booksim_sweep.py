@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..results import atomic_write_text, canonical_json, make_row, write_results
-from ..experiments.loads import check_points, fill_loads
+from ..load_points import check_points, fill_loads
 from .base import binary_digest, fresh_path, simulator_failed
 from .booksim import _override_args, find_booksim, read_config_file, run_booksim
 
@@ -173,7 +173,7 @@ def sweep_booksim(
 
     Runs ``low`` (zero-load latency), then ``high``; if ``high`` is unstable it bisects
     between the highest stable and lowest unstable load until they are within
-    ``tolerance``.  Then it simulates the loads of :func:`topogen.experiments.loads.fill_loads`:
+    ``tolerance``.  Then it simulates the loads of :func:`topogen.load_points.fill_loads`:
     ``points`` evenly spaced loads from ``low`` to 95 % of the highest stable load, but
     for those a point already simulated stands close to.  A load is *stable* if the run
     completed; ``saturated``, ``deadlock`` and ``hang`` count as unstable;

@@ -51,7 +51,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         The ``run`` parser.
     """
     parents = list(parents)
-    from ..experiments.loads import DEFAULT_POINTS
+    from ..load_points import DEFAULT_POINTS
     run = subparsers.add_parser(
         "run", parents=parents, help="run BookSim2 or SST/merlin on a topology and collect results",
         description="Export a topology (or take an exported config/bundle), run the simulator "

@@ -1,7 +1,7 @@
 """The saturation rule of SST's runs, and of the reference simulator run as SST's.
 
 One function (:func:`saturation_reasons`) judges a measurement period of a real SST run
-(:mod:`topogen.drivers.sst`) and of ``reference-sst`` (:mod:`topogen.reproduce.crossval_sst`):
+(:mod:`topogen.drivers.sst`) and of ``reference-sst`` (:mod:`topogen.experiments.reference_sst`):
 accepted against offered load, network latency growth between sample windows, and endpoints
 behind their injection schedule at the sample-window ends (:func:`endpoint_backlog`).  See
 ``docs/sst.md``, "One saturation rule".
@@ -77,7 +77,7 @@ def saturation_reasons(load: float, accepted: float, windows, *,
                        latency_growth: float = LATENCY_GROWTH, unit: str = "ns",
                        slack: float = 0.0, backlog=None, nic_packets: int = 1) -> list[str]:
     """The saturation rule of an SST run's measurement period; ``reference-sst`` is judged
-    by the same function (:mod:`topogen.reproduce.crossval_sst`).
+    by the same function (:mod:`topogen.experiments.reference_sst`).
 
     Parameters
     ----------

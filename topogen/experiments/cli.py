@@ -122,7 +122,7 @@ def _estimate(exp, store, pending) -> str:
     import json
     import os
 
-    from .loads import sweep_size
+    from ..load_points import sweep_size
 
     per: dict = {}
     folder = store.root / "points"

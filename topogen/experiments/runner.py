@@ -30,7 +30,7 @@ _STORES: dict = {}
 
 def crossval_spec(point):
     """The :class:`~topogen.reproduce.crossval.CrossvalSpec` of one point."""
-    from ..reproduce._crossval_sim import CrossvalSpec
+    from .simulators import CrossvalSpec
 
     c = point.content
     t = c["topology"]
@@ -42,7 +42,7 @@ def crossval_spec(point):
 
 
 def _network(point, spec):
-    from ..reproduce._crossval_sim import build_network, build_routing
+    from .simulators import build_network, build_routing
 
     c = point.content
     key = canonical_json([c["topology"], c.get("layout"), c["routing"], c["sim_seed"], spec.link_latency,
@@ -90,7 +90,7 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
     (id, outcome, status or error text, seconds)
         ``outcome`` is ``"done"`` or ``"failed"``.
     """
-    from ..reproduce._crossval_sim import build_adapters
+    from .simulators import build_adapters
     from ..sim.sweep import with_digest
 
     t0 = time.perf_counter()
@@ -136,7 +136,7 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
 
 
 def _sweep_point(point, store: Store, simulate) -> list:
-    """Run a ``load = "sweep"`` point: :func:`~topogen.experiments.loads.knee_sweep` over its
+    """Run a ``load = "sweep"`` point: :func:`~topogen.load_points.knee_sweep` over its
     ``[sweep]`` settings, each load kept in the store as soon as it is simulated (a rerun
     after a kill finds it), one row per load returned in load order.
 
@@ -147,7 +147,7 @@ def _sweep_point(point, store: Store, simulate) -> list:
         stay stored and the point is retried from there.
     """
     from ..drivers.base import simulator_failed
-    from .loads import knee_sweep
+    from ..load_points import knee_sweep
     from .store import FAILED_STATUSES
 
     cfg = point.content["sweep"]

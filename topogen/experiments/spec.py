@@ -21,7 +21,7 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
     [measure]                        # settings of every point (shared simulator defaults)
     packet_size = 4
 
-    [sweep]                          # settings of the "sweep" points (topogen.experiments.loads)
+    [sweep]                          # settings of the "sweep" points (topogen.load_points)
     tolerance = 0.02
 
     [[exclude]]                      # points matching every key here are dropped
@@ -70,7 +70,7 @@ MEASURE_KEYS = {"packet_size": int, "num_vcs": int, "vc_buf_size": int, "clock_n
 SLURM_KEYS = {"partition": str, "account": str, "time": str, "mem": str, "chunk": int,
               "max_running": int, "cpus_per_task": int, "extra": list}
 _SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep")
-#: settings of ``load = "sweep"`` points (:func:`topogen.experiments.loads.knee_sweep`)
+#: settings of ``load = "sweep"`` points (:func:`topogen.load_points.knee_sweep`)
 SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
 _TOPOLOGY_KEYS = ("generator", "params", "file", "label")
 _SIMULATORS = ("reference", "booksim", "sst")
@@ -263,7 +263,7 @@ def _param_ok(value, t) -> bool:
 
 def _measure(doc: dict, path) -> dict:
     """The resolved measurement settings (every field of CrossvalSpec the spec controls)."""
-    from ..reproduce._crossval_sim import CrossvalSpec
+    from .simulators import CrossvalSpec
 
     _check_keys(doc, MEASURE_KEYS, path, "measure")
     for k, v in doc.items():
@@ -280,7 +280,7 @@ def _measure(doc: dict, path) -> dict:
 
 def _sweep(doc: dict, path) -> dict:
     """The resolved settings of the ``load = "sweep"`` points (``[sweep]``)."""
-    from .loads import SWEEP_DEFAULTS, check_points
+    from ..load_points import SWEEP_DEFAULTS, check_points
 
     if not isinstance(doc, dict):
         raise ParameterError(f"sweep in {path or 'the spec'} must be a table [sweep], got {doc!r}")

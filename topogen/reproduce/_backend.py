@@ -11,13 +11,13 @@ network, traffic, loads and router model:
   and the alternative;
 * :class:`PointRunner` runs one load of one network (``runner(load) -> row``);
 * :func:`sweep` is :func:`topogen.sim.sweep.sweep` on any simulator (zero-load latency and
-  saturation by bisection, :func:`topogen.experiments.loads.knee_sweep`).
+  saturation by bisection, :func:`topogen.load_points.knee_sweep`).
 
 BookSim and SST are driven exactly as ``topogen crossval`` drives them: the BookSim options
-are :func:`~topogen.reproduce._crossval_sim.booksim_options` of a
-:class:`~topogen.reproduce._crossval_sim.CrossvalSpec` holding the study's settings (plus
+are :func:`~topogen.experiments.simulators.booksim_options` of a
+:class:`~topogen.experiments.simulators.CrossvalSpec` holding the study's settings (plus
 the study's router pipeline, which crossval fixes at one cycle per stage), the SST
-parameters :func:`~topogen.reproduce._crossval_sim.sst_parameters` (router latencies from
+parameters :func:`~topogen.experiments.simulators.sst_parameters` (router latencies from
 the study's pipeline), both run through :mod:`topogen.drivers`.  Raw output (the exported
 network, configuration and every log) is kept in ``raw_dir`` (the reproductions put it
 beside ``--results``, ``<results>.raw/``).  The rows a runner returns are the drivers' rows
@@ -242,7 +242,7 @@ class PointRunner:
 
     # ------------------------------------------------------------------ the simulators
     def _spec(self):
-        from ._crossval_sim import CrossvalSpec
+        from ..experiments.simulators import CrossvalSpec
 
         c = self.cfg
         return CrossvalSpec(topology=self.routing.topology.name or "network", seed=self.seed,
@@ -253,7 +253,7 @@ class PointRunner:
                             credit_delay=c.credit_delay, simulators=(self.simulator,), timeout=self.timeout)
 
     def _booksim(self):
-        from ._crossval_sim import _booksim_adapter
+        from ..experiments.simulators import _booksim_adapter
 
         c, topo = self.cfg, self.routing.topology
         pipeline = dict(routing_delay=c.routing_delay, vc_alloc_delay=c.vc_alloc_delay,
@@ -265,7 +265,7 @@ class PointRunner:
 
     def _sst(self):
         from ..sim_defaults import sst_router_latencies
-        from ._crossval_sim import _sst_adapter, sst_clock_ns
+        from ..experiments.simulators import _sst_adapter, sst_clock_ns
 
         topo = self.routing.topology
         # SST runs crossval's whole even-picosecond cycle (sst_clock_ns); the router
@@ -322,7 +322,7 @@ class PointRunner:
         in cycles of the study's clock."""
         if self.simulator == "reference":
             return row
-        from ._crossval_sim import common_units
+        from ..experiments.simulators import common_units
 
         out = dict(row)
         units = common_units(row, self._clock_ns or self.cycle_ns)
@@ -392,7 +392,7 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
           traffic: str, load_unit: str = "flits", self_packets: bool = False, raw_dir=None,
           points: int = 0, timeout: float = 3600.0, min_accepted: float = MIN_ACCEPTED, **config):
     """:func:`topogen.sim.sweep.sweep` on ``simulator``: zero-load latency and saturation
-    load by bisection (the same :func:`~topogen.experiments.loads.knee_sweep` on every simulator).
+    load by bisection (the same :func:`~topogen.load_points.knee_sweep` on every simulator).
 
     On the reference simulator this is :func:`topogen.sim.sweep.sweep` itself (points
     resumed from ``output``).  On BookSim/SST each load's row is appended to ``output`` as
@@ -406,7 +406,7 @@ def sweep(simulator, routing, output, *, low: float, high: float, tolerance: flo
     """
     from ..sim.sweep import SweepOutcome
     from ..sim.sweep import sweep as reference_sweep
-    from ..experiments.loads import knee_sweep
+    from ..load_points import knee_sweep
 
     if simulator == "reference":
         return reference_sweep(routing, output, low=low, high=high, tolerance=tolerance, seed=seed,

@@ -8,7 +8,8 @@ command runs.
 
 from __future__ import annotations
 
-from .names import SATURATION_RULES, TRAFFICS
+from ..experiments.names import TRAFFICS
+from .names import SATURATION_RULES
 
 __all__ = ["add_parsers", "crossval_command"]
 

@@ -45,19 +45,19 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
   cable delays over ``clock_ns``), ``num_vcs`` VCs of ``vc_buf_size`` flits, virtual
   cut-through for multi-flit packets (``hold_switch_for_packet = 1``);
 * SST: ``link_bw`` = one flit (``flit_bits``) per cycle, the cycle being ``clock_ns``
-  rounded to a whole even number of ps (:func:`~topogen.reproduce._crossval_sim.sst_clock_ns`:
+  rounded to a whole even number of ps (:func:`~topogen.experiments.simulators.sst_clock_ns`:
   SST keeps time in ps), the four pipeline cycles
   as ``input_latency`` = half a cycle and ``output_latency`` = 2 cycles (merlin adds a
   crossbar clock edge and an output cycle: :func:`topogen.sim_defaults.sst_router_latencies`), input and output
-  buffers of ``vc_buf_size`` flits (:func:`~topogen.reproduce._crossval_sim.output_buf_flits`, also
+  buffers of ``vc_buf_size`` flits (:func:`~topogen.experiments.simulators.output_buf_flits`, also
   reference-sst's); merlin's anytopo uses one VC per hop, so SST's VC count follows the longest
   route, not ``num_vcs``;
 * saturation: BookSim and ``reference`` by BookSim's rule (``latency_thres`` ...);
   SST and ``reference-sst`` by the SST driver's rule, ``reference-sst`` running one fixed
-  run on SST's timeline (:mod:`topogen.reproduce.crossval_sst`), so that each pair is
+  run on SST's timeline (:mod:`topogen.experiments.reference_sst`), so that each pair is
   judged by one rule;
 * fields a spec leaves unset take the shared simulator defaults
-  (:func:`topogen.reproduce._crossval_sim.shared_defaults`).
+  (:func:`topogen.experiments.simulators.shared_defaults`).
 
 The command line (``topogen crossval``, :func:`add_parsers`) and the agreement matrix
 (``topogen reproduce crossval``, :mod:`topogen.reproduce.crossval_matrix`) are built on
@@ -77,7 +77,7 @@ from .._rng import resolve_seed
 from ..errors import ParameterError
 from ._crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
                                    saturation_bracket)
-from ._crossval_sim import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
+from ..experiments.simulators import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
                             build_network, build_routing, common_units, load_spec)
 from .crossval_verdicts import NOISE_Z, noise_note, ratio_sem, verdicts  # noqa: F401 (public)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ._crossval_sim import COMPARED_WITH, CrossvalSpec
+from ..experiments.simulators import COMPARED_WITH, CrossvalSpec
 
 #: standard errors a latency ratio may lie beyond the tolerance and still be read as noise
 NOISE_Z = 2.0

@@ -24,7 +24,7 @@ def add_parsers(subparsers, parents=()) -> None:
     parents = list(parents)
     from .._validate import int_option
     from .. import sim_defaults as sd
-    from ..experiments.loads import DEFAULT_POINTS
+    from ..load_points import DEFAULT_POINTS
     from .config import FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS, SimConfig
     from .traffic import PATTERNS
 
@@ -215,7 +215,7 @@ def simulate_command(args) -> int:
     if args.sweep and not args.output:
         raise ParameterError("--sweep needs -o FILE (the sweep writes and resumes from it)")
     if args.sweep:
-        from ..experiments.loads import check_points
+        from ..load_points import check_points
 
         check_points(args.points)
     if args.output:  # before the work: a wrong output is refused now, not after simulating

@@ -430,7 +430,7 @@ def fixed_run(routing, config: SimConfig, cycles: int, *, traffic: str, rate: fl
     The one set-up of a fixed run (one random stream from ``seed`` for the traffic's
     destinations and arrivals, the network, the engine, the traffic from cycle 0 on),
     shared by :func:`run_fixed` and ``reference-sst``'s run on SST's timeline
-    (:func:`topogen.reproduce.crossval_sst.run_like_sst`).
+    (:func:`topogen.experiments.reference_sst.run_like_sst`).
 
     Parameters
     ----------

@@ -7,7 +7,7 @@ as one figure.  Parts every curve shares (the topology, the traffic ...) go into
 title, the legend names what differs and each curve's saturation load, which is also
 marked by a dotted line.  Latencies in ns (SST) are drawn in cycles of the shared clock
 and SST's fraction of link bandwidth as flits/node/cycle (one flit per cycle per link),
-as :func:`topogen.reproduce._crossval_sim.common_units` reads them.
+as :func:`topogen.experiments.simulators.common_units` reads them.
 
 >>> import pandas as pd
 >>> from topogen.results import make_row

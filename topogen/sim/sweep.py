@@ -3,7 +3,7 @@
 :func:`sweep` simulates the lowest load (the zero-load latency) and bisects the offered load
 between ``low`` and ``high`` on the outcome (``completed`` = sustained, anything else =
 saturated) until the bracket is narrower than ``tolerance``, then fills the curve below
-saturation with evenly spaced loads (:func:`topogen.experiments.loads.fill_loads`, ``points``
+saturation with evenly spaced loads (:func:`topogen.load_points.fill_loads`, ``points``
 of them up to 95 % of the saturation load, leaving out those a point already simulated
 stands in for), so the curve shows its knee.  After every point its row is
 added to the results file under a lock (:func:`topogen.results.append_rows`), so an
@@ -29,7 +29,7 @@ from .._digest import routing_digest, seed_from
 from .._rng import resolve_seed
 from ..errors import ParameterError
 from ..results import append_rows, make_row, read_results
-from ..experiments.loads import check_points, knee_sweep
+from ..load_points import check_points, knee_sweep
 from .measure import describe, simulate
 
 __all__ = ["sweep", "SweepOutcome", "point_key", "derive_seed", "with_digest"]
@@ -128,7 +128,7 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
     points : int
         Evenly spaced loads from ``low`` to 95 % of the saturation load on the curve (0, the
         default here: bisection only, for callers that need only the saturation load;
-        ``topogen simulate --sweep`` asks for :data:`~topogen.experiments.loads.DEFAULT_POINTS`);
+        ``topogen simulate --sweep`` asks for :data:`~topogen.load_points.DEFAULT_POINTS`);
         loads a bisection point already stands close to are not simulated.
     **kwargs
         Passed to :func:`topogen.sim.simulate` (traffic, load_unit, config fields ...).

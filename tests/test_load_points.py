@@ -12,7 +12,7 @@ from topogen.layout import default_layout
 from topogen.results import read_results
 from topogen.routing import route
 from topogen.sim.sweep import sweep
-from topogen.experiments.loads import fill_loads
+from topogen.load_points import fill_loads
 
 FAST = dict(packet_size=2, vc_buf_size=4, sample_period=200, link_latency=1, warmup_periods=1,
             max_samples=3)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ..errors import ParameterError
+from .errors import ParameterError
 
 __all__ = ["fill_loads", "knee_sweep", "DEFAULT_POINTS", "FILL_FRACTION", "SWEEP_DEFAULTS", "check_points"]
 

@@ -458,7 +458,7 @@ def _reference_adapter(spec, seed, topology, layout, routing, out_dir, *, like: 
                         self_packets=like != "sst")
 
     if like == "sst":
-        from .crossval_sst import run_like_sst
+        from .reference_sst import run_like_sst
 
         times = sst_parameters(spec)
 
