@@ -488,6 +488,9 @@ def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
     from .._safe_text import first_unsafe
 
     if store is not None:
+        if first_unsafe(str(store)) is not None:
+            raise ParameterError(f"store folder {str(store)!r} holds a control or line-break character; "
+                                 "name a folder without one")
         return Path(store)
     given = head.get("store")
     if given is not None:
