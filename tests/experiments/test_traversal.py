@@ -160,3 +160,29 @@ def test_booksim_export_files_stay_in_their_folder(name, tmp_path):
     for f in (exp.network_file, exp.meta_file, exp.config_file):
         assert f.parent == out.resolve() and len(f.name) < 160 and not f.name.startswith((".", "-"))
     assert sorted(p.parent for p in tmp_path.rglob("*") if p.is_file()) == [out.resolve()] * 3
+
+
+def test_sst_traffic_text_cannot_name_a_file_outside_the_output_folder(tmp_path, monkeypatch):
+    import topogen
+    from topogen.drivers import sst as sd
+    from topogen.errors import TopogenError
+    from topogen.export import sst as sx
+    from topogen.generators.classic import torus
+    from topogen.routing.paths import nearest
+
+    t = torus((3, 3))
+    lay = topogen.place(t, topogen.Floor.skywalk(3, 3))
+    b = sx.write_bundle(tmp_path / "net.json", t, lay, nearest(t, lay))
+    fake = tmp_path / "bin" / "sst"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'FATAL: no such traffic'\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("TOPOGEN_SST", str(fake))
+    out = tmp_path / "runs" / "out"
+    (out / "..x").mkdir(parents=True)  # a folder a "../" in the name could climb through
+    before = {p for p in tmp_path.rglob("*")}
+    with pytest.raises(TopogenError) as exc:
+        sd.run_sst(b, load=0.3, traffic="../../../escaped/x", timeout=30, generator="offered_load", out_dir=out)
+    assert "sst crash" in str(exc.value), exc.value
+    new = {p for p in tmp_path.rglob("*")} - before
+    assert new and all(p.resolve().parent == out.resolve() for p in new), new
