@@ -420,3 +420,19 @@ def test_cli_submit_refuses_an_injected_name(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "name in [experiment]" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_crossval_table_header_stays_one_comment_line(tmp_path):
+    from topogen.generators.classic import torus
+    from topogen.reproduce import crossval as cv
+
+    t = torus((3, 3))
+    src = tmp_path / "t\nu,v,w\r1,2,3\u2028.json"  # a file name that would add table rows
+    save(src, t, topogen.place(t, topogen.Floor.skywalk(3, 3)))
+    res = cv.crossval(dict(topology=str(src), loads=(0.05,), simulators=("reference",), warmup_periods=1,
+                           max_samples=4, sample_period=300), tmp_path / "out")
+    for name in ("crossval", "saturation"):
+        text = Path(res.files[name]).read_text(encoding="utf-8")
+        first, rest = text.split("\n", 1)
+        assert first.startswith("# topogen crossval: ") and raw_unsafe(text) == []
+        assert not any(line.startswith("1,2,3") for line in text.split("\n"))
