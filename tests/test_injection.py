@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 import unicodedata

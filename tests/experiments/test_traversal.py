@@ -4,12 +4,11 @@ the folder it belongs in."""
 import hashlib
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from topogen.cli import main
-from topogen.errors import FormatError, ParameterError
+from topogen.errors import ParameterError
 from topogen.experiments.spec import Point, load_experiment, point_id
 
 from .conftest import SMALL, write_spec
