@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -418,7 +419,9 @@ def run_sst(
     topo_argv, topo_params = topology_args(sst_topology, num_vcs, doc, bundle)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
     loads = [load] if isinstance(load, (int, float)) else list(load)
-    tag = f"{bundle.stem}.{traffic.replace(':', '_')}." + "_".join(f"{float(x):g}" for x in loads)
+    # the traffic text names files: only [A-Za-z0-9_.,-] of it, so "../x" stays in out_dir
+    tag = f"{bundle.stem}.{re.sub(r'[^A-Za-z0-9_.,-]', '_', str(traffic))[:40]}." + \
+        "_".join(f"{float(x):g}" for x in loads)
     cycle_ps = doc.get("cycle_ps")
     cycle_ps = cycle_ps if isinstance(cycle_ps, int) and not isinstance(cycle_ps, bool) and cycle_ps > 0 else None
     w, c, d, win = grid_times(_ps(warmup, "warmup", positive=False), _ps(collect, "collect"),

@@ -32,6 +32,7 @@ import fcntl
 import hashlib
 import math
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -484,7 +485,8 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                  "--self-packets" if self_packets else "--no-self-packets", *topo_argv]
         if ranks and int(ranks) > 1:
             argv = [find_mpirun(mpirun), "-np", str(int(ranks)), *argv]
-        tag = f"{bundle.stem}.bernoulli.{traffic.replace(':', '_').replace(',', '_')[:40]}.{float(x):g}.s{run_seed}"
+        tag = (f"{bundle.stem}.bernoulli.{re.sub(r'[^A-Za-z0-9_.-]', '_', str(traffic))[:40]}."
+               f"{float(x):g}.s{run_seed}")  # the traffic text names files: no "/" reaches them
         tag += ".table" if sst_topology == "table" else ""
         log = fresh_path(out_dir / f"{tag}.log")
         proc = run_process(argv, log, timeout=timeout, cwd=out_dir)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -33,13 +34,14 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._safe_text import first_unsafe, one_line
 from .._version import __version__
 from ..errors import ParameterError, TopogenError
 from ..output import atomic_write
 from .spec import Experiment, Point
 
-__all__ = ["SlurmOptions", "SlurmUnavailable", "check_slurm", "submit", "job_states", "write_submission",
-           "load_submission", "chunks_of"]
+__all__ = ["SlurmOptions", "SlurmUnavailable", "check_slurm", "check_extra", "submit", "job_states",
+           "write_submission", "load_submission", "chunks_of"]
 
 
 class SlurmUnavailable(TopogenError):
@@ -75,8 +77,108 @@ class SlurmOptions:
             raise ParameterError(f"slurm max_running must be a positive integer, got {self.max_running!r}")
         for name in ("partition", "account", "time", "mem"):
             v = getattr(self, name)
-            if v is not None and (not isinstance(v, str) or not v or any(c.isspace() for c in v)):
+            if v is not None and (not isinstance(v, str) or not v or any(c.isspace() for c in v)
+                                  or first_unsafe(v) is not None):
                 raise ParameterError(f"slurm {name} must be one word such as an sbatch --{name} value, got {v!r}")
+        self.extra = check_extra(self.extra, "slurm extra")
+        if not isinstance(self.python, str) or not self.python:
+            raise ParameterError(f"slurm python must be the path of a Python executable, got {self.python!r}")
+
+
+# ---------------------------------------------------------------------------- script text
+# Everything written into job.sh / collect.sh is either from a safe alphabet, or quoted for
+# the syntax that reads it: sbatch reads the "#SBATCH" lines (its own word splitting: blanks
+# separate, '...' and "..." group, a backslash escapes the next character, an unquoted '#'
+# ends the line), bash reads the rest (shlex.quote).  No value may hold a control or
+# line-break character: those are refused, never written.
+
+_SBATCH_PLAIN = re.compile(r"[A-Za-z0-9_.,:/=+%@-]+\Z")
+#: sbatch splits a script into heterogeneous job components at any line containing these
+_HETJOB = re.compile(r"hetjob|packjob", re.IGNORECASE)
+
+
+def _sbatch_quote(text: str) -> str:
+    """``text`` as one argument of an ``#SBATCH`` line (as written when it is plain)."""
+    if _SBATCH_PLAIN.match(text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _sbatch_split(text: str) -> tuple[list[str], bool]:
+    """The arguments sbatch reads from ``text`` (the rest of an ``#SBATCH`` line), and
+    whether an unquoted ``#`` cut the line short.  Raises ValueError on an unmatched quote."""
+    args: list[str] = []
+    cur: list[str] = []
+    have = escape = False
+    quote = None
+    for ch in text:
+        if escape:
+            cur.append(ch)
+            escape, have = False, True
+        elif ch == "\\":
+            escape = True
+        elif quote:
+            if ch == quote:
+                quote = None
+            else:
+                cur.append(ch)
+        elif ch in "\"'":
+            quote, have = ch, True
+        elif ch == "#":
+            if have:
+                args.append("".join(cur))
+            return args, True
+        elif ch.isspace():
+            if have:
+                args.append("".join(cur))
+            cur, have = [], False
+        else:
+            cur.append(ch)
+            have = True
+    if quote:
+        raise ValueError(f"unmatched {quote}")
+    if have:
+        args.append("".join(cur))
+    return args, False
+
+
+def check_extra(extra, what: str = "slurm extra") -> list[str]:
+    """The ``[slurm] extra`` sbatch options, each checked to be one ``--option[=value]``
+    argument (``"--gres=gpu:1"``) that sbatch reads back as written; ParameterError otherwise."""
+    if not isinstance(extra, (list, tuple)):
+        raise ParameterError(f"{what} must be a list of sbatch options such as [\"--gres=gpu:1\"], got {extra!r}")
+    for x in extra:
+        if not isinstance(x, str) or not x.startswith("--"):
+            raise ParameterError(f"{what} takes sbatch options written as strings starting with '--' "
+                                 f"(e.g. \"--gres=gpu:1\"), got {x!r} ({type(x).__name__})")
+        if first_unsafe(x) is not None:
+            raise ParameterError(f"{what} entry {x!r} holds a control or line-break character; each entry "
+                                 "is one sbatch option on its own #SBATCH line")
+        try:
+            args, cut = _sbatch_split(x)
+        except ValueError as exc:
+            raise ParameterError(f"{what} entry {x!r} has an {exc} quote; sbatch would refuse the script") from None
+        if cut or len(args) != 1 or not args[0].startswith("--") or _HETJOB.search(x):
+            raise ParameterError(f"{what} entry {x!r} must be exactly one sbatch option: write the value "
+                                 "after '=' (\"--gres=gpu:1\"), quote blanks (\"--comment='two words'\"), "
+                                 "no unquoted '#' (it starts a comment), not hetjob")
+    return list(extra)
+
+
+def _path_text(path, what: str, *, backslash_ok: bool = True) -> str:
+    """``str(path)``, refused when it cannot be written into a job script unchanged."""
+    text = os.fspath(path)
+    bad = first_unsafe(text)
+    if bad is not None:
+        raise ParameterError(f"{what} {text!r} holds the control or line-break character {bad!r}, which "
+                             "cannot be written into a SLURM job script; use a folder without it")
+    if not backslash_ok and "\\" in text:
+        raise ParameterError(f"{what} {text!r} holds a backslash, which turns off SLURM's %A/%a file name "
+                             "patterns; use a folder without it")
+    if _HETJOB.search(text):
+        raise ParameterError(f"{what} {text!r} contains 'hetjob' or 'packjob', which makes sbatch split the "
+                             "script into heterogeneous jobs; use another folder name")
+    return text
 
 
 def _run(cmd: list[str], timeout: float = 30.0) -> subprocess.CompletedProcess:
@@ -112,45 +214,72 @@ def chunks_of(points: list[Point], chunk: int) -> list[list[int]]:
     return [idx[i:i + chunk] for i in range(0, len(idx), chunk)]
 
 
-def _sbatch_lines(name: str, opts: SlurmOptions, log: Path) -> list[str]:
-    lines = [f"#SBATCH --job-name={name}", f"#SBATCH --output={log}", "#SBATCH --export=ALL",
+def _sbatch_lines(name: str, opts: SlurmOptions, log_dir: Path, pattern: str) -> list[str]:
+    """The ``#SBATCH`` lines of a script; ``pattern`` is the log file name in ``log_dir``
+    (with SLURM's ``%A``/``%a``/``%j``; a ``%`` of the folder is doubled so sbatch keeps it)."""
+    logs = _path_text(log_dir, "log folder", backslash_ok=False).replace("%", "%%")
+    lines = [f"#SBATCH --job-name={_sbatch_quote(name)}",
+             f"#SBATCH --output={_sbatch_quote(os.path.join(logs, pattern))}", "#SBATCH --export=ALL",
              f"#SBATCH --cpus-per-task={opts.cpus_per_task}", "#SBATCH --ntasks=1"]
     for key in ("partition", "account", "time", "mem"):
         v = getattr(opts, key)
         if v:
-            lines.append(f"#SBATCH --{key}={v}")
-    lines += [f"#SBATCH {x}" for x in opts.extra]
+            lines.append(f"#SBATCH --{key}={_sbatch_quote(v)}")
+    lines += [f"#SBATCH {x}" for x in check_extra(opts.extra)]
+    for line in lines:
+        if _HETJOB.search(line):
+            raise ParameterError(f"{line!r} contains 'hetjob' or 'packjob', which makes sbatch split the "
+                                 "script into heterogeneous jobs; choose another value")
     return lines
 
 
 def write_submission(folder: Path, experiment: Experiment, store_root: Path, pending: list[Point],
                      opts: SlurmOptions) -> dict:
     """Write ``points.json``, ``job.sh`` and ``collect.sh`` into the new ``folder``."""
-    chunks = chunks_of(pending, opts.chunk)
-    doc = {"topogen_version": __version__, "experiment": experiment.name, "store": str(store_root),
-           "spec": str(experiment.path) if experiment.path else None,
-           "points": [p.to_dict() for p in experiment.points], "chunks": chunks}
+    doc, job, collect, info = _scripts(folder, experiment, store_root, pending, opts)
     (folder / "logs").mkdir()
     atomic_write(folder / "points.json", json.dumps(doc) + "\n")
-    m = len(chunks) - 1
-    array = f"0-{m}" + (f"%{opts.max_running}" if opts.max_running else "")
-    py = shlex.quote(opts.python)
-    pj = shlex.quote(str(folder / "points.json"))
-    head = ["#!/bin/bash",
-            f"# topogen {__version__}: experiment {experiment.name}, {len(pending)} points in {m + 1} array tasks",
-            *_sbatch_lines(f"topogen-{experiment.name}", opts, folder / "logs" / "%A_%a.out"),
-            f"#SBATCH --array={array}", f"#SBATCH --chdir={shlex.quote(os.getcwd())}",
-            f"exec {py} -m topogen experiment task {pj} --index \"$SLURM_ARRAY_TASK_ID\""]
-    atomic_write(folder / "job.sh", "\n".join(head) + "\n")
-    out = opts.collect_output or str(store_root / "results.csv")
-    coll = ["#!/bin/bash", f"# topogen {__version__}: collect experiment {experiment.name} when its array ends",
-            *_sbatch_lines(f"topogen-{experiment.name}-collect", opts, folder / "logs" / "collect_%j.out"),
-            f"#SBATCH --chdir={shlex.quote(os.getcwd())}",
-            f"exec {py} -m topogen experiment collect {pj} -o {shlex.quote(out)}"]
-    atomic_write(folder / "collect.sh", "\n".join(coll) + "\n")
+    atomic_write(folder / "job.sh", job)
+    atomic_write(folder / "collect.sh", collect)
     for f in ("job.sh", "collect.sh"):
         os.chmod(folder / f, 0o755 & ~_umask())
-    return {"tasks": m + 1, "points": len(pending), "array": array}
+    return info
+
+
+def _scripts(folder: Path, experiment: Experiment, store_root: Path, pending: list[Point],
+             opts: SlurmOptions) -> tuple[dict, str, str, dict]:
+    """(points.json document, job.sh text, collect.sh text, info), checked, nothing written.
+
+    Raises
+    ------
+    ParameterError
+        A value that cannot be written into a script unchanged (a control character in a
+        path, an unsafe experiment name ...).
+    """
+    from .._safe_text import check_name
+
+    chunks = chunks_of(pending, opts.chunk)
+    name = check_name(experiment.name, "experiment name", "set [experiment] name")
+    cwd = _path_text(os.getcwd(), "working folder")
+    py = shlex.quote(_path_text(opts.python, "python"))
+    pj = shlex.quote(_path_text(folder / "points.json", "submission folder"))
+    out = _path_text(opts.collect_output or str(store_root / "results.csv"), "collect output")
+    doc = {"topogen_version": __version__, "experiment": name, "store": str(store_root),
+           "spec": str(experiment.path) if experiment.path else None,
+           "points": [p.to_dict() for p in experiment.points], "chunks": chunks}
+    m = len(chunks) - 1
+    array = f"0-{m}" + (f"%{opts.max_running}" if opts.max_running else "")
+    head = ["#!/bin/bash",
+            f"# topogen {__version__}: experiment {one_line(name)}, {len(pending)} points in {m + 1} array tasks",
+            *_sbatch_lines(f"topogen-{name}", opts, folder / "logs", "%A_%a.out"),
+            f"#SBATCH --array={array}", f"#SBATCH --chdir={_sbatch_quote(cwd)}",
+            f"exec {py} -m topogen experiment task {pj} --index \"$SLURM_ARRAY_TASK_ID\""]
+    coll = ["#!/bin/bash", f"# topogen {__version__}: collect experiment {one_line(name)} when its array ends",
+            *_sbatch_lines(f"topogen-{name}-collect", opts, folder / "logs", "collect_%j.out"),
+            f"#SBATCH --chdir={_sbatch_quote(cwd)}",
+            f"exec {py} -m topogen experiment collect {pj} -o {shlex.quote(out)}"]
+    info = {"tasks": m + 1, "points": len(pending), "array": array}
+    return doc, "\n".join(head) + "\n", "\n".join(coll) + "\n", info
 
 
 def _umask() -> int:
@@ -201,6 +330,7 @@ def submit(experiment: Experiment, store, opts: SlurmOptions, *, dry_run: bool =
         if not opts.resubmit_running:
             _refuse_running(store.root)
     root = Path(os.path.abspath(store.root))  # the jobs may start in another folder
+    _scripts(root / "slurm" / "submit-000", experiment, root, pending, opts)  # refuse before writing
     folder = _new_folder(root / "slurm")
     info = write_submission(folder, experiment, root, pending, opts)
     info.update(folder=folder, job=None, collect_job=None)
@@ -237,6 +367,9 @@ def load_submission(path) -> tuple[Experiment, list[list[int]]]:
     """The experiment (its points) and the chunks of a submission's ``points.json``."""
     from ..errors import FormatError
 
+    from .._safe_text import check_name
+    from .spec import point_id
+
     path = Path(path)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -245,8 +378,25 @@ def load_submission(path) -> tuple[Experiment, list[list[int]]]:
         name, store = doc["experiment"], Path(doc["store"])
     except FileNotFoundError:
         raise ParameterError(f"submission file {path} does not exist") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise FormatError(f"not a topogen submission file: {one_line(exc)}", path=path) from None
+    try:
+        check_name(name, "experiment name")
+    except ParameterError as exc:
         raise FormatError(f"not a topogen submission file: {exc}", path=path) from None
+    for p in points:
+        try:
+            same = point_id(p.content) == p.id
+        except (TypeError, ValueError, RecursionError):
+            same = False
+        if not same:
+            raise FormatError(f"point {p.id} does not match its content (the file was edited, or written by "
+                              "a topogen with other results numbers); submit again from the spec", path=path)
+    n = len(points)
+    if not isinstance(chunks, list) or not all(
+            isinstance(c, list) and all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in c)
+            for c in chunks):
+        raise FormatError(f"chunks must be lists of point indices 0..{n - 1}", path=path)
     sims = tuple(s for s in ("reference", "booksim", "sst") if any(p.content["simulator"] == s for p in points))
     exp = Experiment(name=name, path=Path(doc["spec"]) if doc.get("spec") else None, store=store, points=points,
                      measure=points[0].content["measure"] if points else {}, simulators=sims)

@@ -45,6 +45,8 @@ import hashlib
 import itertools
 import json
 import math
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +80,10 @@ _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a l
                dict: "a table"}
 
 
+_ID_LEN = 16
+_ID = re.compile(r"[0-9a-f]{16}\Z")
+
+
 @dataclass(frozen=True)
 class Point:
     """One simulation point of an experiment.
@@ -105,7 +111,23 @@ class Point:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Point":
-        return cls(d["id"], int(d["index"]), d["content"], d.get("topology_file"))
+        """A point from :meth:`to_dict`'s form (a submission's ``points.json``).
+
+        Raises
+        ------
+        ValueError
+            The id is not the 16 lowercase hex digits :func:`point_id` writes (it names
+            files in the store), or the index is not an integer.
+        """
+        pid = d["id"]
+        if not isinstance(pid, str) or not _ID.match(pid):
+            raise ValueError(f"point id {str(pid)[:40]!r} is not {_ID_LEN} lowercase hex digits")
+        index = d["index"]
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise ValueError(f"point index {index!r} of point {pid} is not an integer >= 0")
+        if not isinstance(d["content"], dict):
+            raise ValueError(f"content of point {pid} is not an object")
+        return cls(pid, index, d["content"], d.get("topology_file"))
 
 
 @dataclass
@@ -351,7 +373,7 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     _check_keys(head, _EXPERIMENT_KEYS, path, "experiment")
     for k, v in head.items():
         _check_type(k, v, _EXPERIMENT_KEYS[k], path, "experiment")
-    name = head.get("name") or (Path(path).stem if path else "experiment")
+    name = _experiment_name(head, path)
     axes = doc.get("axes")
     if not axes:
         raise ParameterError(f"{path or 'the spec'} needs an [axes] table (topology, load ...)")
@@ -403,6 +425,10 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     _check_keys(slurm, SLURM_KEYS, path, "slurm")
     for k, v in slurm.items():
         _check_type(k, v, SLURM_KEYS[k], path, "slurm")
+    if "extra" in slurm:
+        from .slurm import check_extra
+
+        check_extra(slurm["extra"], f"extra in {_where(path, 'slurm')}")
     groups = _groups(head.get("zip", []), values, path)
     rules = doc.get("exclude", [])
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
@@ -434,13 +460,51 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
             points.append(Point(pid, len(points), content, t_file))
     if not points:
         raise ParameterError(f"{path or 'the spec'} has no points: [[exclude]] removed every combination")
-    store_dir = Path(store) if store is not None else Path(head.get("store") or f"{name}.store")
-    if store is None and not store_dir.is_absolute():
-        store_dir = base / store_dir
+    store_dir = _store_dir(head, name, path, base, store)
     sims = tuple(s for s in _SIMULATORS if any(p.content["simulator"] == s for p in points))
     return Experiment(name=name, path=Path(path) if path else None, store=store_dir, points=points,
                       measure=measure, slurm=dict(slurm),
                       seconds_per_point=float(head.get("seconds_per_point", 1.0)), simulators=sims)
+
+
+def _experiment_name(head: dict, path) -> str:
+    """``[experiment] name`` (checked: it names the store, files and SLURM jobs), else the
+    spec file's stem with every character outside the name alphabet replaced by ``_``."""
+    from .._safe_text import check_name
+
+    if "name" in head:
+        return check_name(head["name"], f"name in {_where(path, 'experiment')}",
+                          'e.g. name = "crossval-small"')
+    if not path:
+        return "experiment"
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(path).stem).lstrip(".-")[:100]
+    return stem or "experiment"
+
+
+def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
+    """The store folder: ``store`` (the --store option), else ``[experiment] store``
+    (relative to the spec), else ``<name>.store`` beside the spec, which must stay inside
+    the spec's folder."""
+    from .._safe_text import first_unsafe
+
+    if store is not None:
+        if first_unsafe(str(store)) is not None:
+            raise ParameterError(f"store folder {str(store)!r} holds a control or line-break character; "
+                                 "name a folder without one")
+        return Path(store)
+    given = head.get("store")
+    if given is not None:
+        bad = first_unsafe(given)
+        if bad is not None or not given:
+            raise ParameterError(f"store in {_where(path, 'experiment')} must be a folder name without "
+                                 f"control or line-break characters, got {given!r}")
+        d = Path(given)
+        return d if d.is_absolute() else base / d
+    d = base / f"{name}.store"
+    if os.path.dirname(os.path.normpath(d)) != os.path.normpath(base):  # name is checked: belt and braces
+        raise ParameterError(f"the default store of experiment {name!r} would lie outside {base}; "
+                             "set [experiment] store")
+    return d
 
 
 def _groups(zips, values: dict, path) -> list[tuple[str, ...]]:

@@ -466,7 +466,7 @@ class _OptionTracker:
         for name in sorted(self.overrides):
             if name not in self.written:
                 lines.append(self.opt(name, self.overrides[name]))
-        return "\n".join(lines)
+        return _option_block(lines)
 
     def vc_ranges(self) -> str:
         num_vcs = int(self.written.get("num_vcs", 16))
@@ -476,7 +476,29 @@ class _OptionTracker:
         for name, value in _vc_ranges(num_vcs).items():
             if name not in self.written:
                 lines.append(self.opt(name, value))
-        return "\n".join(lines)
+        return _option_block(lines)
+
+
+def _option_block(lines: list[str]) -> str:
+    """Option lines (each checked by :func:`format_option`) as one block the templates may
+    print on several lines; every other value a template prints is kept on one line."""
+    from markupsafe import Markup
+
+    return Markup("\n".join(lines))
+
+
+def _one_line_output(value):
+    """The ``finalize`` of the BookSim templates: every printed value is rendered on one line
+    (:func:`topogen._safe_text.one_line`), so no string from a topology file, a name or a
+    setting can end a ``//`` comment and start an option line; only the checked option
+    blocks (:func:`_option_block`) keep their line breaks."""
+    from markupsafe import Markup
+
+    from .._safe_text import one_line
+
+    if isinstance(value, Markup):
+        return value
+    return one_line(value)
 
 
 _FIXED = {"topology": "anynet", "routing_function": "min"}
@@ -492,6 +514,7 @@ def _environment():
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        finalize=_one_line_output,
     )
 
 
@@ -532,7 +555,8 @@ def render_config(
                 f"option {fixed} is fixed by the anynet export and cannot be overridden"
             )
     template_name = SETUPS[setup][0] if setup in SETUPS else setup
-    if not (template_dir() / template_name).is_file():
+    if not isinstance(template_name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", template_name) \
+            or not (template_dir() / template_name).is_file():
         raise ParameterError(
             f"unknown BookSim setup {setup!r}; known setups: {', '.join(SETUPS)} "
             f"(or a template file in {template_dir()})"
@@ -560,7 +584,7 @@ def render_config(
         version=__version__,
     )
     # tidy: no trailing spaces, single blank lines, one final newline
-    lines = [ln.rstrip() for ln in text.splitlines()]
+    lines = [ln.rstrip() for ln in text.split("\n")]  # "\n" only: the line break of BookSim's lexer
     tidy: list[str] = []
     for ln in lines:
         if ln == "" and (not tidy or tidy[-1] == ""):
@@ -631,7 +655,7 @@ def export_booksim(
     renamed, the configuration last, so a configuration on disk always has its netlist.
     """
     directory = Path(directory).resolve()
-    stem = stem or re.sub(r"[^A-Za-z0-9_.\-]", "_", topology.name) or "topology"
+    stem = stem or re.sub(r"[^A-Za-z0-9_.\-]", "_", topology.name)[:80].lstrip(".-") or "topology"
     if stem[0].isdigit():
         stem = "t" + stem
     net_text, net_meta = _anynet_texts(topology, layout, clock_period_ns, latency)

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .._safe_text import first_unsafe, is_unsafe
 from .._version import __version__
 from ..errors import FormatError, ParameterError
 from ..layout import Layout
@@ -34,7 +35,9 @@ _KEY_RE = re.compile(r"^#\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s?(.*)$")
 
 
 def _header_str(s: str) -> str:
-    safe = s == s.strip() and s and "\n" not in s and "\r" not in s and not s.startswith('"')
+    """A string header value: as is when plain, else JSON (ASCII, so no control, line-break
+    or separator character such as U+2028 reaches the file; the reader decodes it)."""
+    safe = s == s.strip() and s and first_unsafe(s) is None and not s.startswith('"')
     return s if safe else json.dumps(s)
 
 
@@ -62,10 +65,10 @@ def edgelist_text(topology: Topology, layout: Layout | None = None) -> Iterator[
     _check_layout(topology, layout)
     labelled = topology.link_kind is not None
     for name in topology.kind_names:
-        if not name or any(ch.isspace() for ch in name) or name.startswith("#"):
+        if not name or any(ch.isspace() or is_unsafe(ch) for ch in name) or name.startswith("#"):
             raise ParameterError(
-                f"link kind {name!r} cannot be written to an edge list (it must be one word, "
-                "not starting with '#'); save as .json instead"
+                f"link kind {name!r} cannot be written to an edge list (it must be one word "
+                "without control characters, not starting with '#'); save as .json instead"
             )
     params, tuples = encode_params(topology.params)
     yield EDGELIST_MAGIC + "\n"

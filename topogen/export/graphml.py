@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 
+from .._safe_text import first_unsafe
 from .._version import __version__
 from ..errors import FormatError, ParameterError
 from ..layout import Layout
@@ -45,6 +46,12 @@ def write_graphml(path, topology: Topology, layout: Layout | None = None) -> Non
     import networkx as nx
 
     _check_layout(topology, layout)
+    for what, text in (("topology name", topology.name), ("topology version", topology.version),
+                       *(("link kind", k) for k in topology.kind_names)):
+        bad = first_unsafe(str(text))
+        if bad is not None:
+            raise ParameterError(f"{what} {str(text)[:60]!r} holds the control character {bad!r}, which GraphML "
+                                 "cannot carry unchanged; save as .json instead")
     params, tuples = encode_params(topology.params)
     g = nx.Graph()
     g.graph.update({

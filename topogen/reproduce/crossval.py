@@ -329,8 +329,10 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         from ..drivers.base import fresh_path
 
         path = fresh_path(out / f"{name}.csv", claim=True)
-        header = f"# topogen crossval: {spec.topology} {spec.routing} {spec.traffic} " \
-                 f"packet_size={spec.packet_size} seed={seed}\n"
+        from .._safe_text import one_line
+
+        header = f"# topogen crossval: {one_line(spec.topology)} {one_line(spec.routing)} " \
+                 f"{one_line(spec.traffic)} packet_size={spec.packet_size} seed={seed}\n"
         atomic_write_text(path, header + frame.to_csv(index=False, lineterminator="\n"))
         files[name] = path
     if plot is not None:
