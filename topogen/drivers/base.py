@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import ctypes
 import hashlib
+import math
 import os
 import select
 import shutil
@@ -47,6 +48,7 @@ __all__ = [
     "LOG_CUT_MARK",
     "RUNAWAY_FACTOR",
     "log_cap",
+    "row_problem",
 ]
 
 #: Statuses that mean the simulator did not produce a usable result: it refused its input
@@ -539,6 +541,40 @@ def _signal_group(pgid: int, sig) -> None:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+#: numbers of a results row that no run can have negative or infinite
+_MEASURES = ("latency_avg", "latency_min", "latency_max", "latency_p50", "latency_p90", "latency_p99",
+             "network_latency_avg", "network_latency_min", "network_latency_max", "flit_latency_avg",
+             "accepted_load", "injected_load", "accepted_flit_rate", "injected_flit_rate", "hops_avg")
+
+
+def row_problem(row) -> tuple[str, str] | None:
+    """Why a results row is not a finished result, or None when it is one.
+
+    Returns
+    -------
+    (kind, message) or None
+        ``kind`` is the row's status when that is not a result status
+        (:data:`~topogen.drivers.base.RESULT_STATUSES`), or ``implausible`` for a result
+        with a negative or infinite number, or a completed one without a finite latency.
+    """
+    if not isinstance(row, dict):
+        return "garbage", f"not a results row: {type(row).__name__}"
+    status = row.get("status")
+    if status not in RESULT_STATUSES:
+        return str(status), row.get("message") or f"status {status}"
+    for col in _MEASURES:
+        v = row.get(col)
+        if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if math.isinf(v) or v < 0:
+            return "implausible", f"{col} = {v:g} in a {status} row"
+    if status == "completed":
+        lat = row.get("latency_avg")
+        if not isinstance(lat, (int, float)) or not math.isfinite(lat):
+            return "implausible", f"a completed row without a finite latency_avg ({lat!r})"
+    return None
 
 
 def simulator_failed(simulator: str, status: str, message: str | None, log_path, row=None) -> SimulatorFailed:

@@ -18,7 +18,8 @@ point complete or not at all, and a process killed at any moment leaves every fi
 intact.  A point's file is named by its id, so two processes that run the same point (a
 resubmitted SLURM task beside a slow one) leave one row, never two.  Points are retried when
 they have no row: missing, or failed.  A point is done only when every row it made is a
-result of a whole, plausible simulator output (:func:`row_problem`): status ``completed``,
+result of a whole, plausible simulator output
+(:func:`topogen.drivers.base.row_problem`): status ``completed``,
 ``saturated`` or ``deadlock``, no negative or infinite number, and a finite latency when
 completed.  Anything else -- a Python exception, or a row whose status is a failure such as
 ``crash``, ``hang``, ``incomplete``, ``truncated``, ``garbage``, ``implausible`` or
@@ -32,7 +33,6 @@ refused before anything is written.
 from __future__ import annotations
 
 import json
-import math
 import os
 import socket
 import time
@@ -41,7 +41,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import FormatError, OutputError, TopogenError
-from ..drivers.base import FAILURE_STATUSES, RESULT_STATUSES
+from ..drivers.base import FAILURE_STATUSES, row_problem
 from ..output import atomic_write, check_dir_output, check_file_output, output_dir
 
 __all__ = ["Store", "StoreVersionError", "FAILED_STATUSES", "collect", "experiment_point_of", "row_problem"]
@@ -51,40 +51,6 @@ STORE_LAYOUT = 1
 #: row statuses that count as failed (the point is run again); any status that is not one of
 #: :data:`~topogen.drivers.base.RESULT_STATUSES` does too
 FAILED_STATUSES = FAILURE_STATUSES
-
-#: numbers of a results row that no run can have negative or infinite
-_MEASURES = ("latency_avg", "latency_min", "latency_max", "latency_p50", "latency_p90", "latency_p99",
-             "network_latency_avg", "network_latency_min", "network_latency_max", "flit_latency_avg",
-             "accepted_load", "injected_load", "accepted_flit_rate", "injected_flit_rate", "hops_avg")
-
-
-def row_problem(row) -> tuple[str, str] | None:
-    """Why a results row is not a finished result, or None when it is one.
-
-    Returns
-    -------
-    (kind, message) or None
-        ``kind`` is the row's status when that is not a result status
-        (:data:`~topogen.drivers.base.RESULT_STATUSES`), or ``implausible`` for a result
-        with a negative or infinite number, or a completed one without a finite latency.
-    """
-    if not isinstance(row, dict):
-        return "garbage", f"not a results row: {type(row).__name__}"
-    status = row.get("status")
-    if status not in RESULT_STATUSES:
-        return str(status), row.get("message") or f"status {status}"
-    for col in _MEASURES:
-        v = row.get(col)
-        if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
-            continue
-        if math.isinf(v) or v < 0:
-            return "implausible", f"{col} = {v:g} in a {status} row"
-    if status == "completed":
-        lat = row.get("latency_avg")
-        if not isinstance(lat, (int, float)) or not math.isfinite(lat):
-            return "implausible", f"a completed row without a finite latency_avg ({lat!r})"
-    return None
-
 
 class StoreVersionError(TopogenError):
     """A store written by another topogen version (or another experiment)."""
