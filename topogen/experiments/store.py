@@ -242,7 +242,7 @@ class Store:
             kind = None
         rec = {"id": point.id, "index": point.index, "content": point.content, "row": row,
                "kind": kind,
-               "error": error or (problem[1] if problem else None),
+               "error": error or (f"{problem[0]}: {problem[1]}" if problem else None),
                "topogen_version": __version__, "host": socket.gethostname(), "seconds": seconds,
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         if rows is not None:
