@@ -142,8 +142,13 @@ COLUMNS: dict[str, str] = {
 #: ``rejected``   the simulator refused its input (parse/config error);
 #: ``crash``      the simulator died (signal, assertion, fatal error);
 #: ``hang``       the run hit topogen's timeout;
-#: ``incomplete`` the output ended without any of the above.
-STATUSES = ("completed", "saturated", "deadlock", "rejected", "crash", "hang", "incomplete")
+#: ``incomplete`` the output ended without any of the above;
+#: ``truncated``  the statistics began but the output stops before their end;
+#: ``garbage``    output that is not the simulator's (a value that is not a number, or
+#: more than any run writes);
+#: ``implausible`` whole statistics with NaN, infinite or negative numbers.
+STATUSES = ("completed", "saturated", "deadlock", "rejected", "crash", "hang", "incomplete",
+            "truncated", "garbage", "implausible")
 
 SIMULATORS = ("booksim", "sst", "reference")
 

@@ -2,16 +2,26 @@
 keeping its raw output on disk, and report failures with their classification.
 
 A driver never trusts an exit status alone (BookSim exits 255 on success); it runs the
-simulator with its output going straight to a log file (line-buffered through
-``stdbuf -oL`` when available, so messages printed just before an abort are not lost),
-then judges the outcome from that log.
+simulator with its output going to a log file (line-buffered through ``stdbuf -oL`` when
+available, so messages printed just before an abort are not lost), then judges the outcome
+from that log.
+
+The log is capped (:data:`DEFAULT_LOG_CAP`, or ``$TOPOGEN_LOG_CAP`` bytes): past the cap the
+first and last halves are kept and one line in between says how many bytes were dropped
+(:data:`LOG_CUT_MARK`), so a simulator that writes gigabytes can neither fill the disk nor
+make parsing slow.  One that writes more than :data:`RUNAWAY_FACTOR` times the cap is
+killed as a runaway.  When the simulator ends, however it ends, its whole process group is
+killed, so no child it started outlives the run.
 """
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import hashlib
+import math
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -21,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import SimulatorFailed, SimulatorNotFound
+from ..errors import ParameterError, SimulatorFailed, SimulatorNotFound
 
 __all__ = [
     "ProcessResult",
@@ -32,10 +42,35 @@ __all__ = [
     "signal_name",
     "fresh_path",
     "binary_digest",
+    "RESULT_STATUSES",
+    "DEFAULT_LOG_CAP",
+    "LOG_CAP_ENV_VAR",
+    "LOG_CUT_MARK",
+    "RUNAWAY_FACTOR",
+    "log_cap",
+    "row_problem",
 ]
 
-#: Statuses that mean the simulator did not produce a usable result.
-FAILURE_STATUSES = ("rejected", "crash", "hang", "incomplete")
+#: Statuses that mean the simulator did not produce a usable result: it refused its input
+#: (``rejected``), died (``crash``), was stopped at the timeout (``hang``), stopped before
+#: its statistics (``incomplete``), or left output that cannot be trusted as a result --
+#: statistics cut short (``truncated``), not what the simulator prints (``garbage``: a
+#: value that is not a number, or output past the size any run makes), or numbers no run
+#: can have (``implausible``: NaN, infinite or negative latencies and rates).
+FAILURE_STATUSES = ("rejected", "crash", "hang", "incomplete", "truncated", "garbage", "implausible")
+
+#: Statuses of a run whose output is whole and plausible: a result, never retried.
+RESULT_STATUSES = ("completed", "saturated", "deadlock")
+
+#: Bytes of a simulator's output kept in its log by default (64 MiB: the first and last
+#: halves when it writes more).
+DEFAULT_LOG_CAP = 64 * 2**20
+#: Environment variable that changes :data:`DEFAULT_LOG_CAP` (bytes, at least 4096).
+LOG_CAP_ENV_VAR = "TOPOGEN_LOG_CAP"
+#: A simulator that writes more than this many times the cap is killed as a runaway.
+RUNAWAY_FACTOR = 16
+#: Start of the line a capped log has where output was dropped.
+LOG_CUT_MARK = "[topogen: "
 
 # exit codes a shell reports for a child killed by a signal (128 + n)
 _CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
@@ -58,6 +93,13 @@ class ProcessResult:
         Wall-clock seconds.
     log_path : pathlib.Path
         File holding the raw stdout and stderr.
+    output_bytes : int
+        Bytes the process wrote (stdout and stderr), kept or not.
+    dropped_bytes : int
+        Bytes dropped from the middle of the log by the cap (0 when it is whole).
+    runaway : bool
+        True if topogen killed the process for writing more than
+        :data:`RUNAWAY_FACTOR` times the log cap.
     """
 
     argv: tuple[str, ...]
@@ -65,6 +107,9 @@ class ProcessResult:
     timed_out: bool
     wall_time_s: float
     log_path: Path
+    output_bytes: int = 0
+    dropped_bytes: int = 0
+    runaway: bool = False
 
     @property
     def signal(self) -> int | None:
@@ -258,6 +303,28 @@ def _die_with_parent_hook():
     return hook
 
 
+def log_cap() -> int:
+    """Bytes of a simulator's output kept in its log: ``$TOPOGEN_LOG_CAP`` or
+    :data:`DEFAULT_LOG_CAP`.
+
+    Raises
+    ------
+    ParameterError
+        ``$TOPOGEN_LOG_CAP`` is not a whole number of bytes of at least 4096.
+    """
+    text = os.environ.get(LOG_CAP_ENV_VAR)
+    if not text:
+        return DEFAULT_LOG_CAP
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = -1
+    if value < 4096:
+        raise ParameterError(f"{LOG_CAP_ENV_VAR}={text!r} must be a whole number of bytes, at least 4096 "
+                             f"(default {DEFAULT_LOG_CAP}); fix it or unset it")
+    return value
+
+
 def run_process(
     argv: Sequence[str],
     log_path: str | os.PathLike,
@@ -266,14 +333,19 @@ def run_process(
     cwd: str | os.PathLike | None = None,
     env: dict[str, str] | None = None,
     line_buffered: bool = True,
+    cap: int | None = None,
 ) -> ProcessResult:
     """Run a simulator with its output in ``log_path`` and a wall-clock timeout.
 
-    stdout and stderr both go to the log file (kept on disk, never deleted).  The process
-    runs in its own session (its own process group) so that a timeout kills it and all its
-    children (SIGTERM, then SIGKILL after 2 s); on Linux it also gets
-    ``PR_SET_PDEATHSIG = SIGKILL``, so it dies with topogen even when topogen is killed
-    with ``kill -9`` (which leaves no chance to clean up).
+    stdout and stderr both go to the log file (kept on disk, never deleted), through a
+    pipe that topogen reads: the log keeps at most ``cap`` bytes (the first and the last
+    half, with a line starting with :data:`LOG_CUT_MARK` saying how many bytes were dropped
+    between them).  The process runs in its own session (its own process group); when it
+    ends -- by itself, at the timeout, as a runaway (more than :data:`RUNAWAY_FACTOR`
+    times ``cap`` written) or because topogen is interrupted -- the whole group is killed
+    (SIGTERM, then SIGKILL after 2 s), so no child it started outlives it.  On Linux it
+    also gets ``PR_SET_PDEATHSIG = SIGKILL``, so it dies with topogen even when topogen is
+    killed with ``kill -9`` (which leaves no chance to clean up).
 
     Parameters
     ----------
@@ -289,11 +361,16 @@ def run_process(
         Extra environment variables.
     line_buffered : bool
         Prefix ``stdbuf -oL -eL`` when ``stdbuf`` exists, so C stdio flushes every line.
+    cap : int, optional
+        Bytes of output kept in the log (default :func:`log_cap`).
 
     Returns
     -------
     ProcessResult
     """
+    cap = log_cap() if cap is None else int(cap)
+    if cap < 2:
+        raise ParameterError(f"the log cap must be at least 2 bytes, got {cap}")
     log_path = Path(log_path).resolve()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     cmd = [os.fspath(a) for a in argv]
@@ -306,36 +383,198 @@ def run_process(
         full_env = dict(os.environ)
         full_env.update(env)
     start = time.monotonic()
-    timed_out = False
+    deadline = None if timeout is None else start + timeout
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            cwd=None if cwd is None else os.fspath(cwd), env=full_env, start_new_session=True,
-            preexec_fn=_die_with_parent_hook(),
-        )
+        sink = _CappedLog(log, cap)
+        read_end, write_end = os.pipe()
         try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc)
-            rc = None
+            proc = subprocess.Popen(
+                cmd, stdout=write_end, stderr=write_end, stdin=subprocess.DEVNULL,
+                cwd=None if cwd is None else os.fspath(cwd), env=full_env, start_new_session=True,
+                preexec_fn=_die_with_parent_hook(),
+            )
         except BaseException:
-            _kill_group(proc)
+            os.close(read_end)
             raise
-    return ProcessResult(tuple(cmd), rc, timed_out, time.monotonic() - start, log_path)
+        finally:
+            os.close(write_end)
+        timed_out = runaway = False
+        try:
+            timed_out, runaway = _pump(proc, read_end, sink, deadline, cap * RUNAWAY_FACTOR)
+            rc = proc.returncode if not timed_out else None
+        finally:
+            _kill_group(proc)  # the process and every child it left
+            try:
+                _drain(read_end, sink)
+            finally:
+                os.close(read_end)
+                sink.close()
+    return ProcessResult(tuple(cmd), rc, timed_out, time.monotonic() - start, log_path,
+                         output_bytes=sink.total, dropped_bytes=sink.dropped, runaway=runaway)
+
+
+_CHUNK = 1 << 20
+
+
+def _pump(proc: subprocess.Popen, fd: int, sink: "_CappedLog", deadline: float | None,
+          runaway_bytes: int) -> tuple[bool, bool]:
+    """Copy the child's output into ``sink`` until it exits (then its group is killed and
+    the pipe drained by the caller).  Returns ``(timed_out, runaway)``; the process has
+    ended (reaped) when it returns ``(False, False)``."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    eof = False
+    while True:
+        if proc.poll() is not None:
+            return False, False
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            return True, False
+        wait_s = 0.2 if deadline is None else max(0.0, min(0.2, deadline - now))
+        if eof:  # the output is closed, the process still runs: just wait for it
+            try:
+                proc.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                pass
+            continue
+        if not poller.poll(wait_s * 1000):
+            continue
+        data = os.read(fd, _CHUNK)
+        if not data:
+            eof = True
+            continue
+        sink.write(data)
+        if sink.total > runaway_bytes:
+            return False, True
+
+
+def _drain(fd: int, sink: "_CappedLog", limit_s: float = 2.0) -> None:
+    """Read what is left in the pipe (the group is dead; a process that escaped the group
+    and keeps the pipe open is not waited for longer than ``limit_s``)."""
+    end = time.monotonic() + limit_s
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    while True:
+        left = end - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000):
+            return
+        data = os.read(fd, _CHUNK)
+        if not data:
+            return
+        sink.write(data)
+
+
+class _CappedLog:
+    """Writes a stream to a file, keeping the first half of ``cap`` bytes (as they come) and
+    the last half (in memory until :meth:`close`); the bytes between are counted, and a
+    note line takes their place.  The kept head ends and the kept tail starts at a line
+    boundary when there is one, so no number is cut in two."""
+
+    def __init__(self, fh, cap: int):
+        self.fh = fh
+        self.head_cap = cap // 2
+        self.tail_cap = cap - self.head_cap
+        self.head = 0  # bytes written to the file
+        self.head_line_end = 0  # file offset after the last newline written
+        self.tail: collections.deque[bytes] = collections.deque()
+        self.tail_len = 0
+        self.total = 0
+        self.dropped = 0
+
+    def write(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_cap - self.head
+        if room > 0:
+            part = data[:room]
+            self.fh.write(part)
+            nl = part.rfind(b"\n")
+            if nl >= 0:
+                self.head_line_end = self.head + nl + 1
+            self.head += len(part)
+            data = data[room:]
+            if not data:
+                return
+        self.tail.append(data)
+        self.tail_len += len(data)
+        while self.tail and self.tail_len - len(self.tail[0]) >= self.tail_cap:
+            self.tail_len -= len(self.tail.popleft())
+
+    def close(self) -> None:
+        tail = b"".join(self.tail)
+        kept = tail[-self.tail_cap:] if self.tail_cap else b""
+        dropped = self.total - self.head - len(kept)
+        if dropped > 0:
+            if self.head_line_end:  # end the head at its last whole line
+                dropped += self.head - self.head_line_end
+                self.fh.truncate(self.head_line_end)
+                self.fh.seek(self.head_line_end)
+            nl = kept.find(b"\n")
+            if 0 <= nl < len(kept) - 1:  # start the tail at its first whole line
+                dropped += nl + 1
+                kept = kept[nl + 1:]
+            self.dropped = dropped
+            note = (f"\n{LOG_CUT_MARK}{dropped} bytes of output dropped here: the log keeps the first "
+                    f"and the last {self.head_cap} bytes of {self.total} ({LOG_CAP_ENV_VAR} sets the cap)]\n")
+            self.fh.write(note.encode("ascii"))
+        self.fh.write(kept)
+        self.fh.flush()
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
+    """End ``proc`` (SIGTERM, SIGKILL after 2 s) and then every process left in its group
+    (SIGKILL): children a simulator started must not outlive it, however it ended."""
+    if proc.poll() is None:
+        _signal_group(proc.pid, signal.SIGTERM)
         try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=wait)
-            return
+            proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:
+            pass
+    _signal_group(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _signal_group(pgid: int, sig) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+#: numbers of a results row that no run can have negative or infinite
+_MEASURES = ("latency_avg", "latency_min", "latency_max", "latency_p50", "latency_p90", "latency_p99",
+             "network_latency_avg", "network_latency_min", "network_latency_max", "flit_latency_avg",
+             "accepted_load", "injected_load", "accepted_flit_rate", "injected_flit_rate", "hops_avg")
+
+
+def row_problem(row) -> tuple[str, str] | None:
+    """Why a results row is not a finished result, or None when it is one.
+
+    Returns
+    -------
+    (kind, message) or None
+        ``kind`` is the row's status when that is not a result status
+        (:data:`~topogen.drivers.base.RESULT_STATUSES`), or ``implausible`` for a result
+        with a negative or infinite number, or a completed one without a finite latency.
+    """
+    if not isinstance(row, dict):
+        return "garbage", f"not a results row: {type(row).__name__}"
+    status = row.get("status")
+    if status not in RESULT_STATUSES:
+        return str(status), row.get("message") or f"status {status}"
+    for col in _MEASURES:
+        v = row.get(col)
+        if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
             continue
+        if math.isinf(v) or v < 0:
+            return "implausible", f"{col} = {v:g} in a {status} row"
+    if status == "completed":
+        lat = row.get("latency_avg")
+        if not isinstance(lat, (int, float)) or not math.isfinite(lat):
+            return "implausible", f"a completed row without a finite latency_avg ({lat!r})"
+    return None
 
 
 def simulator_failed(simulator: str, status: str, message: str | None, log_path, row=None) -> SimulatorFailed:

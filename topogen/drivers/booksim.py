@@ -6,8 +6,11 @@ timeout), never from the exit status alone: BookSim exits 255 after a *successfu
 0 after "Simulation unstable", 255 on configuration errors, 134 on assertions and 139
 on segfaults.  Classification (:func:`classify`):
 
-``completed``  the ``Overall Traffic Statistics`` block was printed and the process ended
-               by itself, not by a signal or the timeout (warnings go to the message);
+``completed``  the ``Overall Traffic Statistics`` block was printed whole (every line of
+               class 0, then ``Total run time``), every number in it is finite and not
+               negative, and the process ended by itself with one of BookSim's own exit
+               statuses (255 after a run, 0), not by a signal or the timeout (warnings go
+               to the message);
 ``rejected``   a parse/configuration/netlist error was printed (``Parse error ...``,
                ``Error ...``, ``Anynet:...``, ``Unknown router type ...``), also when a
                signal followed it (the message says so);
@@ -17,8 +20,19 @@ on segfaults.  Classification (:func:`classify`):
 ``saturated``  "Simulation unstable" without deadlock warnings (latency above
                ``latency_thres`` or no convergence within ``max_samples``);
 ``crash``      killed by a signal / assertion without a rejection message, even after
-               the statistics (a half-written block cannot be told from a whole one);
+               the statistics (a half-written block cannot be told from a whole one), or
+               an exit status BookSim never gives (1, 2 ...);
+``truncated``  the statistics block began but the output stops before its end;
+``implausible`` whole statistics with a NaN, infinite or negative number (BookSim prints
+               ``-nan`` when nothing was measured, e.g. ``sample_period = 0``);
+``garbage``    a statistics value that is not a number, or more output than any run makes
+               (the process is killed past :data:`~topogen.drivers.base.RUNAWAY_FACTOR`
+               times the log cap);
 ``incomplete`` the output just stops.
+
+Only ``completed``, ``saturated`` and ``deadlock`` are results
+(:data:`~topogen.drivers.base.RESULT_STATUSES`); every other status is a failure whose
+row keeps the raw log's path and never counts as a finished point.
 
 Failure messages end with BookSim's last output line when nothing better explains them.
 """
@@ -39,6 +53,8 @@ from ..export.booksim import format_option
 from ..results import make_row
 from .base import (
     FAILURE_STATUSES,
+    LOG_CUT_MARK,
+    RUNAWAY_FACTOR,
     ProcessResult,
     find_binary,
     fresh_path,
@@ -58,6 +74,8 @@ __all__ = [
     "sweep_booksim",
     "point_key",
     "ENV_VAR",
+    "check_options",
+    "output_problem",
 ]
 
 ENV_VAR = "TOPOGEN_BOOKSIM"
@@ -125,6 +143,13 @@ class BookSimOutput:
     last_line : str or None
         The last non-blank line of the output (cut to 200 characters): the simulator's
         own last word when it dies without a recognised message.
+    overall_started : bool
+        The ``====== Overall Traffic Statistics`` header was printed.
+    finished : bool
+        ``Total run time`` was printed after it (BookSim's last line of a run).
+    log_cut : str or None
+        topogen's note where a capped log dropped output (see
+        :func:`topogen.drivers.base.run_process`).
     """
 
     overall: dict[int, dict[str, float]] = field(default_factory=dict)
@@ -143,6 +168,9 @@ class BookSimOutput:
     csv_results: list[list[str]] = field(default_factory=list)
     unstable_reason: str | None = None
     last_line: str | None = None
+    overall_started: bool = False
+    finished: bool = False
+    log_cut: str | None = None
 
 
 def _lines_of(source):
@@ -191,6 +219,11 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
         line = raw.rstrip("\r\n")
         if line.strip():
             out.last_line = line.strip()[:200]
+        if line.startswith(LOG_CUT_MARK):
+            out.log_cut = line.strip()
+            in_config = False
+            block = None
+            continue
         if in_config:
             if line.startswith("END Configuration File:"):
                 in_config = False
@@ -228,6 +261,8 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
             last_key = None
             continue
         if line.startswith("====== Overall Traffic Statistics"):
+            out.overall_started = True
+            out.finished = False
             block = None
             continue
         if line.startswith("Time taken is"):
@@ -239,6 +274,7 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
             continue
         if line.startswith("Total run time"):
             out.run_time_s = _number(line.split()[-1], path, lineno)
+            out.finished = out.overall_started
             block = None
             continue
         if line.startswith("Simulation unstable"):
@@ -291,6 +327,49 @@ def _parse_lines(lines: Iterable[str], path) -> BookSimOutput:
     return out
 
 
+#: Lines of class 0 of the ``Overall Traffic Statistics`` block (parsed keys) that a whole
+#: block has; a block missing one was cut short.
+OVERALL_KEYS = tuple(
+    f"{name}_{stat}"
+    for name in ("packet_latency", "network_latency", "flit_latency", "fragmentation",
+                 "injected_packet_rate", "accepted_packet_rate", "injected_flit_rate", "accepted_flit_rate")
+    for stat in ("average", "minimum", "maximum")
+) + ("injected_packet_size_average", "accepted_packet_size_average", "hops_average")
+
+#: Exit statuses BookSim gives by itself: 255 after a run (``main`` returns -1), 0 after
+#: "Simulation unstable" (and after a run in builds that fixed ``main``).
+CLEAN_EXITS = (0, 255)
+
+
+def output_problem(parsed: BookSimOutput) -> tuple[str, str] | None:
+    """Why printed statistics are not a trustworthy result, or None when they are whole
+    and plausible.
+
+    Returns
+    -------
+    (status, message) or None
+        ``truncated`` (the block lacks a line of class 0, or ``Total run time`` never
+        followed it) or ``implausible`` (a NaN, infinite or negative number in class 0).
+    """
+    block = parsed.overall.get(0)
+    if block is None:
+        return "truncated", "the Overall Traffic Statistics block has no 'Traffic class 0' section"
+    missing = [k for k in OVERALL_KEYS if k not in block]
+    if missing:
+        return "truncated", (f"the Overall Traffic Statistics block is cut short: {len(missing)} of its "
+                             f"{len(OVERALL_KEYS)} lines are missing (first: {missing[0]})")
+    if not parsed.finished:
+        return "truncated", ("the output ends after the Overall Traffic Statistics without BookSim's "
+                             "closing 'Total run time' line")
+    bad = [(k, v) for k, v in block.items() if not (math.isfinite(v) and v >= 0)]
+    if bad:
+        k, v = bad[0]
+        more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
+        hint = " (nothing was measured: check sample_period, max_samples and the load)" if math.isnan(v) else ""
+        return "implausible", f"{k} = {v:g} in the Overall Traffic Statistics{more}{hint}"
+    return None
+
+
 def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tuple[str, str | None]:
     """Judge a BookSim run from its parsed output (and how the process ended).
 
@@ -298,13 +377,15 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
     ----------
     parsed : BookSimOutput
     process : ProcessResult, optional
-        Gives the timeout and signal; without it only the text is used.
+        Gives the timeout, signal, exit status and output size; without it only the text
+        is used.
 
     Returns
     -------
     (status, message)
         ``status`` is one of ``completed``, ``saturated``, ``deadlock``, ``rejected``,
-        ``crash``, ``hang``, ``incomplete``; ``message`` explains it.
+        ``crash``, ``hang``, ``incomplete``, ``truncated``, ``implausible``, ``garbage``;
+        ``message`` explains it.
 
     Notes
     -----
@@ -312,11 +393,25 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
     message of a rejection even when a signal follows it (an unknown router type
     segfaults right after the message).  A process killed by a signal, or by topogen's
     timeout, is never ``completed``, even after the ``Overall Traffic Statistics``
-    block: a half-written or unflushed block cannot be told from a finished one.
+    block: a half-written or unflushed block cannot be told from a finished one.  Nor is
+    one whose statistics are cut short or hold NaN or negative numbers
+    (:func:`output_problem`), or whose exit status is not one of BookSim's own.
     """
     sig = process.signal if process is not None else None
     timed_out = process is not None and process.timed_out
+    rc = process.returncode if process is not None else None
+    odd_exit = process is not None and sig is None and not timed_out and rc not in CLEAN_EXITS
+    if process is not None and process.runaway:
+        return "garbage", (f"BookSim wrote {process.output_bytes} bytes, more than {RUNAWAY_FACTOR} times the "
+                           "log cap: no run prints that much; topogen killed it (the log keeps its first "
+                           "and last part)")
     if parsed.overall and not timed_out and sig is None:
+        problem = output_problem(parsed)
+        if problem is not None:
+            return problem[0], _with_last_line(problem[1], parsed) if problem[0] == "truncated" else problem[1]
+        if odd_exit:
+            return "crash", (f"exit status {rc} after printing its statistics (BookSim ends a run with 255 "
+                             "or 0); the run is not trusted")
         return "completed", _completed_message(parsed)
     if parsed.errors:
         msg = "; ".join(parsed.errors[:3])
@@ -336,6 +431,9 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
             msg = f"killed after the {process.wall_time_s:.0f} s timeout"
         return "hang", _with_last_line(msg, parsed)
     if parsed.unstable and sig is None:
+        if odd_exit:
+            return "crash", (f"exit status {rc} after 'Simulation unstable' (BookSim exits 0 there); "
+                             "the run is not trusted")
         if parsed.deadlock_warnings:
             return "deadlock", (f"{parsed.deadlock_warnings} 'Possible network deadlock' warning(s), "
                                 "then Simulation unstable")
@@ -350,7 +448,9 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
         if not parsed.crash_text:
             msg = _with_last_line(msg, parsed)
         return "crash", msg
-    rc = process.returncode if process is not None else None
+    if parsed.overall_started:
+        return "truncated", _with_last_line(
+            f"the output stops right after the Overall Traffic Statistics header (exit status {rc})", parsed)
     return "incomplete", _with_last_line(f"output ended without statistics (exit status {rc})", parsed)
 
 
@@ -360,6 +460,8 @@ def _completed_message(parsed: BookSimOutput) -> str | None:
         notes.append(f"completed with {parsed.deadlock_warnings} 'Possible network deadlock' warning(s)")
     notes.extend(parsed.errors[:2])  # whatever BookSim complained about but survived
     notes.extend(parsed.warnings[:1])
+    if parsed.log_cut:
+        notes.append("the raw log is capped: " + parsed.log_cut.strip("[]").removeprefix("topogen: "))
     return "; ".join(notes) or None
 
 
@@ -539,6 +641,64 @@ def find_booksim(binary=None) -> str:
     return find_binary("booksim", ENV_VAR, binary)
 
 
+#: Ranges topogen checks before BookSim runs: (lowest, lowest is allowed, highest, why).
+#: A value outside them makes BookSim assert, print NaN statistics or stall every packet
+#: (which would look like a network deadlock), so it is refused up front.
+OPTION_RANGES: dict[str, tuple[float, bool, float, str]] = {
+    "num_vcs": (1, True, math.inf, "virtual channels per port; 0 stalls every packet"),
+    "vc_buf_size": (1, True, math.inf, "flits per virtual channel buffer"),
+    "sample_period": (1, True, math.inf, "cycles per statistics sample; 0 measures nothing (NaN latency)"),
+    "max_samples": (1, True, math.inf, "sample periods before giving up; 0 runs no sample"),
+    "warmup_periods": (0, True, math.inf, "warm-up sample periods"),
+    "sim_count": (1, True, math.inf, "back-to-back simulations"),
+    "packet_size": (1, True, math.inf, "flits per packet"),
+    "vc_alloc_delay": (1, True, math.inf, "cycles; BookSim asserts on 0"),
+    "sw_alloc_delay": (1, True, math.inf, "cycles; BookSim asserts on 0"),
+    "routing_delay": (0, True, math.inf, "cycles"),
+    "latency_thres": (0, False, math.inf, "cycles of mean latency before a run is declared unstable"),
+    "injection_rate": (0, False, 1.0, "flits or packets per node per cycle"),
+}
+
+
+def check_options(options: Mapping[str, Any], where: str = "BookSim option") -> None:
+    """Refuse BookSim options whose values BookSim cannot run sensibly (see
+    :data:`OPTION_RANGES`); values that are not plain numbers (vectors such as
+    ``{1,2}``) are left to BookSim.
+
+    Parameters
+    ----------
+    options : mapping
+        Option name -> value (a number, or the text of a configuration file).
+    where : str
+        How the message names the option's origin (``--set``, the configuration file).
+
+    Raises
+    ------
+    ParameterError
+        Naming the option, its value and its valid range.
+    """
+    for key, (low, low_ok, high, why) in OPTION_RANGES.items():
+        if key not in options:
+            continue
+        value = options[key]
+        if isinstance(value, bool):
+            value = int(value)
+        if isinstance(value, str):
+            try:
+                value = float(value.strip().rstrip(";"))
+            except ValueError:
+                continue
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            continue
+        ok = math.isfinite(value) and (value >= low if low_ok else value > low) and value <= high
+        if not ok:
+            bound = f"{'>=' if low_ok else '>'} {low:g}" + (f" and <= {high:g}" if math.isfinite(high) else "")
+            raise ParameterError(f"{where} {key} = {options[key]} is out of range: BookSim needs {key} {bound} "
+                                 f"({why}); fix the value")
+
+
 def _override_args(overrides: Mapping[str, Any] | None) -> list[str]:
     args = []
     for k in sorted(overrides or {}):
@@ -576,9 +736,10 @@ def run_booksim(
     binary : path-like, optional
         BookSim executable (default: ``$TOPOGEN_BOOKSIM``, else ``booksim`` on PATH).
     raise_on_failure : bool
-        Raise :class:`~topogen.errors.SimulatorFailed` for ``rejected``, ``crash``,
-        ``hang`` and ``incomplete`` runs (the row is attached as ``err.row``).
-        ``saturated`` and ``deadlock`` are results, never errors.
+        Raise :class:`~topogen.errors.SimulatorFailed` for every failure status
+        (:data:`~topogen.drivers.base.FAILURE_STATUSES`: ``rejected``, ``crash``,
+        ``hang``, ``incomplete``, ``truncated``, ``garbage``, ``implausible``; the row is
+        attached as ``err.row``).  ``saturated`` and ``deadlock`` are results, never errors.
     **fields
         Extra results columns (``topology``, ``routing`` ...) overriding the log's.
 
@@ -589,6 +750,9 @@ def run_booksim(
 
     Raises
     ------
+    ParameterError
+        An option of the configuration or of ``overrides`` out of its range
+        (:func:`check_options`), before BookSim starts.
     SimulatorNotFound, SimulatorFailed
     """
     exe = find_booksim(binary)
@@ -598,10 +762,25 @@ def run_booksim(
     if log_path is None:
         log_path = fresh_path(config.with_suffix(".log"), claim=True)
     argv = [exe, str(config), *_override_args(overrides)]
+    try:
+        file_options, _ = read_config_file(config)
+    except OSError as exc:
+        raise ParameterError(f"cannot read BookSim configuration {config}: {exc.strerror}") from None
+    overrides_given = dict(overrides or {})
+    check_options({k: v for k, v in file_options.items() if k not in overrides_given}, f"{config.name}:")
+    check_options(overrides_given, "option")
     proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent)
-    parsed = parse_output(proc.log_path)
+    try:
+        parsed = parse_output(proc.log_path)
+        garbage = None
+    except FormatError as exc:  # not BookSim's output: a failure with the raw log, not a crash of topogen
+        parsed = BookSimOutput()
+        garbage = str(exc)
     _fill_from_config(parsed, config, overrides)
-    status, message = classify(parsed, proc)
+    if garbage is not None and not (proc.runaway or proc.timed_out or proc.signal is not None):
+        status, message = "garbage", garbage
+    else:
+        status, message = classify(parsed, proc)
     row = output_to_row(parsed, status=status, message=message, raw_output=proc.log_path,
                         wall_time_s=proc.wall_time_s, **fields)
     if raise_on_failure and status in FAILURE_STATUSES:

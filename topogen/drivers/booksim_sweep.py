@@ -6,8 +6,8 @@ every command-line override (traffic, ``--set`` options, the injection rate) and
 BookSim executable's bytes.  A re-run finds a point only when all of these are the same,
 so changing the traffic, an option, the netlist or the simulator build re-simulates; the
 timeout is not part of the key, but a ``hang`` is reused only by a run whose timeout is
-not longer than the one that hung.  Failures (``rejected``, ``crash``, ``incomplete``)
-are never stored, so the next run retries them.
+not longer than the one that hung.  Failures (``rejected``, ``crash``, ``incomplete``,
+``truncated``, ``garbage``, ``implausible``) are never stored, so the next run retries them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..results import atomic_write_text, canonical_json, make_row, write_results
 from ..load_points import check_points, fill_loads
-from .base import binary_digest, fresh_path, simulator_failed
+from .base import FAILURE_STATUSES, binary_digest, fresh_path, simulator_failed
 from .booksim import _override_args, find_booksim, read_config_file, run_booksim
 
 __all__ = ["SweepResult", "sweep_booksim", "point_key", "check_sweep", "sweep_folder_name"]
@@ -124,8 +124,9 @@ def check_sweep(low: float, high: float, tolerance: float, max_points: int = 30,
     ------
     ParameterError
     """
-    if not (0 < low < high):
-        raise ParameterError(f"need 0 < low < high for a load sweep, got low={low}, high={high}")
+    if not (0 < low < high <= 1):
+        raise ParameterError(f"need 0 < low < high <= 1 for a load sweep (injection rates per node and "
+                             f"cycle), got low={low:g}, high={high:g}")
     if not tolerance > 0:
         raise ParameterError(f"tolerance must be > 0, got {tolerance}")
     if max_points < 2:
@@ -177,7 +178,8 @@ def sweep_booksim(
     ``points`` evenly spaced loads from ``low`` to 95 % of the highest stable load, but
     for those a point already simulated stands close to.  A load is *stable* if the run
     completed; ``saturated``, ``deadlock`` and ``hang`` count as unstable;
-    ``rejected``/``crash``/``incomplete`` stop the sweep with
+    every other failure (``rejected``, ``crash``, ``incomplete``, ``truncated``,
+    ``garbage``, ``implausible``) stops the sweep with
     :class:`~topogen.errors.SimulatorFailed`.
 
     Every point is stored as ``out_dir/points/rate_<load>-<key>.json`` (atomically; the
@@ -258,7 +260,7 @@ def sweep_booksim(
             log = fresh_path(points_dir / f"{name}.log", claim=True)
             row = run_booksim(config, overrides=point_overrides, log_path=log, timeout=timeout,
                               binary=exe, raise_on_failure=False, **fields)
-            if row["status"] in ("rejected", "crash", "incomplete"):
+            if row["status"] in FAILURE_STATUSES and row["status"] != "hang":
                 raise simulator_failed("booksim", row["status"], row["message"], row["raw_output"], row)
             record = {"format": _POINT_FORMAT, "key": key, "key_fields": key_fields,
                       "timeout_s": timeout, "row": _jsonable_row(row)}

@@ -307,14 +307,17 @@ def _run_booksim(args, src: Path, out_dir: Path):
 
     from ..export.booksim import export_booksim
     from .base import fresh_path
-    from .booksim import _override_args, find_booksim, run_booksim
+    from .booksim import _override_args, check_options, find_booksim, run_booksim
     from .booksim_sweep import check_sweep, sweep_booksim, sweep_folder_name
 
     seed = args.seed  # parsed and range-checked by run_command
+    if not args.sweep and args.rate is not None:
+        _check_rate(args.rate)
     find_booksim(args.binary)  # fail in one line before any export work
     if args.timeout is not None and not args.timeout > 0:
         raise ParameterError(f"--timeout must be > 0 seconds, got {args.timeout:g}")
     options = _parse_set(args.set)
+    check_options(options, "--set")
     if seed is not None:
         if "seed" in options and options["seed"] != seed:
             raise ParameterError(f"--seed {seed} and --set seed={options['seed']} disagree: give one of them")
@@ -375,6 +378,21 @@ def _run_booksim(args, src: Path, out_dir: Path):
     row = run_booksim(config, overrides=overrides, timeout=args.timeout, binary=args.binary,
                       log_path=log, raise_on_failure=False)
     return [row], f"config: {config}"
+
+
+def _check_rate(rate: float) -> None:
+    """``run booksim --rate``: an injection rate per node and cycle, 0 < R <= 1.
+
+    Raises
+    ------
+    ParameterError
+    """
+    import math
+
+    if not (math.isfinite(rate) and 0 < rate <= 1):
+        raise ParameterError(f"--rate {rate:g} is out of range: the injection rate is per node and cycle "
+                             "(flits for the vct33 setup, packets for slimfly1 and default), 0 < R <= 1; "
+                             "BookSim refuses a larger one")
 
 
 def _run_sst(args, src: Path, out_dir: Path):

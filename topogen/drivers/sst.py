@@ -29,8 +29,12 @@ rate x twice the largest network latency, plus one per endpoint) lost packets: i
 ``incomplete``, an error, not a result.
 
 Process outcomes: ``rejected`` (Python/configuration error before simulation), ``crash``
-(``FATAL``, with merlin's explanation printed after it, or a signal), ``hang`` (timeout),
-``incomplete`` (no ``Simulation is complete``); these rows carry no latencies.  Saturated
+(``FATAL``, with merlin's explanation printed after it, a signal, or a non-zero exit status
+after ``Simulation is complete``), ``hang`` (timeout), ``incomplete`` (no ``Simulation is
+complete``), ``garbage`` (a malformed result line, or more output than any run writes:
+the process is killed past the log cap's runaway limit), ``truncated`` (the offered-load
+table has fewer lines than loads) and ``implausible`` (a NaN, infinite or negative
+latency or rate); these rows carry no latencies and are never results.  Saturated
 rows keep the accepted and injected loads but, as BookSim's and the reference simulator's,
 no latency (it only measures how long the run lasted).
 """
@@ -49,7 +53,8 @@ from ..errors import ParameterError
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
 from .. import sim_defaults
-from .base import FAILURE_STATUSES, ProcessResult, find_binary, fresh_path, run_process, signal_name, simulator_failed
+from .base import (FAILURE_STATUSES, RUNAWAY_FACTOR, ProcessResult, find_binary, fresh_path, row_problem,
+                   run_process, signal_name, simulator_failed)
 from .sst_rule import (ACCEPTED_TOLERANCE, BEHIND_FRACTION, BEHIND_REASON, LATENCY_GROWTH, endpoint_backlog,
                        saturation_reasons)
 from .sst_table import topology_args
@@ -131,6 +136,9 @@ def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str,
         ``completed`` means only that SST finished its simulation; each load is judged
         afterwards (:func:`measure_load`).
     """
+    if process is not None and process.runaway:
+        return "garbage", (f"SST wrote {process.output_bytes} bytes, more than {RUNAWAY_FACTOR} times the log "
+                           "cap: topogen killed it (the log keeps its first and last part)")
     if process is not None and process.timed_out:
         return "hang", f"killed after the {process.wall_time_s:.0f} s timeout"
     if out.errors and not out.complete:
@@ -141,10 +149,49 @@ def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str,
     if sig is not None:
         after = " after 'Simulation is complete'" if out.complete else ""
         return "crash", f"killed by {signal_name(sig)}{after} with no FATAL message from SST"
-    if out.complete:
-        return "completed", None
     rc = process.returncode if process is not None else None
+    if out.complete:
+        if process is not None and rc != 0:
+            return "crash", (f"exit status {rc} after 'Simulation is complete' (SST exits 0 after a run); "
+                             "the run is not trusted")
+        return "completed", None
     return "incomplete", f"output ended before 'Simulation is complete' (exit status {rc})"
+
+
+def judge_process(proc: ProcessResult) -> tuple[SSTOutput, str, str | None]:
+    """Parse a finished SST process's log and classify the run: ``(output, status, message)``.
+
+    A log that does not parse (a malformed offered-load line) is ``garbage`` with the
+    parser's message, unless the process was killed (then :func:`classify` says why).
+    """
+    from ..errors import FormatError
+
+    try:
+        out = parse_stdout(proc.log_path)
+    except FormatError as exc:
+        out = SSTOutput()
+        if not (proc.runaway or proc.timed_out or proc.signal is not None):
+            return out, "garbage", str(exc)
+    status, message = classify(out, proc)
+    return out, status, message
+
+
+def trust_rows(rows: list[dict]) -> list[dict]:
+    """Mark ``implausible`` every result row (``completed``, ``saturated``, ``deadlock``)
+    with a negative or infinite number, or a completed one without a finite latency
+    (:func:`topogen.drivers.base.row_problem`); its figures are cleared.  In place; returns
+    ``rows``."""
+    for row in rows:
+        if row.get("status") in FAILURE_STATUSES:
+            continue
+        problem = row_problem(row)
+        if problem is not None:
+            row["status"] = "implausible"
+            row["message"] = problem[1]
+            for col in _NO_LATENCY:
+                if col in row and col != "packets":
+                    row[col] = math.nan
+    return rows
 
 
 def _ps(text: str, what: str, *, positive: bool = True) -> int:
@@ -405,11 +452,17 @@ def run_sst(
     if generator == "bernoulli":
         from .sst_nic import run_bernoulli
 
-        return run_bernoulli(bundle, load=load, traffic=traffic, seed=seed, self_packets=self_packets,
-                             message_size=message_size, warmup=warmup, collect=collect, drain=drain,
-                             out_dir=out_dir, ranks=ranks, threads=threads, timeout=timeout, binary=binary,
-                             mpirun=mpirun, raise_on_failure=raise_on_failure, validate=validate,
-                             sst_topology=sst_topology, num_vcs=num_vcs, **fields)
+        rows = trust_rows(run_bernoulli(
+            bundle, load=load, traffic=traffic, seed=seed, self_packets=self_packets,
+            message_size=message_size, warmup=warmup, collect=collect, drain=drain,
+            out_dir=out_dir, ranks=ranks, threads=threads, timeout=timeout, binary=binary,
+            mpirun=mpirun, raise_on_failure=False, validate=validate,
+            sst_topology=sst_topology, num_vcs=num_vcs, **fields))
+        failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
+        if raise_on_failure and failed:
+            raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], failed[0]["raw_output"],
+                                   failed[0])
+        return rows
     if generator != "offered_load":
         raise ParameterError(f"SST generator must be bernoulli or offered_load, got {generator!r}")
     if seed is not None:
@@ -439,8 +492,7 @@ def run_sst(
     if stats.exists():  # a stray CSV of no kept log (the log name was free); never read stale data
         stats.unlink()
     proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
-    out = parse_stdout(proc.log_path)
-    status, message = classify(out, proc)
+    out, status, message = judge_process(proc)
     windows_data = parse_windows(stats) if stats.is_file() and status not in FAILURE_STATUSES else None
     params = {"message_size": message_size, "warmup": warmup, "collect": collect, "drain": drain,
               "window_ps": timing["window_ps"], "accepted_tolerance": accepted_tolerance,
@@ -450,6 +502,7 @@ def run_sst(
                             wall_time_s=proc.wall_time_s, loads=loads, traffic=traffic, params=params,
                             message_size=message_size, accepted_tolerance=accepted_tolerance,
                             latency_growth=latency_growth, **timing, **fields)
+    trust_rows(rows)
     failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
     if raise_on_failure and failed:
         raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], proc.log_path, failed[0])
@@ -657,7 +710,11 @@ def _judge(load, line, windows, g, endpoints, link_bw, packet_bits, timing_known
     upd: dict[str, Any] = {"latency_avg": line[1] if line else math.nan}
     reasons, notes = [], []
     if line is None:
-        return {"status": "incomplete", "message": f"offered_load printed no result for load {load:g}",
+        return {"status": "truncated", "message": f"offered_load printed no result for load {load:g}: its "
+                                                  "table ends early",
+                **{c: math.nan for c in _NO_LATENCY if c != "packets"}}
+    if not (math.isfinite(line[1]) and line[1] >= 0):
+        return {"status": "implausible", "message": f"offered_load printed latency {line[1]:g} ns for load {load:g}",
                 **{c: math.nan for c in _NO_LATENCY if c != "packets"}}
     if abs(line[0] - round(float(load), 2)) > 0.006:
         notes.append(f"offered_load's line {g + 1} is for load {line[0]:g}")

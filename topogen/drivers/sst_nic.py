@@ -50,7 +50,7 @@ from ..errors import OutputError, ParameterError, SimulatorFailed, SimulatorNotF
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
 from .base import FAILURE_STATUSES, fresh_path, run_process, simulator_failed
-from .sst_output import bits, parse_stdout, time_to_ns
+from .sst_output import bits, time_to_ns
 from .sst_table import topology_args
 
 __all__ = ["ELEMENTS_ENV", "LIBRARY", "GENERATORS", "source_dir", "find_sst_config", "element_key",
@@ -449,7 +449,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     list of dict
         One results row per load, latencies in cycles.
     """
-    from .sst import bundle_settings, classify, find_mpirun, find_sst, offered_loads
+    from .sst import bundle_settings, find_mpirun, find_sst, judge_process, offered_loads
 
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
@@ -490,8 +490,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
         tag += ".table" if sst_topology == "table" else ""
         log = fresh_path(out_dir / f"{tag}.log")
         proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
-        out = parse_stdout(proc.log_path)
-        status, message = classify(out, proc)
+        out, status, message = judge_process(proc)
         params = {"generator": "bernoulli", "element": "topogen.bernoulli_nic", "self_packets": bool(self_packets),
                   "seed_source": "given" if given else "content", "message_size": message_size,
                   "packet_flits": packet_flits, "warmup_cycles": cycles[0],

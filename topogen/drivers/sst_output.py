@@ -126,10 +126,10 @@ def parse_stdout(source) -> SSTOutput:
         A malformed line inside the offered-load table or completion line.
     """
     if isinstance(source, str) and "\n" in source:
-        return _parse_stdout_lines(source.splitlines(), None)
+        return _parse_stdout_lines(iter(source.splitlines()), None)
     path = Path(source)
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return _parse_stdout_lines(fh.read().splitlines(), path)
+    with open(path, encoding="utf-8", errors="replace") as fh:  # streamed: a log may be large
+        return _parse_stdout_lines(fh, path)
 
 
 def fatal_message(lines: list[str]) -> str:
@@ -160,27 +160,43 @@ def fatal_message(lines: list[str]) -> str:
 
 
 def _parse_stdout_lines(lines, path) -> SSTOutput:
+    """Parse an iterable of lines, holding only a FATAL message and the three lines before
+    the current one in memory."""
+    import collections
+
     out = SSTOutput()
     in_table = False
-    i = 0
-    while i < len(lines):
-        lineno = i + 1
-        line = lines[i].rstrip("\r\n")
-        i += 1
+    lines = iter(lines)
+    recent: collections.deque[str] = collections.deque(maxlen=3)
+    pending = None  # a line read ahead while collecting a FATAL message
+    lineno = 0
+    while True:
+        if pending is not None:
+            line, pending = pending, None
+        else:
+            try:
+                line = next(lines)
+            except StopIteration:
+                break
+            lineno += 1
+        line = line.rstrip("\r\n")
         s = line.strip()
         if "FATAL" in line:
             block = [s[s.index("FATAL"):]]
-            while i < len(lines) and len(block) < 12:
-                nxt = lines[i].strip()
-                if not nxt or "FATAL" in nxt or _FATAL_END.match(nxt):
+            for nxt_raw in lines:
+                lineno += 1
+                nxt = nxt_raw.strip()
+                if not nxt or "FATAL" in nxt or _FATAL_END.match(nxt) or len(block) >= 12:
+                    pending = nxt_raw
                     break
                 block.append(nxt)
-                i += 1
             msg = fatal_message(block)
             # SST core prints some causes just before its FATAL ("Error: unable to find ...")
-            before = [p.strip() for p in lines[max(0, lineno - 4):lineno - 1] if p.strip().startswith("Error:")]
+            before = [p.strip() for p in recent if p.strip().startswith("Error:")]
             out.fatal.append(" ".join(before + [msg]))
+            recent.clear()
             continue
+        recent.append(line)
         if _REJECT.search(line):
             out.errors.append(s)
             continue

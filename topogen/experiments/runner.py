@@ -95,7 +95,7 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
 
     t0 = time.perf_counter()
     store = _store(store_root)
-    row = error = rows = None
+    row = error = rows = kind = None
     sweeping = point.content["load"] == "sweep"
     try:
         spec = crossval_spec(point)
@@ -122,10 +122,11 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
             row = simulate(point.content["load"])
     except TopogenError as exc:
         error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        kind = getattr(exc, "status", None)  # a simulator's failure kind (crash, truncated ...)
     except Exception as exc:  # noqa: BLE001 - a bug must not stop the other points; recorded
         error = f"internal error {type(exc).__name__}: {' '.join(str(exc).split())}"
     seconds = time.perf_counter() - t0
-    outcome = store.write(point, row, error=error, seconds=seconds, rows=rows)
+    outcome = store.write(point, row, error=error, seconds=seconds, rows=rows, kind=kind)
     if error:
         status = error
     elif sweeping:
@@ -143,12 +144,13 @@ def _sweep_point(point, store: Store, simulate) -> list:
     Raises
     ------
     SimulatorFailed
-        A load's row has a failed status (crash, hang, incomplete); the loads done so far
+        A load's row is not a finished result (:func:`~topogen.experiments.store.row_problem`:
+        crash, hang, incomplete, truncated, garbage, implausible ...); the loads done so far
         stay stored and the point is retried from there.
     """
     from ..drivers.base import simulator_failed
     from ..load_points import knee_sweep
-    from .store import FAILED_STATUSES
+    from .store import row_problem
 
     cfg = point.content["sweep"]
     done = store.sweep_rows(point.id)
@@ -159,8 +161,9 @@ def _sweep_point(point, store: Store, simulate) -> list:
         r = done.get(text)
         if r is None:
             r = simulate(load)
-            if r.get("status") in FAILED_STATUSES:
-                raise simulator_failed(point.content["simulator"], r["status"], r.get("message") or "",
+            problem = row_problem(r)
+            if problem is not None:
+                raise simulator_failed(point.content["simulator"], problem[0], problem[1] or "",
                                        r.get("raw_output") or "", r)
             store.write_sweep_row(point.id, text, r)
         rows[text] = r

@@ -17,8 +17,14 @@ so a reader -- ``plan``, ``status``, ``collect`` while the experiment still runs
 point complete or not at all, and a process killed at any moment leaves every finished point
 intact.  A point's file is named by its id, so two processes that run the same point (a
 resubmitted SLURM task beside a slow one) leave one row, never two.  Points are retried when
-they have no row: missing, or failed (a Python exception, or a simulator row whose status is
-``crash``, ``hang`` or ``incomplete``).
+they have no row: missing, or failed.  A point is done only when every row it made is a
+result of a whole, plausible simulator output
+(:func:`topogen.drivers.base.row_problem`): status ``completed``,
+``saturated`` or ``deadlock``, no negative or infinite number, and a finite latency when
+completed.  Anything else -- a Python exception, or a row whose status is a failure such as
+``crash``, ``hang``, ``incomplete``, ``truncated``, ``garbage``, ``implausible`` or
+``rejected`` -- is stored under ``failed/`` with its kind and its row (which names the raw
+log), so the next run, with a working simulator, runs the point again.
 
 A store belongs to one experiment name and one topogen version; opening it with another is
 refused before anything is written.
@@ -35,15 +41,16 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import FormatError, OutputError, TopogenError
+from ..drivers.base import FAILURE_STATUSES, row_problem
 from ..output import atomic_write, check_dir_output, check_file_output, output_dir
 
-__all__ = ["Store", "StoreVersionError", "FAILED_STATUSES", "collect", "experiment_point_of"]
+__all__ = ["Store", "StoreVersionError", "FAILED_STATUSES", "collect", "experiment_point_of", "row_problem"]
 
 STORE_FORMAT = "topogen-experiment-store"
 STORE_LAYOUT = 1
-#: row statuses that count as failed (the point is run again)
-FAILED_STATUSES = ("crash", "hang", "incomplete")
-
+#: row statuses that count as failed (the point is run again); any status that is not one of
+#: :data:`~topogen.drivers.base.RESULT_STATUSES` does too
+FAILED_STATUSES = FAILURE_STATUSES
 
 class StoreVersionError(TopogenError):
     """A store written by another topogen version (or another experiment)."""
@@ -192,9 +199,11 @@ class Store:
         for n in names:
             if n.endswith(".json") and not n.startswith("."):
                 try:
-                    out[n[:-5]] = json.loads((folder / n).read_text(encoding="utf-8"))["row"]
+                    row = json.loads((folder / n).read_text(encoding="utf-8"))["row"]
                 except (OSError, ValueError, KeyError, TypeError):
                     continue  # unreadable: that load is simulated again and the file replaced
+                if row_problem(row) is None:  # anything else is simulated again
+                    out[n[:-5]] = row
         return out
 
     def write_sweep_row(self, point_id: str, load_text: str, row: dict) -> None:
@@ -204,22 +213,36 @@ class Store:
         atomic_write(folder / f"{load_text}.json", json.dumps({"row": row}, sort_keys=True) + "\n")
 
     def write(self, point, row: dict | None, *, error: str | None = None, seconds: float = 0.0,
-              rows: list | None = None) -> str:
+              rows: list | None = None, kind: str | None = None) -> str:
         """Record an attempt at ``point``: its row (``points/ID.json``) or its failure
-        (``failed/ID.json``, when ``error`` is given or the row's status is a failure).
-        A ``load = "sweep"`` point passes ``rows``, one per load (``row`` is then None).
+        (``failed/ID.json``, when ``error`` is given or a row is not a finished result,
+        see :func:`row_problem`).  A ``load = "sweep"`` point passes ``rows``, one per load
+        (``row`` is then None).  A failure's record has its ``kind`` (``error`` for a
+        Python exception unless ``kind`` names it, else the failing row's status or
+        ``implausible``) and keeps the row, whose ``raw_output`` names the raw log.
 
         Returns
         -------
         str
             ``"done"`` or ``"failed"``.
         """
-        if rows is not None:
-            failed = error is not None or not rows
+        problem = None
+        if error is None:
+            if rows is not None:
+                problem = ("incomplete", "a sweep point without rows") if not rows else next(
+                    (p for p in map(row_problem, rows) if p is not None), None)
+            elif row is None:
+                problem = ("incomplete", "no row")
+            else:
+                problem = row_problem(row)
+        failed = error is not None or problem is not None
+        if failed:
+            kind = kind or ("error" if error is not None else problem[0])
         else:
-            failed = error is not None or row is None or row.get("status") in FAILED_STATUSES
+            kind = None
         rec = {"id": point.id, "index": point.index, "content": point.content, "row": row,
-               "error": error or (row.get("message") if failed and row else None),
+               "kind": kind,
+               "error": error or (f"{problem[0]}: {problem[1]}" if problem else None),
                "topogen_version": __version__, "host": socket.gethostname(), "seconds": seconds,
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         if rows is not None:

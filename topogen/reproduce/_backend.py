@@ -52,6 +52,7 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..drivers.base import FAILURE_STATUSES as _FAILED  # every failure kind of a simulator row
 from ..errors import ParameterError
 
 __all__ = ["SIMULATORS", "MINIMAL", "TABLES", "MIN_ACCEPTED", "check", "check_routing", "check_traffic", "PointRunner",
@@ -65,7 +66,6 @@ MINIMAL = ("nr", "fr", "booksim-min", "dor", "hop")
 TABLES = MINIMAL
 #: traffic patterns with the same definition on BookSim (name there) / SST
 _BOOKSIM_BITS = ("bitrev", "bitcomp", "shuffle", "transpose")
-_FAILED = ("rejected", "crash", "hang", "incomplete")
 #: a BookSim run that completes while accepting under this fraction of the offered load (and
 #: beyond its sampling noise, :meth:`PointRunner._short`) is saturated: BookSim's latency-only
 #: rule lets a run above saturation end after ``max_samples`` before its latency reaches
