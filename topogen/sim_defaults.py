@@ -35,7 +35,10 @@ from __future__ import annotations
 
 import math
 
+from .errors import ParameterError
+
 __all__ = [
+    "link_latency_cycles",
     "FLIT_BITS", "LINK_GBPS", "CYCLE_NS", "PACKET_SIZE", "NUM_VCS", "VC_BUF_SIZE",
     "ROUTING_DELAY", "VC_ALLOC_DELAY", "SW_ALLOC_DELAY", "ST_DELAY", "CREDIT_DELAY",
     "INTERNAL_SPEEDUP", "INJECTION_LATENCY", "EJECTION_LATENCY", "TRAFFIC", "SELF_PACKETS",
@@ -269,3 +272,29 @@ def sst_nic_params(clock_ns: float = CYCLE_NS) -> dict:
 def sst_message_size() -> str:
     """SST message (packet) size of :data:`PACKET_SIZE` flits: ``"1056B"``."""
     return _bytes(PACKET_SIZE * FLIT_BITS)
+
+
+def link_latency_cycles(layout, clock_period_ns: float = CYCLE_NS):
+    """Per-link latency in router clock cycles: ``ceil(link delay / clock period)``, at least 1.
+
+    Parameters
+    ----------
+    layout : Layout
+        Supplies ``link_delay`` (ns) in ``topology.edges`` order.
+    clock_period_ns : float
+        Router clock period in ns (> 0); default the shared cycle
+        :data:`topogen.sim_defaults.CYCLE_NS` (one 256-bit flit at 96 Gbit/s).
+
+    Returns
+    -------
+    ndarray of int64, shape (E,)
+    """
+    import numpy as np
+
+    period = float(clock_period_ns)
+    if not math.isfinite(period) or period <= 0:
+        raise ParameterError(f"clock_period_ns must be a positive number of ns, got {clock_period_ns!r}")
+    delay = np.asarray(layout.link_delay, dtype=float)
+    # a tiny tolerance keeps exact multiples (10 ns / 0.5 ns) from rounding up
+    cycles = np.ceil(delay / period - 1e-9).astype(np.int64)
+    return np.maximum(cycles, 1)

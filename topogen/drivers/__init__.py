@@ -3,7 +3,7 @@ output, judge the outcome from that output, and return rows of the shared result
 (:mod:`topogen.results`).
 
 * :mod:`topogen.drivers.booksim` -- BookSim2 (``$TOPOGEN_BOOKSIM`` or ``booksim`` on PATH):
-  :func:`~topogen.drivers.booksim.run_booksim`, :func:`~topogen.drivers.booksim.sweep_booksim`,
+  :func:`~topogen.drivers.booksim.run_booksim`, :func:`~topogen.drivers.booksim_sweep.sweep_booksim`,
   :func:`~topogen.drivers.booksim.parse_output`.
 * :mod:`topogen.drivers.sst` -- SST/merlin (``$TOPOGEN_SST`` or ``sst`` on PATH, optionally
   under ``mpirun``): :func:`~topogen.drivers.sst.run_sst`,

@@ -70,9 +70,6 @@ __all__ = [
     "classify",
     "output_to_row",
     "run_booksim",
-    "SweepResult",
-    "sweep_booksim",
-    "point_key",
     "ENV_VAR",
     "check_options",
     "output_problem",
@@ -787,6 +784,3 @@ def run_booksim(
         raise simulator_failed("booksim", status, message, proc.log_path, row)
     return row
 
-
-# the load sweep lives in its own module; re-exported here (its documented home)
-from .booksim_sweep import SweepResult, point_key, sweep_booksim  # noqa: E402

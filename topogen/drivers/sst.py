@@ -53,10 +53,11 @@ from ..errors import ParameterError
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
 from .. import sim_defaults
-from .base import (FAILURE_STATUSES, RUNAWAY_FACTOR, ProcessResult, find_binary, fresh_path, row_problem,
-                   run_process, signal_name, simulator_failed)
+from .base import FAILURE_STATUSES, fresh_path, row_problem, run_process, simulator_failed
 from .sst_rule import (ACCEPTED_TOLERANCE, BEHIND_FRACTION, BEHIND_REASON, LATENCY_GROWTH, endpoint_backlog,
                        saturation_reasons)
+from .sst_process import (ENV_VAR, MPIRUN_ENV_VAR, bundle_settings, classify, find_mpirun,  # noqa: F401
+                          find_sst, judge_process, offered_loads)
 from .sst_table import topology_args
 from .sst_output import (
     LatencyStats,
@@ -96,9 +97,6 @@ __all__ = [
     "time_to_ns",
 ]
 
-ENV_VAR = "TOPOGEN_SST"
-MPIRUN_ENV_VAR = "TOPOGEN_MPIRUN"
-
 #: Defaults of :func:`run_sst` and ``topogen run sst``.  The warm-up and collect times are
 #: long enough for loads above saturation to show it (falling accepted load, growing latency).
 DEFAULTS: dict[str, Any] = {
@@ -110,70 +108,6 @@ DEFAULTS: dict[str, Any] = {
     "accepted_tolerance": ACCEPTED_TOLERANCE,
     "latency_growth": LATENCY_GROWTH,
 }
-
-
-def find_sst(binary=None) -> str:
-    """Path of ``sst``: ``binary``, else ``$TOPOGEN_SST``, else ``sst`` on PATH.
-
-    Raises
-    ------
-    SimulatorNotFound
-    """
-    return find_binary("sst", ENV_VAR, binary)
-
-
-def find_mpirun(binary=None) -> str:
-    """Path of ``mpirun``: ``binary``, else ``$TOPOGEN_MPIRUN``, else ``mpirun`` on PATH."""
-    return find_binary("mpirun", MPIRUN_ENV_VAR, binary)
-
-
-def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str, str | None]:
-    """Judge how an SST process ended, from its output (and exit).
-
-    Returns
-    -------
-    (status, message)
-        ``completed`` means only that SST finished its simulation; each load is judged
-        afterwards (:func:`measure_load`).
-    """
-    if process is not None and process.runaway:
-        return "garbage", (f"SST wrote {process.output_bytes} bytes, more than {RUNAWAY_FACTOR} times the log "
-                           "cap: topogen killed it (the log keeps its first and last part)")
-    if process is not None and process.timed_out:
-        return "hang", f"killed after the {process.wall_time_s:.0f} s timeout"
-    if out.errors and not out.complete:
-        return "rejected", "; ".join(out.errors[:3])
-    if out.fatal:
-        return "crash", "; ".join(out.fatal[:2])
-    sig = process.signal if process is not None else None
-    if sig is not None:
-        after = " after 'Simulation is complete'" if out.complete else ""
-        return "crash", f"killed by {signal_name(sig)}{after} with no FATAL message from SST"
-    rc = process.returncode if process is not None else None
-    if out.complete:
-        if process is not None and rc != 0:
-            return "crash", (f"exit status {rc} after 'Simulation is complete' (SST exits 0 after a run); "
-                             "the run is not trusted")
-        return "completed", None
-    return "incomplete", f"output ended before 'Simulation is complete' (exit status {rc})"
-
-
-def judge_process(proc: ProcessResult) -> tuple[SSTOutput, str, str | None]:
-    """Parse a finished SST process's log and classify the run: ``(output, status, message)``.
-
-    A log that does not parse (a malformed offered-load line) is ``garbage`` with the
-    parser's message, unless the process was killed (then :func:`classify` says why).
-    """
-    from ..errors import FormatError
-
-    try:
-        out = parse_stdout(proc.log_path)
-    except FormatError as exc:
-        out = SSTOutput()
-        if not (proc.runaway or proc.timed_out or proc.signal is not None):
-            return out, "garbage", str(exc)
-    status, message = classify(out, proc)
-    return out, status, message
 
 
 def trust_rows(rows: list[dict]) -> list[dict]:
@@ -328,23 +262,6 @@ def sst_command(
     if ranks and int(ranks) > 1:
         argv = [find_mpirun(mpirun), "-np", str(int(ranks)), *argv]
     return argv
-
-
-def offered_loads(load, unit: str) -> list:
-    """``load`` (one number or several) as a non-empty list of loads in (0, 1]; ``unit``
-    follows the range in the error.
-
-    Raises
-    ------
-    ParameterError
-    """
-    loads = [load] if isinstance(load, (int, float)) else list(load)
-    if not loads:
-        raise ParameterError("SST needs at least one offered load")
-    for x in loads:
-        if isinstance(x, bool) or not (isinstance(x, (int, float)) and 0 < float(x) <= 1.0):
-            raise ParameterError(f"SST offered load must be in (0, 1] {unit}, got {x!r}")
-    return loads
 
 
 def run_sst(
@@ -583,18 +500,6 @@ def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, l
 _NO_LATENCY = ("latency_avg", "latency_min", "latency_max", "latency_p50", "latency_p90", "latency_p99",
                "network_latency_avg", "network_latency_min", "network_latency_max", "accepted_load",
                "injected_load", "packets")
-
-
-def bundle_settings(bundle: Mapping[str, Any] | None) -> dict:
-    """The settings of an SST bundle that change a run's numbers beside the topology, the
-    routes and the cycle: the routers' ``hr_router`` parameters (buffers, latencies,
-    crossbar rate and arbiter) and the endpoints' ``linkcontrol`` parameters, as the rows'
-    ``params`` record them (``router_params``, ``nic_params``; empty when the bundle has
-    none).
-    """
-    bundle = bundle or {}
-    return {"router_params": dict(bundle.get("router_params") or {}),
-            "nic_params": dict(bundle.get("nic_params") or {})}
 
 
 def bundle_cycle_ps(bundle: Mapping[str, Any] | None) -> float:

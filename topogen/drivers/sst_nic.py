@@ -449,7 +449,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     list of dict
         One results row per load, latencies in cycles.
     """
-    from .sst import bundle_settings, find_mpirun, find_sst, judge_process, offered_loads
+    from .sst_process import bundle_settings, find_mpirun, find_sst, judge_process, offered_loads
 
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()

@@ -426,7 +426,7 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     for k, v in slurm.items():
         _check_type(k, v, SLURM_KEYS[k], path, "slurm")
     if "extra" in slurm:
-        from .slurm import check_extra
+        from .sbatch import check_extra
 
         check_extra(slurm["extra"], f"extra in {_where(path, 'slurm')}")
     groups = _groups(head.get("zip", []), values, path)

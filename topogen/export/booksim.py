@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .. import sim_defaults
+from ..sim_defaults import link_latency_cycles
 from .._version import __version__
 from ..errors import ParameterError, TopologyError
 from ..results import atomic_write_text, canonical_json
@@ -152,30 +153,6 @@ class BookSimExport:
 
 
 # --------------------------------------------------------------------------- netlist
-def link_latency_cycles(layout, clock_period_ns: float = sim_defaults.CYCLE_NS) -> np.ndarray:
-    """Per-link latency in router clock cycles: ``ceil(link delay / clock period)``, at least 1.
-
-    Parameters
-    ----------
-    layout : Layout
-        Supplies ``link_delay`` (ns) in ``topology.edges`` order.
-    clock_period_ns : float
-        Router clock period in ns (> 0); default the shared cycle
-        :data:`topogen.sim_defaults.CYCLE_NS` (one 256-bit flit at 96 Gbit/s).
-
-    Returns
-    -------
-    ndarray of int64, shape (E,)
-    """
-    period = float(clock_period_ns)
-    if not math.isfinite(period) or period <= 0:
-        raise ParameterError(f"clock_period_ns must be a positive number of ns, got {clock_period_ns!r}")
-    delay = np.asarray(layout.link_delay, dtype=float)
-    # a tiny tolerance keeps exact multiples (10 ns / 0.5 ns) from rounding up
-    cycles = np.ceil(delay / period - 1e-9).astype(np.int64)
-    return np.maximum(cycles, 1)
-
-
 def _directed_latency(topology, latency) -> np.ndarray:
     e = topology.num_links
     if latency is None:

@@ -39,7 +39,7 @@ from .._version import __version__
 from ..errors import FormatError, ParameterError, RoutingError, TopologyError
 from ..output import atomic_open
 from ..results import canonical_json
-from .booksim import link_latency_cycles
+from ..sim_defaults import link_latency_cycles
 from . import sst_tables
 from .sst_tables import _router_tables, routing_entry_string
 
@@ -127,7 +127,7 @@ def bundle_dict(
         Must be connected and have at least one host.
     layout : Layout, optional
         Gives each cable's latency: ``ceil(layout.link_delay / clock_ns)`` cycles (at least
-        1; :func:`topogen.export.booksim.link_latency_cycles`, the BookSim export's count) of
+        1; :func:`topogen.sim_defaults.link_latency_cycles`, the BookSim export's count) of
         SST's cycle.  Without it every router-router link gets ``link_latency_ns``.
     routing : Routing, optional
         A :class:`topogen.routing.base.Routing` (its paths come from

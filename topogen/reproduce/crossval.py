@@ -59,7 +59,7 @@ How the settings are matched (as ``tests/sim/test_booksim_agreement.py`` does):
 * fields a spec leaves unset take the shared simulator defaults
   (:func:`topogen.experiments.simulators.shared_defaults`).
 
-The command line (``topogen crossval``, :func:`add_parsers`) and the agreement matrix
+The command line (``topogen crossval``, :func:`topogen.reproduce.cli.add_parsers`) and the agreement matrix
 (``topogen reproduce crossval``, :mod:`topogen.reproduce.crossval_matrix`) are built on
 :func:`crossval`; ``docs/reproductions.md`` has measured numbers.
 """
@@ -83,7 +83,7 @@ from .crossval_verdicts import NOISE_Z, noise_note, ratio_sem, verdicts  # noqa:
 
 __all__ = ["CrossvalSpec", "CrossvalResult", "Adapter", "crossval", "load_spec", "build_adapters",
            "common_units", "verdicts", "saturation_bracket", "point_status", "onset_spread",
-           "SATURATION_RULES", "NOISE_Z", "ratio_sem", "plot_crossval", "SIMULATOR_ORDER", "TRAFFICS", "add_parsers"]
+           "SATURATION_RULES", "NOISE_Z", "ratio_sem", "plot_crossval", "SIMULATOR_ORDER", "TRAFFICS"]
 
 
 # --------------------------------------------------------------------------- run
@@ -413,8 +413,6 @@ def _short_params(params: Mapping) -> str:
     return f"({text})" if text else ""
 
 
-# --------------------------------------------------------------------------- command line
-from .cli import add_parsers  # noqa: E402,F401 (the parser lives in the light cli module)
 
 
 def _spec_from_args(args) -> CrossvalSpec:

@@ -494,14 +494,14 @@ _ROUTING_JSON = "routing.json"
 
 
 def _atomic_save_npy(path: Path, arr: np.ndarray) -> None:
-    from ..export.formats import atomic_open
+    from ..output import atomic_open
 
     with atomic_open(path, "wb", encoding=None) as f:
         np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
 
 
 def _atomic_text(path: Path, text: str) -> None:
-    from ..export.formats import atomic_write
+    from ..output import atomic_write
 
     atomic_write(path, text)
 

@@ -67,7 +67,7 @@ def anynet_entry_latency(topology: Topology, layout=None, *, clock_period_ns: fl
     topology : Topology
     layout : Layout, optional
         Link delays; the latency is ``ceil(delay / clock_period_ns)`` cycles, at least 1
-        (:func:`topogen.export.booksim.link_latency_cycles`).
+        (:func:`topogen.sim_defaults.link_latency_cycles`).
     clock_period_ns : float, optional
         Router clock period (default :data:`DEFAULT_CLOCK_PERIOD_NS`).
     latency : array_like of int, optional
@@ -81,7 +81,7 @@ def anynet_entry_latency(topology: Topology, layout=None, *, clock_period_ns: fl
     """
     e = topology.num_links
     if latency is None and layout is not None:
-        from ..export.booksim import link_latency_cycles
+        from ..sim_defaults import link_latency_cycles
 
         latency = link_latency_cycles(
             layout, DEFAULT_CLOCK_PERIOD_NS if clock_period_ns is None else clock_period_ns)

@@ -165,7 +165,7 @@ def write_table(routing: Routing, path, format: str | None = None, *,
     goes into ``#`` comment lines (CSV) or the ``metadata`` key (JSON).
     ``all_next_hops`` as in :func:`table_rows`.
     """
-    from ..export.formats import atomic_write
+    from ..output import atomic_write
 
     path = Path(path)
     fmt = format or path.suffix.lstrip(".").lower()
@@ -266,7 +266,7 @@ def write_booksim_table(routing: Routing, path, *, metadata: bool = True) -> Non
     With ``metadata`` (default) the routing's provenance is written to ``<path>.json``
     (the table itself cannot hold a header).
     """
-    from ..export.formats import atomic_write
+    from ..output import atomic_write
 
     t = _deterministic(routing)
     if not isinstance(t, TableRouting) or t.num_phases != 1:
@@ -406,7 +406,7 @@ def write_sst_routes(routing: Routing, path, weights=None) -> None:
     ``sourceRoutingPlugin``'s ``routing_entry_string`` or anytopo's
     ``simple_routing_entry_string``.  Read back with :func:`read_sst_routes`.
     """
-    from ..export.formats import atomic_write
+    from ..output import atomic_write
 
     buf = io.StringIO()
     for line in json.dumps(routing.metadata(), sort_keys=True, indent=1).splitlines():
