@@ -165,3 +165,14 @@ def test_route_cleans_the_folder_a_killed_run_left(topo, capsys):
     assert "removed" in err and left.name in err
     assert not left.exists()
     assert (topo.parent / "out" / "routing.json").exists()
+
+
+def test_collect_into_the_spec_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "s.toml"
+    text = '[axes]\ntopology = [{generator = "torus", params = {dims = [3, 3]}}]\nload = [0.1]\n'
+    spec.write_text(text)
+    code = cli.main(["experiment", "collect", "s.toml", "-o", "s.toml"])
+    assert code not in (0, cli.EXIT_INTERNAL)
+    assert "-o s.toml is the input" in _error(capsys)
+    assert spec.read_text() == text

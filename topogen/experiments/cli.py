@@ -232,8 +232,10 @@ def _status(args, exp, store) -> int:
 
 
 def _collect(args, exp, store) -> int:
+    from ..output import check_distinct_outputs
     from .store import collect
 
+    check_distinct_outputs([exp.path], {"-o": args.output})  # the table must not replace the spec
     if not store.exists:
         raise ParameterError(f"{exp.store} holds no results yet; run the experiment first "
                              "(topogen experiment run SPEC, or submit)")
