@@ -152,19 +152,30 @@ def check_topology_memory(num_switches: int, num_links: int, what: str | None = 
     check_memory(what, nbytes, "; use a smaller topology")
 
 
-def int_option(minimum: int):
+def int_option(minimum: int, maximum: int | None = None, why: str = ""):
     """An argparse ``type=`` that reads an integer >= ``minimum`` (a usage error otherwise,
-    so that e.g. ``--cabinets 0`` is refused instead of read as "not given")."""
+    so that e.g. ``--cabinets 0`` is refused instead of read as "not given") and, if given,
+    <= ``maximum`` (``why`` says what the limit guards, e.g. "each is a simulation")."""
 
     def parse(text: str) -> int:
         import argparse
 
+        rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum:,}]"
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text!r}") from None
+            try:
+                f = float(text)  # 1e9 is an integer too
+            except ValueError:
+                f = math.nan
+            if not (math.isfinite(f) and f.is_integer()):
+                raise argparse.ArgumentTypeError(f"must be an integer {rng}, got {text!r}") from None
+            value = int(f)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            tail = f"; {why}" if why else ""
+            raise argparse.ArgumentTypeError(f"{value:,} is more than the limit of {maximum:,}{tail}")
         return value
 
     parse.__name__ = f"integer >= {minimum}"

@@ -73,13 +73,13 @@ def _common() -> argparse.ArgumentParser:
 
 def _layout_options(p: argparse.ArgumentParser) -> None:
     from ._validate import int_option
-    from .layout.names import PLACEMENTS
+    from .layout.names import MAX_CABINETS, PLACEMENTS
 
     g = p.add_argument_group("layout (machine-room floor)")
     g.add_argument("--switches-per-cabinet", "--switches_per_cabinet", dest="switches_per_cabinet",
                    type=int_option(1), metavar="Z",
                    help="switches per cabinet (default: generator's, else 8)")
-    g.add_argument("--cabinets", type=int_option(1), metavar="C",
+    g.add_argument("--cabinets", type=int_option(1, MAX_CABINETS, "cabinets of one floor"), metavar="C",
                    help="number of cabinets (default: as needed)")
     g.add_argument("--placement", choices=PLACEMENTS, help="how switches go into cabinets (default: auto)")
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from .errors import ParameterError
 
-__all__ = ["fill_loads", "knee_sweep", "DEFAULT_POINTS", "FILL_FRACTION", "SWEEP_DEFAULTS", "check_points"]
+__all__ = ["fill_loads", "knee_sweep", "DEFAULT_POINTS", "FILL_FRACTION", "SWEEP_DEFAULTS", "check_points", "MAX_POINTS"]
 
 #: evenly spaced loads below saturation on a swept curve (``--points``)
 DEFAULT_POINTS = 8
@@ -35,16 +35,26 @@ FILL_FRACTION = 0.95
 SWEEP_DEFAULTS = {"low": 0.01, "high": 1.0, "tolerance": 0.01, "points": DEFAULT_POINTS}
 
 
+#: most evenly spaced loads a swept curve may ask for (each is a simulation)
+MAX_POINTS = 1000
+
+
 def check_points(points) -> int:
     """``points`` as an int, refused with a one-line message unless it is 0 (no filling) or
-    at least 2.
+    in ``[2, MAX_POINTS]`` (every sweep checks it here before simulating anything:
+    ``simulate --sweep``, ``run booksim --sweep``, ``run sst --sweep`` and ``[sweep]`` of a
+    spec).
 
     Raises
     ------
     ParameterError
     """
     if isinstance(points, bool) or not isinstance(points, int) or points < 0 or points == 1:
-        raise ParameterError(f"--points must be 0 (bisection only) or an integer >= 2, got {points!r}")
+        raise ParameterError(f"--points must be 0 (bisection only) or an integer in [2, {MAX_POINTS}], "
+                             f"got {points!r}")
+    if points > MAX_POINTS:
+        raise ParameterError(f"--points {points:,} asks for more loads than the limit of {MAX_POINTS:,} "
+                             f"per sweep (each is a simulation); use at most {MAX_POINTS}")
     return points
 
 

@@ -8,12 +8,21 @@ One module, used by every command that writes, so that outputs are never lost:
 - **An output that is also an input is refused** (``topogen route t.json -o t.json``,
   ``topogen results R.csv -o R.csv``), and so is a ``--force`` folder that holds an input
   or the current folder.
-- **Atomic**: every file and folder is written under a temporary name beside it (``.NAME.*.tmp``)
-  and renamed when complete, so a crash or a full disk leaves the old output or none, never
-  half of one.
-- **Permissions follow the umask** (``0666 & ~umask`` for files, ``0777 & ~umask`` for folders).
+- **Atomic**: every file and folder is written under a temporary name beside it
+  (``.NAME.PID@HOST.*.tmp``, the name shortened with a digest where it would pass the
+  file-name limit) and renamed when complete, so a crash or a full disk leaves the old
+  output or none, never half of one.  The temporary folders of a killed run are removed by
+  the next run into the same place (:func:`clean_stale_temps`: only ``.NAME.*.tmp`` entries
+  of processes of this host that have ended, or older than a day when they carry no
+  process id), never anything else.
+- **Permissions follow the umask** (``0666 & ~umask`` for files, ``0777 & ~umask`` for
+  folders); a file that replaces another keeps the mode of the one it replaces (a ``0600``
+  results file stays ``0600``).
 - **Checked before the work**: commands call :func:`check_file_output` /
-  :func:`check_dir_output` on every output location before they compute anything.
+  :func:`check_dir_output` on every output location before they compute anything, and
+  :func:`check_distinct_outputs` on all the outputs of a command together (main and side
+  outputs: plots, histories, checkpoints, tables), so that no two name the same file and
+  none names an input.
 
 Shared files (results tables that several processes add rows to) are read, merged and
 written under an advisory lock, :func:`locked`, on a lock file beside them
@@ -45,6 +54,9 @@ __all__ = [
     "atomic_write_text",
     "check_file_output",
     "check_dir_output",
+    "check_distinct_outputs",
+    "clean_stale_temps",
+    "temp_prefix",
     "output_dir",
     "locked",
     "lock_path",
@@ -68,6 +80,137 @@ def dir_mode() -> int:
     return 0o777 & ~_umask()
 
 
+# ============================================================================ temporary names
+#: longest file name (bytes) of the file systems topogen writes to (POSIX NAME_MAX)
+NAME_MAX = 255
+#: random characters ``tempfile`` adds, and room for the suffix (``.tmp``, ``.old``)
+_TEMP_SPARE = 8 + 5
+
+
+def _host_tag() -> str:
+    import hashlib
+    import socket
+
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of the temporary names of output ``name``: ``.NAME.PID@HOST.``.
+
+    The process id and a tag of the host name let :func:`clean_stale_temps` tell the
+    leftovers of a killed run from a run in progress.  A name too long for the whole
+    temporary name to fit :data:`NAME_MAX` is cut and ends in a digest of the full name
+    (``.NAME-CUT~DIGEST.PID@HOST.``), so a 255-byte output name can still be written.
+    """
+    import hashlib
+
+    return f".{_fit(name, NAME_MAX - _TEMP_SPARE - _TAG_ROOM - 1)}.{os.getpid()}@{_host_tag()}."
+
+
+#: bytes kept for ``.PID@HOST`` in a temporary name (a 10-digit pid, a 6-character host tag)
+_TAG_ROOM = 1 + 10 + 1 + 6 + 1
+
+
+def _fit(name: str, room: int) -> str:
+    """``name``, or when longer than ``room`` bytes its start and a digest of the whole
+    (the same for every process, so every process finds the same names)."""
+    import hashlib
+
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= room:
+        return name
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    cut = raw[: room - len(digest) - 1].decode("utf-8", "ignore")
+    return f"{cut}~{digest}"
+
+
+def _stale_pid(tag: str) -> bool | None:
+    """Whether the ``PID@HOST`` tag names a process of this host that has ended (None: not
+    a tag of this host, or unreadable)."""
+    pid_text, _, host = tag.partition("@")
+    if not pid_text.isdigit() or host != _host_tag():
+        return None
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, another user's
+        return False
+    return False
+
+
+#: age after which a temporary entry without a process id counts as left over (seconds)
+STALE_AGE = 24 * 3600
+
+
+def clean_stale_temps(path) -> list[Path]:
+    """Remove the temporary folders and files a killed run left beside the output ``path``.
+
+    Only entries named like this module's temporary names of ``path`` are touched
+    (``.NAME.PID@HOST.XXXXXXXX.tmp`` or the ``.old`` folders of a ``--force`` swap): those
+    whose process has ended on this host, and those without a process id (written before
+    the id was in the name) not changed for :data:`STALE_AGE` seconds.  Nothing else is
+    removed.  The caller tells the user about what was removed.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The removed entries.
+    """
+    import re
+    import time
+
+    out = Path(os.path.abspath(path))
+    parent = out.parent
+    head = temp_prefix(out.name)
+    head = head[: head.rindex(".", 0, len(head) - 1) + 1]  # ".NAME." without the pid tag
+    tagged = re.compile(re.escape(head) + r"(\d+@[0-9a-f]{6})\.[A-Za-z0-9_]{8}\.(tmp|old)$")
+    legacy = re.compile(re.escape(f".{out.name}.") + r"[A-Za-z0-9_]{8}\.(tmp|old)$")
+    removed = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return removed
+    now = time.time()
+    for e in entries:
+        m = tagged.match(e.name)
+        if m:
+            stale = _stale_pid(m.group(1)) is True
+        elif legacy.match(e.name):
+            try:
+                stale = now - e.stat(follow_symlinks=False).st_mtime > STALE_AGE
+            except OSError:
+                stale = False
+        else:
+            continue
+        if not stale:
+            continue
+        try:
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path)
+            else:
+                os.unlink(e.path)
+        except OSError:
+            continue
+        removed.append(Path(e.path))
+    return removed
+
+
+def _kept_mode(path: Path) -> int:
+    """Mode for a file written to ``path``: that of the regular file it replaces, else the
+    umask's."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return file_mode()
+    import stat
+
+    return (st.st_mode & 0o777) if stat.S_ISREG(st.st_mode) else file_mode()
+
+
 # ============================================================================ atomic files
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[Any]:
@@ -76,7 +219,7 @@ def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8") -> Ite
     The data goes to a temporary file in the same folder, which replaces ``path``
     (:func:`os.replace`) when the ``with`` block ends without an exception; on an
     exception the temporary file is removed and ``path`` is untouched.  The file gets
-    the umask's mode (``0666 & ~umask``).
+    the mode of the file it replaces, or the umask's (``0666 & ~umask``) when new.
 
     Parameters
     ----------
@@ -101,10 +244,10 @@ def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8") -> Ite
         raise ValueError(f"atomic_open mode must be 'w' or 'wb', got {mode!r}")
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=folder)
     try:
         if hasattr(os, "fchmod"):  # mkstemp makes 0600
-            os.fchmod(fd, file_mode())
+            os.fchmod(fd, _kept_mode(path))
         if mode == "wb":
             f = os.fdopen(fd, "wb")
         else:
@@ -230,6 +373,58 @@ def check_file_output(path, *, inputs: Iterable = (), make_parents: bool = False
     return path
 
 
+def _key(path) -> str:
+    return os.path.normcase(os.path.realpath(os.path.abspath(path)))
+
+
+def check_distinct_outputs(inputs: Iterable = (), outputs=(), *, allow: Iterable = ()) -> None:
+    """Check, before any work, that the outputs of one command name different files and
+    that none names an input.
+
+    Side outputs count as much as the main one: ``--plot o.png --history o.png`` would leave
+    the history in the chart, ``--checkpoint t.json`` with ``t.json`` the input would
+    replace the input.
+
+    Parameters
+    ----------
+    inputs : iterable of path-like
+        Files the command reads (None entries are ignored).
+    outputs : mapping or iterable of (label, path-like)
+        Every output with the option that names it (``{"-o": ..., "--plot": ...}``); None
+        paths (option not given) are ignored.
+    allow : iterable of (label, label)
+        Pairs allowed to name the same file (e.g. ``("--checkpoint", "--resume")``: a
+        resumed run goes on writing its checkpoint).
+
+    Raises
+    ------
+    OutputError
+        Two outputs name the same file, or an output names an input.
+    """
+    items = list(outputs.items()) if hasattr(outputs, "items") else list(outputs)
+    items = [(label, p) for label, p in items if p is not None and str(p) != ""]
+    allowed = {frozenset(pair) for pair in allow}
+    ins = [(label, p) for label, p in (inputs.items() if hasattr(inputs, "items")
+                                       else ((None, p) for p in inputs)) if p is not None]
+
+    def same(a, b) -> bool:
+        if os.path.lexists(a) and os.path.lexists(b):
+            return _same(Path(a), Path(b))
+        return _key(a) == _key(b)
+
+    seen: list = []
+    for label, p in items:
+        for other_label, q in seen:
+            if same(p, q) and frozenset((label, other_label)) not in allowed:
+                raise OutputError(f"{other_label} {q} and {label} {p} name the same file; give each output "
+                                  "its own file")
+        seen.append((label, p))
+        for in_label, q in ins:
+            if same(p, q) and frozenset((label, in_label)) not in allowed:
+                what = f"the input {q}" if in_label is None else f"the input {in_label} {q}"
+                raise OutputError(f"{label} {p} is {what} of this command; write to another file")
+
+
 def check_dir_output(path, *, inputs: Iterable = (), force: bool = False) -> Path:
     """Check, before any work, that the folder ``path`` may be written.
 
@@ -324,7 +519,7 @@ def output_dir(path, *, inputs: Iterable = (), force: bool = False, last: Iterab
     in_place = out.is_dir() and not any(True for _ in os.scandir(out))
     parent = out if in_place else out.parent
     parent.mkdir(parents=True, exist_ok=True)
-    prefix = ".topogen-" if in_place else f".{out.name}."
+    prefix = ".topogen-" if in_place else temp_prefix(out.name)
     tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=parent))
     try:
         os.chmod(tmp, dir_mode())
@@ -351,7 +546,7 @@ def _publish(tmp: Path, out: Path, shown, inputs, force: bool, last: tuple) -> N
         raise OutputError(f"{shown} was changed by another program while topogen wrote into it; "
                           "nothing was written, run again")
     # non-empty and --force: swap, then delete the old folder
-    aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    aside = Path(tempfile.mkdtemp(prefix=temp_prefix(out.name), suffix=".old", dir=out.parent))
     try:
         os.rename(out, aside / "old")
         try:
@@ -367,7 +562,7 @@ def _publish(tmp: Path, out: Path, shown, inputs, force: bool, last: tuple) -> N
 def lock_path(path) -> Path:
     """The lock file of a shared file: ``.NAME.lock`` beside it."""
     path = Path(path)
-    return path.with_name(f".{path.name}.lock")
+    return path.with_name(f".{_fit(path.name, NAME_MAX - len('..lock'))}.lock")
 
 
 @contextlib.contextmanager

@@ -132,7 +132,10 @@ def parse_value(text, t, name="value"):
     if origin is tuple:
         args = typing.get_args(t)
         inner = args[0] if args else int
-        parts = [p for p in re.split(r"[,x×\s]+", text.strip()) if p]
+        parts = re.split(r"\s*[,x×]\s*|\s+", text.strip())
+        if not text.strip() or any(p == "" for p in parts):  # "4,4,", ",4", "4,,4": a value is missing
+            raise ParameterError(f"{name}: {text!r} has an empty entry; give the values separated by "
+                                 "commas, e.g. 4,4")
         return tuple(parse_value(p, inner, name) for p in parts)
     if origin is typing.Literal:
         choices = typing.get_args(t)

@@ -355,7 +355,8 @@ def _write_frame(path: Path, frame: pd.DataFrame, fmt: str) -> Path:
     return atomic_write_bytes(path, data)
 
 
-def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str | None = None) -> Path:
+def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str | None = None,
+                drop=None) -> Path:
     """Add ``rows`` to the shared results file ``path``, safely under concurrency.
 
     The file is read, merged and rewritten atomically while holding an exclusive
@@ -374,6 +375,9 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
         matches.  Default: rows are only added.
     format : {"csv", "parquet", "json"}, optional
         Default: from the extension.
+    drop : callable(row) -> bool, optional
+        Earlier rows for which it is true are removed (e.g. rows of points an experiment
+        no longer has).
 
     Returns
     -------
@@ -383,6 +387,11 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
     ------
     FormatError
         ``path`` exists and is not a results table (it is left untouched).
+
+    Notes
+    -----
+    Columns of the existing file that are not in the schema (a user's notes, say) are
+    kept, after the schema's, with their text as it was; new rows leave them empty.
     """
     path = Path(path)
     fmt = _format_of(path, format)
@@ -391,15 +400,51 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
     with locked(path):
         if path.exists():
             old = read_results(path, format=fmt)
+            extra = _extra_columns(path, fmt, len(old))
             fresh = set()
             if key is not None:
                 fresh = {k for k in map(key, new.to_dict("records")) if k is not None}
+            records = old.to_dict("records")
+            keep = [True] * len(old)
             if fresh:
-                keep = [(k is None or k not in fresh) for k in map(key, old.to_dict("records"))]
-                old = old[keep]
+                keep = [(k is None or k not in fresh) for k in map(key, records)]
+            if drop is not None:
+                keep = [k and not drop(r) for k, r in zip(keep, records)]
+            old = old[keep].reset_index(drop=True)
+            if extra is not None:
+                extra = extra[keep].reset_index(drop=True)
+                old = pd.concat([old, extra], axis=1)
+                new = new.assign(**{c: None for c in extra.columns})
             if len(old):
                 new = pd.concat([old, new], ignore_index=True) if len(new) else old
         return _write_frame(path, new, fmt)
+
+
+def _extra_columns(path: Path, fmt: str, rows: int) -> pd.DataFrame | None:
+    """The columns of the results file ``path`` that are not in the schema, as text (None
+    when there are none)."""
+    if fmt == "csv":
+        header = pd.read_csv(path, nrows=0).columns
+        extra = [c for c in header if c not in COLUMNS]
+        if not extra:
+            return None
+        raw = pd.read_csv(path, usecols=extra, dtype=str, keep_default_na=False)
+    elif fmt == "json":
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        extra = list(dict.fromkeys(k for r in doc["rows"] for k in r if k not in COLUMNS))
+        if not extra:
+            return None
+        raw = pd.DataFrame([{k: r.get(k) for k in extra} for r in doc["rows"]], columns=extra, dtype=object)
+    else:
+        raw = pd.read_parquet(path)
+        extra = [c for c in raw.columns if c not in COLUMNS]
+        if not extra:
+            return None
+        raw = raw[extra]
+    if len(raw) != rows:  # not the rows read_results saw: keep nothing rather than misalign
+        raise FormatError(f"cannot keep the extra column(s) {', '.join(map(str, extra))}: the file's rows "
+                          "could not be read twice alike", path=path)
+    return raw[extra].reset_index(drop=True)
 
 
 def _key_function(replace_key):

@@ -232,13 +232,20 @@ def _status(args, exp, store) -> int:
 
 
 def _collect(args, exp, store) -> int:
+    from ..output import check_distinct_outputs
     from .store import collect
 
+    check_distinct_outputs([exp.path], {"-o": args.output})  # the table must not replace the spec
     if not store.exists:
         raise ParameterError(f"{exp.store} holds no results yet; run the experiment first "
                              "(topogen experiment run SPEC, or submit)")
-    out, n, missing, failed = collect(exp, store, args.output)
+    counts: dict = {}
+    out, n, missing, failed = collect(exp, store, args.output, counts=counts)
     total = len(exp.points)
+    if counts.get("left_out_points"):
+        removed = f"; {counts['removed']} such rows removed from {out}" if counts.get("removed") else ""
+        print(f"left out {counts['left_out']} stored rows of {counts['left_out_points']} points that are not "
+              f"in {exp.path or 'the spec'} (the spec changed since they ran){removed}")
     if out is None:
         print(f"no point of {exp.name} is done yet; nothing written", file=sys.stderr)
         return 1

@@ -144,12 +144,22 @@ class Experiment:
     simulators: tuple[str, ...] = ()
 
 
-def point_id(content: dict) -> str:
+def point_id(content: dict, *, labels: dict | None = None) -> str:
     """The stable id of a point: 16 hex digits of the SHA-256 of its canonical content and
     of :data:`topogen.sim_defaults.RESULTS_REVISION` (a change of the simulators' numbers
-    gives new ids, so a store never counts a row of the old numbers as done)."""
+    gives new ids, so a store never counts a row of the old numbers as done).
+
+    A ``label`` is cosmetic (a name in tables) and changes no number: ``labels`` maps
+    ``"topology"`` and ``"layout"`` to the label each would have without the spec's
+    ``label =``, and the id is made with those in place of the given ones, so naming a
+    topology or a layout reruns nothing (ids of specs without labels are unchanged)."""
     from ..sim_defaults import RESULTS_REVISION
 
+    if labels:
+        content = dict(content)
+        for key, default in labels.items():
+            if content.get(key) and default is not None:
+                content[key] = {**content[key], "label": default}
     salt = b"topogen-experiment-point-1;" + (f"r{RESULTS_REVISION};".encode() if RESULTS_REVISION > 1 else b"")
     return hashlib.sha256(salt + canonical_json(content).encode()).hexdigest()[:16]
 
@@ -211,8 +221,9 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _topology(entry, path, base: Path) -> tuple[dict, str | None]:
-    """(canonical content, resolved file) of one ``topology`` axis value."""
+def _topology(entry, path, base: Path) -> tuple[dict, str | None, str]:
+    """(canonical content, resolved file, label without ``label =``) of one ``topology``
+    axis value."""
     from .. import registry
 
     if not isinstance(entry, dict):
@@ -235,7 +246,7 @@ def _topology(entry, path, base: Path) -> tuple[dict, str | None]:
         f = f if f.is_absolute() else base / f
         if not f.is_file():
             raise ParameterError(f"topology file {f} named in {_where(path, 'axes')} does not exist")
-        return {"file_digest": _file_digest(f), "label": label or f.stem}, str(f.resolve())
+        return {"file_digest": _file_digest(f), "label": label or f.stem}, str(f.resolve()), f.stem
     _check_type("generator", entry["generator"], str, path, "axes.topology")
     gen = registry.get(entry["generator"])
     params = entry.get("params", {})
@@ -251,8 +262,9 @@ def _topology(entry, path, base: Path) -> tuple[dict, str | None]:
             raise ParameterError(f"{gen.name} parameter {p.name} in {_where(path, 'axes')} must be "
                                  f"{p.type_name}, got {params[p.name]!r} ({type(params[p.name]).__name__})")
     text = ",".join(f"{k}={canonical_json(v)}" for k, v in sorted(params.items()))
+    default = f"{gen.name}({text})" if text else gen.name
     return ({"generator": gen.name, "params": json.loads(canonical_json(params)),
-             "label": label or (f"{gen.name}({text})" if text else gen.name)}, None)
+             "label": label or default}, None, default)
 
 
 def _param_ok(value, t) -> bool:
@@ -296,8 +308,30 @@ def _measure(doc: dict, path) -> dict:
     elif isinstance(args.get("link_latency"), str):
         raise ParameterError(f"link_latency in {_where(path, 'measure')} is a number of cycles or \"layout\", "
                              f"got {args['link_latency']!r}")
-    spec = CrossvalSpec(topology="spec-check", **args)  # validates and applies the shared defaults
-    return {k: getattr(spec, k) for k in MEASURE_KEYS}
+    try:
+        spec = CrossvalSpec(topology="spec-check", **args)  # validates and applies the shared defaults
+        resolved = {k: getattr(spec, k) for k in MEASURE_KEYS}
+        _check_simulated(resolved)
+    except ParameterError as exc:
+        raise ParameterError(f"{_where(path, 'measure')}: {exc}") from None
+    return resolved
+
+
+def _check_simulated(measure: dict) -> None:
+    """The checks the simulators apply to a point's settings (ranges, sizes, the length of a
+    run), here at plan time, so a bad setting stops the plan instead of being stored as a
+    failed point."""
+    from ..sim.config import SimConfig
+
+    fields = set(SimConfig.__dataclass_fields__)
+    SimConfig(**{k: v for k, v in measure.items() if k in fields and v is not None})
+    t = measure.get("timeout")
+    if t is not None and not (isinstance(t, (int, float)) and math.isfinite(t) and 0 < t <= MAX_TIMEOUT):
+        raise ParameterError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT}], got {t!r}")
+
+
+#: longest run of one BookSim/SST simulation a spec may allow (seconds: 30 days)
+MAX_TIMEOUT = 30 * 24 * 3600
 
 
 def _sweep(doc: dict, path) -> dict:
@@ -316,9 +350,9 @@ def _sweep(doc: dict, path) -> dict:
                              f"got low={low:g}, high={high:g}, tolerance={tol:g}")
     try:
         check_points(out["points"])
-    except ParameterError:
-        raise ParameterError(f"points in [sweep] of {path or 'the spec'} must be 0 (bisection only) or an "
-                             f"integer >= 2, got {out['points']!r}") from None
+    except ParameterError as exc:
+        raise ParameterError(f"points in [sweep] of {path or 'the spec'}: {str(exc).replace('--points ', '')}") \
+            from None
     return {"low": low, "high": high, "tolerance": tol, "points": int(out["points"])}
 
 
@@ -379,11 +413,17 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
         raise ParameterError(f"{path or 'the spec'} needs an [axes] table (topology, load ...)")
     _check_keys(axes, AXES + ("repeats",), path, "axes")
     topo = [_topology(t, path, base) for t in _axis_list(axes, "topology", dict, path)]
-    if len({canonical_json(t[0]) for t in topo}) != len(topo):
-        raise ParameterError(f"axis topology in {_where(path, 'axes')} lists a topology twice")
-    layouts = [parse_layout(v, _where(path, "axes")) for v in _axis_list(axes, "layout", dict, path, default=[{}])]
-    if len({canonical_json(v) for v in layouts}) != len(layouts):
-        raise ParameterError(f"axis layout in {_where(path, 'axes')} lists a layout twice")
+    # labels are cosmetic: two entries that differ only by label are the same topology
+    if len({canonical_json({**t[0], "label": t[2]}) for t in topo}) != len(topo):
+        raise ParameterError(f"axis topology in {_where(path, 'axes')} lists a topology twice "
+                             "(entries that differ only by label are the same topology)")
+    layout_entries = _axis_list(axes, "layout", dict, path, default=[{}])
+    layouts = [parse_layout(v, _where(path, "axes")) for v in layout_entries]
+    layout_labels = [parse_layout({k: x for k, x in v.items() if k != "label"}, _where(path, "axes")).get("label")
+                     for v in layout_entries]
+    if len({canonical_json({**v, "label": d} if v else v) for v, d in zip(layouts, layout_labels)}) != len(layouts):
+        raise ParameterError(f"axis layout in {_where(path, 'axes')} lists a layout twice "
+                             "(entries that differ only by label are the same layout)")
     values = {
         "topology": list(range(len(topo))),
         "layout": list(range(len(layouts))),
@@ -417,6 +457,10 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     _check_type("repeats", repeats, int, path, "axes")
     if repeats < 1:
         raise ParameterError(f"repeats in {_where(path, 'axes')} must be >= 1, got {repeats}")
+    spp = head.get("seconds_per_point", 1.0)
+    if not (math.isfinite(spp) and spp > 0):
+        raise ParameterError(f"seconds_per_point in {_where(path, 'experiment')} must be a finite positive "
+                             f"number of seconds, got {spp!r}")
     measure = _measure(doc.get("measure", {}), path)
     sweep = _sweep(doc.get("sweep", {}), path)
     if "sweep" in doc and "sweep" not in values["load"]:
@@ -430,6 +474,7 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
 
         check_extra(slurm["extra"], f"extra in {_where(path, 'slurm')}")
     groups = _groups(head.get("zip", []), values, path)
+    _check_size(groups, values, repeats, path, float(spp))
     rules = doc.get("exclude", [])
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         raise ParameterError(f"exclude in {path or 'the spec'} is a list of tables [[exclude]]")
@@ -439,7 +484,7 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     seen = set()
     for combo in itertools.product(*[list(zip(*[values[a] for a in g])) for g in groups]):
         chosen = {a: v for g, vs in zip(groups, combo) for a, v in zip(g, vs)}
-        t_content, t_file = topo[chosen["topology"]]
+        t_content, t_file, t_default = topo[chosen["topology"]]
         for r in range(repeats):
             seed = chosen["seed"] if r == 0 else seed_from("topogen-experiment-repeat", chosen["seed"], r)
             load = chosen["load"]
@@ -453,7 +498,7 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
                 content["sweep"] = sweep
             if any(_matches(content, rule) for rule in rules):
                 continue
-            pid = point_id(content)
+            pid = point_id(content, labels={"topology": t_default, "layout": layout_labels[chosen["layout"]]})
             if pid in seen:
                 continue
             seen.add(pid)
@@ -505,6 +550,23 @@ def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
         raise ParameterError(f"the default store of experiment {name!r} would lie outside {base}; "
                              "set [experiment] store")
     return d
+
+
+#: most points a spec may expand to (each is a record, an id and a row of the store)
+MAX_POINTS = 10 ** 6
+
+
+def _check_size(groups, values: dict, repeats: int, path, seconds_per_point: float = 1.0) -> None:
+    """Refuse, before expanding anything, a spec whose product of axes exceeds
+    :data:`MAX_POINTS` (the count is a product of the axis lengths, not an expansion)."""
+    sizes = [(" & ".join(g), len(values[g[0]])) for g in groups] + [("repeats", repeats)]
+    count = math.prod(n for _, n in sizes)
+    if count > MAX_POINTS:
+        factors = " x ".join(f"{n:,} {name}" for name, n in sizes if n != 1) or "1"
+        hours = count * seconds_per_point / 3600
+        raise ParameterError(f"{path or 'the spec'} asks for {count:,} points ({factors}; about {hours:,.0f} "
+                             f"core-hours at {seconds_per_point:g} s/point), more than the limit of {MAX_POINTS:,} "
+                             "points per spec; use fewer axis values or repeats, or split it into several specs")
 
 
 def _groups(zips, values: dict, path) -> list[tuple[str, ...]]:

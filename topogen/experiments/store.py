@@ -265,12 +265,17 @@ def experiment_point_of(row) -> str | None:
         return None
 
 
-def collect(experiment, store: Store, output=None):
+def collect(experiment, store: Store, output=None, *, counts: dict | None = None):
     """Merge the rows of ``experiment``'s points in ``store`` into one results table.
 
     Rows go into ``output`` (default ``STORE/results.csv``; ``.parquet`` and ``.json`` too)
     through :func:`topogen.results.append_rows`, keyed by point id: rows of the same points
-    are replaced, other rows of a shared table are kept.
+    are replaced, rows of points the store holds but the spec no longer has (a spec
+    changed since they ran) are removed, other rows of a shared table are kept.
+
+    ``counts``, if given, is filled with ``left_out_points`` (points in the store that are
+    not the spec's), ``left_out`` (their stored rows, not collected) and ``removed`` (rows
+    of such points taken out of ``output``).
 
     Returns
     -------
@@ -286,6 +291,15 @@ def collect(experiment, store: Store, output=None):
         read_results(output)  # a file that is not a results table is refused before any work
     done = store.done_ids()
     failed = store.failed_ids()
+    ours = {p.id for p in experiment.points}
+    stale = (set(done) | set(failed)) - ours  # points of an earlier version of the spec
+    removed = [0]
+
+    def other_spec(row) -> bool:
+        gone = experiment_point_of(row) in stale
+        removed[0] += gone
+        return gone
+
     rows, missing, bad = [], [], []
     for p in experiment.points:
         if p.id in done:
@@ -296,7 +310,15 @@ def collect(experiment, store: Store, output=None):
             rows.extend(rec["rows"] if rec.get("rows") is not None else [rec["row"]])
         else:
             (bad if p.id in failed else missing).append(p.id)
+    if counts is not None:
+        left = 0
+        for pid in stale & set(done):
+            rec = store.record(pid)
+            left += len(rec["rows"]) if rec.get("rows") is not None else 1
+        counts.update(left_out_points=len(stale), left_out=left, removed=0)
     if not rows:
         return None, 0, missing, bad
-    append_rows(output, rows, replace_key=experiment_point_of)
+    append_rows(output, rows, replace_key=experiment_point_of, drop=other_spec)
+    if counts is not None:
+        counts["removed"] = removed[0]
     return output, len(rows), missing, bad

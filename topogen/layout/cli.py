@@ -28,7 +28,7 @@ __all__ = ["add_parsers", "cluster_command", "anneal_command"]
 def add_parsers(subparsers, parents=()) -> None:
     """Add ``layout`` (with ``cluster`` and ``anneal``) to the ``topogen`` sub-commands."""
     from .._validate import int_option
-    from .names import CLUSTERINGS
+    from .names import CLUSTERINGS, MAX_ANNEAL_ITERATIONS, MAX_CABINETS, MAX_WALK_STEPS
 
     top = subparsers.add_parser(
         "layout", parents=list(parents),
@@ -50,7 +50,7 @@ def add_parsers(subparsers, parents=()) -> None:
                        type=int_option(1), metavar="Z",
                        help="cabinet size (default: FILE's layout, else the default floor; "
                             "the paper uses 16)")
-        g.add_argument("--cabinets", type=int_option(1), metavar="C",
+        g.add_argument("--cabinets", type=int_option(1, MAX_CABINETS, "cabinets of one floor"), metavar="C",
                        help="number of cabinets (default: as needed)")
 
     c = sub.add_parser("cluster", parents=list(parents),
@@ -61,7 +61,8 @@ def add_parsers(subparsers, parents=()) -> None:
     common(c)
     c.add_argument("--method", choices=CLUSTERINGS, default="walktrap",
                    help="clustering (default walktrap)")
-    c.add_argument("--steps", type=int_option(1), default=4, metavar="T",
+    c.add_argument("--steps", type=int_option(1, MAX_WALK_STEPS, "each step is a pass over every link"),
+                   default=4, metavar="T",
                    help="random-walk length of Walktrap (default 4)")
     c.set_defaults(handler=cluster_command)
 
@@ -74,9 +75,10 @@ def add_parsers(subparsers, parents=()) -> None:
     a.add_argument("--clusters", choices=("keep",) + CLUSTERINGS, default=None,
                    help="cabinets to move: keep FILE's layout (default when FILE has one on "
                         "the chosen floor), or cluster first (default walktrap otherwise)")
-    a.add_argument("--iterations", type=int_option(0), default=10**6, metavar="N",
+    a.add_argument("--iterations", type=int_option(0, MAX_ANNEAL_ITERATIONS, "the paper runs 10^8"),
+                   default=10**6, metavar="N",
                    help="moves per trial (default 10^6; the paper runs 10^8)")
-    a.add_argument("--restarts", type=int_option(1), default=1, metavar="R",
+    a.add_argument("--restarts", type=int_option(1, 1000, "each is a whole annealing"), default=1, metavar="R",
                    help="independent trials, best kept (default 1; the paper keeps the best of 5)")
     a.set_defaults(handler=anneal_command)
 

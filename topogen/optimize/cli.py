@@ -99,10 +99,27 @@ def _start(args):
     return registry.generate(args.start, **kwargs), None
 
 
+def _check_random_start(num_switches: int, degree) -> None:
+    """Refuse a random start the machine cannot hold, before drawing it: the search keeps
+    bit-parallel all-pairs hop counts (three ``N x N`` bit matrices)."""
+    import math
+
+    from .._validate import check_memory
+
+    if num_switches < 2:
+        raise ParameterError(f"--num-switches must be an integer >= 2, got {num_switches}")
+    if degree is not None and not 1 <= degree < num_switches:
+        raise ParameterError(f"--degree must be in [1, {num_switches - 1}] for {num_switches} switches, "
+                             f"got {degree}")
+    nbytes = 3 * num_switches * math.ceil(num_switches / 64) * 8
+    check_memory(f"--num-switches {num_switches:,} (all-pairs hop counts of the search)", nbytes,
+                 "; use fewer switches")
+
+
 def optimize_command(args) -> int:
     from .. import _progress
     from ..export import formats
-    from ..output import check_file_output
+    from ..output import check_distinct_outputs, check_file_output
     from .objectives import get_objective
     from .run import optimize, plot_history
 
@@ -111,11 +128,20 @@ def optimize_command(args) -> int:
         if args.start is not None and (args.num_switches is not None or args.degree is not None):
             raise ParameterError("give a START topology or --num-switches/--degree, not both")
     formats.format_of(args.output)
+    if args.num_switches is not None:
+        _check_random_start(args.num_switches, args.degree)
     inputs = [x for x in (args.start, args.resume) if x and os.path.isfile(x)]
+    # every output, side outputs included, is checked against the others and the inputs first
+    check_distinct_outputs(
+        {"START": args.start if args.start and os.path.isfile(args.start) else None, "--resume": args.resume},
+        {"-o": args.output, "--plot": args.plot, "--history": args.history, "--checkpoint": args.checkpoint},
+        allow=[("--checkpoint", "--resume")])  # a resumed run goes on writing its checkpoint
     check_file_output(args.output, inputs=inputs)
     for extra in (args.plot, args.history):
         if extra:
             check_file_output(extra, inputs=inputs)
+    if args.checkpoint:
+        check_file_output(args.checkpoint, inputs=[x for x in inputs if x != args.resume])
     topology, layout = _start(args) if args.resume is None else (None, None)
     with _progress.Progress(total=1000, desc="optimize") as bar:
         def progress(frac, text):

@@ -104,12 +104,16 @@ AUTO_TABLE_MAX_SWITCHES = 1024
 
 def run_route(args) -> int:
     from ..export.formats import load
-    from ..output import check_dir_output, output_dir
+    from ..output import check_dir_output, clean_stale_temps, output_dir
     from . import route
     from .export import write_booksim_table, write_sst_routes, write_table
 
     force = getattr(args, "force", False)
     check_dir_output(args.output, inputs=[args.file], force=force)  # before the work
+    for left in clean_stale_temps(args.output):  # the half-written folder of a killed run
+        if not getattr(args, "quiet", False):
+            print(f"topogen: removed {left}, left by an earlier run of {args.output} that did not finish",
+                  file=sys.stderr)
     from .. import _progress
 
     topology, layout = load(args.file)

@@ -165,7 +165,9 @@ def _options(args, routing) -> dict:
     from .config import SimConfig
 
     d = SimConfig()
-    if args.num_vcs is None:
+    if args.num_vcs is None and routing is None:  # checks before routing: the default count
+        num_vcs = d.num_vcs
+    elif args.num_vcs is None:
         k = routing.num_vcs
         num_vcs = k * max(1, math.ceil(d.num_vcs / k))
     else:
@@ -183,6 +185,17 @@ def _options(args, routing) -> dict:
                 injection=args.injection, latency_at=args.latency_at,
                 engine=args.engine, router=args.router, output_buf_size=args.output_buffer,
                 vc_alloc=args.vc_alloc, flow_control=args.flow_control)
+
+
+def _check_options(args) -> None:
+    """Apply the simulator's parameter checks before routing or simulating anything (a bad
+    ``--link-gbps``, ``--sample-period`` ... is refused with its valid range at once)."""
+    from .config import SimConfig
+
+    opts = _options(args, None)
+    for key in ("traffic", "load_unit", "self_packets"):
+        opts.pop(key)
+    SimConfig(**opts)
 
 
 def _line(row) -> str:
@@ -218,6 +231,7 @@ def simulate_command(args) -> int:
         from ..load_points import check_points
 
         check_points(args.points)
+    _check_options(args)
     if args.output:  # before the work: a wrong output is refused now, not after simulating
         check_file_output(args.output, inputs=[args.input], make_parents=True)
         if Path(args.output).exists():

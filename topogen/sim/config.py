@@ -52,6 +52,13 @@ ROUTERS = ("input-queued", "output-buffered")
 FLOW_CONTROLS = ("vct", "wormhole")
 
 
+#: most cycles one run may measure (``sample_period * max_samples``): a run of the
+#: reference simulator takes about a second per 10^5 to 10^6 cycles on a small network
+MAX_RUN_CYCLES = 10 ** 9
+#: longest link in cycles (a 1 km cable at 5 ns/m is 10^4 cycles of 0.5 ns)
+MAX_LINK_LATENCY = 1 << 20
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """Parameters of the reference simulator (all times in cycles).
@@ -116,13 +123,13 @@ class SimConfig:
     flow_control: str = "vct"
 
     def __post_init__(self):
-        ints = dict(num_vcs=(1, 1 << 12), vc_buf_size=(1, 1 << 30), packet_size=(1, 1 << 20),
+        ints = dict(num_vcs=(1, 1 << 12), packet_size=(1, 1 << 20), vc_buf_size=(1, 1 << 30),
                     routing_delay=(0, 1 << 20), vc_alloc_delay=(0, 1 << 20),
                     sw_alloc_delay=(0, 1 << 20), st_delay=(0, 1 << 20),
                     injection_latency=(1, 1 << 30), ejection_latency=(1, 1 << 30),
                     injection_overhead=(0, 1 << 30), credit_delay=(0, 1 << 30),
                     deadlock_cycles=(1, 1 << 40), warmup_periods=(0, 1 << 20),
-                    sample_period=(1, 1 << 40), max_samples=(1, 1 << 20),
+                    sample_period=(1, MAX_RUN_CYCLES), max_samples=(1, 1 << 20),
                     converge_samples=(1, 1 << 20), flit_bits=(1, 1 << 30),
                     max_queue_packets=(1, 1 << 40), min_period_packets=(0, 1 << 30))
         for name, (lo, hi) in ints.items():
@@ -130,8 +137,14 @@ class SimConfig:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
                 raise ParameterError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
         if self.link_latency is not None and (isinstance(self.link_latency, bool) or not isinstance(
-                self.link_latency, (int, np.integer)) or self.link_latency < 1):
-            raise ParameterError(f"link_latency must be an integer >= 1 (cycles), got {self.link_latency!r}")
+                self.link_latency, (int, np.integer)) or not 1 <= self.link_latency <= MAX_LINK_LATENCY):
+            raise ParameterError(f"link_latency must be an integer number of cycles in [1, {MAX_LINK_LATENCY}], "
+                                 f"got {self.link_latency!r}")
+        cycles = int(self.sample_period) * int(self.max_samples)
+        if cycles > MAX_RUN_CYCLES:
+            raise ParameterError(f"sample_period x max_samples = {self.sample_period} x {self.max_samples} = "
+                                 f"{cycles:,} cycles, more than the limit of {MAX_RUN_CYCLES:,} cycles a run may "
+                                 "measure; lower sample_period or max_samples")
         if self.stop_rule not in STOP_RULES:
             raise ParameterError(f"stop_rule must be one of {', '.join(STOP_RULES)}, got {self.stop_rule!r}")
         if self.injection not in INJECTIONS:
@@ -164,7 +177,8 @@ class SimConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
                 raise ParameterError(f"{name} must be a positive number, got {v!r}")
-        if self.clock_ns is not None and not (isinstance(self.clock_ns, (int, float)) and self.clock_ns > 0):
+        if self.clock_ns is not None and not (isinstance(self.clock_ns, (int, float)) and self.clock_ns > 0
+                                              and math.isfinite(self.clock_ns)):
             raise ParameterError(f"clock_ns must be a positive number of ns, got {self.clock_ns!r}")
         if self.flow_control not in FLOW_CONTROLS:
             raise ParameterError(f"flow_control must be one of {', '.join(FLOW_CONTROLS)}, "
