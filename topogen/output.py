@@ -102,8 +102,6 @@ def temp_prefix(name: str) -> str:
     temporary name to fit :data:`NAME_MAX` is cut and ends in a digest of the full name
     (``.NAME-CUT~DIGEST.PID@HOST.``), so a 255-byte output name can still be written.
     """
-    import hashlib
-
     return f".{_fit(name, NAME_MAX - _TEMP_SPARE - _TAG_ROOM - 1)}.{os.getpid()}@{_host_tag()}."
 
 

@@ -304,7 +304,7 @@ def _as_layout(obj) -> Layout:
 
 
 def _native_floor(topology: Topology) -> Floor:
-    from ..layout import default_floor
+    from ..layout.placement import default_floor
 
     return default_floor(topology)
 
