@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from topogen.drivers import booksim as bd
+from topogen.drivers import booksim_sweep as bsw
 from topogen.drivers.base import ProcessResult
 from topogen.errors import FormatError, ParameterError, SimulatorFailed, SimulatorNotFound
 
@@ -225,7 +226,7 @@ def test_sweep_bisects_and_resumes(tmp_path, config, monkeypatch):
                                            high=str(FIXTURES / "torus4x4_c2_high.out")))
     monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
     out = tmp_path / "sweep"
-    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.02, timeout=20)
+    res = bsw.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.02, timeout=20)
     assert res.zero_load_latency == 17.1847
     assert res.saturation_load <= 0.37 < res.saturation_upper
     assert res.saturation_upper - res.saturation_load <= 0.02
@@ -239,7 +240,7 @@ def test_sweep_bisects_and_resumes(tmp_path, config, monkeypatch):
     for row in res.rows:  # raw output kept beside each result
         assert Path(row["raw_output"]).is_file()
     # resumable: a second run simulates nothing new
-    res2 = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.02, timeout=20)
+    res2 = bsw.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.02, timeout=20)
     assert counter.read_text().split() == calls
     assert (res2.saturation_load, res2.saturation_upper) == (res.saturation_load, res.saturation_upper)
     assert res.summary_path.is_file()
@@ -370,7 +371,7 @@ def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, c
     out = tmp_path / "sweep"
     install(crash_above=0.5)  # 0.01 completes, then the process dies on the high point 1.0
     with pytest.raises(SimulatorFailed, match="crash.*SIGKILL"):
-        bd.sweep_booksim(config, out / "b", low=0.01, high=1.0, tolerance=0.02, timeout=20)
+        bsw.sweep_booksim(config, out / "b", low=0.01, high=1.0, tolerance=0.02, timeout=20)
     done = counter.read_text().split()
     assert done == ["0.01", "1.0"]
     points = out / "b" / "points"
@@ -384,7 +385,7 @@ def test_sweep_resumes_after_a_crash_without_redoing_finished_points(tmp_path, c
     # the re-run (the machine is fine again) redoes only the unfinished point
     install(crash_above=None)
     counter.write_text("")
-    res = bd.sweep_booksim(config, out / "b", low=0.01, high=1.0, tolerance=0.02, timeout=20)
+    res = bsw.sweep_booksim(config, out / "b", low=0.01, high=1.0, tolerance=0.02, timeout=20)
     redone = counter.read_text().split()
     assert "0.01" not in redone and redone[0] == "1.0"
     assert res.saturation_load <= 0.37 < res.saturation_upper
@@ -427,29 +428,29 @@ def test_sweep_key_covers_config_netlist_overrides_and_binary(tmp_path, config, 
     config.write_text(f"topology = anynet;\nnetwork_file = {net};\ntraffic = uniform;\n")
     out = tmp_path / "sweep"
     kw = dict(low=0.01, high=1.0, tolerance=0.1, timeout=30)
-    first = bd.sweep_booksim(config, out, **kw)
+    first = bsw.sweep_booksim(config, out, **kw)
     n = len(_calls(calls))
     assert n == len(first.rows) and {r["traffic"] for r in first.rows} == {"uniform"}
-    again = bd.sweep_booksim(config, out, **kw)  # the same sweep: every point re-used
+    again = bsw.sweep_booksim(config, out, **kw)  # the same sweep: every point re-used
     assert len(_calls(calls)) == n and again.rows == first.rows
     # another traffic in the configuration file
     config.write_text(f"topology = anynet;\nnetwork_file = {net};\ntraffic = bitrev;\n")
-    second = bd.sweep_booksim(config, out, **kw)
+    second = bsw.sweep_booksim(config, out, **kw)
     assert len(_calls(calls)) == 2 * n and {r["traffic"] for r in second.rows} == {"bitrev"}
     # another traffic as an override
-    third = bd.sweep_booksim(config, out, overrides={"traffic": "transpose"}, **kw)
+    third = bsw.sweep_booksim(config, out, overrides={"traffic": "transpose"}, **kw)
     assert len(_calls(calls)) == 3 * n and {r["traffic"] for r in third.rows} == {"transpose"}
     assert all("traffic=transpose" in c for c in _calls(calls)[2 * n:])
     # another netlist behind the same configuration
     net.write_text("router 0 node 0 router 1 2\nrouter 1 node 1 router 0 2\n")
-    bd.sweep_booksim(config, out, **kw)
+    bsw.sweep_booksim(config, out, **kw)
     assert len(_calls(calls)) == 4 * n
     # another BookSim build (same behaviour, other bytes)
     exe.write_text(exe.read_text() + "# rebuilt\n")
-    bd.sweep_booksim(config, out, **kw)
+    bsw.sweep_booksim(config, out, **kw)
     assert len(_calls(calls)) == 5 * n
     with pytest.raises(ParameterError, match="injection_rate"):
-        bd.sweep_booksim(config, out, overrides={"injection_rate": 0.1}, **kw)
+        bsw.sweep_booksim(config, out, overrides={"injection_rate": 0.1}, **kw)
 
 
 @needs_fixtures
@@ -458,15 +459,15 @@ def test_sweep_retries_a_hang_only_with_a_longer_timeout(tmp_path, config, monke
     exe, ctl = _controlled(tmp_path, calls=str(calls), hang_above=0.0)
     monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
     out = tmp_path / "sweep"
-    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.5)
+    res = bsw.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.5)
     assert [r["status"] for r in res.rows] == ["hang"] and len(_calls(calls)) == 1
     # the same or a shorter timeout would hang again: the stored hang stands
-    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.5)
-    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.3)
+    res = bsw.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.5)
+    res = bsw.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=0.3)
     assert [r["status"] for r in res.rows] == ["hang"] and len(_calls(calls)) == 1
     # a longer timeout retries it (and this time BookSim gets through)
     _set_control(ctl, calls=str(calls))
-    res = bd.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=60)
+    res = bsw.sweep_booksim(config, out, low=0.01, high=1.0, tolerance=0.1, timeout=60)
     assert res.rows[0]["status"] == "completed" and _calls(calls)[1] == "injection_rate=0.01"
     logs = sorted(p.name for p in (out / "points").glob("rate_0.01-*.log"))
     assert len(logs) == 2  # the hung run's log is kept, not overwritten
@@ -709,8 +710,8 @@ def test_real_booksim_config_sweep_with_traffic_override(tmp_path):
     real = _real_booksim()
     exp = _real_export(tmp_path)
     kw = dict(low=0.02, high=0.06, tolerance=0.05, timeout=300)
-    uni = bd.sweep_booksim(exp.config_file, tmp_path / "s", **kw)
-    bit = bd.sweep_booksim(exp.config_file, tmp_path / "s", overrides={"traffic": "bitrev"}, **kw)
+    uni = bsw.sweep_booksim(exp.config_file, tmp_path / "s", **kw)
+    bit = bsw.sweep_booksim(exp.config_file, tmp_path / "s", overrides={"traffic": "bitrev"}, **kw)
     assert {r["traffic"] for r in uni.rows} == {"uniform"} and {r["traffic"] for r in bit.rows} == {"bitrev"}
     assert uni.rows[0]["latency_avg"] != bit.rows[0]["latency_avg"]
     assert all("traffic=bitrev" in Path(r["raw_output"]).read_text() for r in bit.rows)
@@ -801,9 +802,9 @@ def test_sweep_fills_the_curve_below_saturation(tmp_path, config, monkeypatch):
                                            high=str(FIXTURES / "torus4x4_c2_high.out")))
     monkeypatch.setenv("TOPOGEN_BOOKSIM", str(exe))
     kw = dict(low=0.01, high=1.0, tolerance=0.05, timeout=20)
-    bare = bd.sweep_booksim(config, tmp_path / "bare", **kw)
+    bare = bsw.sweep_booksim(config, tmp_path / "bare", **kw)
     n_bare = len(counter.read_text().split())
-    res = bd.sweep_booksim(config, tmp_path / "full", points=6, **kw)
+    res = bsw.sweep_booksim(config, tmp_path / "full", points=6, **kw)
     assert res.saturation_load == bare.saturation_load
     loads = sorted(r["offered_load"] for r in res.rows)
     grid = fill_loads(0.01, res.saturation_load, points=6)
@@ -811,7 +812,7 @@ def test_sweep_fills_the_curve_below_saturation(tmp_path, config, monkeypatch):
     assert all(min(abs(x - g) for x in loads) <= step / 3 + 1e-9 for g in grid)
     simulated = len(counter.read_text().split()) - n_bare
     assert simulated == len(res.rows) < len(bare.rows) + 6
-    bd.sweep_booksim(config, tmp_path / "full", points=6, **kw)
+    bsw.sweep_booksim(config, tmp_path / "full", points=6, **kw)
     assert len(counter.read_text().split()) - n_bare == simulated  # resumed: nothing new
     with pytest.raises(ParameterError, match="--points"):
-        bd.sweep_booksim(config, tmp_path / "x", points=1, **kw)
+        bsw.sweep_booksim(config, tmp_path / "x", points=1, **kw)
