@@ -79,3 +79,16 @@ def test_every_page_is_in_the_nav():
     on_disk = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert on_disk - in_nav == set(), "pages missing from the nav in mkdocs.yml"
     assert in_nav - on_disk == set(), "nav entries without a page"
+
+
+def test_sphinx_roles_become_code_spans():
+    """The docstrings' Sphinx roles render as code in the site (scripts/griffe_sphinx_roles.py)."""
+    pytest.importorskip("griffe")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from griffe_sphinx_roles import plain_roles
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    assert plain_roles("see :func:`torus`, :class:`~topogen.layout.Floor` and :mod:`.bisection`") == \
+        "see `torus`, `Floor` and `bisection`"
+    assert plain_roles(":py:meth:`Topology.csr` and ``code``") == "`Topology.csr` and ``code``"
