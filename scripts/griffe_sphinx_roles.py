@@ -3,7 +3,8 @@ the docstrings (``:func:`name```, ``:class:`~topogen.layout.Floor```, ``:mod:`.b
 become Markdown code spans, since mkdocstrings renders docstrings as Markdown.
 
 ``~`` keeps the last dotted component, as Sphinx shows it; a leading ``.`` (relative to
-the module) is dropped.
+the module) is dropped.  The numpydoc citations of a References section (``.. [1] ...``)
+become list items.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 import griffe
 
 ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|exc|obj|const):`(~?)([^`]+)`")
+CITATION = re.compile(r"^([ \t]*)\.\. \[(\w+)\]", re.M)
 
 
 def plain_roles(text: str) -> str:
@@ -24,7 +26,7 @@ def plain_roles(text: str) -> str:
             target = target.rsplit(".", 1)[-1]
         return f"`{target.lstrip('.')}`"
 
-    return ROLE.sub(span, text)
+    return CITATION.sub(r"\1- [\2]", ROLE.sub(span, text))
 
 
 class SphinxRoles(griffe.Extension):

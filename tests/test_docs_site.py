@@ -92,3 +92,5 @@ def test_sphinx_roles_become_code_spans():
     assert plain_roles("see :func:`torus`, :class:`~topogen.layout.Floor` and :mod:`.bisection`") == \
         "see `torus`, `Floor` and `bisection`"
     assert plain_roles(":py:meth:`Topology.csr` and ``code``") == "`Topology.csr` and ``code``"
+    assert plain_roles("References\n----------\n.. [1] A. Author, \"Title\",\n   IPDPS 2014.") == \
+        "References\n----------\n- [1] A. Author, \"Title\",\n   IPDPS 2014."
