@@ -167,7 +167,7 @@ def from_bundle_dict(doc, *, path=None) -> tuple[Topology, Layout | None]:
                           f"{FORMAT_VERSION}); upgrade topogen", path=path)
     t = _need(doc, "topology", dict, "bundle", path)
     n = check_count("topology.num_switches", _need(t, "num_switches", int, "topology", path),
-                    minimum=1, maximum=MAX_IDS, path=path)
+                    minimum=1, maximum=MAX_IDS, path=path, hint="; topogen's switch ids are 32-bit")
     name = _need(t, "name", str, "topology", path)
     edge_list = _need(t, "edges", list, "topology", path)
     # the counts the file announces, against each other before any array is built
