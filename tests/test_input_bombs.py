@@ -543,3 +543,50 @@ def test_check_depth_is_fast_on_wide_documents():
     start = time.monotonic()
     check_depth(doc)
     assert time.monotonic() - start < 2
+
+
+# ============================================================================ other JSON readers
+def test_deep_json_in_sst_bundles_routing_tables_and_submissions(tmp_path):
+    from topogen.export.sst import read_bundle as read_sst_bundle
+    from topogen.experiments.slurm import load_submission
+    from topogen.routing.export import read_sst_routes
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * DEEP + "]" * DEEP)
+    refused_in_library(lambda: read_sst_bundle(deep), "nested too deeply")
+    refused_in_library(lambda: load_submission(deep), "nested too deeply")
+    refused_by_cli("experiment", "plan", deep, cwd=tmp_path, match="nested too deeply")
+    routes = tmp_path / "routes.txt"
+    routes.write_text("# " + "[" * DEEP + "]" * DEEP + "\n")
+    refused_in_library(lambda: read_sst_routes(routes), "nested too deeply")
+    refused_in_library(lambda: read_sst_bundle(_fifo(tmp_path, "b.json")), "FIFO")
+
+
+def test_deep_json_in_a_store_record(tmp_path):
+    from topogen.experiments.store import Store
+
+    store = Store.open(tmp_path / "store", "x", create=True)
+    (store.root / "points" / "abc.json").write_text("[" * DEEP + "]" * DEEP)
+    refused_in_library(lambda: store.record("abc"), "nested too deeply")
+
+
+# ============================================================================ .npz checkpoints
+def _npz_with_fake_member(path: Path) -> Path:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    npf.write_array_header_1_0(buf, {"descr": "<i4", "fortran_order": False, "shape": (10**6, 10**6)})
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("edges.npy", buf.getvalue() + b"\0" * 100)
+    return path
+
+
+def test_optimize_checkpoint_with_a_faked_array_header(tmp_path):
+    from topogen.optimize.run import _load_checkpoint
+
+    path = _npz_with_fake_member(tmp_path / "c.npz")
+    refused_in_library(lambda: _load_checkpoint(path), r"shape \(1000000, 1000000\)")
+    refused_by_cli("optimize", "--resume", path, "-o", tmp_path / "o.json", cwd=tmp_path,
+                   match="the header announces")
+    refused_in_library(lambda: _load_checkpoint(_fifo(tmp_path, "c2.npz")), "FIFO")

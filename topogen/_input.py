@@ -33,7 +33,7 @@ from .errors import FormatError, ParameterError
 __all__ = ["MAX_DEPTH", "MAX_VCS", "SEED_MAX", "DEFAULT_MAX_INPUT_BYTES", "SMALL_FILE_BYTES",
            "MAX_INPUT_ENV", "input_limit", "check_regular_file", "check_input_file", "read_bytes_file", "read_text_file",
            "parse_json", "parse_toml", "load_json", "load_toml", "check_depth", "check_seed",
-           "check_sparse_ids", "check_count", "read_npy_header"]
+           "check_sparse_ids", "check_count", "read_npy_header", "check_npz"]
 
 #: Deepest nesting of lists/objects (JSON) or arrays/tables (TOML) a file may have; topogen
 #: writes at most a few levels (parameters of parameters).
@@ -304,3 +304,41 @@ def read_npy_header(path, *, what: str = "array file"):
                           f"({format_bytes(need)}), but the file holds {format_bytes(st.st_size - offset)} "
                           "of data; the file is damaged or not the one written", path=path)
     return tuple(int(s) for s in shape), np.dtype(dtype), bool(fortran)
+
+
+def check_npz(path, *, what: str = "archive", limit_bytes: int | None = None) -> None:
+    """FormatError unless ``path`` is a regular ``.npz`` file whose members are numeric
+    ``.npy`` arrays holding exactly the data their headers announce (checked from the
+    zip directory and each header, before :func:`numpy.load` allocates anything)."""
+    import zipfile
+
+    from numpy.lib import format as npf
+
+    limit = input_limit() if limit_bytes is None else limit_bytes
+    check_input_file(path, limit_bytes=limit, what=what, override=limit_bytes is None)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            total = 0
+            for info in zf.infolist():
+                total += info.file_size
+                if total > limit:
+                    raise _too_big(path, total, limit, f"{what} (unpacked)", limit_bytes is None)
+                with zf.open(info) as member:
+                    version = npf.read_magic(member)
+                    reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
+                    shape, _, dtype = reader(member, max_header_size=1 << 16)
+                    offset = member.tell()
+                if dtype.hasobject or dtype.kind not in "biufU":
+                    raise FormatError(f"{what} member {info.filename} holds dtype {dtype}, not numbers "
+                                      "or text (never pickles)", path=path)
+                count = 1
+                for side in shape:
+                    count *= int(side)
+                if count * dtype.itemsize != info.file_size - offset:
+                    raise FormatError(f"{what} member {info.filename}: the header announces shape "
+                                      f"{tuple(shape)} of {dtype}, but the member holds "
+                                      f"{format_bytes(info.file_size - offset)} of data", path=path)
+    except (zipfile.BadZipFile, ValueError, SyntaxError, TypeError, OverflowError, EOFError) as exc:
+        if isinstance(exc, FormatError):
+            raise
+        raise FormatError(f"{what} is not a NumPy .npz archive ({exc})", path=path) from None
