@@ -590,3 +590,29 @@ def test_optimize_checkpoint_with_a_faked_array_header(tmp_path):
     refused_by_cli("optimize", "--resume", path, "-o", tmp_path / "o.json", cwd=tmp_path,
                    match="the header announces")
     refused_in_library(lambda: _load_checkpoint(_fifo(tmp_path, "c2.npz")), "FIFO")
+
+
+# ============================================================================ more shapes of the same bombs
+def test_plain_edge_list_with_a_huge_id(tmp_path):
+    from topogen.export import formats
+
+    path = tmp_path / "big.edges"
+    path.write_text("0 1\n1 1500000000\n")
+    refused_in_library(lambda: formats.load(path), "switch id 1,500,000,000 would make")
+    refused_by_cli("analyze", path, cwd=tmp_path, match="number the switches 0..N-1")
+
+
+def test_graphml_entity_expansion_is_refused(tmp_path):
+    from topogen.export import formats
+
+    entities = ['<!ENTITY e0 "' + "x" * 64 + '">']
+    entities += [f'<!ENTITY e{i} "' + f"&e{i - 1};" * 10 + '">' for i in range(1, 10)]
+    path = tmp_path / "laughs.graphml"
+    path.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE g [' + "\n".join(entities) + "]>\n"
+        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+        '<key id="d0" for="graph" attr.name="generator" attr.type="string"/>'
+        '<graph edgedefault="undirected"><data key="d0">&e9;</data>'
+        '<node id="0"/><node id="1"/><edge source="0" target="1"/></graph></graphml>\n')
+    refused_in_library(lambda: formats.load(path), "invalid XML")
+    refused_by_cli("analyze", path, cwd=tmp_path, match="invalid XML")
