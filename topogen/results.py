@@ -513,8 +513,12 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
     ParameterError
         Parquet without ``pyarrow`` installed.
     """
+    from ._input import check_input_file, input_limit, parse_json, read_text_file
+
     path = Path(path)
     fmt = _format_of(path, format)
+    # a FIFO or /dev/zero would block or never end; a huge file is refused before reading
+    check_input_file(path, limit_bytes=input_limit(), what="results table", override=True)
     if fmt in ("csv", "json"):
         with open(path, "rb") as fh:
             head = fh.read(8192)
@@ -528,10 +532,9 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
         if fmt == "csv":
             frame = pd.read_csv(path, dtype={c: "object" for c in _STR_COLUMNS}, keep_default_na=True)
         elif fmt == "json":
-            try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise FormatError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+            doc = parse_json(read_text_file(path, limit_bytes=input_limit(), what="results table",
+                                            override=True, memory_factor=16),
+                             path=path, what="results table")
             if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
                 raise FormatError('a results JSON file is an object with a "rows" list', path=path)
             if not all(isinstance(r, dict) for r in doc["rows"]):

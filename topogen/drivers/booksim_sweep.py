@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._input import load_json
 from ..errors import ParameterError
 from ..results import atomic_write_text, canonical_json, make_row, write_results
 from ..load_points import check_points, fill_loads
@@ -248,8 +249,8 @@ def sweep_booksim(
         record = None
         if resume and jpath.is_file():
             try:
-                record = json.loads(jpath.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                record = load_json(jpath, what="sweep point record")
+            except (OSError, ValueError):  # FormatError (bad, deep or huge JSON) is a ValueError
                 record = None  # unreadable: simulate again (the new result replaces it)
         if record is not None and _reusable(record, key, timeout):
             row = make_row(**record["row"])

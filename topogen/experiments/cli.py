@@ -125,12 +125,14 @@ def _estimate(exp, store, pending) -> str:
     from ..load_points import sweep_size
 
     per: dict = {}
+    from .._input import load_json
+
     folder = store.root / "points"
     names = sorted(os.listdir(folder))[:200] if folder.is_dir() else []
     for n in names:
         if n.endswith(".json") and not n.startswith("."):
             try:
-                rec = json.loads((folder / n).read_text(encoding="utf-8"))
+                rec = load_json(folder / n, what="point record")
             except (OSError, ValueError):
                 continue
             per.setdefault(_kind(rec["content"]), []).append(float(rec.get("seconds") or 0))

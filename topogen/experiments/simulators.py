@@ -230,15 +230,11 @@ def load_spec(path, **overrides) -> CrossvalSpec:
     ParameterError
         An unknown key or an invalid value.
     """
-    import tomllib
-
-    from ..errors import FormatError
+    from .._input import load_toml
 
     path = Path(path)
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"not a TOML crossval spec: {exc}", path=path) from None
+        doc = load_toml(path, what="crossval spec")
     except OSError as exc:
         raise ParameterError(f"cannot read crossval spec {path}: {exc.strerror or exc}") from None
     tol = doc.pop("tolerances", {}) or {}

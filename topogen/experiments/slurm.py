@@ -285,6 +285,7 @@ _ACTIVE = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQU
 
 def load_submission(path) -> tuple[Experiment, list[list[int]]]:
     """The experiment (its points) and the chunks of a submission's ``points.json``."""
+    from .._input import input_limit, load_json
     from ..errors import FormatError
 
     from .._safe_text import check_name
@@ -292,7 +293,7 @@ def load_submission(path) -> tuple[Experiment, list[list[int]]]:
 
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = load_json(path, what="submission file", limit_bytes=input_limit(), override=True)
         points = [Point.from_dict(d) for d in doc["points"]]
         chunks = doc["chunks"]
         name, store = doc["experiment"], Path(doc["store"])
@@ -325,10 +326,12 @@ def load_submission(path) -> tuple[Experiment, list[list[int]]]:
 
 def submissions(store_root: Path) -> list[dict]:
     """The submissions recorded in a store, oldest first."""
+    from .._input import load_json
+
     out = []
     for f in sorted((Path(store_root) / "slurm").glob("submit-*/submission.json")):
         try:
-            rec = json.loads(f.read_text(encoding="utf-8"))
+            rec = load_json(f, what="submission record")
         except (OSError, ValueError):
             continue
         rec["folder"] = str(f.parent)

@@ -603,18 +603,15 @@ def load_experiment(path, *, store=None) -> Experiment:
     ParameterError
         The file is missing or the spec is invalid.
     """
-    import tomllib
+    from .._input import SMALL_FILE_BYTES, parse_toml, read_text_file
 
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path, limit_bytes=SMALL_FILE_BYTES, what="experiment spec")
     except FileNotFoundError:
         raise ParameterError(f"experiment spec {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ParameterError(f"cannot read experiment spec {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"not a TOML experiment spec: {exc}", path=path) from None
+    doc = parse_toml(text, path=path, what="experiment spec")
     return parse_experiment(doc, path=path, store=store)
 

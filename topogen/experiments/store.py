@@ -39,6 +39,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._input import load_json
 from .._version import __version__
 from ..errors import FormatError, OutputError, TopogenError
 from ..drivers.base import FAILURE_STATUSES, row_problem
@@ -134,7 +135,7 @@ class Store:
     @staticmethod
     def _read_meta(marker: Path) -> dict:
         try:
-            meta = json.loads(marker.read_text(encoding="utf-8"))
+            meta = load_json(marker, what="store marker")
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise FormatError(f"not a topogen experiment store marker: {exc}", path=marker) from None
         if not isinstance(meta, dict) or meta.get("format") != STORE_FORMAT:
@@ -177,7 +178,7 @@ class Store:
         """The stored record of a point (``points`` or ``failed``)."""
         path = self.root / sub / f"{point_id}.json"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return load_json(path, what="point record")
         except json.JSONDecodeError as exc:
             raise FormatError(f"not a point record: {exc.msg}", path=path, line=exc.lineno) from None
 
@@ -199,7 +200,7 @@ class Store:
         for n in names:
             if n.endswith(".json") and not n.startswith("."):
                 try:
-                    row = json.loads((folder / n).read_text(encoding="utf-8"))["row"]
+                    row = load_json(folder / n, what="sweep row")["row"]
                 except (OSError, ValueError, KeyError, TypeError):
                     continue  # unreadable: that load is simulated again and the file replaced
                 if row_problem(row) is None:  # anything else is simulated again

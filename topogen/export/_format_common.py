@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .._input import check_seed
 from .._version import __version__
 from ..errors import FormatError, ParameterError, TopogenError
 from ..layout import Floor, Layout
@@ -188,9 +189,7 @@ def _layout_from(d, topology: Topology, *, path, line=None, cabinet=None) -> Lay
         raise FormatError("layout.floor must be an object", path=path, line=line)
     if not isinstance(d["placement"], str):
         raise FormatError("layout.placement must be a string", path=path, line=line)
-    seed = d.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise FormatError(f"layout.seed must be an integer or null, got {seed!r}", path=path, line=line)
+    seed = check_seed(d.get("seed"), what="layout.seed", path=path, line=line)
     cab = cabinet if cabinet is not None else _int_array(d["cabinet"], "layout.cabinet", path=path, line=line)
     try:
         floor = Floor.from_dict(d["floor"])

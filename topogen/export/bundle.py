@@ -11,14 +11,17 @@ import json
 
 import numpy as np
 
+from .._input import check_count, check_seed, check_sparse_ids, input_limit, parse_json, read_text_file
 from ..errors import FormatError, ParameterError
 from ..layout import Layout
 from ..output import atomic_write
-from ..topology import Topology
+from ..topology import MAX_IDS, Topology
 from ._format_common import (FORMAT_VERSION, _check_layout, _int_array, _layout_dict, _layout_from, _metadata,
                              _reader, decode_params, encode_params)
 
 BUNDLE_FORMAT = "topogen-bundle"
+#: Peak bytes of parsed JSON per byte of bundle text (lists of small ints: ~10x, measured)
+_JSON_BYTES_PER_BYTE = 16
 
 
 def bundle_dict(topology: Topology, layout: Layout | None = None) -> dict:
@@ -130,13 +133,9 @@ def read_bundle(path) -> tuple[Topology, Layout | None]:
         Invalid JSON (with the decoder's line), not a topogen bundle, an unsupported
         ``format_version``, a missing key or a value of the wrong type.
     """
-    with open(path, "r", encoding="utf-8") as f:
-        text = f.read()
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
-    return from_bundle_dict(doc, path=path)
+    text = read_text_file(path, limit_bytes=input_limit(), what="topology file", override=True,
+                          memory_factor=_JSON_BYTES_PER_BYTE)
+    return from_bundle_dict(parse_json(text, path=path, what="topology file"), path=path)
 
 
 def _need(d: dict, key: str, types, where: str, path):
@@ -167,18 +166,21 @@ def from_bundle_dict(doc, *, path=None) -> tuple[Topology, Layout | None]:
         raise FormatError(f"bundle format_version {version} is not supported (this topogen reads "
                           f"{FORMAT_VERSION}); upgrade topogen", path=path)
     t = _need(doc, "topology", dict, "bundle", path)
-    n = _need(t, "num_switches", int, "topology", path)
+    n = check_count("topology.num_switches", _need(t, "num_switches", int, "topology", path),
+                    minimum=1, maximum=MAX_IDS, path=path, hint="; topogen's switch ids are 32-bit")
     name = _need(t, "name", str, "topology", path)
-    edges = _int_array(_need(t, "edges", list, "topology", path), "topology.edges", path=path, ndim=2)
+    edge_list = _need(t, "edges", list, "topology", path)
+    # the counts the file announces, against each other before any array is built
+    check_sparse_ids(n, 2 * len(edge_list), what=f"topology.num_switches = {n:,}", path=path)
+    _check_claims(t, n, path)
+    edges = _int_array(edge_list, "topology.edges", path=path, ndim=2)
     hosts = t.get("hosts_per_switch", 1)
     if isinstance(hosts, list):
         hosts = _int_array(hosts, "topology.hosts_per_switch", path=path)
     elif isinstance(hosts, bool) or not isinstance(hosts, int):
         raise FormatError(f"topology.hosts_per_switch must be an integer or a list, got {hosts!r}", path=path)
     params = decode_params(t.get("params", {}), t.get("tuple_params"), path=path)
-    seed = t.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise FormatError(f"topology.seed must be an integer or null, got {seed!r}", path=path)
+    seed = check_seed(t.get("seed"), what="topology.seed", path=path)
     kind_names = t.get("kind_names", [])
     if not isinstance(kind_names, list) or not all(isinstance(k, str) for k in kind_names):
         raise FormatError("topology.kind_names must be a list of strings", path=path)
@@ -199,3 +201,19 @@ def from_bundle_dict(doc, *, path=None) -> tuple[Topology, Layout | None]:
     lay = doc.get("layout")
     layout = None if lay is None else _layout_from(lay, topology, path=path)
     return topology, layout
+
+
+def _check_claims(t: dict, n: int, path) -> None:
+    """FormatError if the per-switch lists do not have ``n`` entries or the hosts exceed
+    topogen's host ids (checked before the arrays are built)."""
+    hosts = t.get("hosts_per_switch", 1)
+    if isinstance(hosts, list) and len(hosts) != n:
+        raise FormatError(f"topology.hosts_per_switch lists {len(hosts):,} switches, but "
+                          f"num_switches is {n:,}", path=path)
+    if isinstance(hosts, int) and not isinstance(hosts, bool):
+        check_count("topology.hosts_per_switch", hosts, maximum=MAX_IDS // n, path=path,
+                    hint=f" (at most {MAX_IDS:,} hosts in all, over {n:,} switches)")
+    cab = t.get("cabinet")
+    if isinstance(cab, list) and len(cab) != n:
+        raise FormatError(f"topology.cabinet lists {len(cab):,} switches, but num_switches is {n:,}",
+                          path=path)

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .._input import check_seed, check_sparse_ids, input_limit, parse_json, read_text_file
 from .._safe_text import first_unsafe, is_unsafe
 from .._version import __version__
 from ..errors import FormatError, ParameterError
@@ -24,6 +25,8 @@ from ._format_common import (FORMAT_VERSION, _check_layout, _int_array, _layout_
                              decode_params, encode_params)
 
 EDGELIST_MAGIC = "# topogen edge list"
+#: Peak bytes per byte of edge-list text while it is split into tokens and converted
+_TEXT_BYTES_PER_BYTE = 24
 
 
 _STR_KEYS = ("generator", "topogen_version", "written_by")
@@ -174,8 +177,8 @@ def read_edgelist_with_layout(path) -> tuple[Topology, Layout | None]:
 
 def _read_edgelist(path) -> tuple[Topology, Layout | None]:
     header: dict[str, tuple[Any, int]] = {}
-    with open(path, "r", encoding="utf-8-sig") as f:
-        text = f.read()
+    text = read_text_file(path, limit_bytes=input_limit(), what="topology file", override=True,
+                          memory_factor=_TEXT_BYTES_PER_BYTE, encoding="utf-8-sig")
     lines = text.split("\n")
     topogen_file = bool(lines) and lines[0].strip() == EDGELIST_MAGIC
     data_lines: list[str] = []
@@ -257,6 +260,10 @@ def _read_edgelist(path) -> tuple[Topology, Layout | None]:
     if n > MAX_IDS:
         raise FormatError(f"num_switches {n:,} is beyond topogen's 32-bit switch ids (at most "
                           f"{MAX_IDS:,})", path=path, line=line_of("num_switches"))
+    # ids with gaps are switches without a link: a few are fine, a 1e9 id among ten links is not
+    check_sparse_ids(n, 2 * len(u), what=(f"num_switches {n:,}" if "num_switches" in values
+                                          else f"switch id {n - 1:,}"),
+                     path=path, line=line_of("num_switches"))
 
     bad = (u < 0) | (v < 0) | (u >= n) | (v >= n)
     if bad.any():
@@ -324,9 +331,7 @@ def _read_edgelist(path) -> tuple[Topology, Layout | None]:
 
     # provenance
     name = values.get("generator", "edgelist" if not topogen_file else "custom")
-    seed = values.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise FormatError(f"seed must be an integer or null, got {seed!r}", path=path, line=line_of("seed"))
+    seed = check_seed(values.get("seed"), what="seed", path=path, line=line_of("seed"))
     params = decode_params(values.get("params", {}), values.get("tuple_params"),
                            path=path, line=line_of("params"))
     hosts = values.get("hosts_per_switch", 1)
@@ -370,7 +375,4 @@ def _is_int(tok: str) -> bool:
 def _header_value(key: str, text: str, line: int, path):
     if key in _STR_KEYS and not text.startswith('"'):
         return text
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"header {key!r}: invalid JSON ({exc.msg})", path=path, line=line) from None
+    return parse_json(text, path=path, what=f"header {key!r}", line=line)

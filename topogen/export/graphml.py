@@ -12,15 +12,18 @@ import json
 
 import numpy as np
 
+from .._input import check_seed, check_sparse_ids, input_limit, parse_json, read_bytes_file
 from .._safe_text import first_unsafe
 from .._version import __version__
 from ..errors import FormatError, ParameterError
 from ..layout import Layout
 from ..output import atomic_open
-from ..topology import Topology
+from ..topology import MAX_IDS, Topology
 from ._format_common import FORMAT_VERSION, _check_layout, _layout_dict, _layout_from, _reader, decode_params, encode_params
 
 GRAPHML_FORMAT = "topogen-graphml"
+#: Peak bytes per byte of GraphML while networkx parses it (an element tree, then a graph)
+_GRAPHML_BYTES_PER_BYTE = 64
 
 
 def write_graphml(path, topology: Topology, layout: Layout | None = None) -> None:
@@ -118,8 +121,10 @@ def read_graphml(path) -> tuple[Topology, Layout | None]:
 
     import networkx as nx
 
+    data = read_bytes_file(path, limit_bytes=input_limit(), what="topology file", override=True,
+                           memory_factor=_GRAPHML_BYTES_PER_BYTE)
     try:
-        g = nx.read_graphml(path)
+        g = nx.parse_graphml(data)
     except ET.ParseError as exc:
         line = exc.position[0] if getattr(exc, "position", None) else None
         raise FormatError(f"invalid XML: {exc}", path=path, line=line) from None
@@ -142,10 +147,23 @@ def read_graphml(path) -> tuple[Topology, Layout | None]:
     except (TypeError, ValueError):
         index = {x: i for i, x in enumerate(nodes)}
         n = len(nodes)
+    if n > len(nodes):  # integer ids with gaps: switches without a node, checked before allocating
+        check_sparse_ids(n, len(nodes), what=f"node id {n - 1:,}", path=path)
     if ours:
-        n = int(meta.get("num_switches", n))
+        claim = meta.get("num_switches", n)
+        try:
+            claim = int(claim)
+        except (TypeError, ValueError, OverflowError):
+            raise FormatError(f"graph attribute num_switches must be an integer, got {claim!r}", path=path) from None
+        if claim != n:
+            raise FormatError(f"graph attribute num_switches is {claim:,}, but the graph has "
+                              f"{len(nodes):,} nodes (ids 0..{n - 1}); the file was edited or damaged",
+                              path=path)
+        n = claim
     if n < 1:
         raise FormatError("the graph has no nodes", path=path)
+    if n > MAX_IDS:
+        raise FormatError(f"{n:,} switches exceed topogen's 32-bit switch ids (at most {MAX_IDS:,})", path=path)
     edge_rows = []
     kinds = []
     for u, v, data in g.edges(data=True):
@@ -163,10 +181,9 @@ def read_graphml(path) -> tuple[Topology, Layout | None]:
     def jget(key, default):
         if key not in meta:
             return default
-        try:
-            return json.loads(meta[key])
-        except (TypeError, json.JSONDecodeError):
-            raise FormatError(f"graph attribute {key!r} is not valid JSON", path=path) from None
+        if not isinstance(meta[key], str):
+            raise FormatError(f"graph attribute {key!r} is not valid JSON", path=path)
+        return parse_json(meta[key], path=path, what=f"graph attribute {key!r}")
 
     labelled = bool(meta["labelled_links"]) if "labelled_links" in meta else (
         bool(kinds) and all(k is not None for k in kinds))
@@ -195,9 +212,7 @@ def read_graphml(path) -> tuple[Topology, Layout | None]:
                 lcab[i] = int(data["layout_cabinet"])
         except (KeyError, TypeError, ValueError) as exc:
             raise FormatError(f"node {x!r}: missing or non-integer attribute {exc}", path=path) from None
-    seed = jget("seed", None)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise FormatError(f"seed must be an integer or null, got {seed!r}", path=path)
+    seed = check_seed(jget("seed", None), what="seed", path=path)
     params = decode_params(jget("params", {}), jget("tuple_params", None), path=path)
     kw = dict(num_switches=n, edges=np.array(edge_rows, dtype=np.int64).reshape(-1, 2), hosts_per_switch=hosts,
               name=str(meta.get("generator", "graphml")), params=params, seed=seed, cabinet=cabinet,

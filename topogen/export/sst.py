@@ -398,14 +398,12 @@ def read_any_bundle(path, *, validate: bool = True) -> tuple[str, Any]:
     FormatError
         Not JSON, another format, an unsupported version or an inconsistent bundle.
     """
+    from .._input import input_limit, parse_json, read_text_file
+
     path = Path(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"not JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise FormatError("not a text (UTF-8) file", path=path) from None
+    text = read_text_file(path, limit_bytes=input_limit(), what="SST bundle", override=True,
+                          memory_factor=16)
+    doc = parse_json(text, path=path, what="SST bundle")
     fmt = doc.get("format") if isinstance(doc, dict) else None
     if fmt == _TOPOLOGY_FORMAT:
         from .formats import from_bundle_dict

@@ -32,11 +32,21 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..gf import check_slimfly_q
+from ..topology import MAX_IDS
 
 
-def _positive_int(name, value, minimum=1):
+#: Most cabinets (and rows or columns of cabinets) a floor may have.  Machine rooms hold
+#: hundreds to a few thousand; per-cabinet arrays (loads, positions) are built from this
+#: number, so a floor read from a file with ``cabinets = 1e12`` is refused before them.
+MAX_CABINETS = 10**7
+
+
+def _positive_int(name, value, minimum=1, maximum=None):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ParameterError(f"{name} must be an integer in [{minimum}, {maximum:,}], got {int(value):,}; "
+                             "a machine room holds far fewer cabinets")
     return int(value)
 
 
@@ -90,12 +100,12 @@ class Floor:
     name: str = "grid"
 
     def __post_init__(self):
-        c = _positive_int("cabinets", self.cabinets)
-        _positive_int("switches_per_cabinet", self.switches_per_cabinet)
+        c = _positive_int("cabinets", self.cabinets, maximum=MAX_CABINETS)
+        _positive_int("switches_per_cabinet", self.switches_per_cabinet, maximum=MAX_IDS)
         rows = self.rows if self.rows is not None else math.isqrt(c - 1) + 1 if c > 1 else 1
-        rows = _positive_int("rows", rows)
+        rows = _positive_int("rows", rows, maximum=MAX_CABINETS)
         cols = self.columns if self.columns is not None else -(-c // rows)
-        cols = _positive_int("columns", cols)
+        cols = _positive_int("columns", cols, maximum=MAX_CABINETS)
         if rows * cols < c:
             raise ParameterError(
                 f"a {rows} x {cols} grid holds {rows * cols} cabinets, fewer than cabinets={c}; "
@@ -168,6 +178,10 @@ class Floor:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Floor":
+        """The floor of :meth:`to_dict`'s dict (e.g. read from a file); the counts are
+        checked (``cabinets`` at most :data:`MAX_CABINETS`) before anything is built."""
+        if not isinstance(d, dict):
+            raise ParameterError(f"a floor is an object of its fields, got {type(d).__name__}")
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in d.items() if k in known})
 

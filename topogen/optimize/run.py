@@ -99,18 +99,25 @@ def _save_checkpoint(path, meta: dict, state: SearchState) -> None:
 
 
 def _load_checkpoint(path):
+    from .._input import check_npz, parse_json
+
     try:
+        check_npz(path, what="optimize checkpoint")  # sizes and dtypes, before np.load
         with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
+            meta = parse_json(str(z["meta"]), path=str(path), what="checkpoint metadata")
+            parse_json(str(z["state"]), path=str(path), what="checkpoint state")
             state = SearchState.from_parts(z["edges"], z["best_edges"], str(z["state"]))
             if "adj" in z.files:
                 state.adj, state.best_adj = z["adj"], z["best_adj"]
     except FileNotFoundError:
         raise ParameterError(f"checkpoint {path} does not exist") from None
+    except FormatError:
+        raise
     except (OSError, ValueError, KeyError) as exc:
         raise FormatError(f"{path} is not a topogen optimize checkpoint ({exc})", path=str(path)) from None
-    if meta.get("version") != _CHECKPOINT_VERSION:
-        raise FormatError(f"{path}: checkpoint version {meta.get('version')!r} is not {_CHECKPOINT_VERSION}",
+    if not isinstance(meta, dict) or meta.get("version") != _CHECKPOINT_VERSION:
+        found = meta.get("version") if isinstance(meta, dict) else None
+        raise FormatError(f"{path}: checkpoint version {found!r} is not {_CHECKPOINT_VERSION}",
                           path=str(path))
     return meta, state
 

@@ -17,12 +17,14 @@ error or a silently wrong routing:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
+from .._input import MAX_VCS, check_count, load_json, read_npy_header
+from .._validate import check_memory, format_bytes
 from ..errors import FormatError
+from ..topology import MAX_IDS
 
 __all__ = ["topology_digest", "layout_digest", "read_metadata", "check_digests", "load_arrays",
            "check_arrays", "KINDS", "ARRAY_NAMES"]
@@ -33,6 +35,9 @@ KINDS = ("table", "escape", "valiant", "ugal")
 ARRAY_NAMES = ("ranks", "entry_phase", "entry_dim", "entry_wrap", "layer", "distances",
                "entry_weight")
 _RERUN = "; compute it again with `topogen route FILE -o DIR`"
+#: Most routing phases a folder may announce (routings use a few; each phase is an N x N
+#: table, so the ``ranks.npy`` size bounds them too).
+MAX_PHASES = 1 << 16
 
 
 def topology_digest(topology) -> str:
@@ -62,12 +67,9 @@ def read_metadata(directory: Path) -> dict:
 
     path = directory / "routing.json"
     try:
-        md = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"not a text file ({exc.reason} at byte {exc.start}){_RERUN}",
-                          path=path) from None
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg}{_RERUN}", path=path, line=exc.lineno) from None
+        md = load_json(path, what="routing.json")
+    except FormatError as exc:
+        raise FormatError(f"{exc}{_RERUN}") from None
     if not isinstance(md, dict):
         raise FormatError(f"routing.json must hold a JSON object, got {type(md).__name__}{_RERUN}",
                           path=path)
@@ -79,8 +81,14 @@ def read_metadata(directory: Path) -> dict:
         raise FormatError(f"missing or invalid 'algorithm' (a routing name such as \"nr\"){_RERUN}",
                           path=path)
     num_vcs = md.get("num_vcs")
-    if not _int(num_vcs) or num_vcs < 1:
-        raise FormatError(f"num_vcs must be an integer >= 1, got {num_vcs!r}{_RERUN}", path=path)
+    check_count("num_vcs", num_vcs, minimum=1, maximum=MAX_VCS, path=path, hint=_RERUN)
+    phases = md.get("num_phases")
+    if phases is not None:
+        check_count("num_phases", phases, minimum=1, maximum=MAX_PHASES, path=path, hint=_RERUN)
+    topo = md.get("topology")
+    if isinstance(topo, dict) and topo.get("num_switches") is not None:
+        check_count("topology.num_switches", topo["num_switches"], minimum=1, maximum=MAX_IDS,
+                    path=path, hint=_RERUN)
     if not isinstance(md.get("params", {}), dict):
         raise FormatError(f"params must be a JSON object{_RERUN}", path=path)
     arrays = md.get("arrays", [])
@@ -136,13 +144,25 @@ def check_digests(md: dict, directory: Path, topology, layout) -> None:
 def load_arrays(md: dict, directory: Path) -> dict[str, np.ndarray]:
     """The ``.npy`` arrays listed in ``md``, read without pickles."""
     out = {}
+    expected = _expected_shapes(md)
     for name in md.get("arrays", []):
         p = directory / f"{name}.npy"
-        if not p.is_file():
+        if not p.exists():
             raise FormatError(f"missing array file {p.name}{_RERUN}", path=directory)
-        with open(p, "rb") as f:
-            if f.read(6) != b"\x93NUMPY":
-                raise FormatError(f"not a NumPy .npy file{_RERUN}", path=p)
+        # the header first: shape and dtype against the file's size and the metadata,
+        # before anything is allocated
+        try:
+            shape, dtype, _ = read_npy_header(p, what=f"{name}.npy")
+        except FormatError as exc:
+            raise FormatError(f"{exc}{_RERUN}") from None
+        want = expected.get(name)
+        if want is not None and shape != want:
+            raise FormatError(f"{name} has shape {shape}, but routing.json describes a routing of "
+                              f"{md['topology']['num_switches']} switches (expected {want}){_RERUN}",
+                              path=p)
+        size = dtype.itemsize * int(np.prod(shape, dtype=np.float64))
+        if size > 1 << 26:
+            check_memory(f"loading {p} ({format_bytes(size)})", size, "; use a smaller topology")
         try:
             arr = np.load(p, allow_pickle=False)
         except ValueError as exc:
@@ -155,6 +175,19 @@ def load_arrays(md: dict, directory: Path) -> dict[str, np.ndarray]:
             raise FormatError(f"expected a numeric array, got dtype {getattr(arr, 'dtype', '?')}"
                               f"{_RERUN}", path=p)
         out[name] = arr
+    return out
+
+
+def _expected_shapes(md: dict) -> dict:
+    """Shapes of the (N, N) and (P, N, N) arrays implied by ``routing.json``'s topology
+    summary and phase count (empty when it does not say)."""
+    topo = md.get("topology")
+    n = topo.get("num_switches") if isinstance(topo, dict) else None
+    if not _int(n):
+        return {}
+    out = {"layer": (n, n), "distances": (n, n)}
+    if _int(md.get("num_phases")):
+        out["ranks"] = (md["num_phases"], n, n)
     return out
 
 

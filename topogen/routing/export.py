@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._input import input_limit, parse_json, read_text_file
 from ..errors import FormatError, ParameterError, RoutingError
 from .base import Routing, TableRouting, _check_switch
 
@@ -209,10 +210,10 @@ def read_table(path) -> dict:
         On a malformed file (names the line).
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = _read_table_text(path)
     if path.suffix.lower() == ".json":
+        obj = parse_json(text, path=path, what="routing table")
         try:
-            obj = json.loads(text)
             rows = obj["rows"]
             out = {"metadata": obj["metadata"], "num_switches": obj.get("num_switches")}
             for c in _COLUMNS:
@@ -246,10 +247,9 @@ def read_table(path) -> dict:
         for c, x in zip(_INT_COLUMNS, vals):
             cols[c].append(x)
         cols["vc_rule"].append(parts[-1])
-    try:
-        md = json.loads("\n".join(meta_lines)) if meta_lines else {}
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"bad metadata header: {exc}", path=path) from None
+    md = parse_json("\n".join(meta_lines), path=path, what="metadata header") if meta_lines else {}
+    if not isinstance(md, dict):
+        raise FormatError("the metadata header must be a JSON object", path=path)
     out = {"metadata": md, "num_switches": md.get("topology", {}).get("num_switches")}
     for c in _COLUMNS:
         out[c] = (np.asarray(cols[c], dtype=str) if c == "vc_rule"
@@ -298,7 +298,7 @@ def write_booksim_table(routing: Routing, path, *, metadata: bool = True) -> Non
 def read_booksim_table(path) -> np.ndarray:
     """Read ``router dest_node port`` lines into an (M, 3) int64 array."""
     out = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for i, line in enumerate(_read_table_text(Path(path)).splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split()
@@ -426,7 +426,7 @@ def read_sst_routes(path) -> tuple[dict, list[dict[int, list[tuple[float, list[i
     """
     path = Path(path)
     meta, tables = [], []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, line in enumerate(_read_table_text(path).splitlines(), start=1):
         if line.startswith("#"):
             meta.append(line[2:] if line.startswith("# ") else line[1:])
             continue
@@ -440,11 +440,15 @@ def read_sst_routes(path) -> tuple[dict, list[dict[int, list[tuple[float, list[i
             tables.append(parse_sst_entry_string(entry))
         except FormatError as exc:
             raise FormatError(str(exc), path=path, line=i) from None
-    try:
-        md = json.loads("\n".join(meta)) if meta else {}
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"bad metadata header: {exc}", path=path) from None
+    md = parse_json("\n".join(meta), path=path, what="metadata header") if meta else {}
     return md, tables
+
+
+def _read_table_text(path: Path) -> str:
+    """The text of a routing table file, through the input checks of :mod:`topogen._input`
+    (regular file, size limit, UTF-8)."""
+    return read_text_file(path, limit_bytes=input_limit(), what="routing table", override=True,
+                          memory_factor=16)
 
 
 def parse_sst_entry_string(s: str) -> dict[int, list[tuple[float, list[int]]]]:
