@@ -57,7 +57,7 @@ def _worker(step: str, spec: dict) -> dict:
     res: dict = {}
     if step == "generate":
         from topogen import registry
-        from topogen.export import formats
+        from topogen import formats
         from topogen.layout import default_layout
 
         t0 = time.perf_counter()
@@ -67,7 +67,7 @@ def _worker(step: str, spec: dict) -> dict:
         formats.save(spec["topology"], topology, layout)
         res["switches"], res["links"] = topology.num_switches, topology.num_links
         return res
-    from topogen.export import formats
+    from topogen import formats
 
     t0 = time.perf_counter()
     topology, layout = formats.load(spec["topology"])

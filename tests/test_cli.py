@@ -20,7 +20,8 @@ from topogen import Topology, registry
 from topogen._rng import make_rng
 from topogen.errors import FormatError
 from topogen.reproduce._base import ExperimentResult
-from topogen.export import bundle, formats, load
+from topogen import formats
+from topogen.formats import bundle, load
 
 
 # ---------------------------------------------------------------------------- fixtures

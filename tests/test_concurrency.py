@@ -9,7 +9,7 @@ import os
 import pytest
 
 from shared_paths import FIXTURES, needs_fixtures
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.classic import torus
 from topogen.results import append_rows, make_row, read_results
 

@@ -225,7 +225,7 @@ def test_every_bad_generator_parameter_as_a_subprocess(tmp_path):
 # ============================================================================ input files
 def _valid_inputs(folder: Path) -> dict[str, bytes]:
     """Valid files of every format, to be corrupted."""
-    from topogen.export import formats
+    from topogen import formats
     from topogen.export.sst import write_bundle as write_sst_bundle
     from topogen.layout import default_layout
     from topogen.results import make_row, write_results
@@ -400,7 +400,7 @@ def _npy(arr) -> bytes:
 def _other_topology() -> bytes:
     import tempfile
 
-    from topogen.export import formats
+    from topogen import formats
 
     with tempfile.TemporaryDirectory() as d:
         # 9 switches of degree 2..4 like the 3x3 torus's 4: the ranks still fit

@@ -1,4 +1,4 @@
-"""Round trips and malformed input of topogen.export.formats."""
+"""Round trips and malformed input of topogen.formats."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from topogen import Floor, Topology, place
 from topogen.errors import FormatError, ParameterError
-from topogen.export import edgelist, formats
-from topogen.export.formats import (
+from topogen import formats
+from topogen.formats import edgelist
+from topogen.formats import (
     load,
     read_bundle,
     read_edgelist,

@@ -23,7 +23,7 @@ import pytest
 
 import topogen
 from topogen.errors import ParameterError
-from topogen.export import load, save
+from topogen.formats import load, save
 
 NASTY = ["x\ntouch PWNED\n#", "a\rb", "a\u2028stats_out = /tmp/x;", "a;b", "$(id)", "`id`", "a b", "'", '"',
          "\x00", "\x1b[31m", "L" * 10000,

@@ -122,7 +122,7 @@ def refused_by_cli(*args, cwd, match: str | None = None, env=None):
 
 # ============================================================================ files
 def _torus_bundle(tmp_path, name="t.json", layout=False) -> dict:
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
     from topogen.layout import Floor, place
 
@@ -167,7 +167,7 @@ def _fifo(tmp_path, name="fifo.json") -> Path:
 
 # ============================================================================ GraphML ids
 def test_graphml_node_id_1_5e9_is_refused_before_allocating(graphml_big_id, tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     err = refused_in_library(lambda: formats.load(graphml_big_id), "node id 1,500,000,000")
     assert isinstance(err, FormatError) and "number the switches 0..N-1" in str(err)
@@ -176,7 +176,7 @@ def test_graphml_node_id_1_5e9_is_refused_before_allocating(graphml_big_id, tmp_
 
 
 def test_graphml_with_a_few_gaps_in_its_ids_still_reads(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     path = tmp_path / "gaps.graphml"
     path.write_text(
@@ -189,7 +189,7 @@ def test_graphml_with_a_few_gaps_in_its_ids_still_reads(tmp_path):
 
 
 def test_graphml_num_switches_attribute_must_match_its_nodes(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     path = tmp_path / "t.graphml"
@@ -203,7 +203,7 @@ def test_graphml_num_switches_attribute_must_match_its_nodes(tmp_path):
 
 # ============================================================================ bundles
 def test_bundle_claiming_a_million_switches_with_32_links(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path)
     doc["topology"]["num_switches"] = 10**6  # 10**6 switches, one host each
@@ -215,7 +215,7 @@ def test_bundle_claiming_a_million_switches_with_32_links(tmp_path):
 
 
 def test_bundle_hosts_list_of_a_million_for_16_switches(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path)
     doc["topology"]["hosts_per_switch"] = [1] * 10**6
@@ -225,7 +225,7 @@ def test_bundle_hosts_list_of_a_million_for_16_switches(tmp_path):
 
 
 def test_bundle_hosts_beyond_host_ids(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path)
     doc["topology"]["hosts_per_switch"] = 10**40
@@ -236,7 +236,7 @@ def test_bundle_hosts_beyond_host_ids(tmp_path):
 
 @pytest.mark.parametrize("seed", [-1, 10**40, 2**63, 1.5, "7"])
 def test_bundle_seed_outside_0_to_2_63_is_refused(tmp_path, seed):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path)
     doc["topology"]["seed"] = seed
@@ -249,7 +249,7 @@ def test_bundle_seed_outside_0_to_2_63_is_refused(tmp_path, seed):
 
 
 def test_seed_2_63_minus_1_is_still_read(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path)
     doc["topology"]["seed"] = 2**63 - 1
@@ -259,7 +259,7 @@ def test_seed_2_63_minus_1_is_still_read(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["edges", "graphml"])
 def test_seed_range_in_edge_lists_and_graphml(tmp_path, fmt):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     path = tmp_path / f"t.{fmt}"
@@ -276,7 +276,7 @@ def test_seed_range_in_edge_lists_and_graphml(tmp_path, fmt):
 
 
 def test_layout_seed_out_of_range(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path, layout=True)
     doc["layout"]["seed"] = -5
@@ -286,7 +286,7 @@ def test_layout_seed_out_of_range(tmp_path):
 
 # ============================================================================ floors
 def test_floor_with_1e12_cabinets_in_a_file(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path, layout=True)
     floor = doc["layout"]["floor"]
@@ -370,7 +370,7 @@ def test_ranks_npy_as_a_fifo(routing_folder, tmp_path):
 # ============================================================================ special files
 @pytest.mark.parametrize("ext", ["json", "edges", "graphml"])
 def test_dev_zero_as_a_topology_file(tmp_path, ext):
-    from topogen.export import formats
+    from topogen import formats
 
     link = tmp_path / f"zero.{ext}"
     link.symlink_to("/dev/zero")
@@ -382,7 +382,7 @@ def test_dev_zero_as_a_topology_file(tmp_path, ext):
 
 @pytest.mark.parametrize("ext", ["json", "edges", "graphml"])
 def test_fifo_without_writer_as_a_topology_file(tmp_path, ext):
-    from topogen.export import formats
+    from topogen import formats
 
     fifo = _fifo(tmp_path, f"fifo.{ext}")
     refused_in_library(lambda: formats.load(fifo), "FIFO")
@@ -411,7 +411,7 @@ def test_fifo_and_dev_zero_as_specs_and_results(tmp_path):
 
 
 def test_size_limit_names_the_size_and_the_override(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     _torus_bundle(tmp_path)
     path = tmp_path / "t.json"
@@ -441,7 +441,7 @@ def _deep_bundle_text() -> str:
 
 
 def test_json_nested_100000_deep_in_every_json_reader(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.results import read_results
 
     path = tmp_path / "deep.json"
@@ -455,7 +455,7 @@ def test_json_nested_100000_deep_in_every_json_reader(tmp_path):
 
 def test_json_nested_past_the_limit_but_parseable(tmp_path):
     """200 levels parse in Python, but are refused: code that walks a parsed document recurses."""
-    from topogen.export import formats
+    from topogen import formats
 
     doc = _torus_bundle(tmp_path)
     nested: list = []
@@ -467,7 +467,7 @@ def test_json_nested_past_the_limit_but_parseable(tmp_path):
 
 
 def test_edge_list_header_nested_deep(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     path = tmp_path / "t.edges"
@@ -482,7 +482,7 @@ def test_edge_list_header_nested_deep(tmp_path):
 
 
 def test_graphml_attribute_nested_deep(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     path = tmp_path / "t.graphml"
@@ -594,7 +594,7 @@ def test_optimize_checkpoint_with_a_faked_array_header(tmp_path):
 
 # ============================================================================ more shapes of the same bombs
 def test_plain_edge_list_with_a_huge_id(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     path = tmp_path / "big.edges"
     path.write_text("0 1\n1 1500000000\n")
@@ -603,7 +603,7 @@ def test_plain_edge_list_with_a_huge_id(tmp_path):
 
 
 def test_graphml_entity_expansion_is_refused(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
 
     entities = ['<!ENTITY e0 "' + "x" * 64 + '">']
     entities += [f'<!ENTITY e{i} "' + f"&e{i - 1};" * 10 + '">' for i in range(1, 10)]

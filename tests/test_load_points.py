@@ -7,7 +7,7 @@ import pytest
 from topogen import Topology
 from topogen.cli import main
 from topogen.errors import ParameterError
-from topogen.export import formats
+from topogen import formats
 from topogen.layout import default_layout
 from topogen.results import read_results
 from topogen.routing import route

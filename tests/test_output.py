@@ -11,7 +11,7 @@ import pytest
 
 import topogen.cli as cli
 from topogen.errors import OutputError
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.classic import torus
 from topogen.output import atomic_write, check_dir_output, check_file_output, output_dir
 from topogen.results import make_row, read_results, write_results

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from topogen.cli import main
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.classic import hypercube
 
 FAST = ["--packet-size", "2", "--buffer", "4", "--sample-period", "200", "--link-latency", "1",

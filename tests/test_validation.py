@@ -18,7 +18,7 @@ import topogen
 import topogen.cli as cli
 from topogen import Topology, _validate, registry
 from topogen.errors import FormatError, ParameterError
-from topogen.export import formats
+from topogen import formats
 from topogen.results import read_results
 
 _ROOT = Path(topogen.__file__).resolve().parents[1]

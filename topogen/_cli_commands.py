@@ -77,7 +77,7 @@ def _jsonable(v):
 
 
 def _write_output(path: str, text: str) -> None:
-    from .export.formats import atomic_write
+    from .formats import atomic_write
 
     _check_writable(path)
     try:
@@ -257,7 +257,7 @@ def _seed_arg(args):
 
 
 def _cmd_generate(args, pairs) -> int:
-    from .export import formats
+    from . import formats
     from .layout import default_layout
 
     seed = _seed_arg(args)  # validate early: a bad seed is a one-line error
@@ -291,7 +291,7 @@ def _summary(topology, layout=None) -> str:
 
 # ============================================================================ analyze
 def _load(path: str):
-    from .export import formats
+    from . import formats
 
     try:
         return formats.load(path)
@@ -300,7 +300,7 @@ def _load(path: str):
 
 
 def _looks_like_file(src: str) -> bool:
-    from .export.formats import EXTENSIONS
+    from .formats import EXTENSIONS
 
     return Path(src).suffix.lower() in EXTENSIONS or os.sep in src or "/" in src
 
@@ -474,7 +474,7 @@ def _unique_labels(labels):
 
 def _provenance(topology) -> dict:
     """Generator, parameters (JSON), seed and version: the metadata columns of a row."""
-    from .export.formats import encode_params
+    from .formats import encode_params
 
     return {"generator": topology.name, "params": json.dumps(encode_params(topology.params)[0]),
             "seed": topology.seed, "topogen_version": topology.version}
@@ -549,7 +549,7 @@ def _csv_header(name: str, title: str, kwargs: dict, spec) -> str:
     """``# key: value`` lines carrying a reproduction's provenance (read with comment="#")."""
     import inspect
 
-    from .export.formats import encode_params
+    from .formats import encode_params
 
     params = {p.name: p.default for p in spec.params if p.default is not inspect.Parameter.empty}
     params.update(kwargs)
@@ -561,7 +561,7 @@ def _csv_header(name: str, title: str, kwargs: dict, spec) -> str:
 
 # ============================================================================ convert
 def _cmd_convert(args) -> int:
-    from .export import formats
+    from . import formats
 
     formats.format_of(args.output)
     _check_writable(args.output, inputs=[args.input])

@@ -568,7 +568,7 @@ def test_concurrent_runs_into_one_out_dir_keep_their_own_config(tmp_path):
     import time
 
     import topogen
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
     from topogen.results import read_results
 
@@ -604,7 +604,7 @@ def test_concurrent_runs_into_one_out_dir_keep_their_own_config(tmp_path):
 @needs_fixtures
 def test_failed_run_leaves_nothing_behind(tmp_path, capsys):
     import topogen
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     t = torus((4, 4), hosts_per_switch=2)

@@ -32,7 +32,7 @@ def call(argv):
 
 
 def topology_file(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     t = torus((4, 4), hosts_per_switch=2)

@@ -83,7 +83,7 @@ def test_run_sst_at_the_defaults_agrees_with_reference_sst(tmp_path, real_sst, c
     former 2.667 ns clock with the cables' own delays SST was 2.5-3.2 % below."""
     from topogen import cli
     from topogen.experiments.reference_sst import run_like_sst
-    from topogen.export import formats
+    from topogen import formats
     from topogen.results import read_results
     from topogen.routing import route
     from topogen.sim import SimConfig

@@ -394,7 +394,7 @@ def test_run_sst_never_replaces_an_exported_bundle(tmp_path, monkeypatch):
     another routing, it keeps the first bundle (earlier rows name it) and writes the new
     one beside it; with the same routing it uses the bundle that is there."""
     import topogen.cli as cli
-    from topogen.export.formats import save
+    from topogen.formats import save
     from topogen.generators.classic import torus
 
     save(tmp_path / "t.json", torus((4, 4)))

@@ -64,7 +64,7 @@ def test_repeats_derive_new_seeds(tmp_path):
 
 
 def test_topology_file_enters_by_content(tmp_path):
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     formats.save(tmp_path / "a.json", torus((3, 3)))

@@ -9,7 +9,7 @@ import pytest
 
 import topogen
 from topogen.errors import FormatError
-from topogen.export import formats
+from topogen import formats
 from topogen.export import sst as sx
 
 from .test_sst import BFSRouting

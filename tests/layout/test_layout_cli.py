@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from topogen.cli import main
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.shortcut import nbr
 from topogen.layout import Floor, place
 from topogen.layout.clustering import inter_cabinet_links

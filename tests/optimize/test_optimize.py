@@ -7,7 +7,7 @@ import pytest
 
 from topogen import Topology
 from topogen.errors import ParameterError, TopogenError
-from topogen.export import formats
+from topogen import formats
 from topogen.layout import Floor, Layout
 from topogen.metrics import distance_stats
 from topogen.optimize import CableModel, get_objective, optimize

@@ -7,7 +7,7 @@ import pytest
 
 from topogen import Floor, place
 from topogen.cli import main
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.classic import hypercube, torus
 from topogen.layout import default_layout
 from topogen.plots import cable_classes, channel_loads, draw_floor

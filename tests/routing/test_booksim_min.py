@@ -165,7 +165,7 @@ def test_route_and_cli_names(tmp_path):
     assert hop.params["base_algorithm"] == "booksim-min"
 
     from topogen.cli import main
-    from topogen.export import formats
+    from topogen import formats
     from topogen.routing import load_routing
 
     src = tmp_path / "t.json"

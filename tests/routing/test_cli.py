@@ -4,7 +4,7 @@ import json
 import pytest
 
 from topogen.errors import OutputError
-from topogen.export.formats import save
+from topogen.formats import save
 from topogen.routing.saved import load_routing
 from topogen.routing.cli import add_check_parser, add_route_parser
 

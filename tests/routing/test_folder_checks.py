@@ -14,7 +14,7 @@ import pytest
 import topogen.cli as cli
 from topogen import Floor, Topology, place
 from topogen.errors import FormatError, ParameterError
-from topogen.export.formats import write_bundle
+from topogen.formats import write_bundle
 from topogen.routing import escape, load_routing, nearest, valiant
 from topogen.routing._folder import layout_digest, topology_digest
 

@@ -111,7 +111,7 @@ def test_streamed_file_equals_in_memory_table(tmp_path, algorithm, ties):
 
 def test_cli_route_streams_the_table(tmp_path):
     from topogen.cli import main
-    from topogen.export.formats import write_bundle
+    from topogen.formats import write_bundle
 
     lay = random_layout(60, 140, 9)
     write_bundle(tmp_path / "t.json", lay.topology, lay)

@@ -92,7 +92,7 @@ def test_spread_tables_are_reproducible_and_seeded():
 
 def test_route_cli_ties(tmp_path):
     from topogen.cli import main
-    from topogen.export import formats
+    from topogen import formats
     from topogen.routing import load_routing
 
     topo = topogen.generate("hypercube", dimension=4)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from topogen.errors import FormatError, ParameterError, RoutingError
-from topogen.export.formats import save
+from topogen.formats import save
 from topogen.generators.slimfly import slimfly
 from topogen.routing import check, nearest, route, ugal, ugal_candidates
 from topogen.routing.saved import load_routing

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from topogen.cli import main
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.classic import torus
 from topogen.results import read_results
 

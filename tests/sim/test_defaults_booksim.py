@@ -17,7 +17,7 @@ import pytest
 
 from topogen import sim_defaults as sd
 from topogen.cli import main
-from topogen.export import formats
+from topogen import formats
 from topogen.results import read_results
 
 pytestmark = pytest.mark.booksim

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from topogen.export import formats
+from topogen import formats
 from topogen.generators.classic import torus
 from topogen.results import read_results
 

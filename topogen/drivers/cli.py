@@ -207,7 +207,7 @@ def _parse_set(pairs) -> dict:
 
 
 def _load_topology(path):
-    from ..export import formats
+    from .. import formats
     from ..layout import default_layout
 
     topology, layout = formats.load(path)

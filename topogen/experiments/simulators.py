@@ -260,7 +260,7 @@ def load_spec(path, **overrides) -> CrossvalSpec:
 
 # --------------------------------------------------------------------------- building
 def _is_file(name: str) -> bool:
-    from ..export.formats import EXTENSIONS
+    from ..formats import EXTENSIONS
 
     return os.path.exists(name) or Path(name).suffix.lower() in EXTENSIONS or "/" in name
 
@@ -272,7 +272,7 @@ def build_network(spec: CrossvalSpec, seed: int):
     from ..layout import default_layout
 
     if _is_file(spec.topology):
-        from ..export import formats
+        from .. import formats
 
         if spec.params:
             raise ParameterError("generator parameters need a generator name; a topology file "

@@ -1,43 +1,6 @@
-"""Exports: topology file formats (edge list, JSON bundle, GraphML) and, in sibling
-modules, simulator inputs (BookSim2, SST).
+"""Simulator inputs: BookSim2 anynet netlists and configs (:mod:`topogen.export.booksim`),
+SST/merlin bundles and their route tables (:mod:`topogen.export.sst`,
+:mod:`topogen.export.sst_tables`, :mod:`topogen.export.sst_relabel`).
 
-The format functions are re-exported here::
-
-    from topogen.export import save, load
-    save("torus.json", topology, layout)
-    topology, layout = load("torus.json")
+Topology files (JSON bundle, edge list, GraphML) are :mod:`topogen.formats`.
 """
-
-from .formats import (
-    EXTENSIONS,
-    FORMATS,
-    atomic_open,
-    atomic_write,
-    format_of,
-    load,
-    read_bundle,
-    read_edgelist,
-    read_edgelist_with_layout,
-    read_graphml,
-    save,
-    write_bundle,
-    write_edgelist,
-    write_graphml,
-)
-
-__all__ = [
-    "EXTENSIONS",
-    "FORMATS",
-    "atomic_open",
-    "atomic_write",
-    "format_of",
-    "load",
-    "read_bundle",
-    "read_edgelist",
-    "read_edgelist_with_layout",
-    "read_graphml",
-    "save",
-    "write_bundle",
-    "write_edgelist",
-    "write_graphml",
-]

@@ -390,7 +390,7 @@ def read_any_bundle(path, *, validate: bool = True) -> tuple[str, Any]:
     -------
     ("sst", dict) or ("topology", (Topology, Layout or None))
         An SST bundle (format ``topogen-sst-bundle``) as a dict, or a topology bundle
-        (format ``topogen-bundle``, :func:`topogen.export.formats.write_bundle`) read
+        (format ``topogen-bundle``, :func:`topogen.formats.write_bundle`) read
         into its topology and layout.
 
     Raises
@@ -406,7 +406,7 @@ def read_any_bundle(path, *, validate: bool = True) -> tuple[str, Any]:
     doc = parse_json(text, path=path, what="SST bundle")
     fmt = doc.get("format") if isinstance(doc, dict) else None
     if fmt == _TOPOLOGY_FORMAT:
-        from .formats import from_bundle_dict
+        from ..formats import from_bundle_dict
 
         return "topology", from_bundle_dict(doc, path=path)
     if fmt != BUNDLE_FORMAT:

@@ -91,7 +91,7 @@ def _no_step(args) -> int:
 def _prepare(args):
     """Check OUT before the work, read FILE; return (topology, layout or None, floor, seed)."""
     from .._rng import resolve_seed
-    from ..export import formats
+    from .. import formats
     from ..output import check_file_output
     from .floor import Floor
     from .placement import default_floor
@@ -151,7 +151,7 @@ def _report(rows, seed, out) -> None:
 
 
 def _save(args, topology, layout) -> None:
-    from ..export import formats
+    from .. import formats
 
     formats.save(args.output, topology, layout)
 

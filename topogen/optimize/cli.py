@@ -78,7 +78,7 @@ def _start(args):
             raise ParameterError("--param needs a START generator name")
         return None, None
     from .. import registry
-    from ..export import formats
+    from .. import formats
 
     looks_file = os.path.splitext(args.start)[1].lower() in formats.EXTENSIONS or os.sep in args.start
     if looks_file:
@@ -118,7 +118,7 @@ def _check_random_start(num_switches: int, degree) -> None:
 
 def optimize_command(args) -> int:
     from .. import _progress
-    from ..export import formats
+    from .. import formats
     from ..output import check_distinct_outputs, check_file_output
     from .objectives import get_objective
     from .run import optimize, plot_history

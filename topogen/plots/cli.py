@@ -55,7 +55,7 @@ def add_parsers(subparsers, parents=()) -> None:
 def draw_command(args) -> int:
     """Handler of ``topogen draw``; returns the exit code."""
     from .. import _progress
-    from ..export import formats
+    from .. import formats
     from ..layout import default_layout
     from ..output import check_file_output
     from ..sim.traffic import PATTERNS

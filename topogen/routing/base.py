@@ -521,12 +521,12 @@ def _is_file_of(arr, path: Path) -> bool:
 def save_routing(routing: Routing, directory, *, _with_topology: bool = True) -> None:
     """Save ``routing`` to ``directory``: ``routing.json`` (metadata), one ``.npy`` per
     array and ``topology.json`` (the topology and layout bundle of
-    :mod:`topogen.export.formats`).
+    :mod:`topogen.formats`).
 
     Every file is written atomically; ``routing.json`` is written last, so a folder
     with a ``routing.json`` is complete.
     """
-    from ..export.formats import write_bundle
+    from ..formats import write_bundle
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 :mod:`topogen.cli`).
 
 ``topogen route FILE --algorithm nr|fr|booksim-min|updown|dor|valiant|escape|hop|layered|dsnf|ugal-l|ugal-g --vcs K -o DIR``
-    Reads FILE (:func:`topogen.export.formats.load`), computes the routing and writes
+    Reads FILE (:func:`topogen.formats.load`), computes the routing and writes
     ``DIR``: the saved routing (``routing.json`` + ``.npy`` arrays + ``topology.json``,
     loadable with :func:`topogen.routing.load_routing`) and the per-switch table
     ``table.csv`` (or ``table.json``; ``--table auto``, the default, writes it only up to
@@ -103,7 +103,7 @@ AUTO_TABLE_MAX_SWITCHES = 1024
 
 
 def run_route(args) -> int:
-    from ..export.formats import load
+    from ..formats import load
     from ..output import check_dir_output, clean_stale_temps, output_dir
     from . import route
     from .export import write_booksim_table, write_sst_routes, write_table

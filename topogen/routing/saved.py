@@ -35,7 +35,7 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
                           "`topogen route FILE -o DIR`", path=d)
     md = read_metadata(d)
     if topology is None:
-        from ..export.formats import read_bundle
+        from ..formats import read_bundle
 
         if not (d / "topology.json").is_file():
             raise FormatError("incomplete routing folder: topology.json is missing; write it "

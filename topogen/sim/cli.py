@@ -138,7 +138,7 @@ def _load(args):
     Without ``--seed`` a routing that draws random numbers gets a seed derived from the
     topology's and layout's content, so the same command gives the same routing."""
     from .._digest import layout_digest, seed_from, topology_digest
-    from ..export import formats
+    from .. import formats
     from ..layout import default_layout
     from ..routing import load_routing, route
 

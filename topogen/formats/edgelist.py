@@ -1,8 +1,8 @@
 """The edge-list format: a ``# key: value`` header (provenance, counts, layout) and one
 ``u v`` (or ``u v kind``) line per link; also reads plain edge lists without header.
 
-Re-exported by :mod:`topogen.export.formats`, whose :func:`~topogen.export.formats.save`
-and :func:`~topogen.export.formats.load` pick it for ``.edges``, ``.edgelist`` and
+Re-exported by :mod:`topogen.formats`, whose :func:`~topogen.formats.save`
+and :func:`~topogen.formats.load` pick it for ``.edges``, ``.edgelist`` and
 ``.txt``.  See ``docs/formats.md``.
 """
 
@@ -21,7 +21,7 @@ from ..errors import FormatError, ParameterError
 from ..layout import Layout
 from ..output import atomic_open
 from ..topology import MAX_IDS, Topology
-from ._format_common import (FORMAT_VERSION, _check_layout, _int_array, _layout_dict, _layout_from, _reader,
+from ._common import (FORMAT_VERSION, _check_layout, _int_array, _layout_dict, _layout_from, _reader,
                              decode_params, encode_params)
 
 EDGELIST_MAGIC = "# topogen edge list"

@@ -26,9 +26,9 @@ Malformed input raises :class:`~topogen.errors.FormatError` naming the file and,
 the format allows, the 1-based line.  See ``docs/formats.md`` for examples.
 
 This module picks the format (:func:`format_of`, :func:`save`, :func:`load`); each format
-lives in its own module and is re-exported here: :mod:`topogen.export.edgelist`,
-:mod:`topogen.export.bundle`, :mod:`topogen.export.graphml`, and what they share in
-:mod:`topogen.export._format_common`.
+lives in its own module and is re-exported here: :mod:`topogen.formats.edgelist`,
+:mod:`topogen.formats.bundle`, :mod:`topogen.formats.graphml`, and what they share in
+:mod:`topogen.formats._common`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .._validate import check_memory
 from ..errors import ParameterError
 from ..layout import Layout
 from ..topology import Topology
-from ._format_common import FORMAT_VERSION, decode_params, encode_params
+from ._common import FORMAT_VERSION, decode_params, encode_params
 from .bundle import BUNDLE_FORMAT, bundle_dict, from_bundle_dict, read_bundle, write_bundle
 from .edgelist import EDGELIST_MAGIC, edgelist_text, read_edgelist, read_edgelist_with_layout, write_edgelist
 from .graphml import GRAPHML_FORMAT, read_graphml, write_graphml

@@ -1,8 +1,8 @@
 """What the topology file formats share: the format version, the reader wrapper, the
 parameter encoding and the (de)serialisation of a layout and of integer arrays.
 
-:mod:`topogen.export.edgelist`, :mod:`topogen.export.bundle` and
-:mod:`topogen.export.graphml` build on these; :mod:`topogen.export.formats` re-exports
+:mod:`topogen.formats.edgelist`, :mod:`topogen.formats.bundle` and
+:mod:`topogen.formats.graphml` build on these; :mod:`topogen.formats` re-exports
 :func:`encode_params` and :func:`decode_params`.
 """
 

@@ -1,8 +1,8 @@
 """The topogen JSON bundle: one JSON object with the topology, its provenance and,
 optionally, its layout.
 
-Re-exported by :mod:`topogen.export.formats`, whose :func:`~topogen.export.formats.save`
-and :func:`~topogen.export.formats.load` pick it for ``.json``.  See ``docs/formats.md``.
+Re-exported by :mod:`topogen.formats`, whose :func:`~topogen.formats.save`
+and :func:`~topogen.formats.load` pick it for ``.json``.  See ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ..errors import FormatError, ParameterError
 from ..layout import Layout
 from ..output import atomic_write
 from ..topology import MAX_IDS, Topology
-from ._format_common import (FORMAT_VERSION, _check_layout, _int_array, _layout_dict, _layout_from, _metadata,
+from ._common import (FORMAT_VERSION, _check_layout, _int_array, _layout_dict, _layout_from, _metadata,
                              _reader, decode_params, encode_params)
 
 BUNDLE_FORMAT = "topogen-bundle"

@@ -1,8 +1,8 @@
 """GraphML through networkx: the topology's metadata as graph attributes, hosts and
 cabinets as node attributes, link kinds as edge attributes; also reads foreign GraphML.
 
-Re-exported by :mod:`topogen.export.formats`, whose :func:`~topogen.export.formats.save`
-and :func:`~topogen.export.formats.load` pick it for ``.graphml``.  See
+Re-exported by :mod:`topogen.formats`, whose :func:`~topogen.formats.save`
+and :func:`~topogen.formats.load` pick it for ``.graphml``.  See
 ``docs/formats.md``.
 """
 
@@ -19,7 +19,7 @@ from ..errors import FormatError, ParameterError
 from ..layout import Layout
 from ..output import atomic_open
 from ..topology import MAX_IDS, Topology
-from ._format_common import FORMAT_VERSION, _check_layout, _layout_dict, _layout_from, _reader, decode_params, encode_params
+from ._common import FORMAT_VERSION, _check_layout, _layout_dict, _layout_from, _reader, decode_params, encode_params
 
 GRAPHML_FORMAT = "topogen-graphml"
 #: Peak bytes per byte of GraphML while networkx parses it (an element tree, then a graph)
