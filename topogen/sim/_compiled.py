@@ -14,6 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._validate import check_memory
 from ..errors import ParameterError
 from . import _core as C
 from ._core_knots import deadlocked_buffers as _deadlocked_buffers
@@ -139,6 +140,12 @@ class CompiledEngine:
         indptr = np.asarray(network.indptr, dtype=np.int64)
         hosts = np.diff(np.append(network.host_offset, H)).astype(np.int64)
         K = int((hosts + np.diff(indptr)).max())  # ports of the largest switch
+        # the per-switch allocation tables grow with the square of the largest switch's ports:
+        # refuse what the machine cannot hold before allocating (a switch with 62,500 hosts
+        # would ask for ~90 GiB)
+        check_memory(f"the simulator's allocation tables for a switch of {K:,} ports",
+                     6 * 8 * float(K) * K + 16 * float(K) * V * n,
+                     "; attach fewer hosts per switch (hosts_per_switch) or simulate a smaller network")
         longest = (S + c.crossbar_cycles + int(lat.max()) + c.router_delay + c.rearm_cycles
                    + c.credit_delay + c.injection_overhead + 2)
         W = _pow2(longest + 2 * 256 + 2)
