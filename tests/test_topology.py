@@ -92,3 +92,10 @@ def test_seeds():
     assert make_rng(3).integers(1 << 30) == make_rng(3).integers(1 << 30)
     assert child_seeds(1, 3) == child_seeds(1, 3)
     assert len(set(child_seeds(1, 10))) == 10
+
+
+def test_describe_never_sends_control_characters_to_the_terminal():
+    t = Topology(2, np.array([[0, 1]], dtype=np.int32), name="a\x1b[31mred\nx\u2028y")
+    text = t.describe()
+    assert "\x1b" not in text and "\n" not in text and "\u2028" not in text
+    assert text == "a\\x1b[31mred\\nx\\u2028y()"

@@ -263,8 +263,12 @@ class Topology:
         }
 
     def describe(self) -> str:
+        """``name(param=value, ...)`` on one line: control and line-break characters of a
+        name or value read from a file are shown escaped, never sent to the terminal."""
+        from ._safe_text import one_line
+
         p = ", ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"{self.name}({p})"
+        return one_line(f"{self.name}({p})")
 
     def replace(self, **changes) -> "Topology":
         """A copy with some fields changed (link labels are dropped if edges change)."""
