@@ -25,14 +25,17 @@ from collections.abc import Iterable
 
 from .errors import ParameterError
 
-__all__ = ["fill_loads", "knee_sweep", "DEFAULT_POINTS", "FILL_FRACTION", "SWEEP_DEFAULTS", "check_points", "MAX_POINTS"]
+__all__ = ["fill_loads", "knee_sweep", "DEFAULT_POINTS", "FILL_FRACTION", "SWEEP_DEFAULTS", "DEFAULT_LOW", "check_points", "MAX_POINTS"]
 
 #: evenly spaced loads below saturation on a swept curve (``--points``)
 DEFAULT_POINTS = 8
 #: the highest filled load as a fraction of the saturation load
 FILL_FRACTION = 0.95
+#: the lowest load of a sweep to saturation (``--low``; its latency is the zero-load
+#: latency), the one default of ``simulate --sweep``, ``run booksim --sweep`` and ``[sweep]``
+DEFAULT_LOW = 0.01
 #: settings of a sweep to saturation (those of ``topogen simulate --sweep``)
-SWEEP_DEFAULTS = {"low": 0.01, "high": 1.0, "tolerance": 0.01, "points": DEFAULT_POINTS}
+SWEEP_DEFAULTS = {"low": DEFAULT_LOW, "high": 1.0, "tolerance": 0.01, "points": DEFAULT_POINTS}
 
 
 #: most evenly spaced loads a swept curve may ask for (each is a simulation)

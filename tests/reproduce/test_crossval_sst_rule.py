@@ -61,7 +61,7 @@ def _line2(load):
     the network saturates at 4 x load x 4/7 = 1, load 7/16 = 0.4375."""
     spec = CrossvalSpec("torus", {"dims": [2], "hosts_per_switch": 4}, packet_size=4, vc_buf_size=8,
                         loads=(load,), sample_period=1000, warmup_periods=1, max_samples=5,
-                        simulators=("reference-sst",))
+                        simulators=("reference-sst",), link_latency=1)
     topo, layout = build_network(spec, 1)
     assert topo.num_switches == 2 and topo.num_links == 1
     routing, _ = build_routing(spec, topo, layout, 1)

@@ -51,7 +51,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         The ``run`` parser.
     """
     parents = list(parents)
-    from ..load_points import DEFAULT_POINTS
+    from ..load_points import DEFAULT_LOW, DEFAULT_POINTS
     run = subparsers.add_parser(
         "run", parents=parents, help="run BookSim2 or SST/merlin on a topology and collect results",
         description="Export a topology (or take an exported config/bundle), run the simulator "
@@ -85,7 +85,7 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                         "INPUT passed on BookSim's command line, also to every sweep point)")
     b.add_argument("--sweep", action="store_true",
                    help="bisect the injection rate: zero-load latency and saturation load")
-    b.add_argument("--low", type=float, default=0.005, help="sweep: lowest rate (default 0.005)")
+    b.add_argument("--low", type=float, default=DEFAULT_LOW, help=f"sweep: lowest rate (default {DEFAULT_LOW:g})")
     b.add_argument("--high", type=float, default=1.0, help="sweep: highest rate (default 1.0)")
     b.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
     b.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",

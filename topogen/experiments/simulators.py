@@ -17,7 +17,7 @@ from ..sim_defaults import sst_clock_ns, sst_link_bw, sst_router_latencies
 
 __all__ = ["CrossvalSpec", "Adapter", "load_spec", "build_network", "build_routing", "build_adapters",
            "common_units", "booksim_options", "sst_parameters", "sst_clock_ns", "output_buf_flits",
-           "shared_defaults",
+           "shared_defaults", "DEFAULT_REPEATS", "DEFAULT_MAX_REPEATS",
            "SIMULATOR_ORDER",
            "COMPARED_WITH",
            "TRAFFICS"]
@@ -31,6 +31,13 @@ SIMULATOR_ORDER = ("reference", "reference-sst", "booksim", "sst")
 COMPARED_WITH = {"booksim": ("reference",), "sst": ("reference-sst",)}
 #: traffic names crossval knows on all three simulators
 from .names import TRAFFICS  # noqa: E402 (the one list, light for the command line)
+
+#: runs per load and simulator of a crossval point (``--repeats``): a single run's mean
+#: latency scatters by 3-8 % between seeds near half the saturation load, more than the
+#: 3 % tolerance, so one run cannot tell noise from disagreement
+DEFAULT_REPEATS = 3
+#: most runs per load when a point stays ``inconclusive`` (``--max-repeats``)
+DEFAULT_MAX_REPEATS = 8
 
 
 @dataclass(frozen=True)
@@ -65,8 +72,10 @@ class CrossvalSpec:
     flit_bits : int
         Bits per flit (SST's ``flit_size`` and bandwidths; *shared*).
     link_latency : int or None
-        Cycles of every router-router link; None: the topology's layout cable delays
-        over ``clock_ns``, rounded up.
+        Cycles of every router-router link; None (*shared*, the default): the topology's
+        layout cable delays over ``clock_ns``, rounded up, as ``run booksim`` and
+        ``simulate`` use them.  ``1`` gives every link one cycle (crossval's default
+        before it shared the defaults).
     warmup_periods, sample_period, max_samples : int
         Measurement (BookSim's ``sim_type = latency`` and the reference simulator's; *shared*);
         SST warms up ``warmup_periods * sample_period`` cycles and collects
@@ -92,9 +101,15 @@ class CrossvalSpec:
         tolerance as saturation).  The stopping rule's saturation load is a noisy event near
         the knee (BookSim's own differs by up to 5 % between seeds); the throughput is not.
     repeats : int
-        Runs per load and simulator, with seeds ``seed, seed + 1, ...`` (the topology and
-        routing keep ``seed``); the table shows their mean latency and its standard error
-        (``latency_sem``), so a verdict at 3 % can be told from sampling noise.  SST's
+        Runs per load and simulator (default :data:`DEFAULT_REPEATS`), with seeds ``seed,
+        seed + 1, ...`` (the topology and routing keep ``seed``); the table shows their mean
+        latency and its standard error (``latency_sem``), so a verdict at 3 % can be told
+        from sampling noise.
+    max_repeats : int or None
+        A compared point whose miss is still within the noise (``inconclusive``) gets more
+        runs on both simulators, up to this many per load (default
+        :data:`DEFAULT_MAX_REPEATS`; None: ``repeats``, no extra runs); a point still
+        unresolved then reads ``inconclusive``.  SST's
         traffic takes no seed: for uniform traffic run ``i`` relabels the bundle's endpoint
         ids by a permutation drawn from its seed (the first runs the bundle as exported);
         a deterministic pattern (tornado) runs once per load, its repeats being identical.
@@ -111,7 +126,7 @@ class CrossvalSpec:
     vc_buf_size: int | None = None
     clock_ns: float | None = None
     flit_bits: int | None = None
-    link_latency: int | None = 1
+    link_latency: int | None = None
     warmup_periods: int | None = None
     sample_period: int | None = None
     max_samples: int | None = None
@@ -123,8 +138,9 @@ class CrossvalSpec:
     saturation_tolerance: float = 0.05
     up_to: float = 0.8
     timeout: float = 3600.0
-    repeats: int = 1
+    repeats: int = DEFAULT_REPEATS
     capacity_load: float | None = None
+    max_repeats: int | None = DEFAULT_MAX_REPEATS
 
     def __post_init__(self):
         def fix(name, value):
@@ -155,6 +171,12 @@ class CrossvalSpec:
             if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name in ("warmup_periods",
                                                                                     "credit_delay") else 1):
                 raise ParameterError(f"{name} must be a positive integer, got {v!r}")
+        if self.max_repeats is None:
+            fix("max_repeats", self.repeats)
+        m = self.max_repeats
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise ParameterError(f"max_repeats must be a positive integer (runs per load at most), got {m!r}")
+        fix("max_repeats", max(m, self.repeats))
         if self.vc_buf_size is None:
             fix("vc_buf_size", max(8, 2 * self.packet_size))
         if isinstance(self.vc_buf_size, bool) or not isinstance(self.vc_buf_size, int) \
@@ -205,11 +227,14 @@ def shared_defaults() -> dict:
     dict
         ``packet_size``, ``num_vcs``, ``clock_ns``, ``flit_bits``, ``warmup_periods``,
         ``sample_period``, ``max_samples``, ``latency_thres``, ``credit_delay``,
-        ``stopping_thres``, ``acc_stopping_thres``.
+        ``stopping_thres``, ``acc_stopping_thres``, and ``link_latency`` None: the
+        layout's cable delays over the clock, ``ceil(delay / clock_ns)`` cycles per link
+        (:func:`topogen.sim_defaults.link_latency_cycles`), as ``run booksim`` exports and
+        ``simulate`` runs a topology file.
     """
     from .. import sim_defaults as d
 
-    return {"packet_size": d.PACKET_SIZE, "num_vcs": d.NUM_VCS, "clock_ns": d.CYCLE_NS,
+    return {"link_latency": None, "packet_size": d.PACKET_SIZE, "num_vcs": d.NUM_VCS, "clock_ns": d.CYCLE_NS,
             "flit_bits": d.FLIT_BITS, "warmup_periods": d.WARMUP_PERIODS,
             "sample_period": d.SAMPLE_PERIOD, "max_samples": d.MAX_SAMPLES,
             "latency_thres": d.LATENCY_THRES, "credit_delay": d.CREDIT_DELAY,

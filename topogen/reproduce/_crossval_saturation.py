@@ -123,7 +123,10 @@ def _bisect(run_point, points: dict, rel_tol: float, ceiling: float = 1.0, max_s
 
 
 def _saturation_value(lo: float, hi: float) -> float:
-    """The saturation estimate of a bracket: its midpoint (``nan`` when unbounded)."""
+    """The saturation load of a bracket: its lower end, the highest sustained load (``nan``
+    when unbounded) -- the number ``run booksim --sweep`` and ``simulate --sweep`` report
+    and the one the latency plot marks and gives in its legend (``sat.``), so that table
+    and plot show the same value."""
     if math.isnan(lo) or math.isinf(hi):
         return math.nan
-    return (lo + hi) / 2
+    return lo

@@ -9,6 +9,7 @@ command runs.
 from __future__ import annotations
 
 from ..experiments.names import TRAFFICS
+from ..experiments.simulators import DEFAULT_MAX_REPEATS, DEFAULT_REPEATS
 from .names import SATURATION_RULES
 
 __all__ = ["add_parsers", "crossval_command"]
@@ -32,7 +33,7 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--seed", default=None, help="the one seed (topology, ties, simulators; default 1)")
     c.add_argument("--routing", default=None,
                    help="topogen routing of the reference simulator and SST (default booksim-min, "
-                        "nr until topogen has it); BookSim always uses anynet min")
+                        "BookSim anynet's own route choice); BookSim always uses anynet min")
     c.add_argument("--traffic", default=None, choices=TRAFFICS, help="default uniform")
     c.add_argument("--packet-size", type=int, default=None, metavar="FLITS",
                    help="flits per packet (default: the shared simulator default, 33)")
@@ -43,7 +44,9 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="flits per VC buffer (default max(8, 2 x packet size))")
     c.add_argument("--clock-ns", type=float, default=None, metavar="NS", help="the shared clock (default: flit_bits / link rate, 2.667 ns)")
     c.add_argument("--link-latency", default=None, metavar="CYCLES",
-                   help="cycles per link (default 1), or 'layout' for the cable delays over the clock")
+                   help="cycles per router-router link; default 'layout': the layout's cable delays "
+                        "over the clock, as run booksim and simulate; --link-latency 1 gives every "
+                        "link one cycle (crossval's reading before it shared the defaults)")
     c.add_argument("--latency-thres", type=float, default=None, metavar="CYCLES",
                    help="mean latency that makes BookSim and the reference simulator call a run "
                         "saturated (default: shared, 500)")
@@ -66,7 +69,12 @@ def add_parsers(subparsers, parents=()) -> None:
                         "that is not deadlock-free may deadlock there (BookSim then runs until --timeout)")
     c.add_argument("--repeats", type=int, default=None, metavar="N",
                    help="runs per load and simulator with seeds SEED, SEED+1, ... (mean and standard "
-                        "error in the table; default 1)")
+                        f"error in the table; default {DEFAULT_REPEATS}; 1: single runs, whose latency "
+                        "misses cannot be told from noise)")
+    c.add_argument("--max-repeats", type=int, default=None, metavar="N",
+                   help="a compared point whose miss is within the noise gets more runs on both "
+                        f"simulators, up to N per load (default {DEFAULT_MAX_REPEATS}); still "
+                        "unresolved, it reads 'inconclusive'")
     c.add_argument("--saturation-rule", default="majority", choices=SATURATION_RULES,
                    help="with --repeats: a load is not sustained when at least half its runs failed "
                         "(majority, default) or when one did (any)")

@@ -77,6 +77,7 @@ from .._rng import resolve_seed
 from ..errors import ParameterError
 from ._crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
                                    saturation_bracket)
+from ..experiments.simulators import DEFAULT_MAX_REPEATS, DEFAULT_REPEATS  # noqa: F401 (public)
 from ..experiments.simulators import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
                             build_network, build_routing, common_units, load_spec)
 from .crossval_verdicts import NOISE_Z, noise_note, ratio_sem, verdicts  # noqa: F401 (public)
@@ -240,72 +241,61 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     adapters, skipped = build_adapters(spec, seed, topology, layout, routing, out, binaries=binaries)
 
     rows: list[dict] = []
-    lines: list[dict] = []
-    sat_lines: list[dict] = []
     extra = {"crossval_routing": spec.routing, "crossval_traffic": spec.traffic}
+    #: (simulator, load) -> [kind, runs]: every run of every point, in run order
+    runs_at: dict[tuple[str, float], list] = {}
+    skipped_at: dict[tuple[str, float], float] = {}
+    capacity: dict[str, float] = {}
+
+    def keep(ad, row, load):
+        """Record one run's row: in memory, in results.csv at once (an interruption keeps
+        it), and to the progress callback."""
+        rows.append(row)
+        append_rows(results_path, [row])
+        if progress is not None:
+            progress(ad.simulator, load, row)
+        return row
+
+    def add_runs(ad, load, count, kind):
+        entry = runs_at.setdefault((ad.simulator, load), [kind, []])
+        done = len(entry[1])
+        entry[1].extend(keep(ad, _tagged(ad.run(load, seed + done + i), extra), load) for i in range(count))
+        return point_status([r["status"] for r in entry[1]], saturation_rule)
+
     for ad in adapters:
         points: dict[float, str] = {}
 
-        def keep(row, load, ad=ad):
-            """Record one run's row: in memory, in results.csv at once (an interruption keeps
-            it), and to the progress callback."""
-            rows.append(row)
-            append_rows(results_path, [row])
-            if progress is not None:
-                progress(ad.simulator, load, row)
-            return row
-
         def run_point(load, ad=ad, points=points, kind="bisection"):
-            runs = [keep(_tagged(ad.run(load, seed + i), extra), load)
-                    for i in range(spec.repeats if ad.seeded else 1)]
-            status = point_status([r["status"] for r in runs], saturation_rule)
-            points[load] = status
-            kept = [r for r in runs if r["status"] == "completed"] if status == "completed" else runs
-            conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in kept]
-            merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
-                      else math.nan for k in conv[0]}
-            lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
-            sem = float(np.std(lat, ddof=1) / math.sqrt(len(lat))) if len(lat) > 1 else math.nan
-            if status != "completed":
-                merged["latency_cycles"] = merged["latency_ns"] = math.nan
-            msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
-            lines.append({"load": load, "simulator": ad.simulator, "point": kind, "status": status,
-                          **merged, "latency_sem": sem, "runs": len(runs),
-                          "failed_runs": sum(r["status"] != "completed" for r in runs),
-                          "routing": runs[0].get("routing"), "router": ad.router, "message": msg,
-                          "raw_output": runs[0].get("raw_output")})
-            return runs[0]
+            points[load] = add_runs(ad, load, spec.repeats if ad.seeded else 1, kind)
 
         for load in spec.loads:
             lo, hi = saturation_bracket(points)
             if load > hi:  # above this simulator's saturation: not run
-                lines.append({"load": load, "simulator": ad.simulator, "point": "spec", "status": "skipped",
-                              "latency_cycles": math.nan, "latency_ns": math.nan,
-                              "accepted_flits": math.nan, "latency_sem": math.nan, "runs": 0,
-                              "routing": ad.routing, "router": ad.router,
-                              "message": f"above the saturated load {hi:g}", "raw_output": None})
+                skipped_at[(ad.simulator, load)] = hi
                 continue
             run_point(load, kind="spec")
         if spec.saturation:
             _bisect(run_point, points, spec.saturation_tolerance / 2)
-        lo, hi = saturation_bracket(points)
-        cap = math.nan
         if spec.capacity_load is not None:
-            row = keep(_tagged(ad.run(spec.capacity_load, seed, capacity=True),
-                               dict(extra, crossval_capacity=True)), spec.capacity_load)
-            cap = common_units(row, ad.clock_ns or spec.clock_ns)["accepted_flits"]
-        first_fail, last_pass = onset_spread(
-            [ln for ln in lines if ln["simulator"] == ad.simulator and ln["runs"]])
-        sat_lines.append({"simulator": ad.simulator, "sat_low": lo, "sat_high": hi,
-                          "saturation": _saturation_value(lo, hi), "first_fail": first_fail,
-                          "last_pass": last_pass, "capacity": cap, "routing": ad.routing,
-                          "points": len(points)})
-    table = pd.DataFrame(lines)
-    order = {s: i for i, s in enumerate(SIMULATOR_ORDER)}
-    table = table.sort_values(["load", "simulator"], key=lambda c: c.map(order) if c.name == "simulator" else c,
-                              kind="stable").reset_index(drop=True)
-    saturation = pd.DataFrame(sat_lines)
-    table, saturation = verdicts(table, saturation, spec, deadlock_free=deadlock_free)
+            row = keep(ad, _tagged(ad.run(spec.capacity_load, seed, capacity=True),
+                                   dict(extra, crossval_capacity=True)), spec.capacity_load)
+            capacity[ad.simulator] = common_units(row, ad.clock_ns or spec.clock_ns)["accepted_flits"]
+
+    def tables():
+        return _tables(adapters, runs_at, skipped_at, capacity, spec, saturation_rule, deadlock_free)
+
+    table, saturation = tables()
+    # a compared point whose miss lies within the noise gets more runs on both simulators
+    by_name = {a.simulator: a for a in adapters}
+    while True:
+        more = _unresolved(table, by_name, runs_at, spec.max_repeats)
+        if not more:
+            break
+        for sim, load in more:
+            ad = by_name[sim]
+            have = len(runs_at[(sim, load)][1])
+            add_runs(ad, load, min(max(2, spec.repeats // 2), spec.max_repeats - have), "added")
+        table, saturation = tables()
 
     notes = [f"seed {seed}; loads in flits/node/cycle; latency in cycles of the shared "
              f"{spec.clock_ns:g} ns clock and in ns; tolerances: latency {spec.latency_tolerance:.0%} "
@@ -321,6 +311,12 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
                      + f" topogen's {routing.algorithm} tables")
     notes.extend(a.note for a in adapters if a.note)
     notes.extend(n for n in [noise_note(spec, table)] if n)
+    for r in saturation.to_dict("records"):
+        if r.get("onsets") == "non-monotone":
+            notes.append(f"{r['simulator']}: non-monotone onsets: a run failed at {r['first_fail']:g}, "
+                         f"below {r['last_pass']:g} where a run completed (seeds saturate at different "
+                         f"loads); its saturation {r['saturation']:.3g} is the highest load the "
+                         f"{saturation_rule} of its runs sustained")
     notes.extend(f"{sim} skipped: {why}" for sim, why in skipped.items())
 
     # outputs: results rows (written after every point), tidy tables, plot
@@ -338,6 +334,80 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     if plot is not None:
         files["plot"] = plot_crossval(table, spec, plot)
     return CrossvalResult(spec, seed, table, saturation, rows, skipped, notes, files)
+
+
+def _line(ad, load, kind, runs, spec, rule) -> dict:
+    """One table line: the mean of a point's runs in common units (the completed runs when
+    the point is sustained), the standard error of its latency, the run counts."""
+    import numpy as np
+
+    status = point_status([r["status"] for r in runs], rule)
+    kept = [r for r in runs if r["status"] == "completed"] if status == "completed" else runs
+    conv = [common_units(r, ad.clock_ns or spec.clock_ns) for r in kept]
+    merged = {k: float(np.nanmean([c[k] for c in conv])) if any(c[k] == c[k] for c in conv)
+              else math.nan for k in conv[0]}
+    lat = [c["latency_cycles"] for c in conv if c["latency_cycles"] == c["latency_cycles"]]
+    sem = float(np.std(lat, ddof=1) / math.sqrt(len(lat))) if len(lat) > 1 else math.nan
+    if status != "completed":
+        merged["latency_cycles"] = merged["latency_ns"] = math.nan
+    msg = next((r.get("message") for r in runs if r["status"] == status and r.get("message")), None)
+    return {"load": load, "simulator": ad.simulator, "point": kind, "status": status,
+            **merged, "latency_sem": sem, "runs": len(runs),
+            "failed_runs": sum(r["status"] != "completed" for r in runs),
+            "routing": runs[0].get("routing"), "router": ad.router, "message": msg,
+            "raw_output": runs[0].get("raw_output")}
+
+
+def _tables(adapters, runs_at, skipped_at, capacity, spec, rule, deadlock_free):
+    """(table, saturation) with verdicts from every run so far."""
+    import pandas as pd
+
+    lines, sat_lines = [], []
+    for ad in adapters:
+        sim = ad.simulator
+        mine = [ln for (s, load), (kind, runs) in runs_at.items() if s == sim
+                for ln in [_line(ad, load, kind, runs, spec, rule)]]
+        lo, hi = saturation_bracket({ln["load"]: ln["status"] for ln in mine})
+        for (s, load), above in skipped_at.items():
+            if s == sim:
+                lines.append({"load": load, "simulator": sim, "point": "spec", "status": "skipped",
+                              "latency_cycles": math.nan, "latency_ns": math.nan,
+                              "accepted_flits": math.nan, "latency_sem": math.nan, "runs": 0,
+                              "failed_runs": 0, "routing": ad.routing, "router": ad.router,
+                              "message": f"above the saturated load {above:g}", "raw_output": None})
+        lines.extend(mine)
+        first_fail, last_pass = onset_spread(mine)
+        sat_lines.append({"simulator": sim, "sat_low": lo, "sat_high": hi,
+                          "saturation": _saturation_value(lo, hi), "first_fail": first_fail,
+                          "last_pass": last_pass,
+                          "onsets": "non-monotone" if first_fail < last_pass else "monotone",
+                          "capacity": capacity.get(sim, math.nan), "routing": ad.routing,
+                          "points": len(mine)})
+    table = pd.DataFrame(lines)
+    order = {s: i for i, s in enumerate(SIMULATOR_ORDER)}
+    table = table.sort_values(["load", "simulator"], key=lambda c: c.map(order) if c.name == "simulator" else c,
+                              kind="stable").reset_index(drop=True)
+    return verdicts(table, pd.DataFrame(sat_lines), spec, deadlock_free=deadlock_free)
+
+
+def _unresolved(table, adapters, runs_at, max_repeats) -> list[tuple[str, float]]:
+    """The (simulator, load) points that more runs may resolve: both sides of a compared
+    point that is ``inconclusive``, or a latency ``FAIL`` where a side ran once (no standard
+    error yet), for each seeded simulator with fewer than ``max_repeats`` runs there."""
+    out = []
+    for col in [c for c in table.columns if c.startswith("verdict_")]:
+        base = col[len("verdict_"):]
+        for r in table.to_dict("records"):
+            v = r[col]
+            if v not in ("inconclusive", "FAIL") or r["ratio_" + base] != r["ratio_" + base]:
+                continue
+            sides = [(sim, r["load"]) for sim in (r["simulator"], base)
+                     if sim in adapters and adapters[sim].seeded and (sim, r["load"]) in runs_at]
+            counts = [len(runs_at[p][1]) for p in sides]
+            if v == "FAIL" and not any(c < 2 for c in counts):
+                continue
+            out.extend(p for p, c in zip(sides, counts) if c < max_repeats and p not in out)
+    return out
 
 
 #: largest network whose routing crossval checks for deadlock freedom (every pair's route)
@@ -451,7 +521,8 @@ def _spec_from_args(args) -> CrossvalSpec:
                       ("max_samples", "max_samples"),
                       ("latency_tolerance", "latency_tolerance"),
                       ("saturation_tolerance", "saturation_tolerance"), ("up_to", "up_to"),
-                      ("timeout", "timeout"), ("repeats", "repeats"), ("capacity_load", "capacity_load")):
+                      ("timeout", "timeout"), ("repeats", "repeats"), ("capacity_load", "capacity_load"),
+                      ("max_repeats", "max_repeats")):
         if getattr(args, opt) is not None:
             over[name] = getattr(args, opt)
     if args.spec:
@@ -476,6 +547,83 @@ def format_table(table) -> str:
     return show.to_string(index=False)
 
 
+#: widest line of the terminal tables (:func:`compact_tables`)
+COMPACT_WIDTH = 100
+
+
+def _judged(r, bases) -> str:
+    """``vs BASE RATIO VERDICT`` of a line judged against one of ``bases`` ('' if none)."""
+    for base in bases:
+        v = r.get(f"verdict_{base}", "-")
+        if isinstance(v, str) and v not in ("-", ""):
+            ratio = r.get(f"ratio_{base}", math.nan)
+            return f"vs {base} " + ("" if ratio != ratio else f"{ratio:.3f} ") + v
+    return ""
+
+
+def _aligned(header: list[str], rows: list[list[str]], right=()) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    def fmt(cells):
+        return "  ".join((str(c).rjust(w) if i in right else str(c).ljust(w))
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    return "\n".join(fmt(r) for r in [header, *rows])
+
+
+def compact_tables(table, saturation) -> tuple[str, str]:
+    """(points, saturation): the terminal tables of ``topogen crossval``, at most
+    :data:`COMPACT_WIDTH` characters wide, with only the simulators that ran and the
+    columns a reader compares (every column stays in ``crossval.csv`` and
+    ``saturation.csv``).
+
+    Points: load, simulator, status, completed/total runs, mean latency (cycles) ± its
+    standard error, accepted load (flits/node/cycle) and the verdict against the simulator
+    it is judged with (``vs booksim 0.988 pass``).  Saturation: the saturation load (the
+    highest sustained load, the number the plot's legend gives as ``sat.``, to 3
+    significant digits like it), the bracket, the onsets (``non-monotone`` when a run
+    failed at a load below one where a run completed), the capacity when measured and the
+    verdict.
+    """
+    bases = [b for b in ("booksim", "sst") if b in set(saturation["simulator"])]
+    rows = []
+    for r in table.to_dict("records"):
+        lat = "-" if r["latency_cycles"] != r["latency_cycles"] else f"{r['latency_cycles']:.2f}"
+        sem = r.get("latency_sem", math.nan)
+        if lat != "-" and sem == sem:
+            lat += f" ±{sem:.2f}"
+        runs = int(r.get("runs", 0) or 0)
+        failed = r.get("failed_runs", 0)
+        failed = 0 if failed != failed or failed is None else int(failed)
+        acc = r.get("accepted_flits", math.nan)
+        rows.append([f"{r['load']:g}", r["simulator"], r["status"],
+                     f"{runs - failed}/{runs}" if runs else "-", lat,
+                     "-" if acc != acc else f"{acc:.4f}", _judged(r, bases) or "-"])
+    points = _aligned(["load", "simulator", "status", "runs ok", "latency ±sem", "accepted", "verdict"],
+                      rows, right=(0, 3, 4, 5))
+    has_cap = "capacity" in saturation.columns and saturation["capacity"].notna().any()
+    srows = []
+    for r in saturation.to_dict("records"):
+        sat = r["saturation"]
+        lo, hi = r["sat_low"], r["sat_high"]
+        onsets = r.get("onsets", "monotone")
+        if onsets == "non-monotone":
+            onsets = f"non-monotone: fail {r['first_fail']:g} < pass {r['last_pass']:g}"
+        row = [r["simulator"], "-" if sat != sat else f"{sat:.3g}",
+               f"{'-' if lo != lo else f'{lo:g}'}..{'-' if math.isinf(hi) else f'{hi:g}'}", onsets]
+        if has_cap:
+            cap = r.get("capacity", math.nan)
+            row.append("-" if cap != cap else f"{cap:.4f}")
+        verdict = _judged(r, bases)
+        cv_ = next((r.get(f"capacity_verdict_{b}") for b in bases
+                    if r.get(f"capacity_verdict_{b}") not in (None, "-")), None)
+        row.append((verdict or "-") + (f"; capacity {cv_}" if cv_ else ""))
+        srows.append(row)
+    head = ["simulator", "saturation*", "bracket", "onsets"] + (["capacity"] if has_cap else []) + ["verdict"]
+    sat_text = _aligned(head, srows, right=(1,)) + (
+        "\n* saturation: the highest sustained load (the lower end of the bracket), the plot "
+        "legend's 'sat.'")
+    return points, sat_text
+
+
 def crossval_command(args) -> int:
     """Handler of ``topogen crossval``; returns the exit code."""
     from .._progress import Progress
@@ -491,9 +639,10 @@ def crossval_command(args) -> int:
     s = res.spec
     print(f"crossval: {s.topology} {_short_params(s.params)} routing {s.routing}, traffic {s.traffic}, "
           f"{s.packet_size}-flit packets, seed {res.seed}")
-    print(format_table(res.table))
+    points, sat_text = compact_tables(res.table, res.saturation)
+    print(points)
     print()
-    print(format_table(res.saturation))
+    print(sat_text)
     odd = res.table[~res.table["status"].isin(("completed", "skipped"))]
     for r in odd.to_dict("records"):
         print(f"{r['simulator']} at load {r['load']:g}: {r['status']}"

@@ -38,8 +38,8 @@ def verdicts(table, saturation, spec: CrossvalSpec, *, deadlock_free: bool | Non
     ``|lat_X / lat_B - 1| <= latency_tolerance``, ``FAIL`` when not (or when one of them
     did not complete), ``inconclusive`` when the miss lies within :data:`NOISE_Z` standard
     errors of the ratio (points of several runs, ``spec.repeats``: their ``latency_sem``),
-    and ``n/a`` above ``up_to`` times B's saturation estimate
-    (midpoint of its bracket; every load counts when B did not saturate) or where B has
+    and ``n/a`` above ``up_to`` times the middle of B's saturation bracket
+    (every load counts when B did not saturate) or where B has
     no point.  Saturation: ``pass`` when the estimates (bracket midpoints) are within
     ``saturation_tolerance`` of B's, ``FAIL`` when not, ``undetermined`` when a bracket
     is unbounded or wider than the tolerance (``spec.saturation`` bisects it).
@@ -70,8 +70,9 @@ def verdicts(table, saturation, spec: CrossvalSpec, *, deadlock_free: bool | Non
         if base not in sims:
             continue
         b = sat[base]
-        limit = spec.up_to * b["saturation"] if not math.isnan(b["saturation"]) else (
-            spec.up_to * b["sat_low"] if not math.isinf(b["sat_high"]) else math.inf)
+        # up_to of the middle of B's bracket (its saturation load when bisected to the tolerance)
+        mid = (b["sat_low"] + b["sat_high"]) / 2 if not math.isnan(b["sat_low"]) else b["sat_high"]
+        limit = spec.up_to * mid if not math.isinf(b["sat_high"]) else math.inf
         base_rows = table[table["simulator"] == base].set_index("load")
         judged = COMPARED_WITH[base]
         for i, r in table.iterrows():
@@ -121,6 +122,8 @@ def verdicts(table, saturation, spec: CrossvalSpec, *, deadlock_free: bool | Non
                 saturation.at[j, vcol] = "undetermined"  # a bracket wider than the tolerance
             elif abs(ratio - 1) <= tol:
                 saturation.at[j, vcol] = "pass"
+            elif _onsets_overlap(s, b, tol):
+                saturation.at[j, vcol] = "inconclusive"  # the seeds' onsets reach within the tolerance
             else:
                 dl = deadlocked & {s["simulator"], base}
                 saturation.at[j, vcol] = dl_label if dl else "FAIL"
@@ -128,13 +131,37 @@ def verdicts(table, saturation, spec: CrossvalSpec, *, deadlock_free: bool | Non
     return table, pd.DataFrame(saturation)
 
 
+def _onset_range(r) -> tuple[float, float] | None:
+    """Where the seeds' onsets of one simulator lie, ``[min(first_fail, sat_low),
+    max(last_pass, sat_high)]``, or None when its runs agree (no spread beyond the
+    bracket, or no repeats)."""
+    ff, lp = r.get("first_fail", math.nan), r.get("last_pass", math.nan)
+    lo, hi = r["sat_low"], r["sat_high"]
+    if ff != ff or lp != lp or math.isinf(hi) or lo != lo:
+        return None
+    a, b = min(ff, lo), max(lp, hi)
+    return (a, b) if (a < lo or b > hi) else None
+
+
+def _onsets_overlap(x, b, tol: float) -> bool:
+    """Whether the saturation miss of ``x`` against ``b`` lies within their runs' spread:
+    one of them has seeds whose onsets differ beyond the bracket, and some onset of ``x``
+    lies within ``tol`` of some onset of ``b``."""
+    rx, rb = _onset_range(x), _onset_range(b)
+    if rx is None and rb is None:
+        return False
+    (x0, x1), (b0, b1) = rx or (x["sat_low"], x["sat_high"]), rb or (b["sat_low"], b["sat_high"])
+    return x0 <= b1 * (1 + tol) and b0 <= x1 * (1 + tol)
+
+
 def noise_note(spec: CrossvalSpec, table) -> str | None:
     """A note for a table of single runs with a latency ``FAIL``: it may be noise (None
     otherwise)."""
     vcols = [c for c in table.columns if c.startswith("verdict_")]
-    if spec.repeats != 1 or not any((table[c] == "FAIL").any() for c in vcols):
+    if spec.max_repeats != 1 or not any((table[c] == "FAIL").any() for c in vcols):
         return None
-    return ("one run per point: a run's mean latency scatters between seeds (33-flit packets: "
-            "3-8 % standard deviation at 50-75 % of saturation, docs/sim.md), so a latency FAIL "
-            "near the tolerance may be noise; --repeats 6 gives each point a standard error, and "
-            f"a miss within {NOISE_Z:g} of them reads 'inconclusive'")
+    return ("one run per point (--repeats 1 --max-repeats 1): a run's mean latency scatters between "
+            "seeds (33-flit packets: 3-8 % standard deviation at 50-75 % of saturation, docs/sim.md), "
+            "so a latency FAIL near the tolerance may be noise; the default runs 3 per point (up to 8 "
+            f"where a miss is within the noise) and a miss within {NOISE_Z:g} standard errors reads "
+            "'inconclusive'")

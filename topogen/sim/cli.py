@@ -24,7 +24,7 @@ def add_parsers(subparsers, parents=()) -> None:
     parents = list(parents)
     from .._validate import int_option
     from .. import sim_defaults as sd
-    from ..load_points import DEFAULT_POINTS
+    from ..load_points import DEFAULT_LOW, DEFAULT_POINTS
     from .config import FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS, SimConfig
     from .traffic import PATTERNS
 
@@ -101,7 +101,7 @@ def add_parsers(subparsers, parents=()) -> None:
                    help="simulation seed (default: derived from the point's content; recorded)")
     s.add_argument("--sweep", action="store_true",
                    help="find the zero-load latency and the saturation load by bisection")
-    s.add_argument("--low", type=float, default=0.01, help="sweep: lowest load (default 0.01)")
+    s.add_argument("--low", type=float, default=DEFAULT_LOW, help=f"sweep: lowest load (default {DEFAULT_LOW:g})")
     s.add_argument("--high", type=float, default=1.0, help="sweep: highest load (default 1.0)")
     s.add_argument("--tolerance", type=float, default=0.01, help="sweep: bracket width (default 0.01)")
     s.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",
