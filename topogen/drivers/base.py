@@ -12,6 +12,12 @@ first and last halves are kept and one line in between says how many bytes were 
 make parsing slow.  One that writes more than :data:`RUNAWAY_FACTOR` times the cap is
 killed as a runaway.  When the simulator ends, however it ends, its whole process group is
 killed, so no child it started outlives the run.
+
+While it runs, an optional :class:`RunMonitor` reads its output line by line and shows
+progress: a status line on a terminal (redrawn about once a second: elapsed time and what
+the simulator's own output says), or, when stderr is not a terminal, one plain line at
+most every :data:`DEFAULT_PROGRESS_INTERVAL` seconds (``$TOPOGEN_PROGRESS_INTERVAL``);
+nothing with ``--quiet`` or ``TOPOGEN_QUIET``.
 """
 
 from __future__ import annotations
@@ -49,6 +55,10 @@ __all__ = [
     "RUNAWAY_FACTOR",
     "log_cap",
     "row_problem",
+    "RunMonitor",
+    "progress_interval",
+    "DEFAULT_PROGRESS_INTERVAL",
+    "PROGRESS_INTERVAL_ENV_VAR",
 ]
 
 #: Statuses that mean the simulator did not produce a usable result: it refused its input
@@ -71,6 +81,10 @@ LOG_CAP_ENV_VAR = "TOPOGEN_LOG_CAP"
 RUNAWAY_FACTOR = 16
 #: Start of the line a capped log has where output was dropped.
 LOG_CUT_MARK = "[topogen: "
+#: Seconds between two plain progress lines of a run whose stderr is not a terminal.
+DEFAULT_PROGRESS_INTERVAL = 60.0
+#: Environment variable that changes :data:`DEFAULT_PROGRESS_INTERVAL` (seconds, > 0).
+PROGRESS_INTERVAL_ENV_VAR = "TOPOGEN_PROGRESS_INTERVAL"
 
 # exit codes a shell reports for a child killed by a signal (128 + n)
 _CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
@@ -334,6 +348,7 @@ def run_process(
     env: dict[str, str] | None = None,
     line_buffered: bool = True,
     cap: int | None = None,
+    monitor: "RunMonitor | None" = None,
 ) -> ProcessResult:
     """Run a simulator with its output in ``log_path`` and a wall-clock timeout.
 
@@ -363,6 +378,10 @@ def run_process(
         Prefix ``stdbuf -oL -eL`` when ``stdbuf`` exists, so C stdio flushes every line.
     cap : int, optional
         Bytes of output kept in the log (default :func:`log_cap`).
+    monitor : RunMonitor, optional
+        Shown progress: gets every line of output (:meth:`RunMonitor.feed`) and a
+        :meth:`RunMonitor.tick` a few times a second while the process runs; closed when
+        it ends.
 
     Returns
     -------
@@ -400,15 +419,17 @@ def run_process(
             os.close(write_end)
         timed_out = runaway = False
         try:
-            timed_out, runaway = _pump(proc, read_end, sink, deadline, cap * RUNAWAY_FACTOR)
+            timed_out, runaway = _pump(proc, read_end, sink, deadline, cap * RUNAWAY_FACTOR, monitor)
             rc = proc.returncode if not timed_out else None
         finally:
             _kill_group(proc)  # the process and every child it left
             try:
-                _drain(read_end, sink)
+                _drain(read_end, sink, monitor=monitor)
             finally:
                 os.close(read_end)
                 sink.close()
+                if monitor is not None:
+                    monitor.close()
     return ProcessResult(tuple(cmd), rc, timed_out, time.monotonic() - start, log_path,
                          output_bytes=sink.total, dropped_bytes=sink.dropped, runaway=runaway)
 
@@ -417,14 +438,17 @@ _CHUNK = 1 << 20
 
 
 def _pump(proc: subprocess.Popen, fd: int, sink: "_CappedLog", deadline: float | None,
-          runaway_bytes: int) -> tuple[bool, bool]:
-    """Copy the child's output into ``sink`` until it exits (then its group is killed and
-    the pipe drained by the caller).  Returns ``(timed_out, runaway)``; the process has
-    ended (reaped) when it returns ``(False, False)``."""
+          runaway_bytes: int, monitor: "RunMonitor | None" = None) -> tuple[bool, bool]:
+    """Copy the child's output into ``sink`` (and its lines to ``monitor``) until it exits
+    (then its group is killed and the pipe drained by the caller).  Returns
+    ``(timed_out, runaway)``; the process has ended (reaped) when it returns
+    ``(False, False)``."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     eof = False
     while True:
+        if monitor is not None:
+            monitor.tick()
         if proc.poll() is not None:
             return False, False
         now = time.monotonic()
@@ -444,11 +468,13 @@ def _pump(proc: subprocess.Popen, fd: int, sink: "_CappedLog", deadline: float |
             eof = True
             continue
         sink.write(data)
+        if monitor is not None:
+            monitor.feed_bytes(data)
         if sink.total > runaway_bytes:
             return False, True
 
 
-def _drain(fd: int, sink: "_CappedLog", limit_s: float = 2.0) -> None:
+def _drain(fd: int, sink: "_CappedLog", limit_s: float = 2.0, monitor: "RunMonitor | None" = None) -> None:
     """Read what is left in the pipe (the group is dead; a process that escaped the group
     and keeps the pipe open is not waited for longer than ``limit_s``)."""
     end = time.monotonic() + limit_s
@@ -462,6 +488,131 @@ def _drain(fd: int, sink: "_CappedLog", limit_s: float = 2.0) -> None:
         if not data:
             return
         sink.write(data)
+        if monitor is not None:
+            monitor.feed_bytes(data)
+
+
+def progress_interval() -> float:
+    """Seconds between two plain progress lines when stderr is not a terminal:
+    ``$TOPOGEN_PROGRESS_INTERVAL`` or :data:`DEFAULT_PROGRESS_INTERVAL`.
+
+    Raises
+    ------
+    ParameterError
+        ``$TOPOGEN_PROGRESS_INTERVAL`` is not a number of seconds above 0.
+    """
+    text = os.environ.get(PROGRESS_INTERVAL_ENV_VAR)
+    if not text:
+        return DEFAULT_PROGRESS_INTERVAL
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise ParameterError(f"{PROGRESS_INTERVAL_ENV_VAR}={text!r} must be a number of seconds above 0 "
+                             f"(default {DEFAULT_PROGRESS_INTERVAL:g}); fix it or unset it")
+    return value
+
+
+class RunMonitor:
+    """Progress of one simulator run, shown while it runs.
+
+    :func:`run_process` passes it every line the simulator prints (:meth:`feed`) and calls
+    :meth:`tick` a few times a second.  On a terminal (stderr a TTY) a status line is
+    redrawn about once a second with :class:`topogen._progress.Progress` (elapsed time,
+    then :meth:`state`); otherwise one plain line, ``"<name>: 45 s elapsed, <state>"``, is
+    written at most every ``interval`` seconds, so a batch log hears from a long run
+    without being flooded.  Nothing is shown when progress is quiet (``--quiet``,
+    ``TOPOGEN_QUIET``) or ``quiet=True``.
+
+    Subclasses read the simulator's own output in :meth:`feed` and describe it in
+    :meth:`state` (sample period, simulated time ...).
+
+    Parameters
+    ----------
+    name : str
+        Label of the lines (``"booksim"``).
+    point : str
+        What is being run (``"load 0.05"``), shown first in the state.
+    stream : file object, optional
+        Where to write (default ``sys.stderr``).
+    interval : float, optional
+        Seconds between plain lines (default :func:`progress_interval`).
+    quiet : bool, optional
+        True to show nothing; None follows ``--quiet`` / ``TOPOGEN_QUIET``.
+    """
+
+    #: Seconds between redraws of the terminal line.
+    redraw_s = 1.0
+
+    def __init__(self, name: str, *, point: str = "", stream=None, interval: float | None = None,
+                 quiet: bool | None = None):
+        from .. import _progress
+
+        self.name = name
+        self.point = point
+        self.stream = sys.stderr if stream is None else stream
+        self.quiet = _progress.is_quiet() if quiet is None else bool(quiet)
+        self.interval = progress_interval() if interval is None else float(interval)
+        self.tty = not self.quiet and _progress.enabled(self.stream)
+        self._bar = _progress.Progress(desc=name, stream=self.stream) if self.tty else None
+        self.start = time.monotonic()
+        self._last_line = self.start
+        self._last_draw = 0.0
+        self._partial = b""
+        self._closed = False
+
+    # ------------------------------------------------------------ output of the simulator
+    def feed_bytes(self, data: bytes) -> None:
+        """Split raw output into lines for :meth:`feed` (an unfinished line waits)."""
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()[-4096:]
+        for raw in lines:
+            self.feed(raw[:4096].decode("utf-8", "replace").rstrip("\r"))
+
+    def feed(self, line: str) -> None:
+        """One line of the simulator's output (subclasses read it)."""
+
+    def state(self) -> str:
+        """What the output says so far, as text after the elapsed time ("" when nothing)."""
+        return ""
+
+    # ------------------------------------------------------------ showing
+    def elapsed(self) -> float:
+        """Seconds since the monitor was made."""
+        return time.monotonic() - self.start
+
+    def _state_text(self) -> str:
+        return ", ".join(p for p in (self.point, self.state()) if p)
+
+    def tick(self) -> None:
+        """Redraw the terminal line, or write a plain line when ``interval`` has passed."""
+        if self.quiet or self._closed:
+            return
+        now = time.monotonic()
+        if self._bar is not None:
+            if now - self._last_draw >= self.redraw_s:
+                self._last_draw = now
+                self._bar.status(self._state_text())
+            return
+        if now - self._last_line >= self.interval:
+            self._last_line = now
+            state = self._state_text()
+            self._write(f"{self.name}: {self.elapsed():.0f} s elapsed" + (f", {state}" if state else "") + "\n")
+
+    def close(self) -> None:
+        """Erase the terminal line; nothing is shown afterwards."""
+        if self._bar is not None:
+            self._bar.close()
+        self._closed = True
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed or broken stream: stop showing
+            self.quiet = True
 
 
 class _CappedLog:

@@ -56,6 +56,7 @@ from .base import (
     LOG_CUT_MARK,
     RUNAWAY_FACTOR,
     ProcessResult,
+    RunMonitor,
     find_binary,
     fresh_path,
     run_process,
@@ -73,6 +74,7 @@ __all__ = [
     "ENV_VAR",
     "check_options",
     "output_problem",
+    "BookSimMonitor",
 ]
 
 ENV_VAR = "TOPOGEN_BOOKSIM"
@@ -628,6 +630,72 @@ def _fill_from_config(parsed: BookSimOutput, config: Path, overrides) -> None:
         parsed.metadata = metadata
 
 
+class BookSimMonitor(RunMonitor):
+    """Progress of a BookSim run from its own output: the phase (reading the netlist,
+    building routes, warming up, measuring, draining), the sample periods printed so far
+    (a ``Class 0:`` block each, ``sample_period`` cycles long) and the last sample's
+    packet latency.
+
+    Parameters
+    ----------
+    sample_period : int, optional
+        Cycles per sample period (the configuration's ``sample_period``), to show
+        simulated cycles.
+    **kwargs
+        As :class:`~topogen.drivers.base.RunMonitor` (``point``, ``stream``,
+        ``interval``, ``quiet``).
+    """
+
+    _PHASES = (
+        ("BEGIN Configuration File", "reading the configuration"),
+        ("========================Network File Parsed", "building routes"),
+        ("========================== Routing table", "warming up"),
+        ("Warmed up", "measuring"),
+        ("Draining", "draining"),
+        ("====== Overall Traffic Statistics", "writing statistics"),
+        ("Simulation unstable", "unstable, stopping"),
+    )
+
+    def __init__(self, *, sample_period: int | None = None, **kwargs):
+        super().__init__("booksim", **kwargs)
+        self.sample_period = sample_period
+        self.phase = "starting"
+        self.samples = 0
+        self.latency: float | None = None
+        self.cycles_done = 0  # "Time taken" of finished simulations (sim_count > 1)
+
+    def feed(self, line: str) -> None:
+        if line.startswith("Class 0:"):
+            self.samples += 1
+            return
+        if line.startswith("Packet latency average") and "=" in line:
+            try:
+                self.latency = float(line.split("=", 1)[1].split()[0])
+            except (ValueError, IndexError):
+                pass
+            return
+        if line.startswith("Time taken is"):
+            m = re.match(r"Time taken is (\d+) cycles", line)
+            if m:
+                self.cycles_done += int(m.group(1))
+            return
+        for prefix, phase in self._PHASES:
+            if line.startswith(prefix):
+                self.phase = phase
+                return
+
+    def state(self) -> str:
+        parts = [self.phase]
+        if self.samples:
+            text = f"sample period {self.samples}"
+            if self.sample_period:
+                text += f" ({self.samples * self.sample_period:,} cycles)"
+            parts.append(text)
+        if self.latency is not None and math.isfinite(self.latency):
+            parts.append(f"latency {self.latency:.4g} cycles")
+        return ", ".join(parts)
+
+
 def find_booksim(binary=None) -> str:
     """Path of the BookSim2 executable: ``binary``, else ``$TOPOGEN_BOOKSIM``, else ``booksim`` on PATH.
 
@@ -713,6 +781,7 @@ def run_booksim(
     timeout: float | None = 3600.0,
     binary=None,
     raise_on_failure: bool = True,
+    progress: bool | RunMonitor = False,
     **fields,
 ) -> dict:
     """Run BookSim on a configuration and return one results row.
@@ -737,6 +806,11 @@ def run_booksim(
         (:data:`~topogen.drivers.base.FAILURE_STATUSES`: ``rejected``, ``crash``,
         ``hang``, ``incomplete``, ``truncated``, ``garbage``, ``implausible``; the row is
         attached as ``err.row``).  ``saturated`` and ``deadlock`` are results, never errors.
+    progress : bool or RunMonitor
+        True to show the run's progress on stderr (:class:`BookSimMonitor`): the phase,
+        sample periods and latency from BookSim's output with the elapsed time (a status
+        line on a terminal, a plain line every minute otherwise; nothing when quiet).  A
+        monitor of one's own may be given instead.
     **fields
         Extra results columns (``topology``, ``routing`` ...) overriding the log's.
 
@@ -766,7 +840,15 @@ def run_booksim(
     overrides_given = dict(overrides or {})
     check_options({k: v for k, v in file_options.items() if k not in overrides_given}, f"{config.name}:")
     check_options(overrides_given, "option")
-    proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent)
+    monitor = None
+    if isinstance(progress, RunMonitor):
+        monitor = progress
+    elif progress:
+        merged = {**file_options, **{k: format_option(k, v) for k, v in overrides_given.items()}}
+        rate = merged.get("injection_rate")
+        monitor = BookSimMonitor(sample_period=_int_or_none(merged.get("sample_period", "1000")),
+                                 point=f"load {rate}" if rate is not None else "")
+    proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent, monitor=monitor)
     try:
         parsed = parse_output(proc.log_path)
         garbage = None

@@ -375,9 +375,12 @@ def _run_booksim(args, src: Path, out_dir: Path):
                    f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})"
                    f"; config: {config}")
         return res.rows, summary
+    # what runs, at once (the run may take minutes), then progress from BookSim's output
+    # on stderr (a status line on a terminal, a plain line a minute otherwise)
+    print(f"config: {config}\nraw output: {log}", flush=True)
     row = run_booksim(config, overrides=overrides, timeout=args.timeout, binary=args.binary,
-                      log_path=log, raise_on_failure=False)
-    return [row], f"config: {config}"
+                      log_path=log, raise_on_failure=False, progress=True)
+    return [row], None
 
 
 def _check_rate(rate: float) -> None:
@@ -443,12 +446,13 @@ def _run_sst(args, src: Path, out_dir: Path):
         bundle = src.resolve()
     else:
         bundle = _fresh_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
+    print(f"bundle: {bundle}", flush=True)  # at once; each load's raw log is on its results line
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
                    out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
                    timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False,
                    generator=args.generator, seed=seed, self_packets=args.self_packets,
-                   sst_topology=args.sst_topology, num_vcs=args.num_vcs)
+                   sst_topology=args.sst_topology, num_vcs=args.num_vcs, progress=True)
     return rows, None
 
 

@@ -290,6 +290,7 @@ def run_sst(
     self_packets: bool = sim_defaults.SELF_PACKETS,
     sst_topology: str = "anytopo",
     num_vcs: int | None = None,
+    progress: bool = False,
     **fields,
 ) -> list[dict]:
     """Check a bundle, run SST on it and return results rows (one per offered load).
@@ -350,6 +351,11 @@ def run_sst(
         :mod:`topogen.drivers.sst_table`.  Recorded with ``num_vcs`` in the rows' params.
     num_vcs : int, optional
         ``table``: VCs per virtual network (default :data:`topogen.sim_defaults.NUM_VCS`).
+    progress : bool
+        Show the run's progress on
+        stderr (:class:`~topogen.drivers.sst_nic.SSTMonitor`: elapsed and simulated time;
+        a status line on a terminal, a plain line every minute otherwise; nothing when
+        quiet).
     **fields
         Extra results columns.
 
@@ -374,7 +380,7 @@ def run_sst(
             message_size=message_size, warmup=warmup, collect=collect, drain=drain,
             out_dir=out_dir, ranks=ranks, threads=threads, timeout=timeout, binary=binary,
             mpirun=mpirun, raise_on_failure=False, validate=validate,
-            sst_topology=sst_topology, num_vcs=num_vcs, **fields))
+            sst_topology=sst_topology, num_vcs=num_vcs, progress=progress, **fields))
         failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
         if raise_on_failure and failed:
             raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], failed[0]["raw_output"],
@@ -408,7 +414,14 @@ def run_sst(
     argv[argv.index("--stats") + 1] = str(stats)
     if stats.exists():  # a stray CSV of no kept log (the log name was free); never read stale data
         stats.unlink()
-    proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
+    monitor = None
+    if progress:
+        from .sst_nic import SSTMonitor
+
+        planned_ps = len(loads) * (w + c) + max(len(loads) - 1, 0) * d
+        monitor = SSTMonitor(planned_ns=planned_ps / 1000.0,
+                             point="load " + ",".join(f"{float(x):g}" for x in loads))
+    proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor)
     out, status, message = judge_process(proc)
     windows_data = parse_windows(stats) if stats.is_file() and status not in FAILURE_STATUSES else None
     params = {"message_size": message_size, "warmup": warmup, "collect": collect, "drain": drain,

@@ -49,7 +49,7 @@ from .._rng import resolve_seed
 from ..errors import OutputError, ParameterError, SimulatorFailed, SimulatorNotFound
 from ..export.sst import model_path, read_bundle
 from ..results import make_row
-from .base import FAILURE_STATUSES, fresh_path, run_process, simulator_failed
+from .base import FAILURE_STATUSES, RunMonitor, fresh_path, run_process, simulator_failed
 from .sst_output import bits, time_to_ns
 from .sst_table import topology_args
 
@@ -410,12 +410,70 @@ def _cycles(text: str, what: str, cycle_ps: int, *, positive: bool) -> int:
     return c
 
 
+class SSTMonitor(RunMonitor):
+    """Progress of an SST run from its own output.
+
+    SST prints its simulated time only at the end (``Simulation is complete, simulated
+    time: 70 us``) unless asked for heartbeats (``--heartbeat-sim-period``); this monitor
+    shows the elapsed time with the run's planned simulated time, and the simulated time
+    of every heartbeat line (``# Simulation Heartbeat: Simulated Time 12.5 us ...``) that
+    appears.
+
+    Parameters
+    ----------
+    planned_ns : float, optional
+        Simulated time the run is set to cover (warm-up + collect + drain per load).
+    **kwargs
+        As :class:`~topogen.drivers.base.RunMonitor` (``point``, ``stream``,
+        ``interval``, ``quiet``).
+    """
+
+    _HEARTBEAT = re.compile(r"^# Simulation Heartbeat: Simulated Time (?P<t>\S+\s*[a-zA-Z]*s)\b")
+    _COMPLETE = re.compile(r"^Simulation is complete, simulated time: (?P<t>.+?)\s*$")
+
+    def __init__(self, *, planned_ns: float | None = None, **kwargs):
+        super().__init__("sst", **kwargs)
+        self.planned_ns = planned_ns
+        self.simulated: str | None = None
+        self.phase = "simulating"
+
+    def feed(self, line: str) -> None:
+        m = self._HEARTBEAT.match(line)
+        if m:
+            self.simulated = m.group("t").strip()
+            return
+        m = self._COMPLETE.match(line)
+        if m:
+            self.simulated = m.group("t").strip()
+            self.phase = "complete"
+            return
+        if line.startswith("FATAL:"):
+            self.phase = "failing (FATAL)"
+
+    def state(self) -> str:
+        parts = [self.phase]
+        planned = _ns_text(self.planned_ns) if self.planned_ns else None
+        if self.simulated:
+            parts.append(f"simulated time {self.simulated}" + (f" of {planned}" if planned else ""))
+        elif planned:
+            parts.append(f"{planned} of simulated time planned")
+        return ", ".join(parts)
+
+
+def _ns_text(ns: float) -> str:
+    """``70000.0`` -> ``"70 us"``."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.4g} {unit}"
+    return f"{ns:.4g} ns"
+
+
 def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, traffic: str = "uniform",
                   seed=None, self_packets: bool = sim_defaults.SELF_PACKETS, message_size: str | None = None,
                   warmup: str = "10us", collect: str = "40us", drain: str = "20us", out_dir=None,
                   ranks: int = 1, threads: int = 1, timeout: float | None = 3600.0, binary=None, mpirun=None,
                   raise_on_failure: bool = True, validate: bool = True, sst_topology: str = "anytopo",
-                  num_vcs: int | None = None, **fields) -> list[dict]:
+                  num_vcs: int | None = None, progress: bool = False, **fields) -> list[dict]:
     """Run ``topogen.bernoulli_nic`` endpoints on a bundle: one SST run per load.
 
     Parameters
@@ -443,6 +501,9 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     sst_topology, num_vcs
         The routers' topology, ``anytopo`` or ``table``, and the VCs of ``table``
         (:func:`topogen.drivers.sst_table.topology_args`).
+    progress : bool
+        Show each run's progress on stderr (:class:`SSTMonitor`: the load, elapsed and
+        simulated time; nothing when quiet).
 
     Returns
     -------
@@ -489,7 +550,11 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                f"{float(x):g}.s{run_seed}")  # the traffic text names files: no "/" reaches them
         tag += ".table" if sst_topology == "table" else ""
         log = fresh_path(out_dir / f"{tag}.log")
-        proc = run_process(argv, log, timeout=timeout, cwd=out_dir)
+        monitor = None
+        if progress:
+            count = f" ({len(rows) + 1} of {len(loads)})" if len(loads) > 1 else ""
+            monitor = SSTMonitor(planned_ns=sum(cycles) * cycle_ps / 1000.0, point=f"load {float(x):g}{count}")
+        proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor)
         out, status, message = judge_process(proc)
         params = {"generator": "bernoulli", "element": "topogen.bernoulli_nic", "self_packets": bool(self_packets),
                   "seed_source": "given" if given else "content", "message_size": message_size,

@@ -13,8 +13,13 @@ numbered contiguously, in switch order).  anynet has no comment syntax, so the m
 Configurations are rendered from the Jinja2 templates in
 ``topogen/templates/booksim/`` (mirrored at the repository root as ``booksim_configs/``).
 Every option is typed the way BookSim's parser demands (floats always with a decimal
-point, integers without, bare string tokens), unknown option names are refused, and
-``network_file`` is always an absolute path.
+point, integers without, bare string tokens), unknown option names are refused.
+
+Exports travel: ``network_file`` (and a ``stats_out``/``watch_out`` file inside the
+configuration's folder) is written relative to the configuration's folder -- the bare
+netlist name for :func:`export_booksim` -- and BookSim, which opens it relative to its
+working directory, is run from that folder (:func:`topogen.drivers.booksim.run_booksim`
+does so; by hand: ``cd FOLDER && booksim NAME.cfg``).  A copy of the folder runs anywhere.
 """
 
 from __future__ import annotations
@@ -259,8 +264,9 @@ def write_anynet(path, topology, layout=None, *, clock_period_ns: float = sim_de
     Parameters
     ----------
     path : path-like
-        Netlist file.  Its absolute form must be a valid BookSim string token (no spaces;
-        see :func:`format_option`) so a configuration can name it.
+        Netlist file.  Its path relative to the configuration's folder (its name, when
+        both are in one folder) must be a valid BookSim string token (no spaces; see
+        :func:`format_option`) so a configuration can name it.
     topology : Topology
     layout : Layout, optional
         When given, link latencies are ``ceil(cable delay / clock_period_ns)`` cycles.
@@ -480,6 +486,21 @@ def _one_line_output(value):
 
 _FIXED = {"topology": "anynet", "routing_function": "min"}
 
+#: Options that name files, which BookSim opens relative to its working directory.
+_PATH_OPTIONS = ("stats_out", "watch_out")
+
+
+def _relative_path(path, config_dir) -> str:
+    """``path`` relative to ``config_dir`` (``/``-separated) when it lies inside that
+    folder, else absolute; absolute when ``config_dir`` is None."""
+    full = Path(os.path.abspath(os.fspath(path)))
+    if config_dir is not None:
+        try:
+            return full.relative_to(os.path.abspath(os.fspath(config_dir))).as_posix()
+        except ValueError:
+            pass
+    return str(full)
+
 
 def _environment():
     import jinja2
@@ -502,14 +523,16 @@ def render_config(
     options: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     num_hosts: int | None = None,
+    config_dir=None,
 ) -> str:
     """Render a BookSim configuration from a named base template.
 
     Parameters
     ----------
     network_file : path-like
-        The anynet netlist; written as an absolute path (BookSim opens it relative to its
-        working directory otherwise).
+        The anynet netlist.  Written relative to ``config_dir`` when it lies in that folder
+        (or below it), else as an absolute path.  BookSim opens it relative to its working
+        directory: run BookSim from ``config_dir``.
     setup : str
         A key of :data:`SETUPS` (``"vct33"``, ``"default"``) or the file name of a template
         in :func:`template_dir`.
@@ -520,12 +543,22 @@ def render_config(
         Provenance written into the ``//`` header (generator, params, seed ...).
     num_hosts : int, optional
         When given, the traffic pattern is checked against it (:func:`check_traffic`).
+    config_dir : path-like, optional
+        The folder the configuration is written to (where BookSim is to run).  Paths in it
+        (the netlist, an absolute ``stats_out`` or ``watch_out`` inside it) are written
+        relative to it, so that the folder can be moved or copied elsewhere and still run.
+        Without it the netlist's path is written absolute.
 
     Returns
     -------
     str
     """
     options = dict(options or {})
+    if config_dir is not None:
+        for key in _PATH_OPTIONS:
+            if key in options and isinstance(options[key], (str, os.PathLike)) \
+                    and os.path.isabs(os.fspath(options[key])):
+                options[key] = _relative_path(options[key], config_dir)
     for fixed in ("topology", "routing_function", "network_file"):
         if fixed in options:
             raise ParameterError(
@@ -538,7 +571,7 @@ def render_config(
             f"unknown BookSim setup {setup!r}; known setups: {', '.join(SETUPS)} "
             f"(or a template file in {template_dir()})"
         )
-    net = os.path.abspath(os.fspath(network_file))
+    net = _relative_path(network_file, config_dir)
     net_text = format_option("network_file", net)
     tracker = _OptionTracker(options)
     tracker.written.update({k: v for k, v in _FIXED.items()})
@@ -575,7 +608,9 @@ def render_config(
 
 
 def write_config(path, network_file, **kwargs) -> Path:
-    """:func:`render_config` written atomically to ``path``; returns the path."""
+    """:func:`render_config` written atomically to ``path`` (paths in it relative to its
+    folder, see ``config_dir``); returns the path."""
+    kwargs.setdefault("config_dir", Path(path).parent)
     return atomic_write_text(path, render_config(network_file, **kwargs))
 
 
@@ -596,7 +631,8 @@ def export_booksim(
     Parameters
     ----------
     directory : path-like
-        Created if needed.  Its absolute path must be a valid BookSim token (no spaces).
+        Created if needed.  Its path may hold any character: the configuration names the
+        netlist by its file name only.
     topology : Topology
     layout : Layout, optional
         Gives per-link latencies (``ceil(delay / clock_period_ns)`` cycles); without it
@@ -627,7 +663,10 @@ def export_booksim(
 
     Notes
     -----
-    Everything is rendered and checked before the first file is written (a bad option
+    The configuration names the netlist by its bare file name (``network_file =
+    torus.anynet;``): the folder is relocatable, and BookSim runs it from inside it
+    (``cd DIRECTORY && booksim torus.cfg``, as :func:`topogen.drivers.booksim.run_booksim`
+    does).  Everything is rendered and checked before the first file is written (a bad option
     or traffic leaves nothing behind); each file is written to a temporary name and
     renamed, the configuration last, so a configuration on disk always has its netlist.
     """
@@ -656,7 +695,7 @@ def export_booksim(
         digest = hashlib.sha256("\0".join((net_text, net_meta, probe)).encode("utf-8")).hexdigest()
         stem = f"{stem}-{digest[:10]}"
     net = directory / f"{stem}.anynet"
-    cfg_text = render_config(net, **config_args)
+    cfg_text = render_config(net, config_dir=directory, **config_args)
     cfg = directory / f"{stem}.cfg"
     for path, text in ((net, net_text), (meta_path(net), net_meta), (cfg, cfg_text)):
         if not (content_stem and _same_text(path, text)):
