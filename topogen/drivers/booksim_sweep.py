@@ -24,7 +24,7 @@ from typing import Any
 from .._input import load_json
 from ..errors import ParameterError
 from ..results import atomic_write_text, canonical_json, make_row, write_results
-from ..load_points import check_points, fill_loads
+from ..load_points import DEFAULT_LOW, check_points, fill_loads
 from .base import FAILURE_STATUSES, binary_digest, fresh_path, simulator_failed
 from .booksim import _override_args, find_booksim, read_config_file, run_booksim
 
@@ -158,7 +158,7 @@ def sweep_booksim(
     config,
     out_dir,
     *,
-    low: float = 0.005,
+    low: float = DEFAULT_LOW,
     high: float = 1.0,
     tolerance: float = 0.01,
     max_points: int = 30,
