@@ -124,47 +124,79 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     P = cfg.sample_period
     if cfg.min_period_packets and p * n_active > 0:
         P = max(P, math.ceil(cfg.min_period_packets / (p * n_active)))
-    warm_end = cfg.warmup_periods * P
-    eng.measure_from = warm_end
-    S = cfg.packet_size
-    overhead = cfg.injection_overhead
+    eng.measure_from = cfg.warmup_periods * P
+    tally = _Tally(P, cfg.packet_size, cfg.stamp_offset, cfg.injection_overhead)
+    eng.on_deliver = tally.on_deliver
+    eng.on_deliver_arrays = tally.on_deliver_arrays
+    stop_at = start_traffic(eng, net, tr, p, rng, tally.created, P, cfg.injection)
+    M = net.num_links
+    run = _sample_periods(eng, cfg, tally, P, p, n_active, M if return_channel_flits else None)
+    if run.status == "completed":
+        # A network that delivers under 90 % of the packets created in the measurement
+        # periods is saturated even when its latency stayed under latency_thres for the
+        # whole (short) measurement.
+        made = tally.window(tally.created, cfg.warmup_periods, run.samples)
+        if made and run.delivered < 0.9 * made:
+            run.status, run.message = "saturated", (f"delivered {run.delivered} of the {made} packets "
+                                                    f"created in the measurement periods (under 90 %)")
+    flits_to = eng.port_flits[:M] if return_channel_flits else None
+    if run.status == "completed":
+        _drain(eng, cfg, tally, run, P)
+    stop_at[0] = eng.now
+    channel = np.full(M, np.nan)
+    if return_channel_flits and run.samples:
+        base = np.zeros(M) if run.flits_from is None else np.asarray(run.flits_from, dtype=float)
+        # flits sent up to the end of the measurement (or of the last period run)
+        channel = (np.asarray(flits_to, dtype=float) - base) / (run.samples * P)
+    row = _result_row(tally, run, cfg, eng, P, n_active, wall=time.perf_counter() - wall0, seed=seed)
+    row.update(_provenance(routing, traffic=tr, cfg=cfg, load=load, load_unit=load_unit,
+                           net=net, p=p, eng=eng))
+    if return_channel_flits:
+        return make_row(**row), channel
+    return make_row(**row)
 
-    created = {}  # period -> packets created
-    acc = {}  # period -> packets delivered
-    lat_sum = {}  # period -> latency sum of delivered packets
-    m_lat: list[int] = []
-    m_net: list[int] = []
-    m_hops: list[int] = []
-    m_sum = [0]
 
-    head = cfg.stamp_offset
+class _Tally:
+    """What a measurement counts as packets arrive: per sample period the packets created,
+    delivered and their latency sum; over the measurement periods each measured packet's
+    latency, network latency and hops."""
 
-    def on_deliver(pkt, tail):
-        k = tail // P
-        acc[k] = acc.get(k, 0) + 1
-        lat = tail - pkt.ctime - head
-        lat_sum[k] = lat_sum.get(k, 0) + lat
+    def __init__(self, period: int, packet_size: int, head: int, overhead: int):
+        self.P, self.S, self.head, self.overhead = period, packet_size, head, overhead
+        self.created: dict = {}  # period -> packets created (filled by start_traffic)
+        self.acc: dict = {}  # period -> packets delivered
+        self.lat_sum: dict = {}  # period -> latency sum of delivered packets
+        self.m_lat: list[int] = []
+        self.m_net: list[int] = []
+        self.m_hops: list[int] = []
+        self.m_sum = 0
+
+    def on_deliver(self, pkt, tail):
+        k = tail // self.P
+        self.acc[k] = self.acc.get(k, 0) + 1
+        lat = tail - pkt.ctime - self.head
+        self.lat_sum[k] = self.lat_sum.get(k, 0) + lat
         if pkt.measured:
-            m_lat.append(lat)
-            m_sum[0] += lat
-            m_net.append(tail - head - pkt.sent + overhead)
-            m_hops.append(pkt.links)
+            self.m_lat.append(lat)
+            self.m_sum += lat
+            self.m_net.append(tail - self.head - pkt.sent + self.overhead)
+            self.m_hops.append(pkt.links)
 
-    def on_deliver_arrays(ctime, sent, tail, links, measured):
-        """:func:`on_deliver` for a batch of packets in delivery order (compiled engine)."""
-        lat = tail - ctime - head
-        k, inv = np.unique(tail // P, return_inverse=True)
+    def on_deliver_arrays(self, ctime, sent, tail, links, measured):
+        """:meth:`on_deliver` for a batch of packets in delivery order (compiled engine)."""
+        lat = tail - ctime - self.head
+        k, inv = np.unique(tail // self.P, return_inverse=True)
         for kk, c, s in zip(k.tolist(), np.bincount(inv).tolist(),
                             np.bincount(inv, weights=lat).tolist()):
-            acc[kk] = acc.get(kk, 0) + c
-            lat_sum[kk] = lat_sum.get(kk, 0) + int(s)
+            self.acc[kk] = self.acc.get(kk, 0) + c
+            self.lat_sum[kk] = self.lat_sum.get(kk, 0) + int(s)
         ml = lat[measured]
-        m_lat.extend(ml.tolist())
-        m_sum[0] += int(ml.sum())
-        m_net.extend((tail - head - sent + overhead)[measured].tolist())
-        m_hops.extend(links[measured].tolist())
+        self.m_lat.extend(ml.tolist())
+        self.m_sum += int(ml.sum())
+        self.m_net.extend((tail - self.head - sent + self.overhead)[measured].tolist())
+        self.m_hops.extend(links[measured].tolist())
 
-    def mean_latency(first: int, last: int, running: bool) -> float:
+    def mean_latency(self, eng, first: int, last: int, running: bool) -> float:
         """BookSim's check against ``latency_thres``: the packets delivered since the
         statistics were last cleared (periods ``first .. last-1``; once measuring, only
         the measured packets) and every flit BookSim has created and not yet delivered,
@@ -172,158 +204,164 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
         source's next packet only when the previous one is injected (its creation time
         stays the Bernoulli time), so of a source queue only the head packet counts."""
         if running:
-            lsum, n = m_sum[0], len(m_lat)
+            lsum, n = self.m_sum, len(self.m_lat)
         else:
-            lsum = sum(lat_sum.get(i, 0) for i in range(first, last))
-            n = sum(acc.get(i, 0) for i in range(first, last))
+            lsum = sum(self.lat_sum.get(i, 0) for i in range(first, last))
+            n = sum(self.acc.get(i, 0) for i in range(first, last))
         n_heads, sum_heads = eng.source_heads()
         inflight = eng.in_network + n_heads
         ages = eng.now * inflight - (eng.ctime_sum - eng.srcq_ctime) - sum_heads
-        return (lsum + S * ages) / max(n + S * inflight, 1)
+        return (lsum + self.S * ages) / max(n + self.S * inflight, 1)
 
-    def window(counts: dict) -> int:
-        """Sum of per-period ``counts`` over the measurement periods run so far."""
-        k0 = cfg.warmup_periods
-        return sum(counts.get(i, 0) for i in range(k0, k0 + samples))
+    @staticmethod
+    def window(counts: dict, first: int, samples: int) -> int:
+        """Sum of per-period ``counts`` over the ``samples`` measurement periods from ``first``."""
+        return sum(counts.get(i, 0) for i in range(first, first + samples))
 
-    eng.on_deliver = on_deliver
-    eng.on_deliver_arrays = on_deliver_arrays
-    stop_at = start_traffic(eng, net, tr, p, rng, created, P, cfg.injection)
-    status, message = "completed", None
+
+@dataclass
+class _Run:
+    """How the sample periods ended: the outcome so far, the measurement periods run, the
+    packets delivered in them, the cycle the measurement ended (completed runs) and the
+    links' flit counts when it began (channel loads)."""
+
+    status: str = "completed"
+    message: str | None = None
+    samples: int = 0
+    delivered: int = 0
+    end_measure: int | None = None
+    flits_from: np.ndarray | None = None
+
+
+def _sample_periods(eng, cfg: SimConfig, tally: _Tally, P: int, p: float, n_active: int,
+                    links: int | None) -> _Run:
+    """Warm-up and measurement periods until the means converge (BookSim's
+    ``sim_type = latency``), a deadlock, saturation or ``max_samples``."""
+    run = _Run()
     prev = None
     conv = 0
-    cum_lat = cum_n = 0
-    end_measure = None
-    samples = 0
+    cum_lat = 0
     strict = cfg.stop_rule == "strict"
-    M = net.num_links
-    flits_from = None  # port_flits at the start of the measurement
     for k in range(1, cfg.max_samples + 1):
         eng.run(k * P)
-        if return_channel_flits and k == cfg.warmup_periods:
-            flits_from = eng.port_flits[:M]
+        if links is not None and k == cfg.warmup_periods:
+            run.flits_from = eng.port_flits[:links]
         if eng.deadlocked:
-            status, message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles with "
-                                           f"{eng.in_network} packets in the network (cycle {eng.now})")
-            break
+            run.status, run.message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles with "
+                                                   f"{eng.in_network} packets in the network (cycle {eng.now})")
+            return run
         dead = eng.deadlocked_buffers()
         if dead:
-            status, message = "deadlock", (f"{len(dead)} VC buffers hold packets that wait on each "
-                                           f"other in a cycle (cycle {eng.now})")
-            break
+            run.status, run.message = "deadlock", (f"{len(dead)} VC buffers hold packets that wait on each "
+                                                   f"other in a cycle (cycle {eng.now})")
+            return run
         warming = k <= cfg.warmup_periods
         # BookSim clears its statistics before warm-up periods 0, 2, 4 ... and when the
         # measurement starts
         first = (k - 1) - (k - 1) % 2 if warming else cfg.warmup_periods
-        lat_now = mean_latency(first, k, not warming)
+        lat_now = tally.mean_latency(eng, first, k, not warming)
         if lat_now > cfg.latency_thres:
-            status, message = "saturated", (f"mean latency {lat_now:.1f} cycles exceeded "
-                                            f"latency_thres={cfg.latency_thres:g} at cycle {k * P}")
-            break
+            run.status, run.message = "saturated", (f"mean latency {lat_now:.1f} cycles exceeded "
+                                                    f"latency_thres={cfg.latency_thres:g} at cycle {k * P}")
+            return run
         if eng.in_source > cfg.max_queue_packets * n_active:
-            status, message = "saturated", (f"source queues hold {eng.in_source} packets "
-                                            f"(> {cfg.max_queue_packets} per host) at cycle {k * P}")
-            break
+            run.status, run.message = "saturated", (f"source queues hold {eng.in_source} packets "
+                                                    f"(> {cfg.max_queue_packets} per host) at cycle {k * P}")
+            return run
         if warming:
             continue
-        samples += 1
-        n_del = acc.get(k - 1, 0)
-        cum_lat += lat_sum.get(k - 1, 0)
-        cum_n += n_del
+        run.samples += 1
+        cum_lat += tally.lat_sum.get(k - 1, 0)
+        run.delivered += tally.acc.get(k - 1, 0)
+        cum_n = run.delivered
         lat_k = cum_lat / cum_n if cum_n else math.inf
-        acc_k = cum_n / samples
+        acc_k = cum_n / run.samples
         if prev is not None and cum_n:
             dl = abs(lat_k - prev[0]) / lat_k
             da = abs(acc_k - prev[1]) / acc_k
             conv = conv + 1 if dl < cfg.stopping_thres and da < cfg.acc_stopping_thres else 0
         prev = (lat_k, acc_k)
         if conv >= cfg.converge_samples:
-            end_measure = k * P
-            break
+            run.end_measure = k * P
+            return run
+    # Not converged to stopping_thres.  BookSim measures on (it drains and reports the
+    # figures); the strict rule calls the run saturated when it falls behind: fewer
+    # packets accepted than offered (by 10 %) or a backlog at the sources.
+    cum_n = run.delivered
+    offered = p * n_active * run.samples * P
+    behind = cum_n < 0.9 * offered or eng.in_source > n_active
+    if not cum_n or (strict and behind):
+        run.status, run.message = "saturated", (f"latency did not converge within max_samples="
+                                                f"{cfg.max_samples} sample periods (accepted "
+                                                f"{cum_n} of about {offered:.0f} offered packets)")
     else:
-        # Not converged to stopping_thres.  BookSim measures on (it drains and reports
-        # the figures); the strict rule calls the run saturated when it falls behind:
-        # fewer packets accepted than offered (by 10 %) or a backlog at the sources.
-        offered = p * n_active * samples * P
-        behind = cum_n < 0.9 * offered or eng.in_source > n_active
-        if not cum_n or (strict and behind):
-            status, message = "saturated", (f"latency did not converge within max_samples="
-                                            f"{cfg.max_samples} sample periods (accepted "
-                                            f"{cum_n} of about {offered:.0f} offered packets)")
-        else:
-            end_measure = cfg.max_samples * P
-            message = (f"latency had not converged to stopping_thres={cfg.stopping_thres:g} "
+        run.end_measure = cfg.max_samples * P
+        run.message = (f"latency had not converged to stopping_thres={cfg.stopping_thres:g} "
                        f"after max_samples={cfg.max_samples} periods of {P} cycles; accepted "
                        f"{cum_n} of about {offered:.0f} offered packets")
-    if status == "completed":
-        # A network that delivers under 90 % of the packets created in the measurement
-        # periods is saturated even when its latency stayed under latency_thres for the
-        # whole (short) measurement.
-        made = window(created)
-        if made and cum_n < 0.9 * made:
-            status, message = "saturated", (f"delivered {cum_n} of the {made} packets created "
-                                            f"in the measurement periods (under 90 %)")
-    flits_to = eng.port_flits[:M] if return_channel_flits else None
-    if status == "completed":
-        eng.measure_to = end_measure
-        drain = cfg.drain_cycles if cfg.drain_cycles is not None else cfg.max_samples * P
-        t = end_measure
-        step = min(P, 64)
-        check = 1000  # BookSim checks latency_thres every 1000 cycles of the drain
-        while len(m_lat) < eng.measured_created and t < end_measure + drain:
-            t = min(t + step, end_measure + drain)
-            eng.run(t)
-            if eng.deadlocked:
-                status, message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles "
-                                               f"during the drain (cycle {eng.now})")
-                break
-            if t % P == 0 and eng.deadlocked_buffers():
-                status, message = "deadlock", (f"VC buffers hold packets that wait on each other "
-                                               f"in a cycle (cycle {eng.now}, drain)")
-                break
-            if t - end_measure >= check:
-                check += 1000
-                lat_now = mean_latency(0, 0, True)
-                if lat_now > cfg.latency_thres:
-                    status, message = "saturated", (
-                        f"mean latency {lat_now:.1f} cycles exceeded latency_thres="
-                        f"{cfg.latency_thres:g} while draining the measured packets (cycle {t})")
-                    break
-        if status == "completed" and len(m_lat) < eng.measured_created:
-            status, message = "saturated", (f"{eng.measured_created - len(m_lat)} measured packets "
-                                            f"not delivered within drain_cycles={drain}")
-    stop_at[0] = eng.now
-    channel = np.full(M, np.nan)
-    if return_channel_flits and samples:
-        base = np.zeros(M) if flits_from is None else np.asarray(flits_from, dtype=float)
-        # flits sent up to the end of the measurement (or of the last period run)
-        channel = (np.asarray(flits_to, dtype=float) - base) / (samples * P)
-    wall = time.perf_counter() - wall0
-    row = dict(simulator="reference", status=status, message=message,
+    return run
+
+
+def _drain(eng, cfg: SimConfig, tally: _Tally, run: _Run, P: int) -> None:
+    """Run on, injection going, until every measured packet is delivered (or
+    ``drain_cycles``); a deadlock or ``latency_thres`` on the way ends it (``run``'s
+    status)."""
+    end_measure = run.end_measure
+    eng.measure_to = end_measure
+    drain = cfg.drain_cycles if cfg.drain_cycles is not None else cfg.max_samples * P
+    t = end_measure
+    step = min(P, 64)
+    check = 1000  # BookSim checks latency_thres every 1000 cycles of the drain
+    while len(tally.m_lat) < eng.measured_created and t < end_measure + drain:
+        t = min(t + step, end_measure + drain)
+        eng.run(t)
+        if eng.deadlocked:
+            run.status, run.message = "deadlock", (f"no packet moved for {eng.deadlock_cycles} cycles "
+                                                   f"during the drain (cycle {eng.now})")
+            return
+        if t % P == 0 and eng.deadlocked_buffers():
+            run.status, run.message = "deadlock", (f"VC buffers hold packets that wait on each other "
+                                                   f"in a cycle (cycle {eng.now}, drain)")
+            return
+        if t - end_measure >= check:
+            check += 1000
+            lat_now = tally.mean_latency(eng, 0, 0, True)
+            if lat_now > cfg.latency_thres:
+                run.status, run.message = "saturated", (
+                    f"mean latency {lat_now:.1f} cycles exceeded latency_thres="
+                    f"{cfg.latency_thres:g} while draining the measured packets (cycle {t})")
+                return
+    if len(tally.m_lat) < eng.measured_created:
+        run.status, run.message = "saturated", (f"{eng.measured_created - len(tally.m_lat)} measured "
+                                                f"packets not delivered within drain_cycles={drain}")
+
+
+def _result_row(tally: _Tally, run: _Run, cfg: SimConfig, eng, P: int, n_active: int, *,
+                wall: float, seed) -> dict:
+    """The figures of a finished run as the fields of a results row (before provenance)."""
+    S = cfg.packet_size
+    row = dict(simulator="reference", status=run.status, message=run.message,
                latency_unit="cycles", sim_cycles=int(eng.now) + 1, wall_time_s=wall,
-               sim_seed=seed, samples=samples)
-    row.update(_provenance(routing, traffic=tr, cfg=cfg, load=load, load_unit=load_unit,
-                           net=net, p=p, eng=eng))
-    if status in ("completed", "saturated") and samples:
+               sim_seed=seed, samples=run.samples)
+    if run.status in ("completed", "saturated") and run.samples:
         # the rates of the measurement periods (for a saturated run, those run so far: the
         # saturation throughput when the offered load is above it, as BookSim prints)
-        span = samples * P
-        acc_n, cre_n = window(acc), window(created)
+        span = run.samples * P
+        acc_n = tally.window(tally.acc, cfg.warmup_periods, run.samples)
+        cre_n = tally.window(tally.created, cfg.warmup_periods, run.samples)
         row.update(accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
                    injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span))
-    if status == "completed":
-        lat = np.asarray(m_lat, dtype=np.float64)
-        netl = np.asarray(m_net, dtype=np.float64)
+    if run.status == "completed":
+        lat = np.asarray(tally.m_lat, dtype=np.float64)
+        netl = np.asarray(tally.m_net, dtype=np.float64)
         row.update(
             latency_avg=lat.mean(), latency_min=lat.min(), latency_max=lat.max(),
             latency_p50=np.percentile(lat, 50), latency_p90=np.percentile(lat, 90),
             latency_p99=np.percentile(lat, 99),
             network_latency_avg=netl.mean(), network_latency_min=netl.min(),
             network_latency_max=netl.max(), flit_latency_avg=lat.mean() - (S - 1) / 2,
-            hops_avg=float(np.mean(m_hops)) + 1.0, packets=len(lat))
-    if return_channel_flits:
-        return make_row(**row), channel
-    return make_row(**row)
+            hops_avg=float(np.mean(tally.m_hops)) + 1.0, packets=len(lat))
+    return row
 
 
 def describe(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_unit: str = _d.LOAD_UNIT,
