@@ -200,19 +200,19 @@ def test_crossval_names_are_what_crossval_accepts():
     from topogen.errors import ParameterError
     from topogen.experiments import names as experiment_names
     from topogen.experiments import simulators as _crossval_sim
-    from topogen.reproduce import _crossval_saturation, names
+    from topogen.reproduce import crossval_saturation, names
     from topogen.sim.traffic import PATTERNS
 
     assert _crossval_sim.TRAFFICS is experiment_names.TRAFFICS
-    assert _crossval_saturation.SATURATION_RULES is names.SATURATION_RULES
+    assert crossval_saturation.SATURATION_RULES is names.SATURATION_RULES
     for traffic in experiment_names.TRAFFICS:
         assert traffic in PATTERNS
         assert _crossval_sim.CrossvalSpec(topology="torus", traffic=traffic).traffic == traffic
     with pytest.raises(ParameterError, match="traffic must be one of"):
         _crossval_sim.CrossvalSpec(topology="torus", traffic="bitrev")
     for rule in names.SATURATION_RULES:
-        assert _crossval_saturation.point_status(["completed", "completed"], rule) == "completed"
-    assert [_crossval_saturation.point_status(["completed", "saturated"], r) for r in names.SATURATION_RULES] \
+        assert crossval_saturation.point_status(["completed", "completed"], rule) == "completed"
+    assert [crossval_saturation.point_status(["completed", "saturated"], r) for r in names.SATURATION_RULES] \
         != ["completed"] * len(names.SATURATION_RULES)
 
 

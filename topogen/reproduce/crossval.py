@@ -75,7 +75,7 @@ from typing import Any
 
 from .._rng import resolve_seed
 from ..errors import ParameterError
-from ._crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
+from .crossval_saturation import (SATURATION_RULES, _bisect, _saturation_value, onset_spread, point_status,
                                    saturation_bracket)
 from ..experiments.simulators import DEFAULT_MAX_REPEATS, DEFAULT_REPEATS  # noqa: F401 (public)
 from ..experiments.simulators import (SIMULATOR_ORDER, TRAFFICS, Adapter, CrossvalSpec, build_adapters,
@@ -206,9 +206,6 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     SimulatorNotFound
         A simulator named in ``spec.simulators`` is not installed.
     """
-    import numpy as np
-    import pandas as pd
-
     from ..results import append_rows, atomic_write_text
 
     if saturation_rule not in SATURATION_RULES:

@@ -22,7 +22,7 @@ from .._progress import Progress
 from ..errors import ParameterError
 from ..registry import register_experiment
 from ._base import ExperimentResult
-from ._crossval_saturation import SATURATION_RULES
+from .crossval_saturation import SATURATION_RULES
 
 #: key -> (label, generator, parameters)
 NETWORKS = {
