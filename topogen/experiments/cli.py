@@ -38,7 +38,8 @@ def add_parsers(subparsers, parents=()) -> None:
         if spec:
             p.add_argument("spec", metavar="SPEC", help="TOML experiment spec (or a submission's points.json)")
         p.add_argument("--store", metavar="DIR", default=None,
-                       help="results store folder (default: [experiment] store of the spec)")
+                       help="results store folder (default: [experiment] store of the spec, else "
+                            "NAME.store in the working folder)")
 
     p = sub.add_parser("plan", parents=parents, help="count the points, what is done and the core-hours")
     common(p)

@@ -4,7 +4,7 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
 
     [experiment]
     name = "crossval-small"          # names the store and the SLURM jobs
-    store = "crossval-small.store"   # results store folder (relative to the spec file)
+    store = "crossval-small.store"   # results store (relative to the spec; default ./<name>.store)
     seconds_per_point = 0.5          # guess for `plan` until the store has measured points
     zip = [["load", "seed"]]         # axes that advance together instead of crossing
 
@@ -389,8 +389,8 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     path : path-like, optional
         The spec file (messages name it; relative paths are resolved beside it).
     store : path-like, optional
-        Results store folder (default: ``[experiment] store``, else ``<spec stem>.store``
-        beside the spec).
+        Results store folder (default: ``[experiment] store``, else ``<name>.store`` in the
+        working folder).
 
     Raises
     ------
@@ -528,8 +528,8 @@ def _experiment_name(head: dict, path) -> str:
 
 def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
     """The store folder: ``store`` (the --store option), else ``[experiment] store``
-    (relative to the spec), else ``<name>.store`` beside the spec, which must stay inside
-    the spec's folder."""
+    (relative to the spec), else ``<name>.store`` in the working folder (never beside the
+    spec, which may sit in a source tree), which must stay inside it."""
     from .._safe_text import first_unsafe
 
     if store is not None:
@@ -545,10 +545,11 @@ def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
                                  f"control or line-break characters, got {given!r}")
         d = Path(given)
         return d if d.is_absolute() else base / d
-    d = base / f"{name}.store"
-    if os.path.dirname(os.path.normpath(d)) != os.path.normpath(base):  # name is checked: belt and braces
-        raise ParameterError(f"the default store of experiment {name!r} would lie outside {base}; "
-                             "set [experiment] store")
+    cwd = Path.cwd()
+    d = cwd / f"{name}.store"
+    if os.path.dirname(os.path.normpath(d)) != os.path.normpath(cwd):  # name is checked: belt and braces
+        raise ParameterError(f"the default store of experiment {name!r} would lie outside the working "
+                             f"folder {cwd}; set [experiment] store or pass --store DIR")
     return d
 
 
