@@ -10,7 +10,7 @@ import pytest
 import topogen
 from topogen.cli import main
 from topogen.errors import ParameterError
-from topogen.export import formats
+from topogen import formats
 from topogen.plots.floor import draw_floor, parse_size
 
 
