@@ -281,11 +281,15 @@ def _cmd_generate(args, pairs) -> int:
 
 
 def _summary(topology, layout=None) -> str:
+    """One line: the network, its seed (or that it has none: a deterministic generator) and
+    its layout, with the placement's own seed when the placement used one."""
+    seed = "deterministic, no seed" if topology.seed is None else f"seed {topology.seed}"
     text = (f"{topology.describe()}: {topology.num_switches} switches, {topology.num_links} links, "
-            f"{topology.num_hosts} hosts, degree {topology.degree}, seed {topology.seed}")
+            f"{topology.num_hosts} hosts, degree {topology.degree}, {seed}")
     if layout is not None:
+        how = layout.placement if layout.seed is None else f"{layout.placement}, seed {layout.seed}"
         text += (f"; {layout.floor.cabinets} cabinets x {layout.floor.switches_per_cabinet} "
-                 f"({layout.placement}), cable {_fmt_value(layout.total_cable_length)} m")
+                 f"({how}), cable {_fmt_value(layout.total_cable_length)} m")
     return text
 
 

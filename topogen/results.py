@@ -89,6 +89,9 @@ __all__ = [
     "canonical_json",
     "atomic_write_text",
     "atomic_write_bytes",
+    "display_frame",
+    "accepted_in_offered_unit",
+    "topogen_routing",
 ]
 
 #: Column name -> pandas dtype, in table order.
@@ -568,3 +571,142 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
         return to_frame(frame)
     except ParameterError as exc:
         raise FormatError(f"not a valid results table: {exc}", path=path) from None
+
+
+# -- display ------------------------------------------------------------------------------
+
+#: A simulator's own name of a routing -> topogen's name of the same routing.  BookSim's
+#: ``min_anynet`` routes exactly as topogen's ``booksim-min`` (:mod:`topogen.routing.booksim_min`);
+#: SST rows name the topogen routing their tables came from as ``source:NAME``.
+_ROUTING_NAMES = {"min_anynet": "booksim-min"}
+
+#: Columns of the default ``topogen results`` table, in order (see :func:`display_frame`).
+DISPLAY_COLUMNS = ("topology", "topology_params", "seed", "routing", "traffic", "simulator",
+                   "simulator_routing", "sim_seed", "offered_load", "accepted", "load_unit", "status",
+                   "latency_avg", "latency_p99", "latency_unit", "hops_avg")
+
+#: Sort order of the displayed rows.
+DISPLAY_SORT = ("topology", "topology_params", "seed", "routing", "traffic", "simulator", "offered_load",
+                "sim_seed")
+
+
+def topogen_routing(simulator_routing: str | None) -> str | None:
+    """topogen's name of a routing as a simulator's row names it.
+
+    ``min_anynet`` (BookSim) -> ``booksim-min``; ``source:NAME`` (SST tables built from a
+    topogen routing) -> ``NAME``; any other name is topogen's already.
+    """
+    if simulator_routing is None:
+        return None
+    name = str(simulator_routing)
+    if name in _ROUTING_NAMES:
+        return _ROUTING_NAMES[name]
+    if name.startswith("source:"):
+        return _ROUTING_NAMES.get(name[len("source:"):], name[len("source:"):])
+    return name
+
+
+def packet_size_of(params: str | Mapping | None) -> float:
+    """Flits per packet recorded in a row's ``params`` (top level, or its ``config``), or NaN."""
+    if params is None or (isinstance(params, float) and math.isnan(params)):
+        return math.nan
+    if isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except ValueError:
+            return math.nan
+    if not isinstance(params, Mapping):
+        return math.nan
+    for where in (params, params.get("config")):
+        if isinstance(where, Mapping) and where.get("packet_size") is not None:
+            try:
+                size = float(where["packet_size"])
+            except (TypeError, ValueError):
+                return math.nan
+            return size if size > 0 else math.nan
+    return math.nan
+
+
+def accepted_in_offered_unit(row: Mapping[str, Any]) -> float:
+    """A row's accepted load in the unit of its ``offered_load`` (``load_unit``).
+
+    ``accepted_load`` is packets/node/cycle (fraction of link bandwidth for SST's
+    ``anytopo`` rows), ``accepted_flit_rate`` flits/node/cycle.  For a flits/node/cycle
+    offered load the flit rate is used, or ``accepted_load`` times the ``packet_size``
+    recorded in ``params``; NaN when the row does not allow the conversion.
+    """
+    def num(key):
+        v = row.get(key)
+        if v is None or v is pd.NA:
+            return math.nan
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return math.nan
+
+    unit = row.get("load_unit")
+    if unit == "flits/node/cycle":
+        flits = num("accepted_flit_rate")
+        if not math.isnan(flits):
+            return flits
+        return num("accepted_load") * packet_size_of(row.get("params"))
+    if unit == "packets/node/cycle":
+        packets = num("accepted_load")
+        if not math.isnan(packets):
+            return packets
+        return num("accepted_flit_rate") / packet_size_of(row.get("params"))
+    return num("accepted_load")
+
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table people compare: a results frame as ``topogen results`` shows it.
+
+    Offered and accepted load side by side in one unit (``offered_load``, ``accepted``: the
+    row's ``load_unit``, named in both headers when every row shares it), topology
+    parameters and both seeds, one routing name across simulators (``routing``: topogen's
+    name, ``simulator_routing``: the simulator's own), sorted by topology, routing,
+    traffic, simulator, load and seed.  Columns with no value in any row are left out.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the schema (:func:`read_results`).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    records = frame.to_dict("records")
+    out = pd.DataFrame({
+        "topology": frame["topology"],
+        "topology_params": frame["topology_params"],
+        "seed": frame["seed"],
+        "routing": [topogen_routing(_none_if_na(r.get("routing"))) for r in records],
+        "traffic": frame["traffic"],
+        "simulator": frame["simulator"],
+        "simulator_routing": frame["routing"],
+        "sim_seed": frame["sim_seed"],
+        "offered_load": frame["offered_load"].astype("float64"),
+        "accepted": pd.Series([accepted_in_offered_unit(r) for r in records], index=frame.index,
+                              dtype="float64"),
+        "load_unit": frame["load_unit"],
+        "status": frame["status"],
+        "latency_avg": frame["latency_avg"],
+        "latency_p99": frame["latency_p99"],
+        "latency_unit": frame["latency_unit"],
+        "hops_avg": frame["hops_avg"],
+    }, columns=list(DISPLAY_COLUMNS))
+    if len(out):
+        out = out.sort_values(list(DISPLAY_SORT), kind="stable", na_position="last").reset_index(drop=True)
+    if (out["simulator_routing"].fillna("") == out["routing"].fillna("")).all():
+        out = out.drop(columns=["simulator_routing"])  # no simulator names a routing its own way
+    out = out.dropna(axis=1, how="all")
+    units = out["load_unit"].dropna().unique() if "load_unit" in out else []
+    if len(units) == 1 and out["load_unit"].notna().all():
+        out = out.drop(columns=["load_unit"]).rename(
+            columns={"offered_load": f"offered_load [{units[0]}]", "accepted": f"accepted [{units[0]}]"})
+    lat = out["latency_unit"].dropna().unique() if "latency_unit" in out else []
+    if len(lat) == 1 and out["latency_unit"].notna().all():
+        out = out.drop(columns=["latency_unit"]).rename(
+            columns={c: f"{c} [{lat[0]}]" for c in ("latency_avg", "latency_p99") if c in out})
+    return out

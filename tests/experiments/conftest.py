@@ -47,6 +47,13 @@ def cli(*args) -> list[str]:
     return [sys.executable, "-m", "topogen", "experiment", *map(str, args)]
 
 
+@pytest.fixture(autouse=True)
+def _work_in_tmp(tmp_path, monkeypatch):
+    """Run every test from its tmp_path: a spec's default store is ./NAME.store in the
+    working folder, which must not be the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def small_spec(tmp_path):
     return write_spec(tmp_path)

@@ -77,7 +77,7 @@ def test_array_cancel_one_task_resubmit_collect(tmp_path):
     start = time.monotonic()
     spec = write_spec(tmp_path, SPEC)
     st = tmp_path / "st"
-    out = _sh(*cli("submit", spec, "--store", st, "--slurm"))
+    out = _sh(*cli("submit", spec, "--store", st))
     sub = json.loads((st / "slurm" / "submit-001" / "submission.json").read_text())
     job, collect_job = sub["job"], sub["collect_job"]
     assert sub["points"] == 32 and sub["tasks"] == 4 and f"submitted job {job}" in out
@@ -158,7 +158,7 @@ def test_layouts_and_sweeps_on_slurm_match_a_local_run(tmp_path):
     start = time.monotonic()
     spec = write_spec(tmp_path, LAYOUT_SWEEP)
     st = tmp_path / "st"
-    _sh(*cli("submit", spec, "--store", st, "--slurm"))
+    _sh(*cli("submit", spec, "--store", st))
     sub = json.loads((st / "slurm" / "submit-001" / "submission.json").read_text())
     assert sub["points"] == 4 and sub["tasks"] == 4
     _wait_gone([sub["job"], sub["collect_job"]], start)

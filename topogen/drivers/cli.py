@@ -103,7 +103,8 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
         description="INPUT is a topology file (a bundle is exported first) or a topogen SST bundle. "
                     "The binary is --binary, else $TOPOGEN_SST, else sst on PATH.")
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
-    s.add_argument("--out-dir", default=None, metavar="DIR")
+    s.add_argument("--out-dir", default=None, metavar="DIR",
+                   help="where the bundle, raw logs and results go (default: beside INPUT)")
     s.add_argument("--routing", choices=ALGORITHMS, default=sim_defaults.ROUTING,
                    help="source routes from topogen's routing: booksim-min (BookSim anynet's min, the "
                         "shared default), nr (nearest), fr (fastest, latency-aware), updown, dor, valiant "
@@ -144,10 +145,11 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="offered_load: also record network-latency histograms in the statistics CSV")
     s.add_argument("--ranks", type=int, default=1, help="MPI ranks (runs under mpirun -np K)")
     s.add_argument("--threads", type=int, default=1, help="SST threads per rank")
-    s.add_argument("--timeout", type=float, default=3600.0, metavar="S")
+    s.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="seconds before the SST run is stopped (default 3600)")
     s.add_argument("--binary", default=None, metavar="PATH", help="sst executable")
     s.add_argument("--mpirun", default=None, metavar="PATH", help="mpirun executable")
-    s.add_argument("-o", "--output", default=None, metavar="FILE")
+    s.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="results file (.csv/.json/.parquet; default OUT_DIR/results.csv)")
     s.set_defaults(handler=run_command)
     return run
 
@@ -174,7 +176,9 @@ def add_results_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="default: table on stdout; with -o, from FILE's extension")
     r.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write here (atomically) instead of stdout; never the input FILE")
-    r.add_argument("--all-columns", action="store_true", help="table: show every column")
+    r.add_argument("--all-columns", action="store_true",
+                   help="table: show every column as stored (default: the compared columns, "
+                        "offered and accepted load in one unit, rows sorted)")
     r.set_defaults(handler=results_command)
     return r
 
@@ -497,10 +501,6 @@ def _seed(text):
     return None if text is None else resolve_seed(text)
 
 
-_TABLE_COLUMNS = ["simulator", "topology", "routing", "traffic", "offered_load", "load_unit", "status",
-                  "latency_avg", "latency_p99", "latency_unit", "accepted_load", "hops_avg"]
-
-
 _EXT_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -544,8 +544,9 @@ def results_command(args) -> int:
 
 
 def _table(frame, all_columns: bool) -> str:
-    cols = list(frame.columns) if all_columns else [c for c in _TABLE_COLUMNS if c in frame.columns]
-    shown = frame[cols]
-    if not all_columns:
-        shown = shown.dropna(axis=1, how="all")
+    """The text table: every column as stored with ``--all-columns``, else
+    :func:`topogen.results.display_frame` (offered and accepted in one unit, sorted)."""
+    from ..results import display_frame
+
+    shown = frame if all_columns else display_frame(frame)
     return shown.to_string(index=False, na_rep="-") + "\n"

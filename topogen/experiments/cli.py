@@ -4,7 +4,7 @@ Examples::
 
     topogen experiment plan spec.toml              # points, done, to run, core-hours
     topogen experiment run spec.toml -j 2          # local process pool into the store
-    topogen experiment submit spec.toml --slurm    # the missing points as a SLURM array
+    topogen experiment submit spec.toml            # the missing points as a SLURM array
     topogen experiment status spec.toml            # store counts and SLURM job states
     topogen experiment collect spec.toml -o all.parquet
 
@@ -14,6 +14,7 @@ Wired into ``topogen`` by :mod:`topogen.cli` through :func:`add_parsers`; see
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -37,7 +38,8 @@ def add_parsers(subparsers, parents=()) -> None:
         if spec:
             p.add_argument("spec", metavar="SPEC", help="TOML experiment spec (or a submission's points.json)")
         p.add_argument("--store", metavar="DIR", default=None,
-                       help="results store folder (default: [experiment] store of the spec)")
+                       help="results store folder (default: [experiment] store of the spec, else "
+                            "NAME.store in the working folder)")
 
     p = sub.add_parser("plan", parents=parents, help="count the points, what is done and the core-hours")
     common(p)
@@ -51,7 +53,7 @@ def add_parsers(subparsers, parents=()) -> None:
 
     p = sub.add_parser("submit", parents=parents, help="submit the missing points as a SLURM job array")
     common(p)
-    p.add_argument("--slurm", action="store_true", help="submit to SLURM (the only scheduler; default)")
+    p.add_argument("--slurm", action="store_true", help=argparse.SUPPRESS)  # refused: see _submit
     p.add_argument("--partition", default=None)
     p.add_argument("--account", default=None)
     p.add_argument("--time", default=None, metavar="T", help="time limit per array task (sbatch --time)")
@@ -186,6 +188,9 @@ def _axes_text(exp) -> str:
 
 
 def _plan(args, exp, store) -> int:
+    from .spec import check_experiment
+
+    check_experiment(exp)  # every point could run: generator parameters, routings, simulators
     c = store.counts(exp.points)
     pending = store.pending(exp.points)
     print(f"experiment {exp.name}: {c.total} points ({_axes_text(exp)})")
@@ -199,7 +204,7 @@ def _plan(args, exp, store) -> int:
 
 
 def _status(args, exp, store) -> int:
-    from .slurm import job_states, submissions
+    from .slurm import collect_job_text, ended_job_text, job_states, submissions
 
     c = store.counts(exp.points)
     print(f"experiment {exp.name}: {c.done} of {c.total} points done, {c.failed} failed, {c.pending} to run "
@@ -211,14 +216,17 @@ def _status(args, exp, store) -> int:
             states, note = job_states(jobs)
         except TopogenError as exc:
             states, note = {}, str(exc)
+        done, failed = store.done_ids(), store.failed_ids()
         for s in subs:
             st = states.get(s["job"], {})
-            text = ", ".join(f"{n} {k.lower()}" for k, n in sorted(st.items())) or "no tasks queued"
+            text = (", ".join(f"{n} {k.lower()}" for k, n in sorted(st.items()))
+                    or ended_job_text(s, done, failed, listed=not (note or "").startswith("squeue")
+                                      and s["job"] in states))  # gone from squeue, no accounting: ask the store
             cj = s.get("collect_job")
             ctext = ""
             if cj:
                 cst = states.get(cj, {})
-                ctext = f"; collect job {cj}: " + (", ".join(k.lower() for k in cst) or "not queued")
+                ctext = f"; collect job {cj}: " + (", ".join(k.lower() for k in cst) or collect_job_text(s, cj))
             print(f"SLURM job {s['job']} ({s['points']} points, {s['tasks']} tasks, array {s['array']}): "
                   f"{text}{ctext}")
         if note:
@@ -265,8 +273,11 @@ def _collect(args, exp, store) -> int:
 def _run_local(args, exp) -> int:
     from .runner import check_simulators, run_points
 
+    from .spec import check_experiment
+
     if isinstance(args.jobs, bool) or args.jobs < 1:
         raise ParameterError(f"-j must be a positive number of worker processes, got {args.jobs}")
+    check_experiment(exp)
     check_simulators(exp.simulators)  # before the store is touched
     store = _open(exp, create=True)
     pending = store.pending(exp.points)
@@ -284,6 +295,10 @@ def _run_local(args, exp) -> int:
 def _submit(args, exp) -> int:
     from .slurm import SlurmOptions, check_slurm, submit
 
+    if args.slurm:
+        raise ParameterError("experiment submit takes no --slurm: it always submits a SLURM job array (SLURM is "
+                             "the only scheduler); drop --slurm, add --dry-run to write the job scripts without "
+                             "submitting, or use `topogen experiment run` to run on this machine")
     conf = dict(exp.slurm)
     for key in ("partition", "account", "time", "mem", "chunk", "max_running", "python", "collect_output"):
         v = getattr(args, key, None)
@@ -292,6 +307,9 @@ def _submit(args, exp) -> int:
     conf["collect"] = not args.no_collect
     conf["resubmit_running"] = args.resubmit_running
     opts = SlurmOptions(**conf)
+    from .spec import check_experiment
+
+    check_experiment(exp)  # before anything is written or queued, dry run included
     if not args.dry_run:
         check_slurm()  # before the store is touched
     store = _open(exp, create=True)

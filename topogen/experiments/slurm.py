@@ -41,7 +41,8 @@ from .sbatch import HETJOB as _HETJOB, check_extra, sbatch_quote as _sbatch_quot
 from .spec import Experiment, Point
 
 __all__ = ["SlurmOptions", "SlurmUnavailable", "check_slurm", "check_extra", "submit", "job_states",
-           "write_submission", "load_submission", "chunks_of"]
+           "write_submission", "load_submission", "chunks_of", "submitted_ids", "ended_job_text",
+           "collect_job_text"]
 
 
 class SlurmUnavailable(TopogenError):
@@ -337,6 +338,48 @@ def submissions(store_root: Path) -> list[dict]:
         rec["folder"] = str(f.parent)
         out.append(rec)
     return out
+
+
+def submitted_ids(folder) -> list[str] | None:
+    """Ids of the points a submission queued (those of its chunks), from its ``points.json``;
+    None when the file cannot be read."""
+    try:
+        doc = json.loads((Path(folder) / "points.json").read_text(encoding="utf-8"))
+        points = doc["points"]
+        return [str(points[i]["id"]) for chunk in doc["chunks"] for i in chunk]
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def ended_job_text(submission: dict, done: set, failed: set, *, listed: bool = True) -> str:
+    """What became of an array SLURM no longer lists (``squeue`` shows queued and running
+    tasks only; ``sacct``, where accounting is off, nothing), told by the store: finished
+    when every point it queued has a result or a failure record.  ``listed``: ``squeue``
+    answered (else an array with points missing may still be queued)."""
+    ids = submitted_ids(submission["folder"])
+    if ids is None:
+        return "not queued (its points.json is unreadable, so the store cannot tell whether it finished)"
+    n_done = sum(1 for i in ids if i in done)
+    n_failed = sum(1 for i in ids if i in failed and i not in done)
+    missing = len(ids) - n_done - n_failed
+    if not missing:
+        fail = f", {n_failed} failed" if n_failed else ""
+        return f"finished: {n_done} of its {len(ids)} points done{fail} (from the store)"
+    if not listed:
+        return f"{missing} of its {len(ids)} points without a result; squeue did not answer, so queued or ended is unknown"
+    return (f"ended, not finished: {missing} of its {len(ids)} points have no result (tasks cancelled, "
+            "killed or out of time); `topogen experiment submit` queues them again")
+
+
+def collect_job_text(submission: dict, job: str) -> str:
+    """What became of a collect job SLURM no longer lists: its log says whether it ran."""
+    log = Path(submission["folder"]) / "logs" / f"collect_{job}.out"
+    try:
+        lines = [ln.strip() for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "not queued, no log (it did not run; `topogen experiment collect` merges the store)"
+    last = one_line(lines[-1])[:200] if lines else "empty log"
+    return f"ended ({last})"
 
 
 def job_states(job_ids: list[str]) -> tuple[dict, str | None]:

@@ -4,7 +4,7 @@ A spec has four parts (``docs/experiments.md`` has a complete example)::
 
     [experiment]
     name = "crossval-small"          # names the store and the SLURM jobs
-    store = "crossval-small.store"   # results store folder (relative to the spec file)
+    store = "crossval-small.store"   # results store (relative to the spec; default ./<name>.store)
     seconds_per_point = 0.5          # guess for `plan` until the store has measured points
     zip = [["load", "seed"]]         # axes that advance together instead of crossing
 
@@ -55,8 +55,8 @@ from ..errors import FormatError, ParameterError
 from ..results import canonical_json
 from .layouts import check_keys, parse_layout
 
-__all__ = ["Experiment", "Point", "load_experiment", "parse_experiment", "point_id", "AXES",
-           "MEASURE_KEYS", "SLURM_KEYS"]
+__all__ = ["Experiment", "Point", "load_experiment", "parse_experiment", "point_id", "check_experiment",
+           "AXES", "MEASURE_KEYS", "SLURM_KEYS", "SIMULATOR_ROUTINGS"]
 
 #: the axes a spec crosses, in point order
 AXES = ("topology", "layout", "routing", "traffic", "load", "simulator", "seed")
@@ -389,8 +389,8 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     path : path-like, optional
         The spec file (messages name it; relative paths are resolved beside it).
     store : path-like, optional
-        Results store folder (default: ``[experiment] store``, else ``<spec stem>.store``
-        beside the spec).
+        Results store folder (default: ``[experiment] store``, else ``<name>.store`` in the
+        working folder).
 
     Raises
     ------
@@ -528,8 +528,8 @@ def _experiment_name(head: dict, path) -> str:
 
 def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
     """The store folder: ``store`` (the --store option), else ``[experiment] store``
-    (relative to the spec), else ``<name>.store`` beside the spec, which must stay inside
-    the spec's folder."""
+    (relative to the spec), else ``<name>.store`` in the working folder (never beside the
+    spec, which may sit in a source tree), which must stay inside it."""
     from .._safe_text import first_unsafe
 
     if store is not None:
@@ -545,10 +545,11 @@ def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:
                                  f"control or line-break characters, got {given!r}")
         d = Path(given)
         return d if d.is_absolute() else base / d
-    d = base / f"{name}.store"
-    if os.path.dirname(os.path.normpath(d)) != os.path.normpath(base):  # name is checked: belt and braces
-        raise ParameterError(f"the default store of experiment {name!r} would lie outside {base}; "
-                             "set [experiment] store")
+    cwd = Path.cwd()
+    d = cwd / f"{name}.store"
+    if os.path.dirname(os.path.normpath(d)) != os.path.normpath(cwd):  # name is checked: belt and braces
+        raise ParameterError(f"the default store of experiment {name!r} would lie outside the working "
+                             f"folder {cwd}; set [experiment] store or pass --store DIR")
     return d
 
 
@@ -591,6 +592,143 @@ def _groups(zips, values: dict, path) -> list[tuple[str, ...]]:
                                  + ", ".join(f"{a}: {n}" for a, n in sizes.items()))
         groups.append(tuple(z))
     return [g for g in groups] + [(a,) for a in AXES if a not in used]
+
+
+# ---------------------------------------------------------------------------- point checks
+#: routings each simulator can take, when it cannot take every one: BookSim's anynet routes
+#: only with its own minimal tables (``min_anynet``, topogen's ``booksim-min``: another routing
+#: would run as that one under another name); SST anytopo's UGAL sees only the source router's
+#: queues, so UGAL-G cannot be exported.  The reference simulator takes every routing.
+SIMULATOR_ROUTINGS = {
+    "booksim": ("booksim-min",),
+    "sst": ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered", "dsnf", "ugal-l"),
+}
+_SIMULATOR_WHY = {
+    "booksim": "BookSim's anynet routes only with its own minimal tables (min_anynet, topogen's booksim-min)",
+    "sst": "SST anytopo's UGAL sees only the source router's queues, so ugal-g cannot be exported",
+}
+
+#: networks of at most this many switches (estimated from ``num_switches`` or
+#: ``switches_per_cabinet`` x ``cabinets`` before building) are built at plan time, and their
+#: routings of at most :data:`CHECK_ROUTING_SWITCHES`; bigger ones get the light checks only
+#: (parameter types, the memory estimate, dimension-order routing's shape)
+CHECK_BUILD_SWITCHES = 4096
+CHECK_ROUTING_SWITCHES = 1024
+
+
+def _estimated_switches(params: dict) -> int | None:
+    def num(key):
+        v = params.get(key)
+        return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+    n = num("num_switches")
+    if n is None and num("switches_per_cabinet") and num("cabinets"):
+        n = num("switches_per_cabinet") * num("cabinets")
+    return n
+
+
+def check_experiment(exp: Experiment) -> None:
+    """Refuse, before anything runs or is queued, points that could only fail.
+
+    Each distinct topology is checked once (the generator's own parameter checks, its size
+    against the machine's memory; networks up to :data:`CHECK_BUILD_SWITCHES` switches are
+    built), each distinct topology x routing once (the routing is built for networks up to
+    :data:`CHECK_ROUTING_SWITCHES` switches; dimension-order routing's shape is checked at
+    any size), each layout on its topology (placements other than ``clustered``), and each
+    simulator x routing against :data:`SIMULATOR_ROUTINGS`.
+
+    Raises
+    ------
+    ParameterError
+        Naming the first point that fails (its id and label), how many points share the
+        problem, and the problem as the generator, routing or simulator states it.
+    """
+    from ..errors import TopogenError
+
+    groups: dict = {}
+    for p in exp.points:
+        c = p.content
+        groups.setdefault(("sim", c["simulator"], c["routing"]), []).append(p)
+    for (_, sim, routing), pts in groups.items():
+        allowed = SIMULATOR_ROUTINGS.get(sim)
+        if allowed is not None and routing not in allowed:
+            raise ParameterError(
+                f"{_first(pts)}: simulator {sim} cannot take routing {routing}: {_SIMULATOR_WHY[sim]}; "
+                f"{sim} takes {', '.join(allowed)}. Drop {routing} for {sim} with [[exclude]] "
+                f'simulator = "{sim}", routing = "{routing}" in {exp.path or "the spec"}')
+    networks: dict = {}
+    for p in exp.points:
+        networks.setdefault(canonical_json([p.content["topology"], p.topology_file]), []).append(p)
+    for pts in networks.values():
+        try:
+            topology, layout = _check_network(pts[0])
+        except TopogenError as exc:
+            raise ParameterError(f"{_first(pts)}: {exc}") from None
+        by_routing: dict = {}
+        by_layout: dict = {}
+        for p in pts:
+            by_routing.setdefault((p.content["routing"], p.content["measure"].get("link_latency")), []).append(p)
+            if p.content.get("layout"):
+                by_layout.setdefault(canonical_json(p.content["layout"]), []).append(p)
+        for rpts in by_routing.values():
+            try:
+                _check_routing(rpts[0], topology, layout)
+            except TopogenError as exc:
+                raise ParameterError(f"{_first(rpts)}: routing {rpts[0].content['routing']}: {exc}") from None
+        for lpts in by_layout.values():
+            try:
+                _check_layout(lpts[0], topology)
+            except TopogenError as exc:
+                raise ParameterError(f"{_first(lpts)}: layout {lpts[0].content['layout'].get('label')}: {exc}") \
+                    from None
+
+
+def _first(points) -> str:
+    more = f" and {len(points) - 1} more point(s) like it" if len(points) > 1 else ""
+    return f"point {points[0].id} ({points[0].label}){more}"
+
+
+def _check_network(point):
+    """(topology, default layout) of a point's network, or (None, None) when it is too big
+    to build at plan time (then only its memory estimate is checked)."""
+    from .. import registry
+    from .runner import crossval_spec
+    from .simulators import build_network
+
+    t = point.content["topology"]
+    if point.topology_file is None:
+        n = _estimated_switches(t.get("params", {}))
+        if n is not None and n > CHECK_BUILD_SWITCHES:
+            registry._check_size(t["generator"], dict(t.get("params", {})))
+            return None, None
+    spec = crossval_spec(point)
+    return build_network(spec, spec.seed)
+
+
+def _check_routing(point, topology, layout) -> None:
+    routing = point.content["routing"]
+    if topology is None:
+        return
+    if routing == "dor":
+        from ..routing.dor import _shape
+
+        _shape(topology, None, None)
+    if topology.num_switches > CHECK_ROUTING_SWITCHES:
+        return
+    from .runner import crossval_spec
+    from .simulators import build_routing
+
+    spec = crossval_spec(point)
+    build_routing(spec, topology, layout, spec.seed)
+
+
+def _check_layout(point, topology) -> None:
+    content = point.content["layout"]
+    if topology is None or content.get("placement") == "clustered":
+        return
+    from .layouts import build_layout
+
+    build_layout(topology, content, point.content["sim_seed"])
 
 
 def load_experiment(path, *, store=None) -> Experiment:

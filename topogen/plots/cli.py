@@ -37,6 +37,11 @@ def add_parsers(subparsers, parents=()) -> None:
     d.add_argument("--bundle", choices=("auto", "yes", "no"), default="auto",
                    help="one bundle per cabinet pair instead of one line per cable (auto: large networks)")
     d.add_argument("--title", default=None)
+    d.add_argument("--size", default=None, metavar="WxH",
+                   help="figure size in inches, e.g. 24x10 (default: grows with the network, "
+                        "9 inches wide up to 64 switches, 18 at 256)")
+    d.add_argument("--dpi", type=float, default=None, metavar="N",
+                   help="pixels per inch of a PNG (default 150)")
     d.add_argument("--load", action="store_true",
                    help="expected channel loads of --routing under --traffic, on the floor and as a histogram")
     d.add_argument("--routing", default=None, help="routing when FILE is a topology (default nr)")
@@ -72,6 +77,11 @@ def draw_command(args) -> int:
         raise ParameterError("--measured needs --load")
     if args.measured is not None and not 0 < args.measured <= 1:
         raise ParameterError(f"--measured is an offered load in (0, 1] flits/node/cycle, got {args.measured:g}")
+    from .floor import parse_size
+
+    size = None if args.size is None else parse_size(args.size)  # a bad size stops before the work
+    if args.dpi is not None and not 10 <= args.dpi <= 1200:
+        raise ParameterError(f"--dpi must be a number in [10, 1200], got {args.dpi:g}")
     if args.color == "load" and not args.load:
         raise ParameterError("--color load needs --load (and a routing)")
     seed = 0 if args.seed is None else args.seed
@@ -119,7 +129,7 @@ def draw_command(args) -> int:
 
     with _progress.Progress(desc="drawing"):
         out = draw_floor(layout, args.output, color_by=args.color, bundle=args.bundle, loads=loads,
-                         title=args.title)
+                         title=args.title, size=size, dpi=args.dpi)
     if loads is not None:
         print(loads.describe_busiest(layout))
     total = float(layout.total_cable_length)

@@ -28,13 +28,45 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["draw_floor", "cable_classes", "COLOR_BY", "MAX_CABLES", "MAX_SWITCH_DOTS"]
+__all__ = ["draw_floor", "cable_classes", "parse_size", "COLOR_BY", "MAX_CABLES", "MAX_SWITCH_DOTS", "DEFAULT_DPI"]
 
 COLOR_BY = ("kind", "floor", "length", "load")
 #: above this many inter-cabinet cables, ``bundle="auto"`` bundles them per cabinet pair
 MAX_CABLES = 1500
 #: above this many switches, cabinets are shaded by their switch count instead of dots
 MAX_SWITCH_DOTS = 1024
+#: resolution of PNG drawings (``dpi=None``)
+DEFAULT_DPI = 150
+#: the default drawing grows with the network: 9 inches wide up to 64 switches, times
+#: sqrt(switches / 64) beyond, up to this factor (a 256-switch floor: 18 inches, 2,700 px)
+MAX_SCALE = 4.0
+#: largest figure side (inches) and resolution accepted
+MAX_INCHES = 200.0
+MAX_DPI = 1200
+MAX_PIXELS = 40_000 * 40_000
+
+
+def parse_size(text: str) -> tuple[float, float]:
+    """``"WxH"`` (inches, e.g. ``"24x10"``) -> ``(width, height)``.
+
+    Raises
+    ------
+    ParameterError
+        Not two positive numbers of at most :data:`MAX_INCHES` joined by ``x``.
+    """
+    parts = str(text).lower().replace(" ", "").split("x")
+    try:
+        w, h = (float(p) for p in parts) if len(parts) == 2 else (math.nan, math.nan)
+    except ValueError:
+        w = h = math.nan
+    if not (0 < w <= MAX_INCHES and 0 < h <= MAX_INCHES):
+        raise ParameterError(f"--size is WIDTHxHEIGHT in inches, each in (0, {MAX_INCHES:g}], e.g. 24x10; "
+                             f"got {text!r}")
+    return w, h
+
+
+def _scale(num_switches: int) -> float:
+    return min(max(math.sqrt(max(num_switches, 1) / 64.0), 1.0), MAX_SCALE)
 
 
 def cable_classes(layout) -> np.ndarray:
@@ -134,7 +166,8 @@ def _fmt_m(metres: float) -> str:
 
 
 def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", loads=None,
-               title: str | None = None, histogram: bool = True) -> Path:
+               title: str | None = None, histogram: bool = True, size: tuple[float, float] | None = None,
+               dpi: float | None = None) -> Path:
     """Draw the floor plan of ``layout`` to ``output`` (``.png``, ``.svg`` or ``.pdf``).
 
     Parameters
@@ -155,6 +188,12 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
         Default: the topology, its size and the floor.
     histogram : bool
         With ``loads``: add the histogram panel.
+    size : (float, float), optional
+        Figure width and height in inches.  Default: grows with the network (9 inches wide
+        up to 64 switches, times ``sqrt(switches / 64)`` beyond, at most :data:`MAX_SCALE`
+        times), the height following the floor's aspect.
+    dpi : float, optional
+        Pixels per inch of a PNG (default :data:`DEFAULT_DPI`).
 
     Returns
     -------
@@ -184,18 +223,27 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
         raise ParameterError("colouring by load needs channel loads (--load with a routing)")
     if bundle not in ("auto", "yes", "no"):
         raise ParameterError(f"--bundle must be auto, yes or no, got {bundle!r}")
+    dpi = DEFAULT_DPI if dpi is None else dpi
+    if isinstance(dpi, bool) or not (isinstance(dpi, (int, float)) and 10 <= dpi <= MAX_DPI):
+        raise ParameterError(f"--dpi must be a number in [10, {MAX_DPI}], got {dpi!r}")
+    if size is not None:
+        size = parse_size(f"{size[0]}x{size[1]}")
+        if size[0] * size[1] * dpi * dpi > MAX_PIXELS:
+            raise ParameterError(f"a {size[0]:g}x{size[1]:g} inch drawing at {dpi:g} dpi would have "
+                                 f"{size[0] * size[1] * dpi * dpi:,.0f} pixels, more than {MAX_PIXELS:,}; "
+                                 "choose a smaller --size or --dpi")
 
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text (searchable)
-        fig = _figure(layout, color_by, bundle, loads, title, histogram)
+        fig = _figure(layout, color_by, bundle, loads, title, histogram, size)
     buf = io.BytesIO()
     meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
     with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(buf, format=fmt, metadata=meta, bbox_inches="tight", pad_inches=0.1)
+        fig.savefig(buf, format=fmt, metadata=meta, bbox_inches="tight", pad_inches=0.1, dpi=dpi)
     plt.close(fig)
     return atomic_write_bytes(output, buf.getvalue())
 
 
-def _figure(layout, color_by, bundle, loads, title, histogram):
+def _figure(layout, color_by, bundle, loads, title, histogram, size=None):
     """The matplotlib figure of :func:`draw_floor`."""
     import matplotlib
     import matplotlib.pyplot as plt
@@ -252,13 +300,17 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
 
     with_hist = loads is not None and histogram
     aspect = (max(span_u, span_v) + 0.6 * depth) / (min(span_u, span_v) + width)
-    fw = 9.0
-    fh = min(max(fw / aspect, 2.5), 8.0) + 1.4
+    scale = _scale(n)
+    fw = 9.0 * scale
+    fh = min(max(fw / aspect, 2.5 * scale), 8.0 * scale) + 1.4
+    full = fw + 4.2 if with_hist else fw  # the histogram panel: 4.2 inches beside the floor
+    if size is not None:  # the whole figure, histogram included, keeping the panels' ratio
+        fw, full, fh = fw * size[0] / full, size[0], size[1]
     if with_hist:
-        fig, (ax, hx) = plt.subplots(1, 2, figsize=(fw + 4.2, fh), dpi=100,
-                                     gridspec_kw={"width_ratios": [fw, 3.6]})
+        fig, (ax, hx) = plt.subplots(1, 2, figsize=(full, fh), dpi=100,
+                                     gridspec_kw={"width_ratios": [fw, full - fw]})
     else:
-        fig, ax = plt.subplots(figsize=(fw, fh), dpi=100)
+        fig, ax = plt.subplots(figsize=(full, fh), dpi=100)
 
     # cabinets
     rects = []
@@ -329,7 +381,8 @@ def _figure(layout, color_by, bundle, loads, title, histogram):
                                              zorder=2))
     if dots:
         x, y = xy(su, sv)
-        ax.scatter(x, y, s=max(2.0, min(14.0, 2400.0 / max(n, 1))), c="0.15", zorder=3, linewidths=0)
+        dot = max(2.0, min(14.0, 2400.0 / max(n, 1))) * (fw / 9.0) ** 2  # grows with the picture
+        ax.scatter(x, y, s=min(dot, 60.0), c="0.15", zorder=3, linewidths=0)
 
     # the busiest channel
     if loads is not None and loads.load.size:
