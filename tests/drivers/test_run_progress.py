@@ -64,7 +64,7 @@ def _slow_booksim(folder: Path, gate: Path) -> Path:
 
 
 def _topology_file(tmp_path: Path) -> Path:
-    from topogen.export import formats
+    from topogen import formats
     from topogen.generators.classic import torus
 
     t = torus((4, 4), hosts_per_switch=2)

@@ -36,7 +36,7 @@ def _booksim_packets(tmp_path, spec, topology, *, load, seed, options):
     out = tmp_path / "watch.txt"
     r = subprocess.run([exe, str(exp.config_file), f"injection_rate={load}", f"seed={seed}",
                         f"watch_file={watch}", f"watch_out={out}"], capture_output=True, text=True,
-                       timeout=600)
+                       timeout=600, cwd=exp.config_file.parent)  # the .cfg names its netlist beside it
     # (BookSim2 master exits with 255 after a complete run; the figures are what counts)
     assert "Packet latency average" in r.stdout and "unstable" not in r.stdout, r.stdout[-2000:]
     made, done = {}, {}
