@@ -134,10 +134,16 @@ def test_connectivity_to_a_missing_port_is_refused_or_an_error(tmp_path):
     b = edit(make(tmp_path, "slimfly", q=5), wrong_port)
     with pytest.raises(FormatError, match="router 0 port 13: connectivity to router \\d+ uses port 13, outside"):
         sd.run_sst(b, load=0.1, timeout=600, generator="offered_load")
+    # Unchecked, the bundle sends merlin into undefined behaviour: hr_router's arbiter reads
+    # a port that does not exist (a segmentation fault in xbar_arb_lru::arbitrate on most
+    # runs; on some, SST runs on and its figures are meaningless).  The driver still returns
+    # one row with the raw log, never a completed measurement with a latency.
     rows = sd.run_sst(b, load=0.1, timeout=600, validate=False, raise_on_failure=False, generator="offered_load",
                       **SHORT)
-    assert rows[0]["status"] in ("incomplete", "crash"), rows[0]["message"]
-    assert math.isnan(rows[0]["latency_avg"])
+    assert rows[0]["status"] in ("incomplete", "crash", "saturated"), rows[0]["message"]
+    assert Path(rows[0]["raw_output"]).is_file()
+    if rows[0]["status"] != "saturated":
+        assert math.isnan(rows[0]["latency_avg"])
 
 
 def test_thousand_endpoints(tmp_path):
@@ -215,6 +221,7 @@ def test_reference_sst_saturates_where_sst_does_by_one_rule(tmp_path):
     from topogen.reproduce import crossval as cv
 
     res = cv.crossval(dict(topology="torus", params={"dims": (4, 4)}, loads=(0.2, 0.4), packet_size=33,
+                           link_latency=1, repeats=1, max_repeats=1,  # the setup measured above
                            simulators=("reference-sst", "sst"), saturation=True, timeout=600.0),
                       tmp_path / "out")
     s = res.saturation.set_index("simulator")
