@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import os
 import re
-import selectors
+import select
 import stat
 import subprocess
 import sys
@@ -81,18 +81,29 @@ def _env(**extra) -> dict:
     return env
 
 
+#: per stream (kept alive here, so its id stays its own): text read and not yet returned as a line
+_PENDING: dict[int, list] = {}
+
+
 def _read_until(stream, pattern: str, seen: list[str], limit_s: float = 60.0) -> str:
     """Lines of ``stream`` (a pipe of a running process; kept in ``seen``) until one
-    matches ``pattern``."""
-    sel = selectors.DefaultSelector()
-    sel.register(stream, selectors.EVENT_READ)
+    matches ``pattern``.  Reads the file descriptor itself: a buffered ``readline`` may hold
+    the next lines already, where ``select`` on the descriptor would not see them."""
+    fd = stream.fileno()
+    pending = _PENDING.setdefault(id(stream), ["", stream])
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
-        if not sel.select(timeout=0.5):
+        if "\n" not in pending[0]:
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            pending[0] += chunk.decode("utf-8", "replace")
             continue
-        line = stream.readline()
-        if not line:
-            break
+        line, pending[0] = pending[0].split("\n", 1)
+        line += "\n"
         seen.append(line)
         if re.search(pattern, line):
             return line
@@ -264,7 +275,12 @@ def test_run_sst_shows_progress(tmp_path, monkeypatch, capsys):
 
     monkeypatch.delenv("TOPOGEN_QUIET", raising=False)
     monkeypatch.setenv(base.PROGRESS_INTERVAL_ENV_VAR, "0.01")
-    exe = fakes.sst(tmp_path / "bin")
+    fake = fakes.sst(tmp_path / "bin")
+    # the monitor looks every 0.2 s: a fake SST that waits before and after its output is
+    # seen both simulating and complete, however fast the machine
+    exe = tmp_path / "bin" / "sst-slow"  # beside the fake's sst-config
+    exe.write_text(f'#!/bin/sh\nsleep 0.6\n"{fake}" "$@"\nrc=$?\nsleep 0.6\nexit $rc\n')
+    exe.chmod(0o755)
     t = torus((2, 4), hosts_per_switch=1)
     layout = topogen.place(t, topogen.Floor.skywalk(2, 4))
     bundle = sx.write_bundle(tmp_path / "net.sst.json", t, layout, route(t, layout, "nr"))
