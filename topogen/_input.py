@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import itertools
+import math
 import os
 import stat
 
@@ -273,7 +274,6 @@ def read_npy_header(path, *, what: str = "array file"):
     loading the array; FormatError if the header is malformed, names a non-numeric
     dtype or a shape whose data the file does not hold (checked against its size)."""
     import numpy as np
-    from numpy.lib import format as npf
 
     st = check_regular_file(path, what)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -282,28 +282,34 @@ def read_npy_header(path, *, what: str = "array file"):
             raise FormatError("not a NumPy .npy file", path=path)
         f.seek(0)
         try:
-            version = npf.read_magic(f)
-            if version == (1, 0):
-                shape, fortran, dtype = npf.read_array_header_1_0(f, max_header_size=1 << 16)
-            elif version in ((2, 0), (3, 0)):
-                shape, fortran, dtype = npf.read_array_header_2_0(f, max_header_size=1 << 16)
-            else:
-                raise ValueError(f"unsupported .npy version {version}")
+            shape, fortran, dtype, offset = _array_header(f)
         except (ValueError, SyntaxError, TypeError, OverflowError) as exc:
             raise FormatError(f"malformed .npy header ({exc})", path=path) from None
-        offset = f.tell()
     if dtype.hasobject or dtype.kind not in "biuf":
         raise FormatError(f"{what} holds dtype {dtype}, not numbers (topogen writes and loads "
                           "numeric arrays only, never pickles)", path=path)
-    count = 1
-    for side in shape:
-        count *= int(side)
-    need = count * dtype.itemsize
+    need = math.prod(shape) * dtype.itemsize
     if need != st.st_size - offset:
-        raise FormatError(f"the header announces shape {tuple(shape)} of {dtype} "
+        raise FormatError(f"the header announces shape {shape} of {dtype} "
                           f"({format_bytes(need)}), but the file holds {format_bytes(st.st_size - offset)} "
                           "of data; the file is damaged or not the one written", path=path)
-    return tuple(int(s) for s in shape), np.dtype(dtype), bool(fortran)
+    return shape, np.dtype(dtype), bool(fortran)
+
+
+def _array_header(f):
+    """``(shape, fortran_order, dtype, data offset)`` of the ``.npy`` header at the start of
+    the binary stream ``f`` (versions 1.0 to 3.0; ValueError for another)."""
+    from numpy.lib import format as npf
+
+    version = npf.read_magic(f)
+    if version == (1, 0):
+        reader = npf.read_array_header_1_0
+    elif version in ((2, 0), (3, 0)):
+        reader = npf.read_array_header_2_0
+    else:
+        raise ValueError(f"unsupported .npy version {version}")
+    shape, fortran, dtype = reader(f, max_header_size=1 << 16)
+    return tuple(int(s) for s in shape), fortran, dtype, f.tell()
 
 
 def check_npz(path, *, what: str = "archive", limit_bytes: int | None = None) -> None:
@@ -311,8 +317,6 @@ def check_npz(path, *, what: str = "archive", limit_bytes: int | None = None) ->
     ``.npy`` arrays holding exactly the data their headers announce (checked from the
     zip directory and each header, before :func:`numpy.load` allocates anything)."""
     import zipfile
-
-    from numpy.lib import format as npf
 
     limit = input_limit() if limit_bytes is None else limit_bytes
     check_input_file(path, limit_bytes=limit, what=what, override=limit_bytes is None)
@@ -324,19 +328,13 @@ def check_npz(path, *, what: str = "archive", limit_bytes: int | None = None) ->
                 if total > limit:
                     raise _too_big(path, total, limit, f"{what} (unpacked)", limit_bytes is None)
                 with zf.open(info) as member:
-                    version = npf.read_magic(member)
-                    reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
-                    shape, _, dtype = reader(member, max_header_size=1 << 16)
-                    offset = member.tell()
+                    shape, _, dtype, offset = _array_header(member)
                 if dtype.hasobject or dtype.kind not in "biufU":
                     raise FormatError(f"{what} member {info.filename} holds dtype {dtype}, not numbers "
                                       "or text (never pickles)", path=path)
-                count = 1
-                for side in shape:
-                    count *= int(side)
-                if count * dtype.itemsize != info.file_size - offset:
+                if math.prod(shape) * dtype.itemsize != info.file_size - offset:
                     raise FormatError(f"{what} member {info.filename}: the header announces shape "
-                                      f"{tuple(shape)} of {dtype}, but the member holds "
+                                      f"{shape} of {dtype}, but the member holds "
                                       f"{format_bytes(info.file_size - offset)} of data", path=path)
     except (zipfile.BadZipFile, ValueError, SyntaxError, TypeError, OverflowError, EOFError) as exc:
         if isinstance(exc, FormatError):
