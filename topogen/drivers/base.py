@@ -463,13 +463,9 @@ def _pump(proc: subprocess.Popen, fd: int, sink: "_CappedLog", deadline: float |
             continue
         if not poller.poll(wait_s * 1000):
             continue
-        data = os.read(fd, _CHUNK)
-        if not data:
+        if not _take(fd, sink, monitor):
             eof = True
             continue
-        sink.write(data)
-        if monitor is not None:
-            monitor.feed_bytes(data)
         if sink.total > runaway_bytes:
             return False, True
 
@@ -482,14 +478,19 @@ def _drain(fd: int, sink: "_CappedLog", limit_s: float = 2.0, monitor: "RunMonit
     poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     while True:
         left = end - time.monotonic()
-        if left <= 0 or not poller.poll(left * 1000):
+        if left <= 0 or not poller.poll(left * 1000) or not _take(fd, sink, monitor):
             return
-        data = os.read(fd, _CHUNK)
-        if not data:
-            return
-        sink.write(data)
-        if monitor is not None:
-            monitor.feed_bytes(data)
+
+
+def _take(fd: int, sink: "_CappedLog", monitor: "RunMonitor | None") -> bool:
+    """Read what the pipe holds into ``sink`` (and its lines to ``monitor``); False at its end."""
+    data = os.read(fd, _CHUNK)
+    if not data:
+        return False
+    sink.write(data)
+    if monitor is not None:
+        monitor.feed_bytes(data)
+    return True
 
 
 def progress_interval() -> float:
