@@ -144,13 +144,13 @@ def _sweep_point(point, store: Store, simulate) -> list:
     Raises
     ------
     SimulatorFailed
-        A load's row is not a finished result (:func:`~topogen.experiments.store.row_problem`:
+        A load's row is not a finished result (:func:`~topogen.drivers.base.row_problem`:
         crash, hang, incomplete, truncated, garbage, implausible ...); the loads done so far
         stay stored and the point is retried from there.
     """
     from ..drivers.base import simulator_failed
     from ..load_points import knee_sweep
-    from .store import row_problem
+    from ..drivers.base import row_problem
 
     cfg = point.content["sweep"]
     done = store.sweep_rows(point.id)

@@ -42,16 +42,14 @@ from pathlib import Path
 from .._input import load_json
 from .._version import __version__
 from ..errors import FormatError, OutputError, TopogenError
-from ..drivers.base import FAILURE_STATUSES, row_problem
+from ..drivers.base import row_problem
 from ..output import atomic_write, check_dir_output, check_file_output, output_dir
 
-__all__ = ["Store", "StoreVersionError", "FAILED_STATUSES", "collect", "experiment_point_of", "row_problem"]
+__all__ = ["Store", "StoreVersionError", "collect", "experiment_point_of"]
 
 STORE_FORMAT = "topogen-experiment-store"
 STORE_LAYOUT = 1
-#: row statuses that count as failed (the point is run again); any status that is not one of
-#: :data:`~topogen.drivers.base.RESULT_STATUSES` does too
-FAILED_STATUSES = FAILURE_STATUSES
+
 
 class StoreVersionError(TopogenError):
     """A store written by another topogen version (or another experiment)."""
