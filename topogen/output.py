@@ -371,10 +371,6 @@ def check_file_output(path, *, inputs: Iterable = (), make_parents: bool = False
     return path
 
 
-def _key(path) -> str:
-    return os.path.normcase(os.path.realpath(os.path.abspath(path)))
-
-
 def check_distinct_outputs(inputs: Iterable = (), outputs=(), *, allow: Iterable = ()) -> None:
     """Check, before any work, that the outputs of one command name different files and
     that none names an input.
@@ -405,20 +401,15 @@ def check_distinct_outputs(inputs: Iterable = (), outputs=(), *, allow: Iterable
     ins = [(label, p) for label, p in (inputs.items() if hasattr(inputs, "items")
                                        else ((None, p) for p in inputs)) if p is not None]
 
-    def same(a, b) -> bool:
-        if os.path.lexists(a) and os.path.lexists(b):
-            return _same(Path(a), Path(b))
-        return _key(a) == _key(b)
-
     seen: list = []
     for label, p in items:
         for other_label, q in seen:
-            if same(p, q) and frozenset((label, other_label)) not in allowed:
+            if _same(Path(p), Path(q)) and frozenset((label, other_label)) not in allowed:
                 raise OutputError(f"{other_label} {q} and {label} {p} name the same file; give each output "
                                   "its own file")
         seen.append((label, p))
         for in_label, q in ins:
-            if same(p, q) and frozenset((label, in_label)) not in allowed:
+            if _same(Path(p), Path(q)) and frozenset((label, in_label)) not in allowed:
                 what = f"the input {q}" if in_label is None else f"the input {in_label} {q}"
                 raise OutputError(f"{label} {p} is {what} of this command; write to another file")
 
