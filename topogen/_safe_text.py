@@ -89,3 +89,10 @@ def check_name(value, what: str, fix: str = "") -> str:
         raise ParameterError(f"{what} must be {NAME_RULE} (it names files and SLURM jobs), got "
                              f"{shown}" + (f"; {fix}" if fix else ""))
     return value
+
+
+def safe_stem(text: str, limit: int, default: str) -> str:
+    """``text`` made a file-name stem of the name alphabet: every other character becomes
+    ``_``, leading ``.``/``-`` are dropped, at most ``limit`` characters; ``default`` when
+    nothing is left."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", str(text)).lstrip(".-")[:limit] or default

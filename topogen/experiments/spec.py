@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._digest import seed_from
-from ..errors import FormatError, ParameterError
+from ..errors import ParameterError
 from ..results import canonical_json
 from .layouts import check_keys, parse_layout
 
@@ -515,15 +515,12 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
 def _experiment_name(head: dict, path) -> str:
     """``[experiment] name`` (checked: it names the store, files and SLURM jobs), else the
     spec file's stem with every character outside the name alphabet replaced by ``_``."""
-    from .._safe_text import check_name
+    from .._safe_text import check_name, safe_stem
 
     if "name" in head:
         return check_name(head["name"], f"name in {_where(path, 'experiment')}",
                           'e.g. name = "crossval-small"')
-    if not path:
-        return "experiment"
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(path).stem).lstrip(".-")[:100]
-    return stem or "experiment"
+    return safe_stem(Path(path).stem, 100, "experiment") if path else "experiment"
 
 
 def _store_dir(head: dict, name: str, path, base: Path, store) -> Path:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import sim_defaults
+from .._safe_text import safe_stem
 from ..sim_defaults import link_latency_cycles
 from .._version import __version__
 from ..errors import ParameterError, TopologyError
@@ -671,7 +672,7 @@ def export_booksim(
     renamed, the configuration last, so a configuration on disk always has its netlist.
     """
     directory = Path(directory).resolve()
-    stem = stem or re.sub(r"[^A-Za-z0-9_.\-]", "_", topology.name)[:80].lstrip(".-") or "topology"
+    stem = stem or safe_stem(topology.name, 80, "topology")
     if stem[0].isdigit():
         stem = "t" + stem
     net_text, net_meta = _anynet_texts(topology, layout, clock_period_ns, latency)
