@@ -121,13 +121,12 @@ def _kind(content) -> tuple:
 def _estimate(exp, store, pending) -> str:
     """Core-hours of the pending points: measured seconds per point of the store's rows
     (per simulator), else the spec's ``seconds_per_point`` guess."""
-    import json
     import os
 
+    from .._input import load_json
     from ..load_points import sweep_size
 
     per: dict = {}
-    from .._input import load_json
 
     folder = store.root / "points"
     names = sorted(os.listdir(folder))[:200] if folder.is_dir() else []
