@@ -627,13 +627,37 @@ def packet_size_of(params: str | Mapping | None) -> float:
     return math.nan
 
 
+def _link_gbps_of(params) -> float:
+    """Link rate (Gbit/s) recorded in a row's ``params`` (top level or its ``config``),
+    else the shared default: the rate that turns one flit per cycle into Gbit/s."""
+    from .sim_defaults import LINK_GBPS
+
+    if isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except ValueError:
+            params = None
+    if isinstance(params, Mapping):
+        for where in (params, params.get("config")):
+            if isinstance(where, Mapping):
+                try:
+                    v = float(where.get("link_gbps"))
+                except (TypeError, ValueError):
+                    continue
+                if math.isfinite(v) and v > 0:
+                    return v
+    return float(LINK_GBPS)
+
+
 def accepted_in_offered_unit(row: Mapping[str, Any]) -> float:
     """A row's accepted load in the unit of its ``offered_load`` (``load_unit``).
 
     ``accepted_load`` is packets/node/cycle (fraction of link bandwidth for SST's
     ``anytopo`` rows), ``accepted_flit_rate`` flits/node/cycle.  For a flits/node/cycle
     offered load the flit rate is used, or ``accepted_load`` times the ``packet_size``
-    recorded in ``params``; NaN when the row does not allow the conversion.
+    recorded in ``params``; for Gbit/s/node the flit rate times the link rate (one flit
+    per cycle is one link's rate, ``link_gbps`` of ``params`` or the shared 96 Gbit/s);
+    NaN when the row does not allow the conversion.
     """
     def num(key):
         v = row.get(key)
@@ -655,6 +679,11 @@ def accepted_in_offered_unit(row: Mapping[str, Any]) -> float:
         if not math.isnan(packets):
             return packets
         return num("accepted_flit_rate") / packet_size_of(row.get("params"))
+    if unit == "Gbit/s/node":
+        flits = num("accepted_flit_rate")
+        if math.isnan(flits):
+            flits = num("accepted_load") * packet_size_of(row.get("params"))
+        return flits * _link_gbps_of(row.get("params"))
     return num("accepted_load")
 
 

@@ -139,6 +139,8 @@ def curves(frame, *, clock_ns: float | None = None) -> list[dict]:
         load below the lowest unstable one, ``nan`` if no point was unstable),
         ``latency_unit``, ``load_unit`` and ``file``.
     """
+    from ..results import accepted_in_offered_unit
+
     recs = frame.to_dict("records")
     any_cycles = any(_text(r.get("latency_unit")) != "ns" for r in recs)
     groups: dict = {}
@@ -152,9 +154,7 @@ def curves(frame, *, clock_ns: float | None = None) -> list[dict]:
         lat = _num(r.get("latency_avg"))
         if _text(r.get("latency_unit")) == "ns" and any_cycles:
             lat = lat / _clock_of(r, clock_ns)
-        acc = _num(r.get("accepted_flit_rate"))
-        if math.isnan(acc) and _text(r.get("load_unit")) == "fraction of link bandwidth":
-            acc = _num(r.get("accepted_load"))
+        acc = accepted_in_offered_unit(r)  # the throughput panel draws both in the load's unit
         g["points"].append((_num(r.get("offered_load")), _text(r.get("status")), lat, acc, unit))
     out = []
     for key in sorted(groups, key=lambda k: (str(k[1]), tuple(str(x) for x in k[0]))):
@@ -296,7 +296,7 @@ def _figure(cs, title, log_y, throughput, per_file, names, n_frames):
     for ax in axes[-1]:
         ax.set_xlabel(xlabel)
     if throughput:
-        axes[1][0].set_ylabel("accepted load (flits/node/cycle)")
+        axes[1][0].set_ylabel("accepted load" + (f" ({load_units[0]})" if len(load_units) == 1 else ""))
         for ax in axes[1]:
             top = max((max(c["offered"]) for c in cs if c["offered"]), default=1.0)
             ax.plot([0, top], [0, top], color="0.6", lw=0.8, ls="--", zorder=0)
