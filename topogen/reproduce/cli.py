@@ -85,11 +85,20 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--force", action="store_true", help="use a non-empty --out-dir (nothing is replaced)")
     c.add_argument("--plot", default=None, metavar="FILE", help="latency-vs-load chart (.png/.svg/.pdf)")
     c.add_argument("--strict", action="store_true", help="exit 1 when any verdict is FAIL")
+    c.add_argument("--native", default=None, choices=("mesh", "torus"), metavar="FAMILY",
+                   help="compare BookSim's own FAMILY (mesh, torus; --param k=K --param n=N, default "
+                        "4 and 2) with dim_order against topogen's generator and routing on the "
+                        "reference simulator and topogen's export of it on BookSim "
+                        "(docs/crossval.md, 'Native topologies')")
     c.set_defaults(handler=crossval_command)
 
 
 def crossval_command(args) -> int:
     """Handler of ``topogen crossval``: :func:`topogen.reproduce.crossval.crossval_command`."""
+    if getattr(args, "native", None):
+        from .crossval_native import native_command
+
+        return native_command(args)
     from .crossval import crossval_command as run
 
     return run(args)

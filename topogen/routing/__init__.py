@@ -160,6 +160,8 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return updown(topology, root, layout=layout)
     if algorithm == "dor":
         return dor(topology, num_vcs=vcs, layout=layout)
+    if algorithm == "dor-random":  # BookSim dim_order's random direction on ring ties
+        return dor(topology, num_vcs=vcs, layout=layout, tie="random", seed=seed)
     if algorithm == "escape":
         return escape(topology, layout, num_vcs=4 if vcs is None else vcs,
                       base=base if base in ("fr", "nr") else "fr", switch_delay=switch_delay,

@@ -15,6 +15,21 @@ away from the source).  On a torus with a ring of side >= 3 DOR uses the **datel
 rule of Dally and Seitz: VC 0 until the packet crosses the ring's wrap link (between
 coordinates ``side-1`` and ``0``), VC 1 on that hop and on the rest of that dimension;
 each new dimension starts on VC 0.  This needs 2 VCs.
+
+Ties on a torus (``tie``): when both directions around a ring of even side are equally
+long, ``tie="+"`` (the default) always goes in the + direction, so the routing is a
+deterministic table; ``tie="random"`` draws the direction per packet and per dimension,
+as BookSim's own ``dim_order`` on its ``torus`` does (``dor_next_torus`` in
+``routefunc.cpp``: ``RandomInt(1)`` when the distance is exactly ``k/2``).  The "+" rule
+puts 10 of every 16 ring hops of uniform traffic on the + links of an 8-ring instead of
+8 (25 % more on the busiest channels): on BookSim's 8x8 torus (33-flit VCT, 4 VCs) the
+"+" rule is 8 % slower than BookSim at 0.4 flits/node/cycle, the random rule within
+1 % (``docs/crossval.md``, "Native topologies").  ``tie="random"`` gives a
+:class:`RandomTieDor` (``algorithm="dor-random"``), routed per packet by the simulator.
+BookSim's VC classes differ from the dateline rule in one detail kept here: BookSim puts a
+packet whose ring segment crosses the wrap link on the upper VC half for the whole
+segment, the dateline rule only from the wrap hop on (both acyclic; measured effect on
+the 8x8 torus below 0.3 %).
 """
 
 from __future__ import annotations
@@ -26,12 +41,14 @@ import numpy as np
 from .._validate import check_int
 from ..errors import ParameterError, RoutingError
 from ..topology import Topology
-from .base import TableRouting, csr_view
+from .base import Routing, TableRouting, _check_switch, csr_view
 from .paths import _require
 
-__all__ = ["dor", "DOR_KINDS"]
+__all__ = ["dor", "DOR_KINDS", "DOR_TIES", "RandomTieDor"]
 
 DOR_KINDS = ("torus", "mesh", "hypercube", "hyperx")
+#: tie rules of a torus ring of even side (module docs)
+DOR_TIES = ("+", "random")
 
 
 def _derived_shape(topology: Topology):
@@ -95,7 +112,7 @@ def _shape(topology: Topology, kind, dims):
 
 
 def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int | None = None,
-        layout=None, block: int = 512) -> TableRouting:
+        layout=None, block: int = 512, tie: str = "+", seed=None):
     """Dimension-order routing tables (see the module docs for the rules).
 
     Parameters
@@ -114,11 +131,19 @@ def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int 
         Recorded on the routing.
     block : int
         Destinations per vectorised block.
+    tie : {"+", "random"}
+        Direction on a torus ring of even side when both are equally long: always + (a
+        table), or drawn per packet and dimension as BookSim's ``dim_order`` does.
+    seed : int, optional
+        ``tie="random"``: seed of :meth:`RandomTieDor.path` when it is given no generator
+        (the simulator passes its own).
 
     Returns
     -------
-    TableRouting
-        ``algorithm="dor"``; VC rule ``"dateline"`` (torus) or ``"const"``.
+    TableRouting or RandomTieDor
+        ``algorithm="dor"``; VC rule ``"dateline"`` (torus) or ``"const"``.  With
+        ``tie="random"`` on a torus with an even side of 4 or more, a
+        :class:`RandomTieDor` over the "+" table (``algorithm="dor-random"``).
 
     Raises
     ------
@@ -135,7 +160,25 @@ def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int 
        Interconnection Networks", IEEE Trans. Computers C-36(5), 1987.
     .. [2] Skywalk Sec. III-A (Torus, Hypercube, HyperX baselines).
     """
+    if tie not in DOR_TIES:
+        raise ParameterError(f"tie must be one of {', '.join(DOR_TIES)} (the direction on a torus "
+                             f"ring of even side when both are equally long), got {tie!r}")
     kind, dims = _shape(topology, kind, dims)
+    table = _dor_table(topology, kind, dims, num_vcs, layout, block, (1,) * len(dims))
+    if tie == "random" and _tie_dims(kind, dims):
+        return RandomTieDor(table, seed=seed)
+    return table
+
+
+def _tie_dims(kind: str, dims) -> tuple[int, ...]:
+    """Dimensions whose rings have two equally long directions (torus, even side >= 4)."""
+    if kind != "torus":
+        return ()
+    return tuple(i for i, x in enumerate(dims) if x >= 4 and x % 2 == 0)
+
+
+def _dor_table(topology, kind, dims, num_vcs, layout, block, tie_sign) -> TableRouting:
+    """The DOR table with direction ``tie_sign[i]`` (+1/-1) on ties in dimension ``i``."""
     _require(topology, "dimension-order routing")
     check_int("block", block, 1)
     n = topology.num_switches
@@ -164,7 +207,8 @@ def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int 
         c = np.take_along_axis(c, k[:, :, None], axis=2)[:, :, 0]
         if kind == "torus":
             fwd = np.mod(delta, side)
-            step = np.where(fwd * 2 <= side, 1, -1)
+            signs = np.asarray(tie_sign, dtype=np.int64)[k]
+            step = np.where(fwd * 2 < side, 1, np.where(fwd * 2 > side, -1, signs))
             newc = np.mod(c + step, side)
         elif kind == "hyperx":
             newc = c + delta
@@ -187,7 +231,9 @@ def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int 
     side_e = dims_a[entry_dim]
     gap = np.abs(cu - cv)[np.arange(len(cu)), entry_dim]
     entry_wrap = (side_e >= 3) & (gap == side_e - 1) if kind == "torus" else np.zeros(len(cu), bool)
-    params = {"kind": kind, "dims": list(dims), "tie_rule": "+ direction on equal ring distance",
+    ties = ("+" if all(x > 0 for x in tie_sign) else
+            "".join("+" if x > 0 else "-" for x in tie_sign) + " by dimension")
+    params = {"kind": kind, "dims": list(dims), "tie_rule": f"{ties} direction on equal ring distance",
               "dimension_order": "0 first"}
     if dateline:
         return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
@@ -196,3 +242,116 @@ def dor(topology: Topology, *, kind: str | None = None, dims=None, num_vcs: int 
     return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
                         num_vcs=num_vcs, vc_rule="const", vc_const=0, entry_dim=entry_dim,
                         entry_wrap=entry_wrap)
+
+
+class RandomTieDor(Routing):
+    """Dimension-order routing on a torus with BookSim's tie rule: at a ring distance of
+    exactly half the side the direction is drawn per packet and per dimension (module
+    docs).  Routes without a tie are those of ``base`` (the "+" table); VCs follow its
+    dateline rule in either direction.
+
+    ``path(src, dst, rng=None)`` draws with ``rng`` (a :class:`numpy.random.Generator`),
+    or with the routing's own generator (from ``seed``) when ``rng`` is None.
+    """
+
+    deterministic = False
+
+    def __init__(self, base: TableRouting, seed=None):
+        if not isinstance(base, TableRouting) or base.algorithm != "dor" or base.params.get("kind") != "torus":
+            raise ParameterError("RandomTieDor needs a DOR table of a torus (dor(topology)) as base")
+        from .._rng import make_rng, resolve_seed
+
+        seed = resolve_seed(seed)
+        self.base = base
+        self.dims = tuple(int(x) for x in base.params["dims"])
+        self.tie_dims = _tie_dims("torus", self.dims)
+        super().__init__(base.topology, layout=base.layout, algorithm="dor-random",
+                         params=dict(base.params, tie_rule="random direction per packet on equal "
+                                     "ring distance (BookSim dim_order)", seed=seed),
+                         num_vcs=base.num_vcs)
+        self.seed = seed
+        self._rng = make_rng(seed)
+        d = np.asarray(self.dims, dtype=np.int64)
+        self._strides = np.concatenate([[1], np.cumprod(d[:-1])]).astype(np.int64).tolist()
+        self._cache: dict[int, tuple] = {}
+
+    def ties(self, src: int, dst: int) -> tuple[int, ...]:
+        """The dimensions in which the route from ``src`` to ``dst`` has a tie."""
+        out = []
+        for i in self.tie_dims:
+            side, st = self.dims[i], self._strides[i]
+            if ((dst // st - src // st) % side) * 2 == side:
+                out.append(i)
+        return tuple(out)
+
+    def path(self, src: int, dst: int, rng=None):
+        n = self.num_switches
+        src = _check_switch("src", src, n)
+        dst = _check_switch("dst", dst, n)
+        key = src * n + dst
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = self.ties(src, dst)
+        if not hit:
+            return self.base.path(src, dst)
+        rng = self._rng if rng is None else rng
+        minus = {i for i in hit if int(rng.integers(0, 2))}
+        return self._walk(src, dst, minus)
+
+    def _walk(self, src: int, dst: int, minus) -> tuple[np.ndarray, np.ndarray]:
+        """The DOR path with the - direction on the ties of the dimensions in ``minus``."""
+        base = self.base
+        view = base.view
+        sw, vcs = [src], []
+        v, vc = src, 0
+        for i, side in enumerate(self.dims):
+            st = self._strides[i]
+            c, t = (v // st) % side, (dst // st) % side
+            if c == t:
+                continue
+            fwd = (t - c) % side
+            step = 1 if fwd * 2 < side else -1 if fwd * 2 > side else (-1 if i in minus else 1)
+            vc = 0
+            while c != t:
+                nc = (c + step) % side
+                w = v + (nc - c) * st
+                e = int(view.entry(np.int64(v), np.int64(w)))
+                if e < 0:
+                    raise RoutingError(f"dor-random: no link from switch {v} to {w}")
+                if base.entry_wrap[e]:
+                    vc = 1
+                v, c = w, nc
+                sw.append(v)
+                vcs.append(vc)
+        return np.asarray(sw, dtype=np.int32), np.asarray(vcs, dtype=np.int16)
+
+    def tables(self) -> list[TableRouting]:
+        """One DOR table per choice of tie direction in each tie dimension (their routes
+        together are every route this routing can take)."""
+        out = []
+        dims = self.dims
+        for mask in range(1 << len(self.tie_dims)):
+            sign = [1] * len(dims)
+            for j, i in enumerate(self.tie_dims):
+                if mask >> j & 1:
+                    sign[i] = -1
+            out.append(self.base if mask == 0 else
+                       _dor_table(self.topology, "torus", dims, self.num_vcs, self.layout, 512, tuple(sign)))
+        return out
+
+    def dependency_chunks(self, pairs=None):
+        """The dependencies of every route it can take: those of :meth:`tables`."""
+        for table in self.tables():
+            yield from table.dependency_chunks(pairs)
+
+    def describe_check(self) -> str:
+        return (f"the DOR tables of all {1 << len(self.tie_dims)} tie-direction choices "
+                "(every route dor-random can draw)")
+
+    def metadata(self) -> dict:
+        md = super().metadata()
+        md["kind"] = "dor-random"
+        return md
+
+    def _subroutings(self):
+        return {"base": self.base}

@@ -2,7 +2,7 @@
 --algorithm`` choices are read from here when the command line builds its parser)."""
 
 #: the algorithms :func:`topogen.routing.route` computes by name
-ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "valiant", "escape", "hop", "layered",
+ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "dor-random", "valiant", "escape", "hop", "layered",
               "dsnf", "ugal-l", "ugal-g")
 
 #: how a table routing assigns virtual channels (``vc_rule`` of a routing folder)

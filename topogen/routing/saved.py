@@ -64,6 +64,10 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
         from .valiant import ValiantRouting
 
         base = load_routing(d / "base", topology=topology, layout=layout)
+        if kind == "dor-random":
+            from .dor import RandomTieDor
+
+            return RandomTieDor(base, seed=params.get("seed"))
         if kind == "ugal":
             from .ugal import UgalRouting
 

@@ -1,0 +1,393 @@
+"""Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``).
+
+For a family BookSim builds itself, three runs of the same network side by side:
+
+(a) ``native``: BookSim's built-in topology and routing (``topology = mesh`` or ``torus``,
+    ``k``, ``n``, ``routing_function = dim_order``);
+(b) ``reference``: topogen's generator of the same size and host attachment with topogen's
+    equivalent routing on the reference simulator;
+(c) ``export``: that topology exported by topogen to BookSim's ``anynet`` (routed by
+    anynet's ``min``, which on a mesh or torus is not dimension order: this column
+    separates the router model from the routing).
+
+Every other setting is the shared one (:func:`topogen.experiments.simulators.booksim_options`:
+virtual cut-through, 33-flit packets, 4 VCs of 66 flits, one-cycle pipeline stages and host
+channels, BookSim's measurement).  What the native network is was read from BookSim's
+source (``src/networks/kncube.cpp``, ``src/routefunc.cpp``):
+
+* router ``i`` has ``2n + 1`` ports: output ``2d`` goes to the + neighbour in dimension
+  ``d`` (coordinate ``(i / k^d) % k``), ``2d + 1`` to the - neighbour, port ``2n`` is node
+  ``i``'s injection and ejection channel (one host per router, host ``i`` on router ``i``:
+  topogen's numbering, dimension 0 fastest);
+* a mesh is built with the wrap channels too, but ``dor_next_mesh`` never takes them, so
+  the network packets see is the mesh;
+* link latency: ``use_noc_latency = 1`` (BookSim's default) gives mesh channels 1 cycle
+  and torus channels 2; injection and ejection channels 1;
+* ``dim_order`` on a mesh may use every VC; on a torus the packet's ring segment uses the
+  lower half of the VCs, or the upper half when it crosses the wrap link, and at a ring
+  distance of exactly ``k/2`` the direction is drawn per packet (``RandomInt(1)``):
+  topogen's equivalents are ``dor`` (mesh) and ``dor-random`` (torus,
+  :func:`topogen.routing.dor` with ``tie="random"``).
+
+Verdicts, per load and against the native run: ``pass`` when the mean latencies agree
+within the tolerance (2 % at the lowest load when it is at most :data:`ZERO_LOAD`, the
+zero-load point, else 5 %), ``pass (noise)`` when the miss is within
+:data:`~topogen.reproduce.crossval_verdicts.NOISE_Z` standard errors of the ratio (repeats
+give them), ``FAIL`` otherwise, ``n/a`` where the native run did not complete.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import ParameterError
+
+__all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
+           "isomorphic", "crossval_native", "native_command", "ZERO_LOAD"]
+
+#: families BookSim builds itself that topogen has (``--native`` choices)
+NATIVE_FAMILIES = ("mesh", "torus")
+#: a load at or below this is the zero-load point (2 % tolerance)
+ZERO_LOAD = 0.02
+#: tolerances: zero load, other loads
+ZERO_TOLERANCE, LATENCY_TOLERANCE = 0.02, 0.05
+
+
+@dataclass(frozen=True)
+class NativeFamily:
+    """One BookSim-native network and topogen's equivalent."""
+
+    family: str
+    k: int
+    n: int
+    booksim: dict = field(default_factory=dict)  # BookSim's topology options
+    generator: str = ""
+    params: dict = field(default_factory=dict)  # topogen generator parameters
+    routing: str = ""  # topogen's routing name
+    link_latency: int = 1  # cycles per router-router channel (kncube.cpp)
+
+
+def native_family(family: str, k: int = 4, n: int = 2) -> NativeFamily:
+    """The native network ``family`` (``mesh`` or ``torus``) of radix ``k`` and ``n``
+    dimensions with topogen's equivalent generator and routing."""
+    from .._validate import check_int
+
+    if family not in NATIVE_FAMILIES:
+        raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r} "
+                             "(BookSim's flatfly, dragonflynew and fattree are not compared yet)")
+    k = check_int("k", k, 2)
+    n = check_int("n", n, 1)
+    opts = {"topology": family, "k": k, "n": n, "routing_function": "dim_order", "use_noc_latency": 1}
+    params = {"dims": [k] * n, "hosts_per_switch": 1}
+    if family == "mesh":
+        return NativeFamily("mesh", k, n, opts, "mesh", params, "dor", 1)
+    return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2)
+
+
+def native_graph(fam: NativeFamily):
+    """BookSim's network of ``fam`` as an undirected networkx graph, rebuilt from
+    ``kncube.cpp`` (``_LeftNode``/``_RightNode``): router ``i``'s + neighbour in dimension
+    ``d`` is ``i + k^d`` (``i - (k-1) k^d`` at coordinate ``k-1``); the mesh's wrap
+    channels, which its routing never takes, are left out.  Node attribute ``hosts``: the
+    nodes on the router (one: node ``i`` on router ``i``)."""
+    import networkx as nx
+
+    k, n = fam.k, fam.n
+    size = k ** n
+    g = nx.Graph()
+    g.add_nodes_from(range(size), hosts=1)
+    for node in range(size):
+        for d in range(n):
+            step = k ** d
+            loc = (node // step) % k
+            if loc == k - 1:
+                if fam.family == "mesh":
+                    continue
+                right = node - (k - 1) * step
+            else:
+                right = node + step
+            if right != node:
+                g.add_edge(node, right)
+    return g
+
+
+def _topogen_graph(topology):
+    import networkx as nx
+
+    g = nx.Graph()
+    hosts = [int(h) for h in topology.hosts]
+    g.add_nodes_from((i, {"hosts": h}) for i, h in enumerate(hosts))
+    u, v = topology.edges[:, 0], topology.edges[:, 1]
+    g.add_edges_from(zip(u.tolist(), v.tolist()))
+    return g
+
+
+def isomorphic(fam: NativeFamily, topology) -> tuple[bool, bool]:
+    """(isomorphic, identity): whether topogen's ``topology`` and BookSim's native network
+    are isomorphic as router graphs with their host counts, and whether the identity
+    (router ``i`` = switch ``i``, host ``i`` on it) is an isomorphism."""
+    import networkx as nx
+
+    a, b = native_graph(fam), _topogen_graph(topology)
+    same_hosts = nx.algorithms.isomorphism.categorical_node_match("hosts", 0)
+    iso = nx.is_isomorphic(a, b, node_match=same_hosts)
+    ident = (set(a.nodes) == set(b.nodes) and {frozenset(e) for e in a.edges} == {frozenset(e) for e in b.edges}
+             and all(a.nodes[i]["hosts"] == b.nodes[i]["hosts"] for i in a.nodes))
+    return iso, ident
+
+
+#: router options of topogen's BookSim setup (the ``vct33`` template's) on top of
+#: :func:`topogen.experiments.simulators.booksim_options`
+_ROUTER = {"router": "iq", "vc_allocator": "separable_input_first", "sw_allocator": "separable_input_first",
+           "alloc_iters": 1, "input_speedup": 1, "output_speedup": 1, "injection_process": "bernoulli",
+           "use_read_write": 0, "sim_type": "latency", "sim_count": 1, "print_activity": 0}
+
+
+def native_config(fam: NativeFamily, spec, seed: int) -> str:
+    """BookSim configuration text of the native run (``key = value;`` lines): the shared
+    settings of ``spec`` with BookSim's own topology and routing."""
+    from ..experiments.simulators import _traffic_for, booksim_options
+
+    opts = dict(_ROUTER)
+    opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, fam.k ** fam.n), seed))
+    opts.update(fam.booksim)
+    lines = [f"// BookSim's native {fam.family} k={fam.k} n={fam.n} with dim_order "
+             "(topogen crossval --native)"]
+    for key, value in opts.items():
+        if isinstance(value, float):
+            value = repr(value)
+        lines.append(f"{key} = {value};")
+    return "\n".join(lines) + "\n"
+
+
+def _native_adapter(fam, spec, seed, out_dir, binary=None):
+    from ..drivers.base import fresh_path
+    from ..drivers.booksim import find_booksim, run_booksim
+    from ..experiments.simulators import Adapter, fresh_dir
+    from ..results import atomic_write_text
+
+    exe = find_booksim(binary)
+    folder = fresh_dir(Path(out_dir) / "native")
+    cfg = folder / "native.cfg"
+    atomic_write_text(cfg, native_config(fam, spec, seed))
+
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+        log = fresh_path(folder / f"load{load:g}.log", claim=True)
+        return run_booksim(cfg, overrides=_overrides(spec, load, run_seed, fam.k ** fam.n),
+                           log_path=log, timeout=spec.timeout, binary=exe, raise_on_failure=False,
+                           topology=fam.family, routing="dim_order")
+
+    return Adapter("native", run, "dim_order", router="input-queued (BookSim iq)")
+
+
+def _overrides(spec, load: float, run_seed: int, hosts: int) -> dict:
+    """BookSim's command-line options of one run: the load, the seed and a sample period
+    long enough for about 100 packets, as the reference simulator's ``min_period_packets``
+    (at 0.01 flits/node/cycle a 1,000-cycle period of 16 hosts holds 5 packets)."""
+    from ..sim import SimConfig
+
+    per_cycle = float(load) / spec.packet_size * hosts
+    period = max(spec.sample_period, math.ceil(SimConfig().min_period_packets / per_cycle))
+    return {"injection_rate": float(load), "seed": run_seed % (2 ** 31), "sample_period": period}
+
+
+def _export_adapter(spec, seed, topology, out_dir, binary=None):
+    """topogen's anynet export of ``topology`` on BookSim (the shared crossval export, with
+    :func:`_overrides` per run)."""
+    import numpy as np
+
+    from ..drivers.base import fresh_path
+    from ..drivers.booksim import find_booksim, run_booksim
+    from ..experiments.simulators import Adapter, _traffic_for, booksim_options, fresh_dir
+    from ..export.booksim import export_booksim
+
+    exe = find_booksim(binary)
+    folder = fresh_dir(Path(out_dir) / "export")
+    hosts = int(topology.num_hosts)
+    opts = booksim_options(spec, _traffic_for("booksim", spec.traffic, hosts), seed)
+    exp = export_booksim(folder, topology, None, stem="net", setup="vct33", clock_period_ns=spec.clock_ns,
+                         latency=np.full(topology.num_links, spec.link_latency), options=opts)
+
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+        log = fresh_path(folder / f"load{load:g}.log", claim=True)
+        return run_booksim(exp.config_file, overrides=_overrides(spec, load, run_seed, hosts), log_path=log,
+                           timeout=spec.timeout, binary=exe, raise_on_failure=False)
+
+    return Adapter("export", run, "min_anynet", router="input-queued (BookSim iq)")
+
+
+@dataclass
+class NativeResult:
+    """What :func:`crossval_native` returns: ``lines`` (one dict per load and column),
+    ``structure`` (isomorphism check), ``notes``."""
+
+    family: NativeFamily
+    seed: int
+    lines: list
+    structure: dict
+    notes: list
+
+    @property
+    def passed(self) -> bool:
+        return self.structure["isomorphic"] and not any(
+            str(x.get("verdict", "")).startswith("FAIL") for x in self.lines)
+
+
+def _point(rows) -> dict:
+    done = [float(r["latency_avg"]) for r in rows if r.get("status") == "completed"]
+    m = len(done)
+    mean = sum(done) / m if m else math.nan
+    sem = (math.sqrt(sum((x - mean) ** 2 for x in done) / (m - 1) / m) if m > 1 else math.nan)
+    status = "completed" if m * 2 > len(rows) else (rows[0].get("status") if rows else "missing")
+    return {"latency_cycles": mean, "latency_sem": sem, "runs": len(rows), "completed": m, "status": status}
+
+
+def verdict(x: dict, base: dict, tolerance: float) -> tuple[float, str]:
+    """(ratio, verdict) of point ``x`` against the native point ``base``."""
+    from .crossval_verdicts import NOISE_Z, ratio_sem
+
+    if base["status"] != "completed":
+        return math.nan, "n/a"
+    if x["status"] != "completed":
+        return math.nan, "FAIL"
+    r = x["latency_cycles"] / base["latency_cycles"]
+    miss = abs(r - 1)
+    if miss <= tolerance:
+        return r, "pass"
+    se = ratio_sem(r, x, base)
+    return r, ("pass (noise)" if se == se and miss - NOISE_Z * se <= tolerance else "FAIL")
+
+
+def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=(0.01, 0.2, 0.3),
+                    repeats: int = 3, seed: int = 1, columns=("native", "reference", "export"),
+                    binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
+    """Run BookSim's native ``family`` (``mesh``/``torus``, radix ``k``, ``n`` dimensions)
+    beside topogen's equivalent on the reference simulator and topogen's export on BookSim
+    (module docs); ``repeats`` runs per load and column with seeds ``seed, seed + 1 ...``.
+
+    Raises
+    ------
+    ParameterError
+        Unknown family, bad sizes or loads.
+    SimulatorNotFound
+        BookSim is needed (``native`` or ``export`` column) and not found.
+    """
+    from .. import registry
+    from .._validate import check_int
+    from ..experiments.simulators import CrossvalSpec, _reference_adapter, fresh_dir
+    from ..routing import route
+
+    fam = native_family(family, k, n)
+    repeats = check_int("repeats", repeats, 1)
+    bad = [c for c in columns if c not in ("native", "reference", "export")]
+    if bad:
+        raise ParameterError(f"columns must be among native, reference, export, got {', '.join(bad)}")
+    spec = CrossvalSpec(fam.generator, params=fam.params, seed=seed, routing=fam.routing, loads=tuple(loads),
+                        link_latency=fam.link_latency, repeats=repeats, timeout=timeout)
+    topology = registry.generate(fam.generator, **{**fam.params, "dims": tuple(fam.params["dims"])})
+    iso, ident = isomorphic(fam, topology)
+    out = fresh_dir(out_dir)
+    routing = route(topology, None, fam.routing, seed=seed)
+    adapters = []
+    for col in columns:
+        if col == "native":
+            adapters.append(_native_adapter(fam, spec, seed, out, binary))
+        elif col == "reference":
+            adapters.append(replace(_reference_adapter(spec, seed, topology, None, routing, out), simulator="reference"))
+        else:
+            adapters.append(_export_adapter(spec, seed, topology, out, binary))
+    points = {}
+    for ad in adapters:
+        for load in spec.loads:
+            rows = []
+            for i in range(repeats):
+                row = ad.run(load, seed + i)
+                rows.append(row)
+                if progress is not None:
+                    progress(ad.simulator, load, row)
+            points[(ad.simulator, load)] = _point(rows)
+    lines = []
+    low = min(spec.loads)
+    for load in spec.loads:
+        tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
+        base = points.get(("native", load))
+        for ad in adapters:
+            p = dict(points[(ad.simulator, load)], column=ad.simulator, load=load, routing=ad.routing)
+            if ad.simulator != "native" and base is not None:
+                p["ratio"], p["verdict"] = verdict(p, base, tol)
+                p["tolerance"] = tol
+            lines.append(p)
+    notes = [f"native: BookSim topology={fam.family} k={fam.k} n={fam.n} routing_function=dim_order, "
+             f"channels of {fam.link_latency} cycle(s) (kncube.cpp, use_noc_latency=1)",
+             f"reference: topogen {fam.generator}{tuple(fam.params['dims'])} with {fam.routing} on the "
+             "reference simulator, same links",
+             "export: topogen's anynet export of that topology on BookSim, routed by anynet's min "
+             "(not dimension order: the router model with another routing)",
+             f"seeds {seed}..{seed + repeats - 1}; tolerances: {ZERO_TOLERANCE:.0%} at the zero-load "
+             f"point (load <= {ZERO_LOAD:g}), {LATENCY_TOLERANCE:.0%} elsewhere, or within 2 standard errors"]
+    structure = {"isomorphic": iso, "identity": ident}
+    return NativeResult(fam, seed, lines, structure, notes)
+
+
+def format_lines(res: NativeResult) -> str:
+    """The three columns side by side, one line per load."""
+    cols = []
+    for x in res.lines:
+        if x["column"] not in cols:
+            cols.append(x["column"])
+    by = {(x["load"], x["column"]): x for x in res.lines}
+    loads = sorted({x["load"] for x in res.lines})
+    header = ["load"] + [f"{c} (cycles)" for c in cols] + [f"{c}/native" for c in cols if c != "native"]
+    rows = []
+    for load in loads:
+        cells = [f"{load:g}"]
+        for c in cols:
+            p = by[(load, c)]
+            sem = p["latency_sem"]
+            cells.append(f"{p['latency_cycles']:.2f}" + (f" +- {sem:.2f}" if sem == sem else "")
+                         if p["status"] == "completed" else p["status"])
+        for c in cols:
+            if c == "native":
+                continue
+            p = by[(load, c)]
+            r = p.get("ratio", math.nan)
+            cells.append((f"{r:.3f} " if r == r else "") + p.get("verdict", "-"))
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in [header] + rows)
+
+
+def native_command(args) -> int:
+    """``topogen crossval --native FAMILY``: run :func:`crossval_native` and print it."""
+    params = {}
+    for item in args.param or []:
+        key, sep, value = item.partition("=")
+        if not sep or key.strip() not in ("k", "n"):
+            raise ParameterError(f"--native takes --param k=K and --param n=N, got {item!r}")
+        try:
+            params[key.strip()] = int(value)
+        except ValueError:
+            raise ParameterError(f"--param {key.strip()} needs an integer, got {value!r}") from None
+    loads = (0.01, 0.2, 0.3)
+    if args.loads is not None:
+        try:
+            loads = tuple(float(x) for x in args.loads.split(",") if x.strip())
+        except ValueError:
+            raise ParameterError(f"--loads needs comma-separated numbers, got {args.loads!r}") from None
+    if not loads or any(not 0 < x <= 1 for x in loads):
+        raise ParameterError(f"--loads must be offered loads in (0, 1] flits/node/cycle, got {args.loads!r}")
+    seed = 1 if args.seed is None else int(args.seed)
+    res = crossval_native(args.native, args.out_dir, loads=loads, seed=seed,
+                          repeats=3 if args.repeats is None else args.repeats, binary=args.booksim,
+                          timeout=3600.0 if args.timeout is None else args.timeout, **params)
+    f = res.family
+    print(f"crossval --native {f.family}: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
+    print(f"structure: {'isomorphic' if res.structure['isomorphic'] else 'NOT isomorphic'}"
+          + (" (identity numbering)" if res.structure["identity"] else ""))
+    print(format_lines(res))
+    print("notes:")
+    for note in res.notes:
+        print(f"  - {note}")
+    return 1 if args.strict and not res.passed else 0
