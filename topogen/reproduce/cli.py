@@ -90,6 +90,9 @@ def add_parsers(subparsers, parents=()) -> None:
                         "4 and 2) with dim_order against topogen's generator and routing on the "
                         "reference simulator and topogen's export of it on BookSim "
                         "(docs/crossval.md, 'Native topologies')")
+    c.add_argument("--no-saturation", action="store_true",
+                   help="with --native: do not bisect the saturation loads (default loads 0.01,0.2,0.3 "
+                        "instead of 0.01 and 50 %% and 80 %% of the native saturation)")
     c.set_defaults(handler=crossval_command)
 
 
