@@ -121,3 +121,40 @@ def test_saturation_bisection_and_verdict():
     # latency loads: zero load, half and 80 % of the native saturation, never above it
     loads = default_loads(0.8359)
     assert loads == (0.01, 0.417, 0.668) and loads[2] <= 0.8 * 0.8359
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_dragonflynew_wiring_is_topogens_absolute_arrangement(p):
+    from topogen.reproduce.crossval_native import dragonflynew_channels, topogen_network
+
+    fam = native_family("dragonfly", p, 1)
+    a, g = 2 * p, 2 * p * p + 1
+    g_native = native_graph(fam)
+    # a groups of 2p routers, all-to-all inside, one global link per pair of groups
+    assert g_native.number_of_nodes() == a * g and fam.hosts == p * a * g
+    assert g_native.number_of_edges() == g * a * (a - 1) // 2 + g * (g - 1) // 2
+    # every channel of every router is used once: 2p - 1 local and p global inputs
+    assert all(len(ins) == 3 * p - 1 for ins in dragonflynew_channels(p))
+    topo = topogen_network(fam)
+    assert isomorphic(fam, topo) == (True, True)
+    if p >= 2:  # another arrangement is the same graph up to isomorphism, not the same numbering
+        other = registry.generate("dragonfly", a=a, p=p, h=p, arrangement="consecutive")
+        assert isomorphic(fam, other)[1] is False
+
+
+def test_dragonfly_min_is_booksims_min():
+    from topogen.reproduce.crossval_native import dragonfly_min, topogen_network
+    from topogen.routing import check
+
+    topo = topogen_network(native_family("dragonfly", 2, 1))
+    r = dragonfly_min(topo)
+    a = 4
+    for s, d in [(0, 30), (1, 30), (1, 21), (0, 3), (8, 0)]:
+        sw, vcs = r.path(s, d)
+        groups = [int(x) // a for x in sw]
+        # local, global, local at most: the group changes once, VC 1 from the global hop on
+        assert sum(x != y for x, y in zip(groups, groups[1:])) == (s // a != d // a)
+        assert list(vcs) == [int(groups[i + 1] != groups[i] or (i and vcs[i - 1] == 1)) for i in range(len(vcs))]
+    assert check(r).acyclic
+    # the second VC is what keeps it deadlock-free
+    assert not check(dragonfly_min(topo, 1)).acyclic

@@ -42,6 +42,8 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import ParameterError
 
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
@@ -49,7 +51,7 @@ __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "
            "default_loads", "format_saturation"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
-NATIVE_FAMILIES = ("mesh", "torus")
+NATIVE_FAMILIES = ("mesh", "torus", "dragonfly")
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
 #: tolerances: zero load, other loads
@@ -68,23 +70,48 @@ class NativeFamily:
     params: dict = field(default_factory=dict)  # topogen generator parameters
     routing: str = ""  # topogen's routing name
     link_latency: int = 1  # cycles per router-router channel (kncube.cpp)
+    num_vcs: int | None = None  # VCs per port when the native routing fixes them
+    hosts: int = 0  # terminals of the network
+    kind_latency: dict = field(default_factory=dict)  # cycles per link kind, when they differ
+
+    @property
+    def routing_function(self) -> str:
+        return str(self.booksim.get("routing_function", ""))
+
+    @property
+    def label(self) -> str:
+        """BookSim's name and size of the network."""
+        if self.family == "dragonfly":
+            return f"dragonflynew k={self.k}"
+        return f"{self.family} k={self.k} n={self.n}"
 
 
 def native_family(family: str, k: int = 4, n: int = 2) -> NativeFamily:
-    """The native network ``family`` (``mesh`` or ``torus``) of radix ``k`` and ``n``
-    dimensions with topogen's equivalent generator and routing."""
+    """The native network ``family`` with topogen's equivalent generator and routing:
+    ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, or ``dragonfly``
+    (BookSim's ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k``
+    routers, ``h = k`` global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1)."""
     from .._validate import check_int
 
     if family not in NATIVE_FAMILIES:
         raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r} "
-                             "(BookSim's flatfly, dragonflynew and fattree are not compared yet)")
+                             "(BookSim's flatfly and fattree are not compared yet)")
+    if family == "dragonfly":
+        k = check_int("k", k, 1, hint=" (BookSim dragonflynew's terminals per router)")
+        if n != 1:
+            raise ParameterError(f"BookSim's dragonflynew is built for n = 1 only (it exits otherwise), got n={n}")
+        opts = {"topology": "dragonflynew", "k": k, "n": 1, "routing_function": "min"}
+        params = {"a": 2 * k, "p": k, "h": k, "arrangement": "absolute", "global_port_order": "router"}
+        # dragonfly.cpp defines DRAGON_LATENCY: local channels 10 cycles, global 100
+        return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params, "dragonfly-min", None, num_vcs=2,
+                            hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100})
     k = check_int("k", k, 2)
     n = check_int("n", n, 1)
     opts = {"topology": family, "k": k, "n": n, "routing_function": "dim_order", "use_noc_latency": 1}
     params = {"dims": [k] * n, "hosts_per_switch": 1}
     if family == "mesh":
-        return NativeFamily("mesh", k, n, opts, "mesh", params, "dor", 1)
-    return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2)
+        return NativeFamily("mesh", k, n, opts, "mesh", params, "dor", 1, hosts=k ** n)
+    return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2, hosts=k ** n)
 
 
 def native_graph(fam: NativeFamily):
@@ -95,6 +122,8 @@ def native_graph(fam: NativeFamily):
     nodes on the router (one: node ``i`` on router ``i``)."""
     import networkx as nx
 
+    if fam.family == "dragonfly":
+        return dragonflynew_graph(fam.k)
     k, n = fam.k, fam.n
     size = k ** n
     g = nx.Graph()
@@ -112,6 +141,100 @@ def native_graph(fam: NativeFamily):
             if right != node:
                 g.add_edge(node, right)
     return g
+
+
+def dragonflynew_channels(p: int) -> list:
+    """Router ``r``'s input channels in BookSim's order, as ``(source router, its output
+    index)`` pairs, rebuilt from ``DragonFlyNew::_BuildNet`` (``dragonfly.cpp``): router
+    ``r`` owns output channels ``(3p - 1) r + j``, ``j < 2p - 1`` local and the next ``p``
+    global; its input channels are given by the file's index formulas (local inputs from
+    ``_dim_ID = r mod a``, global inputs from ``grp_output = _dim_ID * p + cnt``)."""
+    a, g = 2 * p, 2 * p * p + 1
+    per = 3 * p - 1  # _num_ports_per_switch = _k - _p
+    out = []
+    for node in range(a * g):
+        grp, dim_id = node // a, node % a
+        chans = []
+        for cnt in range(2 * p - 1):
+            if cnt < dim_id:
+                c = grp * per * a - (dim_id - cnt) * per + dim_id * per + (dim_id - 1)
+            else:
+                c = grp * per * a + dim_id * per + (cnt - dim_id + 1) * per + dim_id
+            chans.append(c)
+        for cnt in range(p):
+            go = dim_id * p + cnt
+            if grp > go:
+                c = go * per * a + (per - p) * ((grp - 1) // p) + (per - p) + grp - 1
+            else:
+                c = (go + 1) * per * a + (per - p) * (grp // p) + (per - p) + grp
+            chans.append(c)
+        out.append([(c // per, c % per) for c in chans])
+    return out
+
+
+def dragonflynew_graph(p: int):
+    """BookSim's ``dragonflynew`` with ``p`` terminals per router as an undirected networkx
+    graph (node attribute ``hosts``: ``p``, terminals ``p r .. p r + p - 1`` on router
+    ``r``), from :func:`dragonflynew_channels`; raises if a channel is used twice or a link
+    has no reverse channel."""
+    import networkx as nx
+
+    chans = dragonflynew_channels(p)
+    g = nx.Graph()
+    g.add_nodes_from(range(len(chans)), hosts=p)
+    seen, arcs = set(), set()
+    for node, ins in enumerate(chans):
+        for src, j in ins:
+            if (src, j) in seen:
+                raise ValueError(f"dragonflynew channel {src}:{j} feeds two routers")
+            seen.add((src, j))
+            arcs.add((src, node))
+            g.add_edge(src, node)
+    if any((w, u) not in arcs for u, w in arcs) or len(seen) != len(chans) * (3 * p - 1):
+        raise ValueError("dragonflynew wiring is not symmetric or leaves channels unused")
+    return g
+
+
+def dragonfly_min(topology, num_vcs: int = 2):
+    """BookSim ``dragonflynew``'s ``min`` routing on topogen's dragonfly
+    (``dragonfly_port``): within a group the direct link; else to the router of the group
+    holding the global link to the target group, over it, then to the target (local,
+    global, local; a global-local-global path of the same length is never taken), VC 0 until the global
+    hop and VC 1 on it and after (``min_dragonflynew``'s ``ph``), which is the table
+    routing's dateline rule with the global links as the dateline."""
+    from ..routing._csr import csr_view
+    from ..routing.base import TableRouting
+
+    a = int(topology.params["a"])
+    n = topology.num_switches
+    view = csr_view(topology)
+    src = np.repeat(np.arange(n), np.diff(view.indptr))
+    nbr = view.indices.astype(np.int64)
+    group_of = np.arange(n) // a
+    is_global = group_of[src] != group_of[nbr]
+    # gateway[i, t]: the router of group i that holds the global link to group t
+    groups = n // a
+    gateway = np.full((groups, groups), -1, dtype=np.int64)
+    gateway[group_of[src[is_global]], group_of[nbr[is_global]]] = src[is_global]
+    rank_of = {(int(u), int(w)): i - int(view.indptr[u]) for i, (u, w) in enumerate(zip(src, nbr))}
+    ranks = np.full((1, n, n), np.iinfo(view.rank_dtype).max, dtype=view.rank_dtype)
+    for v in range(n):
+        for d in range(n):
+            if v == d:
+                continue
+            gv, gd = v // a, d // a
+            if gv == gd:
+                nxt = d
+            else:
+                gw = int(gateway[gv, gd])
+                nxt = gw if gw != v else int(gateway[gd, gv])
+            ranks[0, v, d] = rank_of[(v, nxt)]
+    wrap = is_global
+    return TableRouting(topology, ranks, algorithm="dragonfly-min",
+                        params={"vc_rule": "dateline", "dateline": "global links",
+                                "as": "BookSim dragonflynew min"},
+                        num_vcs=num_vcs, vc_rule="dateline", entry_dim=np.zeros(len(wrap), np.int8),
+                        entry_wrap=wrap)
 
 
 def _topogen_graph(topology):
@@ -152,10 +275,9 @@ def native_config(fam: NativeFamily, spec, seed: int) -> str:
     from ..experiments.simulators import _traffic_for, booksim_options
 
     opts = dict(_ROUTER)
-    opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, fam.k ** fam.n), seed))
+    opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, fam.hosts), seed))
     opts.update(fam.booksim)
-    lines = [f"// BookSim's native {fam.family} k={fam.k} n={fam.n} with dim_order "
-             "(topogen crossval --native)"]
+    lines = [f"// BookSim's native {fam.label} with {fam.routing_function} (topogen crossval --native)"]
     for key, value in opts.items():
         if isinstance(value, float):
             value = repr(value)
@@ -176,11 +298,11 @@ def _native_adapter(fam, spec, seed, out_dir, binary=None):
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         log = fresh_path(folder / f"load{load:g}.log", claim=True)
-        return run_booksim(cfg, overrides=_overrides(spec, load, run_seed, fam.k ** fam.n),
+        return run_booksim(cfg, overrides=_overrides(spec, load, run_seed, fam.hosts),
                            log_path=log, timeout=spec.timeout, binary=exe, raise_on_failure=False,
-                           topology=fam.family, routing="dim_order")
+                           topology=fam.booksim["topology"], routing=fam.routing_function)
 
-    return Adapter("native", run, "dim_order", router="input-queued (BookSim iq)")
+    return Adapter("native", run, fam.routing_function, router="input-queued (BookSim iq)")
 
 
 def _overrides(spec, load: float, run_seed: int, hosts: int) -> dict:
@@ -194,23 +316,56 @@ def _overrides(spec, load: float, run_seed: int, hosts: int) -> dict:
     return {"injection_rate": float(load), "seed": run_seed % (2 ** 31), "sample_period": period}
 
 
-def _reference_native_adapter(spec, seed, routing):
+def _native_ports(fam) -> bool:
+    """Whether the reference simulator knows BookSim's port numbering of ``fam``'s network
+    (:mod:`topogen.sim._ports`)."""
+    return fam.family in ("mesh", "torus")
+
+
+def topogen_network(fam: NativeFamily):
+    """topogen's generator of ``fam`` with its parameters."""
+    from .. import registry
+
+    params = {k: (tuple(v) if isinstance(v, list) else v) for k, v in fam.params.items()}
+    return registry.generate(fam.generator, **params)
+
+
+def link_cycles(fam: NativeFamily, topology):
+    """Cycles of each link of ``topology`` (per kind for a network whose channels differ,
+    else the family's one latency)."""
+    if not fam.kind_latency:
+        return np.full(topology.num_links, fam.link_latency, dtype=np.int64)
+    names = list(topology.kind_names)
+    return np.array([fam.kind_latency[names[k]] for k in topology.link_kind.tolist()], dtype=np.int64)
+
+
+def _reference_native_adapter(fam, spec, seed, routing):
     """The reference simulator with the spec's shared settings and the switches' ports
     numbered as BookSim numbers its own network's (``port_order="booksim-native"``: the
     order of the allocator's round-robin arbiters)."""
     from ..experiments.simulators import Adapter, _reference_config, _traffic_for
     from ..sim import simulate
 
-    cfg = replace(_reference_config(spec), port_order="booksim-native")
+    cfg = _reference_config(spec)
+    if _native_ports(fam):
+        cfg = replace(cfg, port_order="booksim-native")
     traffic = _traffic_for("reference", spec.traffic, int(routing.topology.num_hosts))
 
+    layout = None
+    if fam.kind_latency:  # per-link cycles through the layout's delays (exact multiples of the cycle)
+        from types import SimpleNamespace
+
+        cfg = replace(cfg, link_latency=None)
+        layout = SimpleNamespace(link_delay=link_cycles(fam, routing.topology) * cfg.cycle_ns)
+
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
-        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=run_seed)
+        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=run_seed,
+                        layout=layout)
 
     return Adapter("reference", run, routing.algorithm, router="input-queued")
 
 
-def _export_adapter(spec, seed, topology, out_dir, binary=None):
+def _export_adapter(spec, seed, topology, out_dir, binary=None, latency=None):
     """topogen's anynet export of ``topology`` on BookSim (the shared crossval export, with
     :func:`_overrides` per run)."""
     import numpy as np
@@ -225,7 +380,8 @@ def _export_adapter(spec, seed, topology, out_dir, binary=None):
     hosts = int(topology.num_hosts)
     opts = booksim_options(spec, _traffic_for("booksim", spec.traffic, hosts), seed)
     exp = export_booksim(folder, topology, None, stem="net", setup="vct33", clock_period_ns=spec.clock_ns,
-                         latency=np.full(topology.num_links, spec.link_latency), options=opts)
+                         latency=np.full(topology.num_links, spec.link_latency) if latency is None else latency,
+                         options=opts)
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         log = fresh_path(folder / f"load{load:g}.log", claim=True)
@@ -329,7 +485,8 @@ class _Column:
         if not self.runs:
             self.run(FIRST_PROBE)
         while math.isnan(saturation_bracket(self.statuses())[0]):
-            low = min(self.runs) / 2
+            # below another column's bracket: step down by 10 %; from the first probe: halve
+            low = min(self.runs) * (0.9 if probes else 0.5)
             if low < 0.005:
                 break
             self.run(low)
@@ -406,19 +563,22 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
         raise ParameterError(f"up_to is a fraction of the native saturation load in (0, 1], got {up_to}")
     spec = CrossvalSpec(fam.generator, params=fam.params, seed=seed, routing=fam.routing,
                         loads=loads or (0.01, 0.2, 0.3), link_latency=fam.link_latency, repeats=repeats,
-                        timeout=timeout)
-    topology = registry.generate(fam.generator, **{**fam.params, "dims": tuple(fam.params["dims"])})
+                        timeout=timeout, num_vcs=fam.num_vcs)
+    topology = topogen_network(fam)
     iso, ident = isomorphic(fam, topology)
     out = fresh_dir(out_dir)
-    routing = route(topology, None, fam.routing, seed=seed)
+    if fam.routing == "dragonfly-min":
+        routing = dragonfly_min(topology, spec.num_vcs)
+    else:
+        routing = route(topology, None, fam.routing, seed=seed)
     cols = []
     for col in columns:
         if col == "native":
             ad = _native_adapter(fam, spec, seed, out, binary)
         elif col == "reference":
-            ad = _reference_native_adapter(spec, seed, routing)
+            ad = _reference_native_adapter(fam, spec, seed, routing)
         else:
-            ad = _export_adapter(spec, seed, topology, out, binary)
+            ad = _export_adapter(spec, seed, topology, out, binary, latency=link_cycles(fam, topology))
         cols.append(_Column(ad, seed, repeats, progress))
     native = next((c for c in cols if c.name == "native"), None)
     brackets = {}
@@ -460,10 +620,15 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
         if name != "native" and "native" in brackets:
             entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
         sat[name] = entry
-    notes = [f"native: BookSim topology={fam.family} k={fam.k} n={fam.n} routing_function=dim_order, "
-             f"channels of {fam.link_latency} cycle(s) (kncube.cpp, use_noc_latency=1)",
-             f"reference: topogen {fam.generator}{tuple(fam.params['dims'])} with {fam.routing} on the "
-             "reference simulator, same links, ports numbered as BookSim's (port_order=booksim-native)",
+    source = "kncube.cpp, use_noc_latency=1" if fam.family in ("mesh", "torus") else "dragonfly.cpp"
+    notes = [f"native: BookSim {fam.label} routing_function={fam.routing_function}, "
+             + (f"channels of {fam.link_latency} cycle(s)" if not fam.kind_latency else
+                "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items()))
+             + f" ({source})"
+             + (f", {fam.num_vcs} VCs (all the routing uses)" if fam.num_vcs else ""),
+             f"reference: topogen {fam.generator} {fam.params} with {fam.routing} on the "
+             "reference simulator, same links"
+             + (", ports numbered as BookSim's (port_order=booksim-native)" if _native_ports(fam) else ""),
              "export: topogen's anynet export of that topology on BookSim, routed by anynet's min "
              "(not dimension order: the router model with another routing)",
              f"seeds {seed}..{seed + repeats - 1}; tolerances: {ZERO_TOLERANCE:.0%} at the zero-load "
