@@ -82,10 +82,10 @@ def test_verdicts():
 @pytest.mark.skipif(BOOKSIM is None, reason="BookSim not installed")
 @pytest.mark.parametrize("family", ["mesh", "torus"])
 def test_native_agrees_with_reference_and_export(family, tmp_path):
-    """4x4, the zero-load point and 2 loads below saturation (80 % of the native run's is
-    about 0.45 on the mesh and 0.6 on the torus), 3 seeds each."""
+    """4x4, the zero-load point and 2 loads below saturation (the native saturation is
+    about 0.84 on the mesh), 3 seeds each."""
     res = crossval_native(family, tmp_path / "out", k=4, n=2, loads=(0.01, 0.2, 0.35), repeats=3,
-                          binary=BOOKSIM)
+                          binary=BOOKSIM, saturation=False)
     assert res.structure == {"isomorphic": True, "identity": True}
     by = {(x["load"], x["column"]): x for x in res.lines}
     for load in (0.01, 0.2, 0.35):
@@ -93,3 +93,68 @@ def test_native_agrees_with_reference_and_export(family, tmp_path):
         assert by[(load, "reference")]["verdict"].startswith("pass"), by[(load, "reference")]
     # anynet min routes another way, but the router is the same: at zero load it agrees
     assert by[(0.01, "export")]["verdict"].startswith("pass")
+
+
+def test_saturation_bisection_and_verdict():
+    from topogen.experiments.simulators import Adapter
+    from topogen.reproduce.crossval_native import _Column, default_loads, saturation_verdict
+
+    def fake(onset):
+        def run(load, seed=1, capacity=False):
+            # seed 2 saturates a little early: the majority of 3 runs decides
+            ok = load < onset - (0.03 if seed == 2 else 0)
+            return {"status": "completed" if ok else "saturated", "latency_avg": 50.0 if ok else math.nan}
+        return Adapter("x", run, "r")
+
+    col = _Column(fake(0.61), seed=1, repeats=3)
+    lo, hi = col.saturation()
+    assert lo < 0.61 <= hi and hi - lo <= 0.02 * lo
+    assert all(len(rows) == 3 for rows in col.runs.values())
+    # started from another column's bracket, a lower onset is found below it
+    other = _Column(fake(0.5), seed=1, repeats=3)
+    lo2, hi2 = other.saturation(probes=(lo, hi))
+    assert lo2 < 0.5 <= hi2 and hi2 - lo2 <= 0.02 * lo2
+    r, v = saturation_verdict((lo2, hi2), (lo, hi))
+    assert abs(r - 0.5 / 0.61) < 0.02 and v == "FAIL"
+    assert saturation_verdict((0.6, 0.61), (lo, hi))[1] == "pass"
+    assert saturation_verdict((0.6, math.inf), (lo, hi))[1] == "undetermined"
+    # latency loads: zero load, half and 80 % of the native saturation, never above it
+    loads = default_loads(0.8359)
+    assert loads == (0.01, 0.417, 0.668) and loads[2] <= 0.8 * 0.8359
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_dragonflynew_wiring_is_topogens_absolute_arrangement(p):
+    from topogen.reproduce.crossval_native import dragonflynew_channels, topogen_network
+
+    fam = native_family("dragonfly", p, 1)
+    a, g = 2 * p, 2 * p * p + 1
+    g_native = native_graph(fam)
+    # a groups of 2p routers, all-to-all inside, one global link per pair of groups
+    assert g_native.number_of_nodes() == a * g and fam.hosts == p * a * g
+    assert g_native.number_of_edges() == g * a * (a - 1) // 2 + g * (g - 1) // 2
+    # every channel of every router is used once: 2p - 1 local and p global inputs
+    assert all(len(ins) == 3 * p - 1 for ins in dragonflynew_channels(p))
+    topo = topogen_network(fam)
+    assert isomorphic(fam, topo) == (True, True)
+    if p >= 2:  # another arrangement is the same graph up to isomorphism, not the same numbering
+        other = registry.generate("dragonfly", a=a, p=p, h=p, arrangement="consecutive")
+        assert isomorphic(fam, other)[1] is False
+
+
+def test_dragonfly_min_is_booksims_min():
+    from topogen.reproduce.crossval_native import dragonfly_min, topogen_network
+    from topogen.routing import check
+
+    topo = topogen_network(native_family("dragonfly", 2, 1))
+    r = dragonfly_min(topo)
+    a = 4
+    for s, d in [(0, 30), (1, 30), (1, 21), (0, 3), (8, 0)]:
+        sw, vcs = r.path(s, d)
+        groups = [int(x) // a for x in sw]
+        # local, global, local at most: the group changes once, VC 1 from the global hop on
+        assert sum(x != y for x, y in zip(groups, groups[1:])) == (s // a != d // a)
+        assert list(vcs) == [int(groups[i + 1] != groups[i] or (i and vcs[i - 1] == 1)) for i in range(len(vcs))]
+    assert check(r).acyclic
+    # the second VC is what keeps it deadlock-free
+    assert not check(dragonfly_min(topo, 1)).acyclic

@@ -85,11 +85,15 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--force", action="store_true", help="use a non-empty --out-dir (nothing is replaced)")
     c.add_argument("--plot", default=None, metavar="FILE", help="latency-vs-load chart (.png/.svg/.pdf)")
     c.add_argument("--strict", action="store_true", help="exit 1 when any verdict is FAIL")
-    c.add_argument("--native", default=None, choices=("mesh", "torus"), metavar="FAMILY",
-                   help="compare BookSim's own FAMILY (mesh, torus; --param k=K --param n=N, default "
-                        "4 and 2) with dim_order against topogen's generator and routing on the "
+    c.add_argument("--native", default=None, choices=("mesh", "torus", "dragonfly"), metavar="FAMILY",
+                   help="compare BookSim's own FAMILY (mesh, torus with dim_order, --param k=K --param "
+                        "n=N, default 4 and 2; dragonfly: dragonflynew with min, --param k=P --param n=1) "
+                        "against topogen's generator and routing on the "
                         "reference simulator and topogen's export of it on BookSim "
                         "(docs/crossval.md, 'Native topologies')")
+    c.add_argument("--no-saturation", action="store_true",
+                   help="with --native: do not bisect the saturation loads (default loads 0.01,0.2,0.3 "
+                        "instead of 0.01 and 50 %% and 80 %% of the native saturation)")
     c.set_defaults(handler=crossval_command)
 
 

@@ -42,13 +42,16 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import ParameterError
 
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
-           "isomorphic", "crossval_native", "native_command", "ZERO_LOAD"]
+           "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
+           "default_loads", "format_saturation"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
-NATIVE_FAMILIES = ("mesh", "torus")
+NATIVE_FAMILIES = ("mesh", "torus", "dragonfly")
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
 #: tolerances: zero load, other loads
@@ -67,23 +70,48 @@ class NativeFamily:
     params: dict = field(default_factory=dict)  # topogen generator parameters
     routing: str = ""  # topogen's routing name
     link_latency: int = 1  # cycles per router-router channel (kncube.cpp)
+    num_vcs: int | None = None  # VCs per port when the native routing fixes them
+    hosts: int = 0  # terminals of the network
+    kind_latency: dict = field(default_factory=dict)  # cycles per link kind, when they differ
+
+    @property
+    def routing_function(self) -> str:
+        return str(self.booksim.get("routing_function", ""))
+
+    @property
+    def label(self) -> str:
+        """BookSim's name and size of the network."""
+        if self.family == "dragonfly":
+            return f"dragonflynew k={self.k}"
+        return f"{self.family} k={self.k} n={self.n}"
 
 
 def native_family(family: str, k: int = 4, n: int = 2) -> NativeFamily:
-    """The native network ``family`` (``mesh`` or ``torus``) of radix ``k`` and ``n``
-    dimensions with topogen's equivalent generator and routing."""
+    """The native network ``family`` with topogen's equivalent generator and routing:
+    ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, or ``dragonfly``
+    (BookSim's ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k``
+    routers, ``h = k`` global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1)."""
     from .._validate import check_int
 
     if family not in NATIVE_FAMILIES:
         raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r} "
-                             "(BookSim's flatfly, dragonflynew and fattree are not compared yet)")
+                             "(BookSim's flatfly and fattree are not compared yet)")
+    if family == "dragonfly":
+        k = check_int("k", k, 1, hint=" (BookSim dragonflynew's terminals per router)")
+        if n != 1:
+            raise ParameterError(f"BookSim's dragonflynew is built for n = 1 only (it exits otherwise), got n={n}")
+        opts = {"topology": "dragonflynew", "k": k, "n": 1, "routing_function": "min"}
+        params = {"a": 2 * k, "p": k, "h": k, "arrangement": "absolute", "global_port_order": "router"}
+        # dragonfly.cpp defines DRAGON_LATENCY: local channels 10 cycles, global 100
+        return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params, "dragonfly-min", None, num_vcs=2,
+                            hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100})
     k = check_int("k", k, 2)
     n = check_int("n", n, 1)
     opts = {"topology": family, "k": k, "n": n, "routing_function": "dim_order", "use_noc_latency": 1}
     params = {"dims": [k] * n, "hosts_per_switch": 1}
     if family == "mesh":
-        return NativeFamily("mesh", k, n, opts, "mesh", params, "dor", 1)
-    return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2)
+        return NativeFamily("mesh", k, n, opts, "mesh", params, "dor", 1, hosts=k ** n)
+    return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2, hosts=k ** n)
 
 
 def native_graph(fam: NativeFamily):
@@ -94,6 +122,8 @@ def native_graph(fam: NativeFamily):
     nodes on the router (one: node ``i`` on router ``i``)."""
     import networkx as nx
 
+    if fam.family == "dragonfly":
+        return dragonflynew_graph(fam.k)
     k, n = fam.k, fam.n
     size = k ** n
     g = nx.Graph()
@@ -111,6 +141,100 @@ def native_graph(fam: NativeFamily):
             if right != node:
                 g.add_edge(node, right)
     return g
+
+
+def dragonflynew_channels(p: int) -> list:
+    """Router ``r``'s input channels in BookSim's order, as ``(source router, its output
+    index)`` pairs, rebuilt from ``DragonFlyNew::_BuildNet`` (``dragonfly.cpp``): router
+    ``r`` owns output channels ``(3p - 1) r + j``, ``j < 2p - 1`` local and the next ``p``
+    global; its input channels are given by the file's index formulas (local inputs from
+    ``_dim_ID = r mod a``, global inputs from ``grp_output = _dim_ID * p + cnt``)."""
+    a, g = 2 * p, 2 * p * p + 1
+    per = 3 * p - 1  # _num_ports_per_switch = _k - _p
+    out = []
+    for node in range(a * g):
+        grp, dim_id = node // a, node % a
+        chans = []
+        for cnt in range(2 * p - 1):
+            if cnt < dim_id:
+                c = grp * per * a - (dim_id - cnt) * per + dim_id * per + (dim_id - 1)
+            else:
+                c = grp * per * a + dim_id * per + (cnt - dim_id + 1) * per + dim_id
+            chans.append(c)
+        for cnt in range(p):
+            go = dim_id * p + cnt
+            if grp > go:
+                c = go * per * a + (per - p) * ((grp - 1) // p) + (per - p) + grp - 1
+            else:
+                c = (go + 1) * per * a + (per - p) * (grp // p) + (per - p) + grp
+            chans.append(c)
+        out.append([(c // per, c % per) for c in chans])
+    return out
+
+
+def dragonflynew_graph(p: int):
+    """BookSim's ``dragonflynew`` with ``p`` terminals per router as an undirected networkx
+    graph (node attribute ``hosts``: ``p``, terminals ``p r .. p r + p - 1`` on router
+    ``r``), from :func:`dragonflynew_channels`; raises if a channel is used twice or a link
+    has no reverse channel."""
+    import networkx as nx
+
+    chans = dragonflynew_channels(p)
+    g = nx.Graph()
+    g.add_nodes_from(range(len(chans)), hosts=p)
+    seen, arcs = set(), set()
+    for node, ins in enumerate(chans):
+        for src, j in ins:
+            if (src, j) in seen:
+                raise ValueError(f"dragonflynew channel {src}:{j} feeds two routers")
+            seen.add((src, j))
+            arcs.add((src, node))
+            g.add_edge(src, node)
+    if any((w, u) not in arcs for u, w in arcs) or len(seen) != len(chans) * (3 * p - 1):
+        raise ValueError("dragonflynew wiring is not symmetric or leaves channels unused")
+    return g
+
+
+def dragonfly_min(topology, num_vcs: int = 2):
+    """BookSim ``dragonflynew``'s ``min`` routing on topogen's dragonfly
+    (``dragonfly_port``): within a group the direct link; else to the router of the group
+    holding the global link to the target group, over it, then to the target (local,
+    global, local; a global-local-global path of the same length is never taken), VC 0 until the global
+    hop and VC 1 on it and after (``min_dragonflynew``'s ``ph``), which is the table
+    routing's dateline rule with the global links as the dateline."""
+    from ..routing._csr import csr_view
+    from ..routing.base import TableRouting
+
+    a = int(topology.params["a"])
+    n = topology.num_switches
+    view = csr_view(topology)
+    src = np.repeat(np.arange(n), np.diff(view.indptr))
+    nbr = view.indices.astype(np.int64)
+    group_of = np.arange(n) // a
+    is_global = group_of[src] != group_of[nbr]
+    # gateway[i, t]: the router of group i that holds the global link to group t
+    groups = n // a
+    gateway = np.full((groups, groups), -1, dtype=np.int64)
+    gateway[group_of[src[is_global]], group_of[nbr[is_global]]] = src[is_global]
+    rank_of = {(int(u), int(w)): i - int(view.indptr[u]) for i, (u, w) in enumerate(zip(src, nbr))}
+    ranks = np.full((1, n, n), np.iinfo(view.rank_dtype).max, dtype=view.rank_dtype)
+    for v in range(n):
+        for d in range(n):
+            if v == d:
+                continue
+            gv, gd = v // a, d // a
+            if gv == gd:
+                nxt = d
+            else:
+                gw = int(gateway[gv, gd])
+                nxt = gw if gw != v else int(gateway[gd, gv])
+            ranks[0, v, d] = rank_of[(v, nxt)]
+    wrap = is_global
+    return TableRouting(topology, ranks, algorithm="dragonfly-min",
+                        params={"vc_rule": "dateline", "dateline": "global links",
+                                "as": "BookSim dragonflynew min"},
+                        num_vcs=num_vcs, vc_rule="dateline", entry_dim=np.zeros(len(wrap), np.int8),
+                        entry_wrap=wrap)
 
 
 def _topogen_graph(topology):
@@ -151,10 +275,9 @@ def native_config(fam: NativeFamily, spec, seed: int) -> str:
     from ..experiments.simulators import _traffic_for, booksim_options
 
     opts = dict(_ROUTER)
-    opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, fam.k ** fam.n), seed))
+    opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, fam.hosts), seed))
     opts.update(fam.booksim)
-    lines = [f"// BookSim's native {fam.family} k={fam.k} n={fam.n} with dim_order "
-             "(topogen crossval --native)"]
+    lines = [f"// BookSim's native {fam.label} with {fam.routing_function} (topogen crossval --native)"]
     for key, value in opts.items():
         if isinstance(value, float):
             value = repr(value)
@@ -175,11 +298,11 @@ def _native_adapter(fam, spec, seed, out_dir, binary=None):
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         log = fresh_path(folder / f"load{load:g}.log", claim=True)
-        return run_booksim(cfg, overrides=_overrides(spec, load, run_seed, fam.k ** fam.n),
+        return run_booksim(cfg, overrides=_overrides(spec, load, run_seed, fam.hosts),
                            log_path=log, timeout=spec.timeout, binary=exe, raise_on_failure=False,
-                           topology=fam.family, routing="dim_order")
+                           topology=fam.booksim["topology"], routing=fam.routing_function)
 
-    return Adapter("native", run, "dim_order", router="input-queued (BookSim iq)")
+    return Adapter("native", run, fam.routing_function, router="input-queued (BookSim iq)")
 
 
 def _overrides(spec, load: float, run_seed: int, hosts: int) -> dict:
@@ -193,7 +316,56 @@ def _overrides(spec, load: float, run_seed: int, hosts: int) -> dict:
     return {"injection_rate": float(load), "seed": run_seed % (2 ** 31), "sample_period": period}
 
 
-def _export_adapter(spec, seed, topology, out_dir, binary=None):
+def _native_ports(fam) -> bool:
+    """Whether the reference simulator knows BookSim's port numbering of ``fam``'s network
+    (:mod:`topogen.sim._ports`)."""
+    return fam.family in ("mesh", "torus")
+
+
+def topogen_network(fam: NativeFamily):
+    """topogen's generator of ``fam`` with its parameters."""
+    from .. import registry
+
+    params = {k: (tuple(v) if isinstance(v, list) else v) for k, v in fam.params.items()}
+    return registry.generate(fam.generator, **params)
+
+
+def link_cycles(fam: NativeFamily, topology):
+    """Cycles of each link of ``topology`` (per kind for a network whose channels differ,
+    else the family's one latency)."""
+    if not fam.kind_latency:
+        return np.full(topology.num_links, fam.link_latency, dtype=np.int64)
+    names = list(topology.kind_names)
+    return np.array([fam.kind_latency[names[k]] for k in topology.link_kind.tolist()], dtype=np.int64)
+
+
+def _reference_native_adapter(fam, spec, seed, routing):
+    """The reference simulator with the spec's shared settings and the switches' ports
+    numbered as BookSim numbers its own network's (``port_order="booksim-native"``: the
+    order of the allocator's round-robin arbiters)."""
+    from ..experiments.simulators import Adapter, _reference_config, _traffic_for
+    from ..sim import simulate
+
+    cfg = _reference_config(spec)
+    if _native_ports(fam):
+        cfg = replace(cfg, port_order="booksim-native")
+    traffic = _traffic_for("reference", spec.traffic, int(routing.topology.num_hosts))
+
+    layout = None
+    if fam.kind_latency:  # per-link cycles through the layout's delays (exact multiples of the cycle)
+        from types import SimpleNamespace
+
+        cfg = replace(cfg, link_latency=None)
+        layout = SimpleNamespace(link_delay=link_cycles(fam, routing.topology) * cfg.cycle_ns)
+
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=run_seed,
+                        layout=layout)
+
+    return Adapter("reference", run, routing.algorithm, router="input-queued")
+
+
+def _export_adapter(spec, seed, topology, out_dir, binary=None, latency=None):
     """topogen's anynet export of ``topology`` on BookSim (the shared crossval export, with
     :func:`_overrides` per run)."""
     import numpy as np
@@ -208,7 +380,8 @@ def _export_adapter(spec, seed, topology, out_dir, binary=None):
     hosts = int(topology.num_hosts)
     opts = booksim_options(spec, _traffic_for("booksim", spec.traffic, hosts), seed)
     exp = export_booksim(folder, topology, None, stem="net", setup="vct33", clock_period_ns=spec.clock_ns,
-                         latency=np.full(topology.num_links, spec.link_latency), options=opts)
+                         latency=np.full(topology.num_links, spec.link_latency) if latency is None else latency,
+                         options=opts)
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         log = fresh_path(folder / f"load{load:g}.log", claim=True)
@@ -228,11 +401,13 @@ class NativeResult:
     lines: list
     structure: dict
     notes: list
+    saturation: dict = field(default_factory=dict)  # column -> low, high, saturation, ratio, verdict
 
     @property
     def passed(self) -> bool:
         return self.structure["isomorphic"] and not any(
-            str(x.get("verdict", "")).startswith("FAIL") for x in self.lines)
+            str(x.get("verdict", "")).startswith("FAIL")
+            for x in [*self.lines, *self.saturation.values()])
 
 
 def _point(rows) -> dict:
@@ -260,12 +435,108 @@ def verdict(x: dict, base: dict, tolerance: float) -> tuple[float, str]:
     return r, ("pass (noise)" if se == se and miss - NOISE_Z * se <= tolerance else "FAIL")
 
 
-def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=(0.01, 0.2, 0.3),
+#: bisection stops when a bracket is this narrow (relative to its lower end)
+SATURATION_BRACKET = 0.02
+#: saturation verdict tolerance and the fraction of the native saturation up to which
+#: latencies are compared
+SATURATION_TOLERANCE, UP_TO = 0.05, 0.8
+#: first probe of the native saturation search (doubled until a load fails)
+FIRST_PROBE = 0.25
+
+
+class _Column:
+    """The runs of one column: ``runs[load]`` rows (seeds ``seed, seed + 1 ...``)."""
+
+    def __init__(self, adapter, seed: int, repeats: int, progress=None):
+        self.ad, self.seed, self.repeats, self.progress = adapter, seed, repeats, progress
+        self.runs: dict[float, list] = {}
+
+    @property
+    def name(self) -> str:
+        return self.ad.simulator
+
+    def run(self, load: float) -> list:
+        load = float(f"{load:.6g}")
+        if load not in self.runs:
+            rows = []
+            for i in range(self.repeats):
+                row = self.ad.run(load, self.seed + i)
+                rows.append(row)
+                if self.progress is not None:
+                    self.progress(self.name, load, row)
+            self.runs[load] = rows
+        return self.runs[load]
+
+    def statuses(self) -> dict:
+        from .crossval_saturation import point_status
+
+        return {x: point_status([r.get("status") for r in rows]) for x, rows in self.runs.items()}
+
+    def saturation(self, probes=(), rel_tol: float = SATURATION_BRACKET) -> tuple[float, float]:
+        """(highest sustained load, lowest load not sustained), a load sustained when most
+        of its runs completed, after running ``probes`` (skipping loads above a failed
+        one), halving until a load is sustained and bisecting the bracket to ``rel_tol``."""
+        from .crossval_saturation import _bisect, saturation_bracket
+
+        for x in sorted(probes):
+            lo, hi = saturation_bracket(self.statuses())
+            if x < hi:
+                self.run(x)
+        if not self.runs:
+            self.run(FIRST_PROBE)
+        while math.isnan(saturation_bracket(self.statuses())[0]):
+            # below another column's bracket: step down by 10 %; from the first probe: halve
+            low = min(self.runs) * (0.9 if probes else 0.5)
+            if low < 0.005:
+                break
+            self.run(low)
+        points = self.statuses()
+
+        def run_point(load):
+            self.run(load)
+            points.update(self.statuses())
+
+        _bisect(run_point, points, rel_tol)
+        return saturation_bracket(self.statuses())
+
+
+def saturation_verdict(x: tuple[float, float], base: tuple[float, float],
+                       tolerance: float = SATURATION_TOLERANCE) -> tuple[float, str]:
+    """(ratio, verdict) of saturation bracket ``x`` against the native ``base``: the ratio
+    of the brackets' middles; ``pass`` within ``tolerance``, ``FAIL`` beyond it,
+    ``undetermined`` when a bracket is open (no load failed, or the lowest did)."""
+    if any(math.isnan(v) or math.isinf(v) for v in (*x, *base)):
+        return math.nan, "undetermined"
+    r = (x[0] + x[1]) / (base[0] + base[1])
+    return r, ("pass" if abs(r - 1) <= tolerance else "FAIL")
+
+
+def default_loads(saturation: float, up_to: float = UP_TO) -> tuple[float, ...]:
+    """The zero-load point and half and ``up_to`` of the native ``saturation`` load
+    (three significant digits)."""
+    if not saturation == saturation or math.isinf(saturation):
+        return (0.01, 0.2, 0.3)
+    def down(x):  # three significant digits, never above x
+        scale = 10 ** (2 - math.floor(math.log10(x)))
+        return math.floor(x * scale + 1e-9) / scale
+
+    return (0.01, down(saturation / 2), down(saturation * up_to))
+
+
+def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
                     repeats: int = 3, seed: int = 1, columns=("native", "reference", "export"),
+                    saturation: bool = True, up_to: float = UP_TO,
                     binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
     """Run BookSim's native ``family`` (``mesh``/``torus``, radix ``k``, ``n`` dimensions)
     beside topogen's equivalent on the reference simulator and topogen's export on BookSim
     (module docs); ``repeats`` runs per load and column with seeds ``seed, seed + 1 ...``.
+
+    With ``saturation`` each column's saturation load is bisected (a load is sustained when
+    most of its runs complete) to :data:`SATURATION_BRACKET` and compared with the native
+    one within :data:`SATURATION_TOLERANCE`; latencies are compared at loads up to
+    ``up_to`` of the native saturation (a load above it reads ``n/a``), and ``loads``
+    defaults to :func:`default_loads` of the native saturation.  Without it ``loads``
+    defaults to ``(0.01, 0.2, 0.3)``.
 
     Raises
     ------
@@ -276,7 +547,7 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=(0.01
     """
     from .. import registry
     from .._validate import check_int
-    from ..experiments.simulators import CrossvalSpec, _reference_adapter, fresh_dir
+    from ..experiments.simulators import CrossvalSpec, fresh_dir
     from ..routing import route
 
     fam = native_family(family, k, n)
@@ -284,51 +555,91 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=(0.01
     bad = [c for c in columns if c not in ("native", "reference", "export")]
     if bad:
         raise ParameterError(f"columns must be among native, reference, export, got {', '.join(bad)}")
-    spec = CrossvalSpec(fam.generator, params=fam.params, seed=seed, routing=fam.routing, loads=tuple(loads),
-                        link_latency=fam.link_latency, repeats=repeats, timeout=timeout)
-    topology = registry.generate(fam.generator, **{**fam.params, "dims": tuple(fam.params["dims"])})
+    if loads is not None:
+        loads = tuple(float(x) for x in loads)
+        if not loads or any(not 0 < x <= 1 for x in loads):
+            raise ParameterError(f"loads must be offered loads in (0, 1] flits/node/cycle, got {loads}")
+    if not 0 < up_to <= 1:
+        raise ParameterError(f"up_to is a fraction of the native saturation load in (0, 1], got {up_to}")
+    spec = CrossvalSpec(fam.generator, params=fam.params, seed=seed, routing=fam.routing,
+                        loads=loads or (0.01, 0.2, 0.3), link_latency=fam.link_latency, repeats=repeats,
+                        timeout=timeout, num_vcs=fam.num_vcs)
+    topology = topogen_network(fam)
     iso, ident = isomorphic(fam, topology)
     out = fresh_dir(out_dir)
-    routing = route(topology, None, fam.routing, seed=seed)
-    adapters = []
+    if fam.routing == "dragonfly-min":
+        routing = dragonfly_min(topology, spec.num_vcs)
+    else:
+        routing = route(topology, None, fam.routing, seed=seed)
+    cols = []
     for col in columns:
         if col == "native":
-            adapters.append(_native_adapter(fam, spec, seed, out, binary))
+            ad = _native_adapter(fam, spec, seed, out, binary)
         elif col == "reference":
-            adapters.append(replace(_reference_adapter(spec, seed, topology, None, routing, out), simulator="reference"))
+            ad = _reference_native_adapter(fam, spec, seed, routing)
         else:
-            adapters.append(_export_adapter(spec, seed, topology, out, binary))
-    points = {}
-    for ad in adapters:
-        for load in spec.loads:
-            rows = []
-            for i in range(repeats):
-                row = ad.run(load, seed + i)
-                rows.append(row)
-                if progress is not None:
-                    progress(ad.simulator, load, row)
-            points[(ad.simulator, load)] = _point(rows)
+            ad = _export_adapter(spec, seed, topology, out, binary, latency=link_cycles(fam, topology))
+        cols.append(_Column(ad, seed, repeats, progress))
+    native = next((c for c in cols if c.name == "native"), None)
+    brackets = {}
+    if saturation:
+        if native is not None:
+            brackets["native"] = native.saturation()
+        nat = brackets.get("native")
+        for c in cols:
+            if c.name != "native":
+                brackets[c.name] = c.saturation(probes=[v for v in (nat or ()) if 0 < v <= 1])
+    nat = brackets.get("native", (math.nan, math.inf))
+    nat_sat = (nat[0] + nat[1]) / 2 if not math.isinf(nat[1]) else math.nan
+    if loads is None:
+        loads = default_loads(nat_sat, up_to) if saturation else spec.loads
+    for c in cols:
+        for load in loads:
+            c.run(load)
+    points = {(c.name, float(f"{x:.6g}")): _point(c.run(x)) for c in cols for x in loads}
     lines = []
-    low = min(spec.loads)
-    for load in spec.loads:
+    low = min(loads)
+    for load in loads:
+        load = float(f"{load:.6g}")
         tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
         base = points.get(("native", load))
-        for ad in adapters:
-            p = dict(points[(ad.simulator, load)], column=ad.simulator, load=load, routing=ad.routing)
-            if ad.simulator != "native" and base is not None:
-                p["ratio"], p["verdict"] = verdict(p, base, tol)
+        above = nat_sat == nat_sat and load > up_to * nat_sat
+        for c in cols:
+            p = dict(points[(c.name, load)], column=c.name, load=load, routing=c.ad.routing)
+            if c.name != "native" and base is not None:
+                if above:
+                    p["ratio"], p["verdict"] = math.nan, f"n/a (above {up_to:.0%} of saturation)"
+                else:
+                    p["ratio"], p["verdict"] = verdict(p, base, tol)
                 p["tolerance"] = tol
             lines.append(p)
-    notes = [f"native: BookSim topology={fam.family} k={fam.k} n={fam.n} routing_function=dim_order, "
-             f"channels of {fam.link_latency} cycle(s) (kncube.cpp, use_noc_latency=1)",
-             f"reference: topogen {fam.generator}{tuple(fam.params['dims'])} with {fam.routing} on the "
-             "reference simulator, same links",
+    sat = {}
+    for name, br in brackets.items():
+        entry = {"low": br[0], "high": br[1],
+                 "saturation": (br[0] + br[1]) / 2 if not (math.isnan(br[0]) or math.isinf(br[1])) else math.nan}
+        if name != "native" and "native" in brackets:
+            entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
+        sat[name] = entry
+    source = "kncube.cpp, use_noc_latency=1" if fam.family in ("mesh", "torus") else "dragonfly.cpp"
+    notes = [f"native: BookSim {fam.label} routing_function={fam.routing_function}, "
+             + (f"channels of {fam.link_latency} cycle(s)" if not fam.kind_latency else
+                "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items()))
+             + f" ({source})"
+             + (f", {fam.num_vcs} VCs (all the routing uses)" if fam.num_vcs else ""),
+             f"reference: topogen {fam.generator} {fam.params} with {fam.routing} on the "
+             "reference simulator, same links"
+             + (", ports numbered as BookSim's (port_order=booksim-native)" if _native_ports(fam) else ""),
              "export: topogen's anynet export of that topology on BookSim, routed by anynet's min "
              "(not dimension order: the router model with another routing)",
              f"seeds {seed}..{seed + repeats - 1}; tolerances: {ZERO_TOLERANCE:.0%} at the zero-load "
              f"point (load <= {ZERO_LOAD:g}), {LATENCY_TOLERANCE:.0%} elsewhere, or within 2 standard errors"]
+    if saturation:
+        notes.append(f"saturation: the load at which most of a column's {repeats} runs stop completing "
+                     f"(latency over latency_thres), bisected to {SATURATION_BRACKET:.0%}, the middle of the "
+                     f"bracket compared within {SATURATION_TOLERANCE:.0%}; latencies compared up to "
+                     f"{up_to:.0%} of the native saturation")
     structure = {"isomorphic": iso, "identity": ident}
-    return NativeResult(fam, seed, lines, structure, notes)
+    return NativeResult(fam, seed, lines, structure, notes, sat)
 
 
 def format_lines(res: NativeResult) -> str:
@@ -359,6 +670,21 @@ def format_lines(res: NativeResult) -> str:
     return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in [header] + rows)
 
 
+def format_saturation(res: NativeResult) -> str:
+    """One line per column: its saturation bracket and the verdict against the native one."""
+    out = []
+    for name, e in res.saturation.items():
+        lo, hi = e["low"], e["high"]
+        text = f"  {name:>9}: sustained {lo:.4g}, not {hi:.4g}"
+        if e.get("saturation") == e.get("saturation"):
+            text += f" -> {e['saturation']:.4g}"
+        if "verdict" in e:
+            r = e["ratio"]
+            text += f"  ({r:.3f} of native, {e['verdict']})" if r == r else f"  ({e['verdict']})"
+        out.append(text)
+    return "\n".join(out)
+
+
 def native_command(args) -> int:
     """``topogen crossval --native FAMILY``: run :func:`crossval_native` and print it."""
     params = {}
@@ -370,23 +696,28 @@ def native_command(args) -> int:
             params[key.strip()] = int(value)
         except ValueError:
             raise ParameterError(f"--param {key.strip()} needs an integer, got {value!r}") from None
-    loads = (0.01, 0.2, 0.3)
+    loads = None
     if args.loads is not None:
         try:
             loads = tuple(float(x) for x in args.loads.split(",") if x.strip())
         except ValueError:
             raise ParameterError(f"--loads needs comma-separated numbers, got {args.loads!r}") from None
-    if not loads or any(not 0 < x <= 1 for x in loads):
+    if loads is not None and (not loads or any(not 0 < x <= 1 for x in loads)):
         raise ParameterError(f"--loads must be offered loads in (0, 1] flits/node/cycle, got {args.loads!r}")
     seed = 1 if args.seed is None else int(args.seed)
     res = crossval_native(args.native, args.out_dir, loads=loads, seed=seed,
                           repeats=3 if args.repeats is None else args.repeats, binary=args.booksim,
-                          timeout=3600.0 if args.timeout is None else args.timeout, **params)
+                          timeout=3600.0 if args.timeout is None else args.timeout,
+                          saturation=not getattr(args, "no_saturation", False),
+                          up_to=UP_TO if args.up_to is None else args.up_to, **params)
     f = res.family
     print(f"crossval --native {f.family}: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
     print(f"structure: {'isomorphic' if res.structure['isomorphic'] else 'NOT isomorphic'}"
           + (" (identity numbering)" if res.structure["identity"] else ""))
     print(format_lines(res))
+    if res.saturation:
+        print("saturation (flits/node/cycle):")
+        print(format_saturation(res))
     print("notes:")
     for note in res.notes:
         print(f"  - {note}")

@@ -50,23 +50,16 @@ class SeparableAllocator:
     """Switch allocation per switch and cycle, as BookSim's IQ router does it."""
 
     def _setup_allocator(self, net) -> None:
-        """Port numbering of every switch for :meth:`_allocate` (BookSim anynet's: the
-        switch's hosts first, then its neighbours by increasing id)."""
-        n, m, H = net.num_switches, net.num_links, net.num_hosts
+        """Port numbering of every switch for :meth:`_allocate` (``config.port_order``;
+        by default BookSim anynet's: the switch's hosts first, then its neighbours by
+        increasing id)."""
+        n, H = net.num_switches, net.num_hosts
         indptr = np.asarray(net.indptr, dtype=np.int64)
-        indices = np.asarray(net.indices, dtype=np.int64)
         hosts = np.diff(np.append(net.host_offset, H))
         src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-        rank = np.arange(m, dtype=np.int64) - indptr[src]
-        # entry e = (u -> w) feeds switch w; its port there is hosts[w] + rank of u at w
-        key = src * n + indices
-        order = np.argsort(key)
-        rev = order[np.searchsorted(key[order], indices * n + src)]
-        h = np.arange(H, dtype=np.int64)
-        h_local = h - net.host_offset[net.host_switch]
-        self.out_local = np.concatenate([hosts[src] + rank, h_local, np.zeros(H, np.int64)]).tolist()
-        self.in_local = np.concatenate([hosts[indices] + rank[rev], np.zeros(H, np.int64),
-                                        h_local]).tolist()
+        out_local, in_local = net.local_ports()
+        self.out_local = out_local.tolist()
+        self.in_local = in_local.tolist()
         self.out_switch = np.concatenate([src, net.host_switch, np.full(H, -1)]).tolist()
         self.sw_ports = (hosts + np.diff(indptr)).tolist()
         P = net.num_ports

@@ -170,15 +170,9 @@ class CompiledEngine:
         self._sort = self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA]))
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
-        # BookSim anynet port numbering of every switch (hosts first, then neighbours)
-        indices = np.asarray(network.indices, dtype=np.int64)
+        # port numbering of every switch (config.port_order; BookSim anynet's by default)
         src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-        rank = np.arange(M, dtype=np.int64) - indptr[src]
-        key = src * n + indices
-        order = np.argsort(key)
-        rev = order[np.searchsorted(key[order], indices * n + src)]
-        h_local = np.arange(H, dtype=np.int64) - network.host_offset[network.host_switch]
-        zeros_h = np.zeros(H, np.int64)
+        out_local, in_local = network.local_ports()
         i64 = lambda k, v=0: np.full(k, v, dtype=np.int64)  # noqa: E731
         nb = P * V
         # one row per port (buffer, host, switch), one column per field
@@ -191,8 +185,7 @@ class CompiledEngine:
                     in_ptr=i64(P), out_ptr=i64(P), vc_ptr=i64(P), w_head=i64(P, -1),
                     w_tail=i64(P, -1), in_slot=i64(P, -1), out_slot=i64(P, -1), wake=i64(P),
                     lat=lat,
-                    out_local=np.concatenate([hosts[src] + rank, h_local, zeros_h]),
-                    in_local=np.concatenate([hosts[indices] + rank[rev], zeros_h, h_local]),
+                    out_local=out_local, in_local=in_local,
                     out_switch=np.concatenate([src, network.host_switch, i64(H, -1)])),
             # a buffer as an input buffer (bf) and as an output VC (ob): 16 bytes each, and
             # the V output VCs of a port (scanned together) in one cache line when V <= 4

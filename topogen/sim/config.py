@@ -83,6 +83,10 @@ class SimConfig:
     packet-level virtual cut-through (default) or BookSim's flit-level wormhole router
     (:mod:`topogen.sim._wormhole`, Python engine; ``vc_buf_size`` may then be smaller than
     ``packet_size``).
+    ``port_order`` numbers each switch's ports for the separable allocator's round-robin
+    arbiters (:data:`topogen.sim._ports.PORT_ORDERS`): BookSim anynet's ``hosts-first``
+    (default, what topogen's BookSim export gives), or ``booksim-native``, the order of
+    BookSim's own network of the topology's family (``kncube.cpp`` for mesh and torus).
     """
 
     num_vcs: int = _d.NUM_VCS
@@ -121,6 +125,7 @@ class SimConfig:
     router: str = "input-queued"
     output_buf_size: int | None = None
     flow_control: str = "vct"
+    port_order: str = "hosts-first"
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), packet_size=(1, 1 << 20), vc_buf_size=(1, 1 << 30),
@@ -180,6 +185,10 @@ class SimConfig:
         if self.clock_ns is not None and not (isinstance(self.clock_ns, (int, float)) and self.clock_ns > 0
                                               and math.isfinite(self.clock_ns)):
             raise ParameterError(f"clock_ns must be a positive number of ns, got {self.clock_ns!r}")
+        from ._ports import PORT_ORDERS
+
+        if self.port_order not in PORT_ORDERS:
+            raise ParameterError(f"port_order must be one of {', '.join(PORT_ORDERS)}, got {self.port_order!r}")
         if self.flow_control not in FLOW_CONTROLS:
             raise ParameterError(f"flow_control must be one of {', '.join(FLOW_CONTROLS)}, "
                                  f"got {self.flow_control!r}")

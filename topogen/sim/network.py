@@ -94,6 +94,16 @@ class Network:
         self._valiant = isinstance(routing, ValiantRouting) and not self.ugal
         self._segments: dict[int, tuple] = {}
 
+    def local_ports(self):
+        """(out_local, in_local): each port's index among its switch's outputs and inputs,
+        the order of the separable allocator's round-robin arbiters
+        (``config.port_order``, :mod:`topogen.sim._ports`)."""
+        if getattr(self, "_local_ports", None) is None:
+            from ._ports import local_ports
+
+            self._local_ports = local_ports(self, self.config.port_order)
+        return self._local_ports
+
     # ------------------------------------------------------------ adaptive (escape) routing
     def _setup_adaptive(self, routing) -> None:
         """Tables of the escape routing's run-time choices (see :meth:`adaptive_options`)."""
