@@ -211,3 +211,25 @@ max_samples = 3
     text = log.read_text()
     assert task.returncode == 0, text
     assert [ln.split()[1] for ln in text.splitlines() if re.match(r"^experiment: \d/2 \(", ln)] == ["1/2", "2/2"]
+
+
+def _child_writes(path):
+    with open(path, "a") as fh:
+        print("child", file=fh, flush=True)
+    sys.stderr.write("child on stderr\n")
+    sys.stderr.flush()
+
+
+def test_forking_while_the_heartbeat_writes_never_hangs_a_child(tmp_path, monkeypatch, capfd):
+    import multiprocessing
+
+    monkeypatch.delenv("TOPOGEN_QUIET", raising=False)
+    ctx = multiprocessing.get_context("fork")
+    out = tmp_path / "children"
+    with _progress.Progress(desc="busy", stream=sys.stderr, interval=0.001):
+        for _ in range(30):  # forks while the heartbeat writes every millisecond
+            child = ctx.Process(target=_child_writes, args=(out,))
+            child.start()
+            child.join(20)
+            assert child.exitcode == 0, "a forked child hung or failed"
+    assert out.read_text().count("child") == 30

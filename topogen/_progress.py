@@ -41,6 +41,13 @@ T = TypeVar("T")
 
 _QUIET = False
 
+#: Held while a log line is written; a fork waits for it, so no child starts with a write of
+#: the heartbeat thread half done (and the stream's own lock held forever).
+_WRITE_LOCK = threading.Lock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_WRITE_LOCK.acquire, after_in_parent=_WRITE_LOCK.release,
+                        after_in_child=_WRITE_LOCK.release)
+
 __all__ = ["Progress", "progress", "set_quiet", "is_quiet", "enabled", "log_interval",
            "DEFAULT_LOG_INTERVAL", "LOG_INTERVAL_ENV_VAR"]
 
@@ -163,7 +170,6 @@ class Progress:
         self._last = 0.0
         self._status = ""
         self._width = 0
-        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._last_log = self._start
         if self._logging:
@@ -270,7 +276,7 @@ class Progress:
         self._emit(self.log_line())
 
     def _emit(self, text: str) -> None:
-        with self._lock:
+        with _WRITE_LOCK:
             if not self._logging:
                 return
             self._last_log = time.monotonic()
