@@ -178,7 +178,6 @@ class SweepReport:
     def progress(self, load: float, row) -> None:
         line = self._first.after(simulated=self._simulating)
         self._simulating = False
-        self._bar.status(f"load {load:g}: {row['status']}")
-        self._bar.update()
+        self._bar.update(status=f"load {load:g}: {row['status']}")
         if line:
             self._bar.log(line)

@@ -171,6 +171,7 @@ class Progress:
         self._status = ""
         self._width = 0
         self._stop = threading.Event()
+        self._state = threading.Lock()  # count and status change together (the heartbeat reads them)
         self._last_log = self._start
         if self._logging:
             self._interval = log_interval() if interval is None else float(interval)
@@ -187,10 +188,14 @@ class Progress:
         """True if this bar writes plain log lines (stderr is not a terminal, not quiet)."""
         return self._logging
 
-    def update(self, n: int = 1) -> None:
+    def update(self, n: int = 1, status: str | None = None) -> None:
         """Advance by ``n`` steps (redrawn at most every ``min_interval`` seconds; a log
-        line per call with ``log_steps``)."""
-        self.count += n
+        line per call with ``log_steps``); ``status`` replaces the status text at the same
+        moment, so no line shows the new text with the old count."""
+        with self._state:
+            self.count += n
+            if status is not None:
+                self._status = str(status)
         if self._active:
             now = time.monotonic()
             if now - self._last >= self._min_interval or (self.total is not None and self.count >= self.total):
@@ -273,7 +278,9 @@ class Progress:
         return text
 
     def _log(self) -> None:
-        self._emit(self.log_line())
+        with self._state:
+            text = self.log_line()
+        self._emit(text)
 
     def _emit(self, text: str) -> None:
         with _WRITE_LOCK:

@@ -260,9 +260,8 @@ def run_points(points, store: Store, *, jobs: int = 1, total: int | None = None,
     def done(result, running):
         pid, outcome, status, seconds = result
         summary.add(by_id[pid], outcome, status, seconds)
-        bar.status(f"{by_id[pid].label}: {' '.join(str(status).split())[:120]} in {seconds:.1f} s; "
-                   f"{len(summary.failed)} failed, {running} running")
-        bar.update()
+        bar.update(status=f"{by_id[pid].label}: {' '.join(str(status).split())[:120]} in {seconds:.1f} s; "
+                          f"{len(summary.failed)} failed, {running} running")
 
     try:
         if jobs == 1 or len(points) <= 1:

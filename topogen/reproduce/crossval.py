@@ -672,8 +672,7 @@ def crossval_command(args) -> int:
 
     with Progress(desc="crossval", log_steps=True) as bar:
         def progress(sim, load, row):
-            bar.status(f"{sim} load {load:g}: {row['status']}")
-            bar.update()
+            bar.update(status=f"{sim} load {load:g}: {row['status']}")
             if first:
                 line = first[0].after()
                 first[0].began()
