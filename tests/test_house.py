@@ -49,7 +49,7 @@ def test_the_pattern_finds_what_it_should():
 # circle.  Function-level (lazy) imports count: they run too.
 FLOORS = [
     # core objects and shared plain helpers
-    ("errors", "_version", "_validate", "_rng", "_digest", "_lazy", "_progress", "_sssp", "_safe_text",
+    ("errors", "_version", "_validate", "_rng", "_digest", "_lazy", "_progress", "_estimate", "_sssp", "_safe_text",
      "_input", "output", "gf", "topology", "registry", "sim_defaults", "results", "load_points",
      "layout.floor", "layout.placement", "layout.names"),
     ("generators",),

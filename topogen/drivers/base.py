@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from .. import _progress as _progress_module
 from ..errors import ParameterError, SimulatorFailed, SimulatorNotFound
 
 __all__ = [
@@ -82,9 +83,9 @@ RUNAWAY_FACTOR = 16
 #: Start of the line a capped log has where output was dropped.
 LOG_CUT_MARK = "[topogen: "
 #: Seconds between two plain progress lines of a run whose stderr is not a terminal.
-DEFAULT_PROGRESS_INTERVAL = 60.0
+DEFAULT_PROGRESS_INTERVAL = _progress_module.DEFAULT_LOG_INTERVAL
 #: Environment variable that changes :data:`DEFAULT_PROGRESS_INTERVAL` (seconds, > 0).
-PROGRESS_INTERVAL_ENV_VAR = "TOPOGEN_PROGRESS_INTERVAL"
+PROGRESS_INTERVAL_ENV_VAR = _progress_module.LOG_INTERVAL_ENV_VAR
 
 # exit codes a shell reports for a child killed by a signal (128 + n)
 _CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
@@ -495,24 +496,15 @@ def _take(fd: int, sink: "_CappedLog", monitor: "RunMonitor | None") -> bool:
 
 def progress_interval() -> float:
     """Seconds between two plain progress lines when stderr is not a terminal:
-    ``$TOPOGEN_PROGRESS_INTERVAL`` or :data:`DEFAULT_PROGRESS_INTERVAL`.
+    ``$TOPOGEN_PROGRESS_INTERVAL`` or :data:`DEFAULT_PROGRESS_INTERVAL`
+    (:func:`topogen._progress.log_interval`, the one reading of it).
 
     Raises
     ------
     ParameterError
         ``$TOPOGEN_PROGRESS_INTERVAL`` is not a number of seconds above 0.
     """
-    text = os.environ.get(PROGRESS_INTERVAL_ENV_VAR)
-    if not text:
-        return DEFAULT_PROGRESS_INTERVAL
-    try:
-        value = float(text.strip())
-    except ValueError:
-        value = float("nan")
-    if not (math.isfinite(value) and value > 0):
-        raise ParameterError(f"{PROGRESS_INTERVAL_ENV_VAR}={text!r} must be a number of seconds above 0 "
-                             f"(default {DEFAULT_PROGRESS_INTERVAL:g}); fix it or unset it")
-    return value
+    return _progress_module.log_interval()
 
 
 class RunMonitor:

@@ -166,6 +166,7 @@ def sweep_booksim(
     binary=None,
     resume: bool = True,
     progress=None,
+    starting=None,
     overrides: Mapping[str, Any] | None = None,
     points: int = 0,
     **fields,
@@ -209,6 +210,9 @@ def sweep_booksim(
     resume : bool
     progress : callable, optional
         Called as ``progress(load, row)`` after each point.
+    starting : callable, optional
+        Called as ``starting(load)`` just before a load is simulated (not for a point
+        found stored), so progress can name what runs and time the first simulation.
     overrides : mapping, optional
         Further command-line options for every point (``traffic``, ``num_vcs`` ...);
         not ``injection_rate``.
@@ -258,6 +262,8 @@ def sweep_booksim(
             if count >= max_points:
                 raise ParameterError(f"load sweep needs more than max_points={max_points} simulations")
             count += 1
+            if starting is not None:
+                starting(float(rate_text))
             log = fresh_path(points_dir / f"{name}.log", claim=True)
             row = run_booksim(config, overrides=point_overrides, log_path=log, timeout=timeout,
                               binary=exe, raise_on_failure=False, **fields)

@@ -364,17 +364,16 @@ def _run_booksim(args, src: Path, out_dir: Path):
                 break
         raise
     if args.sweep:
-        from .. import _progress
+        from .._estimate import SweepReport
 
-        with _progress.Progress(desc="booksim sweep") as bar:
-            def report(load, row):
-                bar.update()
-                bar.status(f"load {load:g}: {row['status']}")
-
+        # what runs, at once: the config, the plan, then a line per point (a bar on a terminal)
+        report = SweepReport("booksim sweep", args.low, args.high, args.tolerance, args.points)
+        print(f"config: {config}\nplan: {report.plan}", flush=True)
+        with report:
             res = sweep_booksim(config, out_dir / sweep_folder_name(config, overrides), low=args.low,
                                 high=args.high, tolerance=args.tolerance, timeout=args.timeout,
-                                binary=args.binary, resume=not args.no_resume, progress=report,
-                                overrides=overrides, points=args.points)
+                                binary=args.binary, resume=not args.no_resume, progress=report.progress,
+                                starting=report.starting, overrides=overrides, points=args.points)
         summary = (f"zero-load latency {res.zero_load_latency:.4g} cycles; saturation between "
                    f"{res.saturation_load:g} and {res.saturation_upper:g} ({res.rows[0]['load_unit']})"
                    f"; config: {config}")

@@ -119,10 +119,13 @@ def _kind(content) -> tuple:
 
 
 def _estimate(exp, store, pending) -> str:
-    """Core-hours of the pending points: measured seconds per point of the store's rows
-    (per simulator), else the spec's ``seconds_per_point`` guess."""
+    """What the pending points will run and cost: points, simulations (a sweep point's
+    range, :func:`topogen._estimate.sweep_simulations`), and core-hours from the measured
+    seconds per point of the store's rows (per simulator), else the spec's
+    ``seconds_per_point`` guess."""
     import os
 
+    from .._estimate import plan_text, sweep_simulations
     from .._input import load_json
     from ..load_points import sweep_size
 
@@ -140,8 +143,14 @@ def _estimate(exp, store, pending) -> str:
     if not pending:
         return "nothing left to run"
     total = 0.0
+    least = most = 0
     guessed = set()
     for p in pending:
+        if "sweep" in p.content:
+            lo, hi = sweep_simulations(**{k: p.content["sweep"][k] for k in ("low", "high", "tolerance", "points")})
+        else:
+            lo = hi = 1
+        least, most = least + lo, most + hi
         s = per.get(_kind(p.content))
         if s:
             total += sum(s) / len(s)
@@ -149,8 +158,9 @@ def _estimate(exp, store, pending) -> str:
             total += exp.seconds_per_point * (sweep_size(**p.content["sweep"]) if "sweep" in p.content else 1)
             guessed.add(p.content["simulator"])
     how = (f"guess {exp.seconds_per_point:g} s/point (s/load of a sweep) for {', '.join(sorted(guessed))}" if guessed
-           else "measured on the store's points")
-    return f"{total / 3600:.4f} core-hours ({total:.1f} core-seconds, {how})"
+           else "rate measured on the store's points, seconds of one worker")
+    return (plan_text(len(pending), (least, most), seconds=total, rate=how, what="points to run")
+            + f"; {total / 3600:.4f} core-hours ({total:.1f} core-seconds)")
 
 
 def experiment_command(args) -> int:
@@ -284,6 +294,7 @@ def _run_local(args, exp) -> int:
     if not pending:
         print(f"all {len(exp.points)} points of {exp.name} are done (store {exp.store})")
         return 0
+    print(f"estimate: {_estimate(exp, store, pending)}", flush=True)  # before the first point
     summary = run_points(pending, store, jobs=args.jobs, total=len(exp.points), already_done=done_before,
                          progress=not args.quiet)
     print(summary.table())
@@ -337,8 +348,9 @@ def _task(args, exp, chunks) -> int:
     if not store.exists:
         raise ParameterError(f"store {exp.store} is missing; the submission's store must be reachable from the node")
     pending = store.pending(points)
+    # a task's log (stderr is a file) gets a line per point and one at least a minute while one runs
     summary = run_points(pending, store, jobs=1, total=len(points), already_done=len(points) - len(pending),
-                         progress=False)
+                         progress=not args.quiet)
     print(summary.table())
     return 1 if summary.failed else 0
 

@@ -239,7 +239,9 @@ def run_points(points, store: Store, *, jobs: int = 1, total: int | None = None,
     total, already_done : int
         For the summary: points of the experiment and those done before.
     progress : bool
-        Draw a progress bar (only on a terminal, see :mod:`topogen._progress`).
+        Show progress: a bar on a terminal; otherwise (a batch or SLURM task log) a plain
+        line per finished point and one at least every ``$TOPOGEN_PROGRESS_INTERVAL``
+        seconds (default 60) while points run (:mod:`topogen._progress`).
 
     Returns
     -------
@@ -252,14 +254,14 @@ def run_points(points, store: Store, *, jobs: int = 1, total: int | None = None,
     points = list(points)
     summary = RunSummary(total=total if total is not None else len(points), already_done=already_done)
     t0 = time.perf_counter()
-    bar = Progress(total=len(points), desc="experiment", quiet=not progress)
+    bar = Progress(total=len(points), desc="experiment", quiet=not progress, log_steps=True)
     by_id = {p.id: p for p in points}
 
     def done(result, running):
         pid, outcome, status, seconds = result
         summary.add(by_id[pid], outcome, status, seconds)
-        bar.update()
-        bar.status(f"{len(summary.failed)} failed, {running} running")
+        bar.update(status=f"{by_id[pid].label}: {' '.join(str(status).split())[:120]} in {seconds:.1f} s; "
+                          f"{len(summary.failed)} failed, {running} running")
 
     try:
         if jobs == 1 or len(points) <= 1:

@@ -30,7 +30,7 @@ def map_tasks(func: Callable, tasks: Sequence, *, workers: int, desc: str,
     from .._progress import Progress
 
     out = []
-    with Progress(total=len(tasks), desc=desc) as bar:
+    with Progress(total=len(tasks), desc=desc, log_steps=True) as bar:
         if workers == 1 or len(tasks) <= 1:
             for task in tasks:
                 bar.status(label(task))

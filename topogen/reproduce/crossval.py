@@ -166,7 +166,8 @@ def check_out_dir(out_dir, force: bool, *, inputs=(), create: bool = True) -> Pa
 
 def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
              progress: Callable[[str, float, dict], None] | None = None,
-             saturation_rule: str = "majority") -> CrossvalResult:
+             saturation_rule: str = "majority",
+             announce: Callable[[tuple[int, int, str]], None] | None = None) -> CrossvalResult:
     """Run one experiment spec on every simulator found and compare them.
 
     Parameters
@@ -188,6 +189,9 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
         ``{"booksim": path, "sst": path}`` overriding ``$TOPOGEN_BOOKSIM``/``$TOPOGEN_SST``/PATH.
     progress : callable(simulator, load, row), optional
         Called after every point.
+    announce : callable((fewest, most, text)), optional
+        Called once, before the first simulation, with what will run
+        (:func:`plan_runs`).
     saturation_rule : {"majority", "any"}
         With ``spec.repeats`` > 1, when a load counts as not sustained
         (:func:`point_status`): ``majority`` (default) when at least half of its runs
@@ -236,6 +240,8 @@ def crossval(spec, out_dir, *, force: bool = False, plot=None, binaries=None,
     out = check_out_dir(out_dir, force, inputs=inputs)
     results_path = out / "results.csv"
     adapters, skipped = build_adapters(spec, seed, topology, layout, routing, out, binaries=binaries)
+    if announce is not None:
+        announce(plan_runs(spec, adapters))
 
     rows: list[dict] = []
     extra = {"crossval_routing": spec.routing, "crossval_traffic": spec.traffic}
@@ -566,6 +572,35 @@ def _aligned(header: list[str], rows: list[list[str]], right=()) -> str:
     return "\n".join(fmt(r) for r in [header, *rows])
 
 
+def plan_runs(spec, adapters) -> tuple[int, int, str]:
+    """(fewest, most, text) of the simulator runs of one crossval, counted from the spec
+    alone: every load on every simulator (``repeats`` runs where it takes seeds; loads above
+    a simulator's saturation are skipped, so fewer may run), then at most the saturation
+    search's probes (:func:`~topogen.reproduce.crossval_saturation._bisect`: doubling up
+    to load 1, then 12 steps), the capacity run and the runs added, up to ``max_repeats``
+    per compared point, where a miss lies within the noise."""
+    import math
+
+    least = most = 0
+    parts = []
+    for ad in adapters:
+        runs = spec.repeats if ad.seeded else 1
+        base = len(spec.loads) * runs
+        probes = 0
+        if spec.saturation:
+            probes = max(0, math.ceil(math.log2(1.0 / min(spec.loads)))) + 12 if spec.loads else 0
+        extra = probes * runs + (1 if spec.capacity_load is not None else 0)
+        if ad.seeded and spec.max_repeats > runs:  # any compared point, a probed load too
+            extra += (len(spec.loads) + probes) * (spec.max_repeats - runs)
+        least += min(base, runs) + (1 if spec.capacity_load is not None else 0)
+        most += base + extra
+        parts.append(f"{ad.simulator} {len(spec.loads)} loads x {runs} run{'s' if runs > 1 else ''}")
+    text = (f"{len(spec.loads)} loads on {len(adapters)} simulator{'s' if len(adapters) != 1 else ''} "
+            f"({'; '.join(parts)}): {least} to {most} simulations"
+            + (" (the saturation search and added repeats decide how many)" if most > least else ""))
+    return least, most, text
+
+
 def compact_tables(table, saturation) -> tuple[str, str]:
     """(points, saturation): the terminal tables of ``topogen crossval``, at most
     :data:`COMPACT_WIDTH` characters wide, with only the simulators that ran and the
@@ -623,16 +658,29 @@ def compact_tables(table, saturation) -> tuple[str, str]:
 
 def crossval_command(args) -> int:
     """Handler of ``topogen crossval``; returns the exit code."""
+    from .._estimate import FirstPoint
     from .._progress import Progress
 
     spec = _spec_from_args(args)
     binaries = {"booksim": args.booksim, "sst": args.sst}
-    with Progress(desc="crossval") as bar:
+    first = []  # the estimate at the rate of the runs, once two have run
+
+    def announce(plan):  # before the first run: what will run
+        _, most, text = plan
+        print(f"plan: {text}; the time is estimated once two have run", flush=True)
+        first.append(FirstPoint(most))
+
+    with Progress(desc="crossval", log_steps=True) as bar:
         def progress(sim, load, row):
-            bar.status(f"{sim} load {load:g}: {row['status']}")
+            bar.update(status=f"{sim} load {load:g}: {row['status']}")
+            if first:
+                line = first[0].after()
+                first[0].began()
+                if line:
+                    bar.log(line)
 
         res = crossval(spec, args.out_dir, force=args.force, plot=args.plot, binaries=binaries,
-                       progress=progress, saturation_rule=args.saturation_rule)
+                       progress=progress, saturation_rule=args.saturation_rule, announce=announce)
     s = res.spec
     print(f"crossval: {s.topology} {_short_params(s.params)} routing {s.routing}, traffic {s.traffic}, "
           f"{s.packet_size}-flit packets, seed {res.seed}")

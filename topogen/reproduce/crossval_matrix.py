@@ -56,6 +56,26 @@ def _choose(text: str, allowed, name: str, cast=str) -> list:
     return picked
 
 
+def _saturation(s, sim) -> float:
+    """The saturation load of one simulator as ``topogen crossval`` states it in its table
+    and plot legend (the highest sustained load, :func:`~topogen.reproduce.crossval_saturation._saturation_value`)."""
+    if "saturation" in s.columns:
+        return s.loc[sim, "saturation"]
+    from .crossval_saturation import _saturation_value
+
+    return _saturation_value(s.loc[sim, "sat_low"], s.loc[sim, "sat_high"])
+
+
+def _onsets(s, sim) -> str:
+    """``monotone``, or ``non-monotone (fail F < pass P)`` when a run failed at a load below
+    one where a run completed: ``first_fail < last_pass`` is never shown without it."""
+    ff = s.loc[sim, "first_fail"] if "first_fail" in s.columns else math.nan
+    lp = s.loc[sim, "last_pass"] if "last_pass" in s.columns else math.nan
+    if ff == ff and lp == lp and ff < lp:
+        return f"non-monotone (fail {ff:g} < pass {lp:g})"
+    return "monotone"
+
+
 def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
     t, s = res.table, res.saturation.set_index("simulator")
     out = []
@@ -66,7 +86,9 @@ def _summary_rows(label, traffic, packet_size, res) -> list[dict]:
                "statuses": ",".join(sorted(set(g["status"]))),
                "cdg": {True: "acyclic", False: "cyclic"}.get(
                    s.loc[sim, "deadlock_free"] if "deadlock_free" in s.columns else None, "-"),
+               "saturation": _saturation(s, sim),
                "sat_low": s.loc[sim, "sat_low"], "sat_high": s.loc[sim, "sat_high"],
+               "onsets": _onsets(s, sim),  # before the two numbers it explains
                "first_fail": s.loc[sim, "first_fail"] if "first_fail" in s.columns else math.nan,
                "last_pass": s.loc[sim, "last_pass"] if "last_pass" in s.columns else math.nan,
                "capacity": round(float(s.loc[sim, "capacity"]), 4) if "capacity" in s.columns else math.nan}
@@ -211,8 +233,10 @@ def reproduce_crossval(*, topologies: str = "all", traffic: str = "all", packet_
             "lat_vs_X: points whose mean latency is within 3 % of simulator X's, of the points up to 80 % "
             "of X's saturation; max_dev_X: the largest |latency ratio - 1| over all loads both "
             "completed; sat_vs_X: saturation within 5 % (undetermined: bracket wider than the "
-            "tolerance or unbounded); first_fail/last_pass: lowest load at which a run failed, highest "
-            "at which one completed (first_fail < last_pass: the runs' onsets overlap); cdg: the routing's "
+            "tolerance or unbounded); saturation: the highest sustained load (crossval's table and plot "
+            "legend give the same number); first_fail/last_pass: lowest load at which a run failed, highest "
+            "at which one completed; onsets: non-monotone when first_fail < last_pass (a run failed below a "
+            "load where one completed: the seeds' onsets overlap); cdg: the routing's "
             "channel dependency graph (cyclic: it can "
             "deadlock on every simulator, BookSim's min_anynet included, and a failure that involves "
             "a deadlock reads 'FAIL (cyclic routing: deadlock)')."]

@@ -175,7 +175,7 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
     simulated = reused = 0
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(results) if results else Path(tmp) / "dsnf_sim.csv"
-        with Progress(total=len(keys) * len(traffics), desc="dsnf-sim") as bar:
+        with Progress(total=len(keys) * len(traffics), desc="dsnf-sim", log_steps=True) as bar:
             for key in keys:
                 label = NETWORKS[key]
                 topology, layout = build(label, N, seed=seed)

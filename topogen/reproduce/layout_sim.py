@@ -345,7 +345,7 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     simulated = reused = 0
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(results) if results else Path(tmp) / "layout_sim.csv"
-        with Progress(total=len(keys) * len(traffics), desc="layout-sim") as bar:
+        with Progress(total=len(keys) * len(traffics), desc="layout-sim", log_steps=True) as bar:
             for key in keys:
                 label, _, _, hosts = NETWORKS[key]
                 topology, rt = build(key, seed, host_port, routing)

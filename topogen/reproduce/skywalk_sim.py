@@ -417,7 +417,7 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
     simulated = reused = 0
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(results) if results else Path(tmp) / "skywalk_sim.csv"
-        with Progress(total=len(keys) * len(traffics), desc="skywalk-sim") as bar:
+        with Progress(total=len(keys) * len(traffics), desc="skywalk-sim", log_steps=True) as bar:
             for key in keys:
                 label, _, _, paper_degree = NETWORKS[key]
                 topology, layout = build(key, seed, sim_hosts)

@@ -240,14 +240,14 @@ def simulate_command(args) -> int:
         routing = _load(args)
     opts = _options(args, routing)
     if args.sweep:
-        with _progress.Progress(desc="sweep") as bar:
-            def report(load, row):
-                bar.update()
-                bar.status(f"load {load:g}: {row['status']}")
+        from .._estimate import SweepReport
 
+        report = SweepReport("sweep", args.low, args.high, args.tolerance, args.points)
+        print(f"plan: {report.plan}", flush=True)  # before the first point; a line per point follows
+        with report:
             res = sweep(routing, args.output, low=args.low, high=args.high, tolerance=args.tolerance,
-                        resume=not args.no_resume, seed=args.seed, points=args.points, progress=report,
-                        **opts)
+                        resume=not args.no_resume, seed=args.seed, points=args.points,
+                        progress=report.progress, starting=report.starting, **opts)
         for row in res.rows:
             print(_line(row))
         upper = "inf" if math.isinf(res.saturation_upper) else f"{res.saturation_upper:g}"

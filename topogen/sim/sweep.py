@@ -104,7 +104,7 @@ def derive_seed(routing, **kwargs) -> int:
 
 
 def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: float = 0.01,
-          resume: bool = True, seed=None, progress=None, points: int = 0,
+          resume: bool = True, seed=None, progress=None, points: int = 0, starting=None,
           **kwargs) -> SweepOutcome:
     """Find the zero-load latency and the saturation load by bisection, then fill the
     curve below saturation with evenly spaced loads.
@@ -125,6 +125,9 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
         One seed for every point (derived from the points' content when None, see
         :func:`derive_seed`).
     progress : callable(load, row), optional
+        Called after each point.
+    starting : callable(load), optional
+        Called just before a load is simulated (not for a point reused from ``output``).
     points : int
         Evenly spaced loads from ``low`` to 95 % of the saturation load on the curve (0, the
         default here: bisection only, for callers that need only the saturation load;
@@ -155,6 +158,8 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
             counts["reused"] += 1
             row = index[k]
         else:
+            if starting is not None:
+                starting(load)
             row = with_digest(simulate(routing, load=load, seed=seed, **kwargs), routing)
             counts["simulated"] += 1
             index[k] = row
