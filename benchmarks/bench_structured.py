@@ -1,4 +1,5 @@
-"""Generation speed of the structured low-diameter families (Slim Fly, PolarFly, GF).
+"""Generation speed of the structured families (Slim Fly, PolarFly, GF, 10^5-switch tori,
+hypercubes and HyperX).
 
 Run:  python benchmarks/bench_structured.py [--repeat N]
 
@@ -59,6 +60,13 @@ def main(argv=None):
         print(f"{f'polarfly(q={q})':<38} {t:>10.4f}  {topo.num_switches} routers, {topo.num_links} links")
     t, _ = best_of(lambda: (petersen(), hoffman_singleton()), args.repeat)
     print(f"{'petersen + hoffman_singleton':<38} {t:>10.4f}  10 + 50 switches")
+    from topogen.generators.classic import hypercube, hyperx, torus
+
+    for label, fn in (("torus(10, 100, 100)", lambda: torus((10, 100, 100))),
+                      ("hypercube(17)", lambda: hypercube(17)),
+                      ("hyperx(32, 32, 32)", lambda: hyperx((32, 32, 32)))):
+        t, topo = best_of(fn, args.repeat)
+        print(f"{label:<38} {t:>10.4f}  {topo.num_switches} switches, {topo.num_links} links")
 
 
 if __name__ == "__main__":

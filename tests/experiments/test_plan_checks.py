@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
 
 import pytest
 
@@ -113,11 +112,9 @@ def test_each_network_and_routing_is_checked_once(capsys, tmp_path, monkeypatch)
     monkeypatch.setattr(simulators, "build_network", net)
     monkeypatch.setattr(simulators, "build_routing", rt)
     spec = write_spec(tmp_path)  # 2 topologies x 1 routing x 2 traffics x 2 loads x 2 seeds
-    t = time.perf_counter()
     code, out, err = _run(capsys, "plan", spec, "--store", tmp_path / "st")
     assert code == 0, err
     assert calls == {"network": 2, "routing": 2}
-    assert time.perf_counter() - t < 30
 
 
 def test_submit_refuses_the_slurm_option(capsys, tmp_path):

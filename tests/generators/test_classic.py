@@ -7,7 +7,6 @@ force over coordinates) on small instances.
 
 import itertools
 import math
-import time
 
 import networkx as nx
 import numpy as np
@@ -377,14 +376,11 @@ def test_hosts_per_switch_recorded():
 
 
 # ----------------------------------------------------------------------------- scale
-def test_large_instances_build_quickly():
-    """10^5-switch instances build in about a second (generous bound for shared CI cores)."""
-    start = time.perf_counter()
+def test_large_instances_build():
+    """10^5-switch instances (their build time is in benchmarks/bench_structured.py)."""
     t1 = torus((10, 100, 100))
     t2 = hypercube(17)
     t3 = hyperx((32, 32, 32))
-    elapsed = time.perf_counter() - start
     assert t1.num_links == 3 * 100_000
     assert t2.num_links == 17 * 2**16
     assert t3.degree == 3 * 31
-    assert elapsed < 10
