@@ -719,7 +719,7 @@ def study_claims(study, p: int):
 
 def _study_announce(**kwargs) -> str | None:
     """The plan of a --quick/--full run, printed by ``topogen reproduce`` before it starts."""
-    if not (kwargs.get("quick") or kwargs.get("full")) or kwargs.get("plan"):
+    if not (kwargs.get("quick") or kwargs.get("full")) or kwargs.get("plan") or kwargs.get("collect"):
         return None
     study, exp = _expanded(kwargs)
     from .study import plan as study_plan
