@@ -37,6 +37,17 @@ What the paper simulates (V) and what we run
   VCs choose among the up links at run time.  Each network's VCs share the paper's 64
   flits per port.  Worst case: DF's group shift (Kim et al. 4.2), FT's ``shift:N/2``
   (every packet crosses the core).  The paper sizes all three at ~10K endpoints.
+
+Fig. 6 as an experiment (``--quick``, ``--full``)
+-------------------------------------------------
+:func:`study_of` writes the figure as an experiment spec (:mod:`topogen.reproduce.study`):
+one content-keyed sweep point per curve, run on the local pool or as a SLURM job array
+(``--submit``, then ``--collect``) into one store, each curve resolved to 0.02 load near
+its knee, drawn against accepted traffic, and the claims of V-A..V-C judged by
+:func:`study_claims`.  ``--full`` is the paper's networks and setup (SF q = 19, the
+balanced Dragonfly k = 27, p = 7, the fat tree of :func:`comparison_network` at q = 19,
+single-flit packets, 64 flits per port, credit delay 2, speedup 2); ``--quick`` the same
+at q = 3.
 """
 
 from __future__ import annotations
