@@ -543,11 +543,15 @@ QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samp
 STUDY_REFERENCE = {"internal_speedup": 2.0, "routing_base": "nr", "port_buffer": PORT_BUFFER, "candidates": 4}
 FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
 QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
-#: CPU seconds per packet-hop of the reference simulator on this setup, by routing ("*":
-#: the rest), for the estimate printed before a run; measured on SF q=19 (MIN, compiled
-#: engine) and SF q=5 (UGAL-L and VAL, whose per-packet choices run in Python)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 2.0e-6, "hop": 2.0e-6, "valiant": 2.0e-6, "ugal-l": 8.0e-6, "ugal-g": 8.0e-6,
-                              "escape": 8.0e-6}
+#: CPU seconds per packet-hop of the reference simulator on Fig. 6's setup, by routing
+#: ("*": the rest), for the estimate printed before a run (packet-hops: packets times the
+#: row's ``hops_avg``).  Measured on this 2-core machine beside other jobs: SF q=19 MIN
+#: at 0.5 (compiled engine, 1,128 cycles: 33.7 s of CPU, 1.9 us; the full measurement of
+#: that point, 3 warm-up periods and BookSim's stopping rule, took 208 s of CPU and 1.4 GB),
+#: SF q=5 UGAL-L at 0.3 (UGAL chooses each packet's path in the Python engine: 17 us);
+#: VAL is a table routing on the compiled engine, the escape routing runs in Python
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.9e-6, "hop": 1.9e-6, "valiant": 1.9e-6, "ugal-l": 1.7e-5, "ugal-g": 1.7e-5,
+                              "escape": 1.7e-5}
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), compare=tuple(COMPARISONS),
