@@ -148,6 +148,10 @@ def test_local_pool_and_slurm_task_give_identical_rows_and_resume(tmp_path):
     assert res.ran and res.resolved and res.below_saturation >= 8
     assert res.knee_width <= st.KNEE_RESOLUTION + 1e-9
     assert st.run_local(exp, jobs=1, progress=False).ran == 0  # resumed: nothing run again
+    from topogen.experiments.store import Store
+
+    rates = st._measured_rates(exp, Store.open(exp.store, exp.name))
+    assert set(rates) == {"dor"} and 0 < rates["dor"] < 1  # seconds per packet-hop, for the plan
     # the same points through a SLURM submission (dry run: the job script's task command)
     exp2 = st.expand(study, tmp_path / "slurm")
     info = st.submit(exp2, dry_run=True)

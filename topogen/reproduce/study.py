@@ -445,6 +445,8 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     store = _open_store(exp, create=False)
     pending = store.pending(exp.points) if store.exists else list(exp.points)
     rate = dict(seconds_per_hop or {})
+    measured = _measured_rates(exp, store) if store.exists else {}
+    rate.update(measured)
     default_rate = rate.get("*", 1e-6)
     m, sw = exp.measure, study.sweep
     cycles = m["max_samples"] * m["sample_period"]
@@ -470,10 +472,38 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     text = (f"study {study.name}: {len(exp.points)} curves as experiment points, {len(pending)} to run "
             f"({len(exp.points) - len(pending)} done), about {sims} simulations ({per_curve} loads per "
             f"curve: both ends, a bisection to {sw['tolerance']:g}, {sw['points']} loads below saturation); "
-            f"estimate {cpu / 60:,.0f} CPU minutes ({cycles:,} cycles per simulation at most; rates per "
-            "packet-hop recorded in topogen.reproduce.slimfly_sim.CPU_SECONDS_PER_PACKET_HOP)")
+            f"estimate {cpu / 60:,.0f} CPU minutes ({cycles:,} cycles per simulation at most; seconds per "
+            "packet-hop " + (f"measured on this store's finished curves for {', '.join(sorted(measured))}, "
+                             "recorded for the rest" if measured else "as recorded") + ")")
     return {"points": len(exp.points), "pending": len(pending), "simulations": sims, "cpu_minutes": cpu / 60,
             "text": text}
+
+
+def _measured_rates(exp, store) -> dict:
+    """Seconds per packet-hop by routing, from the finished points of ``store`` (each
+    point's time over the packet-hops of its rows: cycles x hosts x injected rate x
+    mean hops / packet size)."""
+    seconds: dict = {}
+    hops: dict = {}
+    done = store.done_ids()
+    for p in exp.points:
+        if p.id not in done:
+            continue
+        rec = store.record(p.id)
+        total = 0.0
+        for r in rec.get("rows") or [rec.get("row")]:
+            try:
+                x = (float(r["sim_cycles"]) * float(r["num_hosts"]) * float(r["injected_flit_rate"])
+                     * float(r["hops_avg"]) / float(p.content["measure"]["packet_size"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if math.isfinite(x):  # a saturated run records no mean hops: its share is not counted
+                total += x
+        if total > 0 and math.isfinite(total) and float(rec.get("seconds") or 0) > 0:
+            key = p.content["routing"]
+            seconds[key] = seconds.get(key, 0.0) + float(rec["seconds"])
+            hops[key] = hops.get(key, 0.0) + total
+    return {k: seconds[k] / hops[k] for k in seconds}
 
 
 # ------------------------------------------------------------------------------- figure
