@@ -107,3 +107,28 @@ def test_the_booksim_matching_commands_keep_booksim_min():
 
     assert sd.ROUTING == "booksim-min"
     assert CrossvalSpec(topology="torus").routing == "booksim-min"
+
+
+def test_run_sst_exports_the_family_routing(tmp_path, monkeypatch, capsys):
+    """``run sst`` without --routing exports the paper's routing (hop on a Slim Fly) and
+    says so; SST itself is not run (its runner is replaced by one that records the bundle)."""
+    import topogen.drivers.sst as sst_driver
+    from topogen.cli import main
+
+    bundles = []
+
+    def fake_run_sst(bundle, **kwargs):
+        from topogen.errors import SimulatorFailed
+
+        bundles.append(Path(bundle))
+        raise SimulatorFailed("not run in this test")
+
+    monkeypatch.setattr(sst_driver, "find_sst", lambda *a, **k: "/bin/true")
+    monkeypatch.setattr(sst_driver, "run_sst", fake_run_sst)
+    topo = tmp_path / "sf.json"
+    assert main(["generate", "slimfly", "--q", "3", "-o", str(topo)]) == 0
+    main(["run", "sst", str(topo), "--out-dir", str(tmp_path / "o")])
+    out = capsys.readouterr().out
+    assert "routing hop on nr routes: the default for slimfly" in out
+    meta = json.loads(bundles[0].read_text())["metadata"]
+    assert meta["routing"] == "hop"
