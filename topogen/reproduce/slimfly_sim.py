@@ -839,8 +839,8 @@ def _setup_note(study) -> str:
             f"routers, {r['port_buffer']} flits per port shared by at least {m['num_vcs']} VCs (the smallest "
             "multiple of the routing's hop-indexed VC count: MIN/VAL/UGAL 4 x 16, DF UGAL-L 6 x 10), credit "
             f"delay {m['credit_delay']}, internal speedup {r['internal_speedup']:g}, {m['link_latency']}-cycle "
-            f"channels and stages, UGAL with {r['candidates']} Valiant candidates; {m['warmup_periods']} warm-up "
-            f"periods of {m['sample_period']} cycles, at most {m['max_samples']}. Bit reversal and shift: the "
+            f"channels and stages, UGAL with {r['candidates']} Valiant candidates; warm-up {m['warmup_periods']} "
+            f"x {m['sample_period']} cycles, at most {m['max_samples']} periods. Bit reversal and shift: the "
             "first 8,192 endpoints (the largest power of two) send and receive on all three full-size networks.")
 
 
