@@ -518,6 +518,11 @@ def _cmd_reproduce(args, pairs) -> int:
                              f"`topogen list {args.name}` shows them")
     if args.csv:
         _check_writable(args.csv)
+    announce = getattr(spec.func, "announce", None)  # what a long run will do, before it starts
+    if announce is not None:
+        text = announce(**kwargs)
+        if text:
+            print(textwrap.fill(text, width=100), file=sys.stderr, flush=True)
     with _progress.Progress(desc=f"reproducing {args.name}"):
         result = spec.func(**kwargs)
     table = result.table

@@ -60,6 +60,73 @@ class Param:
 
 
 @dataclass(frozen=True)
+class RoutingRecord:
+    """The routing a family's paper simulates on it: the default of ``topogen simulate``,
+    ``topogen run sst`` and the reproductions when no routing is named.
+
+    ``algorithms`` are :func:`topogen.routing.route` names in order of preference (the
+    first that topogen has is used: ``("anca", "updown")`` takes ANCA where it exists),
+    ``base`` the route tables they are built on (``"nr"``: fewest hops, ``"fr"``: least
+    latency; None: the algorithm's own), ``source`` where the paper says so.
+    """
+
+    algorithms: tuple[str, ...]
+    base: str | None
+    source: str
+
+    def choose(self, available) -> str:
+        """The first of :attr:`algorithms` that is in ``available``."""
+        for name in self.algorithms:
+            if name in available:
+                return name
+        raise ParameterError(f"none of the routings {', '.join(self.algorithms)} is available "
+                             f"(have {', '.join(available)})")
+
+
+_HOP = RoutingRecord(("hop",), "nr", "hop-minimal routes with VC k on hop k (Slim Fly IV-D; the MEMSYS "
+                                     "paper's minimum-path tables)")
+_DOR = RoutingRecord(("dor",), None, "dimension-order routing (dateline VCs on tori)")
+_ESCAPE_FR = RoutingRecord(("escape",), "fr", "Silla-Duato adaptive routing on fastest routes with an "
+                                              "up*/down* escape VC, 4 VCs (Skywalk IV-A)")
+_ESCAPE_NR = RoutingRecord(("escape",), "nr", "adaptive minimal routing with an up*/down* escape VC, "
+                                              "4 VCs (layout-conscious random topologies IV-C)")
+
+#: the routing each generator's paper simulates, by generator name (:class:`RoutingRecord`)
+ROUTING_RECORDS: dict[str, RoutingRecord] = {
+    "slimfly": RoutingRecord(("hop",), "nr", "Slim Fly IV-D: MIN, hop-minimal routes with VC0/VC1 "
+                                             "by hop index"),
+    "dragonfly": RoutingRecord(("ugal-l",), "nr", "UGAL-L with 4 Valiant candidates and hop-indexed "
+                                                  "VCs: Kim et al. (ISCA 2008) 4.1 and the Slim Fly "
+                                                  "paper's DF-UGAL-L (V)"),
+    "cabinet-dragonfly": RoutingRecord(("escape",), "fr", _ESCAPE_FR.source),
+    "memsys-dragonfly": _HOP, "angelfish": _HOP, "angelfish-lite": _HOP,
+    "flying-fish": _HOP, "flying-fish-lite": _HOP, "petersen": _HOP, "hoffman-singleton": _HOP,
+    "polarfly": _HOP,
+    **{name: _DOR for name in ("torus", "mesh", "hypercube", "hyperx", "flattened-butterfly")},
+    **{name: RoutingRecord(("dor",), None, _DOR.source + " (Skywalk III-A baselines)")
+       for name in ("cabinet-torus", "cabinet-hypercube", "cabinet-hyperx")},
+    "folded-hypercube": _ESCAPE_NR,
+    "skywalk": _ESCAPE_FR, "random": _ESCAPE_FR,
+    "dsn": _ESCAPE_FR, "dln": _ESCAPE_FR, "dsnf": _ESCAPE_FR,
+    "ring": _ESCAPE_NR, "nbr": _ESCAPE_NR, "gau": _ESCAPE_NR,
+    **{f"{k}-{t}": _ESCAPE_NR for k in ("p", "pf") for t in ("torus", "hypercube", "fhypercube", "myrinet-clos")},
+}
+#: the record of a generator without its own, by family
+FAMILY_ROUTING_RECORDS: dict[str, RoutingRecord] = {
+    "fattree": RoutingRecord(("anca", "updown"), None, "fat trees: ANCA (adaptive up to a nearest common "
+                                                      "ancestor, then down; the Slim Fly paper's FT-3), "
+                                                      "else up*/down*"),
+    "classic": _DOR, "slimfly": ROUTING_RECORDS["slimfly"], "dragonfly": ROUTING_RECORDS["dragonfly"],
+    "fishnet": _HOP, "moore": _HOP, "memsys": _HOP, "polarfly": _HOP,
+    "skywalk": _ESCAPE_FR, "random": _ESCAPE_FR, "dsn": _ESCAPE_FR,
+    "permute": _ESCAPE_NR, "shortcut": _ESCAPE_NR,
+}
+#: the record of a topology no generator made (a file of another origin)
+OTHER_ROUTING = RoutingRecord(("escape",), "nr", "any topology: adaptive minimal routing with an "
+                                                 "up*/down* escape VC (topology-agnostic, deadlock-free)")
+
+
+@dataclass(frozen=True)
 class GeneratorSpec:
     name: str
     func: Callable
@@ -67,6 +134,7 @@ class GeneratorSpec:
     summary: str
     family: str = ""
     random: bool = False
+    routing: RoutingRecord = OTHER_ROUTING
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -234,8 +302,21 @@ def first_sentence(text: str) -> str:
     return text[:m.start()] if m else text.rstrip(".")
 
 
-def register(name: str, *, family: str = "", summary: str | None = None):
-    """Decorator: register a generator under the CLI name ``name``."""
+def routing_record(name: str, family: str = "") -> RoutingRecord:
+    """The :class:`RoutingRecord` of generator ``name`` (or of its ``family``), else
+    :data:`OTHER_ROUTING`."""
+    if name not in _GENERATORS and not family:
+        _load("topogen.generators")  # the generator's own record (and family)
+    spec = _GENERATORS.get(name)
+    if spec is not None:
+        return spec.routing
+    return ROUTING_RECORDS.get(name) or FAMILY_ROUTING_RECORDS.get(family) or OTHER_ROUTING
+
+
+def register(name: str, *, family: str = "", summary: str | None = None,
+             routing: RoutingRecord | None = None):
+    """Decorator: register a generator under the CLI name ``name``; ``routing`` is the
+    routing its paper simulates (default: :data:`ROUTING_RECORDS`, else its family's)."""
 
     def deco(func):
         if name in _GENERATORS and _GENERATORS[name].func is not func:
@@ -248,6 +329,7 @@ def register(name: str, *, family: str = "", summary: str | None = None):
             summary=summary or _summary(func),
             family=family or func.__module__.rsplit(".", 1)[-1],
             random=any(p.name == "seed" for p in params),
+            routing=routing or routing_record(name, family or func.__module__.rsplit(".", 1)[-1]),
         )
         return func
 

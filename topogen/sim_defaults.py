@@ -42,7 +42,7 @@ __all__ = [
     "FLIT_BITS", "LINK_GBPS", "CYCLE_NS", "PACKET_SIZE", "NUM_VCS", "VC_BUF_SIZE",
     "ROUTING_DELAY", "VC_ALLOC_DELAY", "SW_ALLOC_DELAY", "ST_DELAY", "CREDIT_DELAY",
     "INTERNAL_SPEEDUP", "INJECTION_LATENCY", "EJECTION_LATENCY", "TRAFFIC", "SELF_PACKETS",
-    "LOAD", "LOAD_UNIT", "ROUTING", "WARMUP_PERIODS", "SAMPLE_PERIOD",
+    "LOAD", "LOAD_UNIT", "ROUTING", "routing_for", "WARMUP_PERIODS", "SAMPLE_PERIOD",
     "MAX_SAMPLES", "LATENCY_THRES", "STOPPING_THRES", "ACC_STOPPING_THRES",
     "RESULTS_REVISION", "SST_CYCLE_NS", "cycle_ns", "router_cycles", "as_dict", "booksim_options",
     "sst_clock_ns", "sst_cycle_ps", "sst_link_bw", "sst_router_latencies", "sst_router_params",
@@ -90,10 +90,39 @@ LOAD = 0.1
 LOAD_UNIT = "flits"
 
 # ---------------------------------------------------------------- routing
-#: Routing of a topology file: BookSim anynet's own route choice (least total link
-#: latency, its tie order), the one routing BookSim, SST (through tables) and the
-#: reference simulator can all run.
+#: BookSim anynet's own route choice (least total link latency, its tie order), the one
+#: routing BookSim, SST (through tables) and the reference simulator can all run: the
+#: routing of ``topogen run booksim`` and ``topogen crossval``, where BookSim's anynet is
+#: matched.  ``topogen simulate``, ``topogen run sst`` and the reproductions route a
+#: topology without ``--routing`` as its paper does (:func:`routing_for`).
 ROUTING = "booksim-min"
+
+
+def routing_for(generator: str, available=None) -> tuple[str, str | None, str]:
+    """The routing a topology's paper simulates: ``(algorithm, base, source)``.
+
+    ``generator`` is the topology's generator name (``Topology.name``: ``"slimfly"``,
+    ``"torus"`` ...); the record is the registry's, beside each generator
+    (:data:`topogen.registry.ROUTING_RECORDS`: Slim Fly ``hop`` on fewest-hop routes,
+    Dragonfly ``ugal-l``, tori/meshes/hypercubes/HyperX ``dor``, Skywalk/Random/DSN
+    ``escape`` on fastest routes, the layout-conscious families ``escape`` on fewest-hop
+    routes, fat trees ``anca`` where topogen has it, else ``updown``); a topology of no
+    known generator gets ``escape`` on fewest-hop routes.  ``available`` (default
+    :data:`topogen.routing.names.ALGORITHMS`, passed by the caller) picks the first
+    preferred algorithm topogen has.  ``base`` is the ``base`` of
+    :func:`topogen.routing.route` (None: the algorithm's own).
+
+    >>> routing_for("slimfly", ("hop", "dor"))[:2]
+    ('hop', 'nr')
+    >>> routing_for("torus", ("hop", "dor"))[:2]
+    ('dor', None)
+    """
+    from .registry import routing_record
+
+    record = routing_record(str(generator))
+    if available is None:
+        available = record.algorithms
+    return record.choose(tuple(available)), record.base, record.source
 
 # ---------------------------------------------------------------- measurement (BookSim's)
 WARMUP_PERIODS = 3

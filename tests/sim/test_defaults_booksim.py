@@ -69,7 +69,7 @@ def test_simulate_and_run_booksim_defaults_agree(booksim, tmp_path, capsys, name
     for seed in SEEDS:
         assert main(["run", "booksim", str(topo), "--out-dir", str(tmp_path / "bs"),
                      "--set", f"seed={seed}", "-o", str(bs_csv)]) == 0
-        assert main(["simulate", str(topo), "--seed", str(seed), "-o", str(ref_csv)]) == 0
+        assert main(["simulate", str(topo), "--routing", sd.ROUTING, "--seed", str(seed), "-o", str(ref_csv)]) == 0
     capsys.readouterr()
     bs, ref = read_results(bs_csv), read_results(ref_csv)
     assert list(bs["status"]) == ["completed"] * len(SEEDS) == list(ref["status"])

@@ -105,12 +105,13 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     s.add_argument("input", metavar="INPUT", help="topology file or topogen SST bundle (.json)")
     s.add_argument("--out-dir", default=None, metavar="DIR",
                    help="where the bundle, raw logs and results go (default: beside INPUT)")
-    s.add_argument("--routing", choices=ALGORITHMS, default=sim_defaults.ROUTING,
-                   help="source routes from topogen's routing: booksim-min (BookSim anynet's min, the "
-                        "shared default), nr (nearest), fr (fastest, latency-aware), updown, dor, valiant "
+    s.add_argument("--routing", choices=ALGORITHMS, default=None,
+                   help="source routes from topogen's routing (default: the routing the topology family's "
+                        "paper simulates, as simulate: hop on a Slim Fly, dor on a torus ...; with "
+                        f"--sst-topology table, {sim_defaults.ROUTING}): booksim-min (BookSim anynet's min), nr (nearest), fr (fastest, latency-aware), updown, dor, valiant "
                         "(weighted paths via every intermediate), escape (its minimal routes), hop, "
                         "layered, dsnf, ugal-l (MIN routes + anytopo's UGAL with 4 Valiant candidates; "
-                        f"ugal-g is not exportable) (default {sim_defaults.ROUTING})")
+                        "ugal-g is not exportable)")
     s.add_argument("--switch-delay", type=float, default=60.0, metavar="NS", help="fr: switch delay (default 60)")
     s.add_argument("--load", default=f"{sim_defaults.LOAD:g}",
                    help="offered load(s), fractions of link bandwidth (= flits/host/cycle), comma-separated "
@@ -433,12 +434,20 @@ def _run_sst(args, src: Path, out_dir: Path):
 
             topology, layout = parsed[1]
             layout = layout if layout is not None else default_layout(topology)
+        base = None
+        if args.routing is None:  # the family's own routing; the table topology takes BookSim's
+            args.routing, base, source = (sim_defaults.routing_for(topology.name, ALGORITHMS)
+                                          if args.sst_topology == "anytopo" else (sim_defaults.ROUTING, None, ""))
+            if source:
+                print(f"routing {args.routing}{f' on {base} routes' if base else ''}: the default for "
+                      f"{topology.name} ({source}); --routing names another", flush=True)
         if args.routing in ("nr", "fr"):
             routing = _routing(args.routing, topology, layout, args.switch_delay)
         else:
             from ..routing import route
 
-            routing = route(topology, layout, args.routing, switch_delay=args.switch_delay)
+            routing = route(topology, layout, args.routing, switch_delay=args.switch_delay,
+                            **({"base": base} if base else {}))
         if args.sst_topology == "table":  # a routing refused for its VC rule, before the export
             from ..export.sst import effective_vc_rule
             from .sst_table import check_routing_name

@@ -21,7 +21,7 @@ from ..errors import ParameterError, TopogenError
 from ..results import canonical_json
 from .store import Store
 
-__all__ = ["run_point", "run_points", "RunSummary", "check_simulators"]
+__all__ = ["run_point", "run_points", "RunSummary", "check_simulators", "point_routing", "reference_config"]
 
 _NETWORKS: dict = {}  # per process: network key -> (topology, layout, routing)
 _NETWORK_CACHE_SIZE = 64
@@ -36,17 +36,57 @@ def crossval_spec(point):
     t = c["topology"]
     m = c["measure"]
     load = c["sweep"]["low"] if c["load"] == "sweep" else c["load"]
+    # a [reference] point may run any reference pattern: run_point hands it to the simulator
+    traffic = "uniform" if c.get("reference") is not None else c["traffic"]
     return CrossvalSpec(topology=point.topology_file or t["generator"], params=t.get("params", {}),
-                        seed=c["sim_seed"], routing=c["routing"], traffic=c["traffic"], loads=(load,),
+                        seed=c["sim_seed"], routing=c["routing"], traffic=traffic, loads=(load,),
                         simulators=(c["simulator"],), **m)
 
 
+def point_routing(point, spec, topology, layout):
+    """The routing of a point: :func:`~topogen.experiments.simulators.build_routing`'s, or
+    for a ``[reference]`` point the routing built on its ``routing_base`` with its UGAL
+    ``candidates``."""
+    from .simulators import build_routing
+
+    ref = point.content.get("reference")
+    if ref is None:
+        return build_routing(spec, topology, layout, spec.seed)[0]
+    from ..routing import route
+
+    extra = {"base": ref["routing_base"]} if "routing_base" in ref else {}
+    return route(topology, layout if spec.link_latency is None else None, spec.routing, seed=spec.seed,
+                 candidates=ref["candidates"], **extra)
+
+
+def reference_config(point, spec, routing):
+    """The :class:`~topogen.sim.SimConfig` of a ``[reference]`` point: the crossval
+    reference setup with its ``internal_speedup`` and, with ``port_buffer``, the smallest
+    multiple of the routing's VC count that is at least ``num_vcs``, sharing
+    ``port_buffer`` flits per port."""
+    from dataclasses import replace
+
+    from .simulators import _reference_config
+
+    ref = point.content["reference"]
+    cfg = replace(_reference_config(spec), internal_speedup=ref["internal_speedup"])
+    if "port_buffer" in ref:
+        k = max(1, int(routing.num_vcs))
+        vcs = k * -(-spec.num_vcs // k)
+        buf = ref["port_buffer"] // vcs
+        if buf < spec.packet_size:
+            raise ParameterError(f"port_buffer {ref['port_buffer']} shared by {vcs} VCs gives {buf} flits per VC, "
+                                 f"less than a packet of {spec.packet_size}; raise port_buffer")
+        cfg = replace(cfg, num_vcs=vcs, vc_buf_size=buf)
+    return cfg
+
+
 def _network(point, spec):
-    from .simulators import build_network, build_routing
+    from .simulators import build_network
 
     c = point.content
     key = canonical_json([c["topology"], c.get("layout"), c["routing"], c["sim_seed"], spec.link_latency,
-                          spec.clock_ns])
+                          spec.clock_ns, c.get("reference")])
     got = _NETWORKS.get(key)
     if got is None:
         topology, layout = build_network(spec, spec.seed)
@@ -54,7 +94,7 @@ def _network(point, spec):
             from .layouts import build_layout
 
             layout = build_layout(topology, c["layout"], spec.seed)
-        routing, _ = build_routing(spec, topology, layout, spec.seed)
+        routing = point_routing(point, spec, topology, layout)
         if len(_NETWORKS) >= _NETWORK_CACHE_SIZE:
             _NETWORKS.pop(next(iter(_NETWORKS)))
         got = _NETWORKS[key] = (topology, layout, routing)
@@ -100,11 +140,15 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
     try:
         spec = crossval_spec(point)
         topology, layout, routing = _network(point, spec)
-        out = store.raw_dir(point.id) if point.content["simulator"] != "reference" else store.root / "raw"
-        adapters, _ = build_adapters(spec, spec.seed, topology, layout, routing, out)
+        if point.content.get("reference") is not None:
+            run = _reference_run(point, spec, routing, layout)
+        else:
+            out = store.raw_dir(point.id) if point.content["simulator"] != "reference" else store.root / "raw"
+            adapters, _ = build_adapters(spec, spec.seed, topology, layout, routing, out)
+            run = adapters[0].run
 
         def simulate(load):
-            r = dict(adapters[0].run(load))
+            r = dict(run(load))
             if r.get("simulator") == "reference":  # keyed as `topogen simulate` keys its rows
                 r = with_digest(r, routing)
             params = json.loads(r["params"]) if r.get("params") else {}
@@ -134,6 +178,21 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
     else:
         status = row["status"]
     return point.id, outcome, status, seconds
+
+
+def _reference_run(point, spec, routing, layout):
+    """``run(load) -> row`` of a ``[reference]`` point on the reference simulator (any
+    pattern of :mod:`topogen.sim.traffic`, the point's :func:`reference_config`)."""
+    from ..sim import simulate
+
+    cfg = reference_config(point, spec, routing)
+    traffic = point.content["traffic"]
+
+    def run(load: float) -> dict:
+        return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=spec.seed,
+                        layout=layout if spec.link_latency is None else None)
+
+    return run
 
 
 def _sweep_point(point, store: Store, simulate) -> list:

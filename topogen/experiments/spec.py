@@ -56,7 +56,7 @@ from ..results import canonical_json
 from .layouts import check_keys, parse_layout
 
 __all__ = ["Experiment", "Point", "load_experiment", "parse_experiment", "point_id", "check_experiment",
-           "AXES", "MEASURE_KEYS", "SLURM_KEYS", "SIMULATOR_ROUTINGS"]
+           "AXES", "MEASURE_KEYS", "SLURM_KEYS", "SIMULATOR_ROUTINGS", "REFERENCE_KEYS"]
 
 #: the axes a spec crosses, in point order
 AXES = ("topology", "layout", "routing", "traffic", "load", "simulator", "seed")
@@ -71,7 +71,13 @@ MEASURE_KEYS = {"packet_size": int, "num_vcs": int, "vc_buf_size": int, "clock_n
 #: defaults of ``topogen experiment submit``
 SLURM_KEYS = {"partition": str, "account": str, "time": str, "mem": str, "chunk": int,
               "max_running": int, "cpus_per_task": int, "extra": list}
-_SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep")
+_SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep", "reference")
+#: settings of the reference simulator beyond ``[measure]`` (``[reference]``; reference-only
+#: specs): router ``internal_speedup``, the routing's ``routing_base`` (``nr``, ``fr``,
+#: ``updown``) and UGAL ``candidates``, and ``port_buffer``: flits per port shared by the
+#: VCs, which are then the smallest multiple of the routing's VC count that is at least
+#: ``[measure] num_vcs`` (``vc_buf_size = port_buffer // num_vcs``)
+REFERENCE_KEYS = {"internal_speedup": (int, float), "routing_base": str, "candidates": int, "port_buffer": int}
 #: settings of ``load = "sweep"`` points (:func:`topogen.load_points.knee_sweep`)
 SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
 _TOPOLOGY_KEYS = ("generator", "params", "file", "label")
@@ -356,6 +362,46 @@ def _sweep(doc: dict, path) -> dict:
     return {"low": low, "high": high, "tolerance": tol, "points": int(out["points"])}
 
 
+def _reference(doc, path, simulators, traffics) -> dict | None:
+    """The resolved ``[reference]`` settings (None without the section); its points run
+    only on the reference simulator, which takes every pattern of
+    :mod:`topogen.sim.traffic` on the ``traffic`` axis."""
+    if doc is None:
+        return None
+    if not isinstance(doc, dict):
+        raise ParameterError(f"reference in {path or 'the spec'} must be a table [reference], got {doc!r}")
+    _check_keys(doc, REFERENCE_KEYS, path, "reference")
+    for k, v in doc.items():
+        _check_type(k, v, REFERENCE_KEYS[k], path, "reference")
+    if set(simulators) != {"reference"}:
+        raise ParameterError(f"[reference] in {path or 'the spec'} sets the reference simulator alone: "
+                             f"its simulator axis must be [\"reference\"], got {simulators!r}")
+    out = {"internal_speedup": float(doc.get("internal_speedup", 1.0)), "candidates": int(doc.get("candidates", 4))}
+    if "routing_base" in doc:
+        if doc["routing_base"] not in ("nr", "fr", "updown"):
+            raise ParameterError(f"routing_base in {_where(path, 'reference')} must be nr, fr or updown, "
+                                 f"got {doc['routing_base']!r}")
+        out["routing_base"] = doc["routing_base"]
+    if "port_buffer" in doc:
+        if doc["port_buffer"] < 1:
+            raise ParameterError(f"port_buffer in {_where(path, 'reference')} must be a positive number of "
+                                 f"flits, got {doc['port_buffer']!r}")
+        out["port_buffer"] = int(doc["port_buffer"])
+    if not (math.isfinite(out["internal_speedup"]) and out["internal_speedup"] >= 1):
+        raise ParameterError(f"internal_speedup in {_where(path, 'reference')} must be >= 1, "
+                             f"got {out['internal_speedup']!r}")
+    if out["candidates"] < 1:
+        raise ParameterError(f"candidates in {_where(path, 'reference')} must be >= 1, got {out['candidates']}")
+    from ..sim.traffic import PATTERNS
+
+    for t in traffics:
+        name = t.split(":", 1)[0]
+        if name not in PATTERNS or (":" in t and (name != "shift" or not t[6:].lstrip("-").isdigit())):
+            raise ParameterError(f"traffic {t!r} in {_where(path, 'axes')} is not a reference-simulator pattern "
+                                 f"({', '.join(PATTERNS)}, shift:K)")
+    return out
+
+
 def _matches(content: dict, rule: dict) -> bool:
     for axis, want in rule.items():
         wants = want if isinstance(want, list) else [want]
@@ -435,7 +481,10 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     }
     from ..routing import ALGORITHMS
 
-    for axis, valid in (("routing", ALGORITHMS), ("traffic", ("uniform", "tornado")), ("simulator", _SIMULATORS)):
+    reference = _reference(doc.get("reference"), path, values["simulator"], values["traffic"])
+    checked = (("routing", ALGORITHMS), ("simulator", _SIMULATORS)) + (
+        () if reference is not None else (("traffic", ("uniform", "tornado")),))
+    for axis, valid in checked:
         for v in values[axis]:
             if v not in valid:
                 near = difflib.get_close_matches(v, list(valid), n=1)
@@ -492,6 +541,8 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
                        "load": load if load == "sweep" else float(load), "simulator": chosen["simulator"],
                        "seed": int(chosen["seed"]), "repeat": r, "sim_seed": int(seed),
                        "measure": measure}
+            if reference is not None:  # specs without [reference] keep their ids
+                content["reference"] = reference
             if layouts[chosen["layout"]]:  # the default layout enters no id (old ids stay)
                 content["layout"] = layouts[chosen["layout"]]
             if load == "sweep":
@@ -712,11 +763,10 @@ def _check_routing(point, topology, layout) -> None:
         _shape(topology, None, None)
     if topology.num_switches > CHECK_ROUTING_SWITCHES:
         return
-    from .runner import crossval_spec
-    from .simulators import build_routing
+    from .runner import crossval_spec, point_routing
 
     spec = crossval_spec(point)
-    build_routing(spec, topology, layout, spec.seed)
+    point_routing(point, spec, topology, layout)
 
 
 def _check_layout(point, topology) -> None:

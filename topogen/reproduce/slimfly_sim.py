@@ -37,6 +37,17 @@ What the paper simulates (V) and what we run
   VCs choose among the up links at run time.  Each network's VCs share the paper's 64
   flits per port.  Worst case: DF's group shift (Kim et al. 4.2), FT's ``shift:N/2``
   (every packet crosses the core).  The paper sizes all three at ~10K endpoints.
+
+Fig. 6 as an experiment (``--quick``, ``--full``)
+-------------------------------------------------
+:func:`study_of` writes the figure as an experiment spec (:mod:`topogen.reproduce.study`):
+one content-keyed sweep point per curve, run on the local pool or as a SLURM job array
+(``--submit``, then ``--collect``) into one store, each curve resolved to 0.02 load near
+its knee, drawn against accepted traffic, and the claims of V-A..V-C judged by
+:func:`study_claims`.  ``--full`` is the paper's networks and setup (SF q = 19, the
+balanced Dragonfly k = 27, p = 7, the fat tree of :func:`comparison_network` at q = 19,
+single-flit packets, 64 flits per port, credit delay 2, speedup 2); ``--quick`` the same
+at q = 3.
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ from __future__ import annotations
 import math
 import tempfile
 import time
+from pathlib import Path
 
 import pandas as pd
 
@@ -320,11 +332,13 @@ def _comparison_claims(table, sat, step, add) -> None:
 
 @register_experiment("slimfly-sim", paper="Slim Fly (Besta, Hoefler) V, Fig. 6")
 def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9",
-                          traffic: str = "uniform,worstcase", routings: str = "all",
-                          compare: str = "none", seed: int = 1,
+                          traffic: str = "", routings: str = "all",
+                          compare: str = "", seed: int = 1,
                           sim_seed: int = 1, max_samples: int = 6,
                           workers: int = 2, plot: str = "", simulator: str = "reference",
-                          raw_dir: str = "") -> ExperimentResult:
+                          raw_dir: str = "", quick: bool = False, full: bool = False,
+                          submit: bool = False, collect: bool = False, plan: bool = False,
+                          out: str = "") -> ExperimentResult:
     """Slim Fly V (Fig. 6): MIN, VAL, UGAL-L, UGAL-G latency vs offered load, and the
     Dragonfly and fat-tree curves of the same figure.
 
@@ -338,12 +352,13 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         comma-separated; each curve stops at its first load that does not complete.
     traffic : str
         Comma-separated panels of Fig. 6: ``uniform`` (6a), ``bitrev`` (6b), ``shift``
-        (6c), ``worstcase`` (6d), or ``all``; default ``uniform,worstcase``.
+        (6c), ``worstcase`` (6d), or ``all``; default ``uniform,worstcase`` (``all`` with
+        --quick/--full).
     routings : str
         ``all`` or a comma-separated list of MIN, VAL, UGAL-L, UGAL-G (``none``: no SF
         curve).
     compare : str
-        ``none`` (default), ``all`` or a comma-separated list of the comparison curves of
+        ``none`` (default; ``all`` with --quick/--full), ``all`` or a comma-separated list of the comparison curves of
         Fig. 6: ``DF-UGAL-L`` (a balanced Dragonfly of about SF's host count, UGAL-L with
         hop-indexed VCs) and ``FT-ANCA`` (a three-level fat tree; ANCA is stood in for by
         adaptive minimal routing with an up*/down* escape VC); see
@@ -364,9 +379,36 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         only); see :mod:`topogen.reproduce._backend`.
     raw_dir : str
         Folder kept for the BookSim/SST raw output (default: a temporary one, discarded).
+    quick : bool
+        Run Fig. 6 as an experiment (:func:`study_of`) at today's small size, SF q=3
+        against the 54-56-host DF and FT, single-flit packets, short measurement; what
+        the tests run.
+    full : bool
+        Run Fig. 6 as an experiment at the paper's sizes: SF q=19 (722 routers, 10,830
+        endpoints), the balanced Dragonfly k=27, p=7 (1,386 routers, 9,702 endpoints)
+        and the fat tree of :func:`comparison_network` at q=19.
+    submit : bool
+        With --quick or --full: send the points the store lacks to SLURM as a job array
+        (and a collect job) instead of running them here; run again with --collect when
+        the array has ended.
+    collect : bool
+        With --quick or --full: run nothing, judge and draw what the store holds.
+    plan : bool
+        With --quick or --full: print what the run would do (points, simulations, CPU
+        minutes) and stop.
+    out : str
+        With --quick or --full: the study's folder (spec, store, figure, claims; default
+        ``slimfly-sim-quick`` or ``slimfly-sim-full`` in the working folder).  A rerun
+        with the same folder resumes.
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
+    if quick or full or submit or collect or plan or out:
+        return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
+                          traffic=traffic or "all", routings=routings, compare=compare or "all", seed=sim_seed,
+                          workers=workers, plot=plot, simulator=simulator)
+    traffic = traffic or "uniform,worstcase"
+    compare = compare or "none"
     check_slimfly_q(q)
     load_list = _parse_loads(loads)
     trs = _names(traffic, TRAFFICS, "traffic")
@@ -481,3 +523,325 @@ def draw(table: pd.DataFrame, path, q: int):
                 else {"Creator": "topogen"})
     plt.close(fig)
     return atomic_write_bytes(path, buf.getvalue())
+
+
+# =============================================================================== Fig. 6 as a study
+#: Fig. 6's panels by traffic
+PANELS = {"uniform": "6a", "bitrev": "6b", "shift": "6c", "worstcase": "6d"}
+PANEL_TITLES = {"6a": "6a: random uniform", "6b": "6b: bit reversal (8,192 active endpoints)",
+                "6c": "6c: shift (8,192 active endpoints)", "6d": "6d: worst case"}
+#: the paper's balanced Dragonfly of Fig. 6 (V): k = 27, p = 7, a = 2p = 14, h = p = 7,
+#: a*h + 1 = 99 groups, 1,386 routers, 9,702 endpoints
+PAPER_DRAGONFLY = {"a": 14, "p": 7, "h": 7}
+#: the simulator setup of Fig. 6 (V): single-flit packets, 64 flits per port shared by the
+#: VCs (at least the paper's 3: the smallest multiple of the routing's hop-indexed VC count,
+#: so MIN, VAL and UGAL run 4 x 16 flits, the Dragonfly's UGAL-L 6 x 10), credit delay 2,
+#: 1-cycle channels and stages, internal speedup 2, BookSim's measurement
+FULL_MEASURE = {"packet_size": 1, "num_vcs": 3, "vc_buf_size": 16, "link_latency": 1, "credit_delay": 2,
+                "warmup_periods": 3, "sample_period": 1000, "max_samples": 10, "latency_thres": 500.0}
+QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
+STUDY_REFERENCE = {"internal_speedup": 2.0, "routing_base": "nr", "port_buffer": PORT_BUFFER, "candidates": 4}
+FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
+QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: CPU seconds per packet-hop of the reference simulator on Fig. 6's setup, by routing
+#: ("*": the rest), for the estimate printed before a run (packet-hops: packets times the
+#: row's ``hops_avg``).  Measured on this 2-core machine beside other jobs: SF q=19 MIN
+#: at 0.5 (compiled engine, 1,128 cycles: 33.7 s of CPU, 1.9 us; the full measurement of
+#: that point, 3 warm-up periods and BookSim's stopping rule, took 208 s of CPU and 1.4 GB),
+#: SF q=5 UGAL-L at 0.3 (UGAL chooses each packet's path in the Python engine: 17 us);
+#: VAL is a table routing on the compiled engine, the escape routing runs in Python
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.9e-6, "hop": 1.9e-6, "valiant": 1.9e-6, "ugal-l": 1.7e-5, "ugal-g": 1.7e-5,
+                              "escape": 1.7e-5}
+
+
+def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), compare=tuple(COMPARISONS),
+             seed: int = 1):
+    """Fig. 6 as a :class:`~topogen.reproduce.study.Study`: ``mode`` ``"full"`` (the
+    paper's networks) or ``"quick"`` (SF q=3 and the DF and FT of
+    :func:`comparison_network` at q=3), the panels of ``traffics``, the SF curves of
+    ``routings`` and the comparison curves of ``compare``."""
+    from .study import Curve, Network, Study
+
+    if mode not in ("full", "quick"):
+        raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    q = 19 if mode == "full" else 3
+    nets = {"SF": Network("SF", "slimfly", {"q": q}, f"Slim Fly MMS q={q}")}
+    for name in compare:
+        key, _ = COMPARISONS[name]
+        if key == "DF" and mode == "full":
+            nets["DF"] = Network("DF", "dragonfly", dict(PAPER_DRAGONFLY), "balanced Dragonfly k=27, p=7")
+        else:
+            t = comparison_network(key, q)
+            nets[key] = Network(key, t.name, _spec_params(t), f"{t.name} of about SF q={q}'s host count")
+    curves = []
+    for tr in traffics:
+        for r in routings:
+            curves.append(Curve(f"SF-{r}", "SF", ROUTINGS[r], tr, PANELS[tr]))
+        for name in compare:
+            key, algorithm = COMPARISONS[name]
+            n = nets[key]
+            hosts = _hosts(n)
+            pattern = tr if tr != "worstcase" else ("groupshift" if key == "DF" else f"shift:{hosts // 2}")
+            curves.append(Curve(name, key, algorithm, pattern, PANELS[tr]))
+    return Study(name=f"slimfly-fig6-{mode}", networks=nets, curves=curves,
+                 measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
+                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 seed=seed, description=f"Slim Fly (Besta, Hoefler) Fig. 6, {mode}")
+
+
+def _spec_params(topology) -> dict:
+    """A generated topology's parameters as a spec takes them (those of its generator)."""
+    from ..registry import get
+
+    known = {p.name for p in get(topology.name).params}
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dict(topology.params).items() if k in known}
+
+
+def _hosts(network) -> int:
+    from ..registry import generate
+
+    return int(generate(network.generator, **network.params).num_hosts)
+
+
+def study_claims(study, p: int):
+    """The statements of V-A, V-B and V-C (Fig. 6) as :class:`~topogen.reproduce.study.Claim`
+    objects over the curves ``study`` has; ``p`` is SF's endpoints per router."""
+    from .study import KNEE_RESOLUTION as EPS
+    from .study import Claim
+
+    have = {(c.label, c.panel) for c in study.curves}
+    claims = []
+
+    def sat(res, label, panel):
+        return res[label, panel].sustained
+
+    def add(text, panel, paper, tolerance, labels, check, saturation=True):
+        keys = tuple((lab, panel) for lab in labels)
+        if all(k in have for k in keys):
+            claims.append(Claim(text, panel, paper, tolerance, keys, check, saturation))
+
+    sf = [f"SF-{r}" for r in ROUTINGS]
+    a = "6a"
+
+    def best_min_ugalg(res):
+        s = {lab: sat(res, lab, a) for lab in sf}
+        best = max(s.values())
+        ok = min(s["SF-MIN"], s["SF-UGAL-G"]) >= best - EPS
+        return (", ".join(f"{k[3:]} {v:.3g}" for k, v in s.items()), ok,
+                "" if ok else f"the best SF routing saturates at {best:.3g}")
+    add("UGAL-G and MIN achieve the best performance", a, "highest saturation of the SF routings",
+        f"within {EPS:g}", sf, best_min_ugalg)
+
+    def around(label, panel, target, tol):
+        def check(res):
+            v = sat(res, label, panel)
+            ok = abs(v - target) <= tol + 1e-9
+            return f"{v:.3g}", ok, "" if ok else f"{v:.3g} is {v - target:+.3g} from {target:g}"
+        return check
+
+    def below(label, panel, bound):
+        def check(res):
+            v = sat(res, label, panel)
+            return f"{v:.3g}", v < bound, "" if v < bound else f"{v:.3g} is not below {bound:g}"
+        return check
+
+    add("VAL saturates at less than 50% of the injection rate", a, "< 0.5", "none (bound)", ["SF-VAL"],
+        below("SF-VAL", a, 0.5))
+    add("UGAL-L saturates at 80% of the injection rate", a, "0.8", "+-0.05", ["SF-UGAL-L"],
+        around("SF-UGAL-L", a, 0.8, 0.05))
+    add("The full-bandwidth SF accepts up to 87.5% of the traffic (V-E)", a, "0.875", "+-0.05", ["SF-MIN"],
+        around("SF-MIN", a, 0.875, 0.05))
+
+    def val_latency(res):
+        lat = {lab: res[lab, a].latency_at_lowest() for lab in sf}
+        ok = all(lat["SF-VAL"] > v for k, v in lat.items() if k != "SF-VAL")
+        return ", ".join(f"{k[3:]} {v:.1f}" for k, v in lat.items()) + " cycles", ok, \
+            "" if ok else "VAL is not the slowest at the lowest load"
+    add("VAL takes longer paths: the highest latency at low load", a, "VAL highest", "none", sf, val_latency,
+        saturation=False)
+    if "DF-UGAL-L" in COMPARISONS:
+        def df_lower(res):
+            best = max(sat(res, lab, a) for lab in sf)
+            d = sat(res, "DF-UGAL-L", a)
+            return f"DF {d:.3g}, best SF {best:.3g}", d < best - EPS, "" if d < best - EPS else \
+                f"DF's {d:.3g} is not below SF's {best:.3g} by more than {EPS:g}"
+        add("DF offers lower bandwidth than SF", a, "DF < SF", f"more than {EPS:g}", sf + ["DF-UGAL-L"], df_lower)
+    if "FT-ANCA" in COMPARISONS:
+        def ft_slightly(res):
+            best = max(sat(res, lab, a) for lab in sf)
+            f = sat(res, "FT-ANCA", a)
+            ok = best - EPS <= f <= best + 0.1
+            return f"FT {f:.3g}, best SF {best:.3g}", ok, "" if ok else \
+                f"FT's {f:.3g} is not within [{best - EPS:.3g}, {best + 0.1:.3g}]"
+        add("FT-3's bandwidth is slightly higher than SF's", a, "SF <= FT <= SF + 0.1", f"{EPS:g} below",
+            sf + ["FT-ANCA"], ft_slightly)
+
+        def sf_lowest(res):
+            lat = {lab: res[lab, a].latency_at_lowest() for lab in ("SF-MIN", "DF-UGAL-L", "FT-ANCA")}
+            ok = all(lat["SF-MIN"] < v for k, v in lat.items() if k != "SF-MIN")
+            return ", ".join(f"{k} {v:.1f}" for k, v in lat.items()) + " cycles", ok, \
+                "" if ok else "SF-MIN is not the lowest at the lowest load"
+        add("SF has the lowest latency (lower diameter than DF and FT-3)", a, "SF lowest", "none",
+            ["SF-MIN", "DF-UGAL-L", "FT-ANCA"], sf_lowest, saturation=False)
+    for panel in ("6b", "6c"):
+        def ft_vs_ugal(res, panel=panel):
+            f, ul, ug = (sat(res, lab, panel) for lab in ("FT-ANCA", "SF-UGAL-L", "SF-UGAL-G"))
+            ok = f > ul + EPS and ug - EPS <= f <= ug + 0.1
+            return f"FT {f:.3g}, UGAL-L {ul:.3g}, UGAL-G {ug:.3g}", ok, "" if ok else \
+                "FT is not above UGAL-L and at most slightly above UGAL-G"
+        add("FT-3's bandwidth is higher than UGAL-L's and only slightly better than UGAL-G's", panel,
+            "UGAL-L < FT, UGAL-G <= FT <= UGAL-G + 0.1", f"{EPS:g}", ["FT-ANCA", "SF-UGAL-L", "SF-UGAL-G"], ft_vs_ugal)
+
+        def sf_vs_df(res, panel=panel):
+            best = max(sat(res, lab, panel) for lab in sf)
+            d = sat(res, "DF-UGAL-L", panel)
+            ls = min(res[lab, panel].latency_at_lowest() for lab in sf)
+            ld = res["DF-UGAL-L", panel].latency_at_lowest()
+            ok = best >= d - EPS and ls < ld
+            return f"saturation SF {best:.3g}, DF {d:.3g}; latency SF {ls:.1f}, DF {ld:.1f}", ok, \
+                "" if ok else "SF's bandwidth or latency is not the better"
+        add("SF offers slightly higher bandwidth and lower latency than DF", panel, "SF >= DF, SF latency lower",
+            f"{EPS:g}", sf + ["DF-UGAL-L"], sf_vs_df)
+    d = "6d"
+    bound = 1.0 / (p + 1)
+
+    def min_bound(res):
+        v = sat(res, "SF-MIN", d)
+        ok = v <= bound + EPS
+        return f"{v:.3g}", ok, "" if ok else f"{v:.3g} is above 1/(p+1) = {bound:.3g}"
+    add("MIN routing is limited to 1/(p+1) throughput", d, f"1/(p+1) = {bound:.3g} (p = {p})", f"+{EPS:g}",
+        ["SF-MIN"], min_bound)
+    add("VAL supports up to 40% offered load", d, "0.4", "+-0.05", ["SF-VAL"], around("SF-VAL", d, 0.4, 0.05))
+    add("UGAL-L supports up to 45% offered load", d, "0.45", "+-0.05", ["SF-UGAL-L"],
+        around("SF-UGAL-L", d, 0.45, 0.05))
+
+    def df_below(res):
+        v = max(sat(res, "SF-VAL", d), sat(res, "SF-UGAL-L", d))
+        df = sat(res, "DF-UGAL-L", d)
+        return f"SF VAL/UGAL-L {v:.3g}, DF {df:.3g}", v > df, "" if v > df else "DF sustains as much"
+    add("VAL and UGAL-L provide slightly higher bandwidth than DF", d, "SF > DF", "none",
+        ["SF-VAL", "SF-UGAL-L", "DF-UGAL-L"], df_below)
+
+    def ft_top(res):
+        f = sat(res, "FT-ANCA", d)
+        others = {lab: sat(res, lab, d) for lab in sf + ["DF-UGAL-L"]}
+        ok = f > max(others.values()) + EPS
+        return f"FT {f:.3g}, best other {max(others.values()):.3g}", ok, "" if ok else "FT is not the highest"
+    add("FT-3 (full bandwidth) achieves higher bandwidth than both DF and SF", d, "FT > DF, SF",
+        f"more than {EPS:g}", ["FT-ANCA", "DF-UGAL-L"] + sf, ft_top)
+    return claims
+
+
+def _study_announce(**kwargs) -> str | None:
+    """The plan of a --quick/--full run, printed by ``topogen reproduce`` before it starts."""
+    if not (kwargs.get("quick") or kwargs.get("full")) or kwargs.get("plan") or kwargs.get("collect"):
+        return None
+    study, exp = _expanded(kwargs)
+    from .study import plan as study_plan
+
+    return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
+
+
+def _expanded(kwargs):
+    from .study import expand
+
+    quick, full = kwargs.get("quick", False), kwargs.get("full", False)
+    if quick == full:
+        raise ParameterError("give exactly one of --quick (SF q=3, minutes) and --full (the paper's sizes: "
+                             "SF q=19, DF k=27 p=7, FT-3; hours)")
+    mode = "full" if full else "quick"
+    trs = _names(kwargs.get("traffic") or "all", TRAFFICS, "traffic")
+    routings = kwargs.get("routings", "all")
+    rts = [] if routings == "none" else _names(routings, ROUTINGS, "routings")
+    compare = kwargs.get("compare") or "all"
+    cmp_ = [] if compare == "none" else _names(compare, COMPARISONS, "compare")
+    if not rts and not cmp_:
+        raise ParameterError("nothing to simulate: give routings or compare")
+    study = study_of(mode, trs, rts, cmp_, seed=int(kwargs.get("sim_seed", kwargs.get("seed", 1))))
+    folder = kwargs.get("out") or f"slimfly-sim-{mode}"
+    return study, expand(study, folder)
+
+
+def _study_run(*, quick, full, submit, collect, plan, out, traffic, routings, compare, seed, workers, plot,
+               simulator) -> ExperimentResult:
+    """Fig. 6 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
+    from .study import curve_rows, curves_table, draw_curves, gather, judge, run_local
+    from .study import plan as study_plan
+    from .study import submit as study_submit
+
+    if simulator != "reference":
+        raise ParameterError("--quick/--full run on the reference simulator; the BookSim/SST subset of Fig. 6 "
+                             "runs without them (--simulator booksim --routings MIN --traffic uniform "
+                             "--compare none)")
+    if submit and collect:
+        raise ParameterError("--submit sends the points to SLURM, --collect gathers them when the array has "
+                             "ended: give one")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    study, exp = _expanded(dict(quick=quick, full=full, traffic=traffic, routings=routings, compare=compare,
+                                sim_seed=seed, out=out))
+    folder = Path(exp.path).parent
+    figure = Path(plot) if plot else folder / "fig6.png"
+    if not str(figure).lower().endswith((".png", ".svg", ".pdf")):
+        raise ParameterError(f"plot must end in .png, .svg or .pdf, got {plot!r}")
+    pl = study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)
+    notes = [pl["text"], f"spec: {exp.path}; store: {exp.store}"]
+    title = f"Slim Fly V (Fig. 6) as experiment {exp.name}"
+    if plan:
+        return ExperimentResult(title=title + ": plan", table=_points_table(study, exp), notes=notes)
+    if submit:
+        info = study_submit(exp)
+        notes.append(f"submitted {info['points']} point(s) as SLURM job {info['job']} ({info['tasks']} array "
+                     f"task(s)); collect job {info['collect_job']}. When it has ended run the same command "
+                     "with --collect instead of --submit." if info["points"] else
+                     "nothing to submit: every point is in the store; run with --collect")
+        return ExperimentResult(title=title + ": submitted", table=_points_table(study, exp), notes=notes)
+    if not collect:
+        summary = run_local(exp, jobs=workers)
+        notes.append(summary.table().replace("\n", "; "))
+    results = gather(study, exp)
+    p = int(_hosts(study.networks["SF"]) // study.networks["SF"].params["q"] ** 2 // 2)
+    claims_table = judge(study_claims(study, p), results)
+    from ..output import atomic_write
+
+    atomic_write(folder / "claims.csv", claims_table.to_csv(index=False))
+    atomic_write(folder / "curves.csv", curve_rows(results).to_csv(index=False))
+    ran = [r for r in results.values() if r.ran]
+    if ran:
+        panels = [PANELS[t] for t in TRAFFICS if any(c.panel == PANELS[t] for c in study.curves)]
+        draw_curves(results, figure, panels=panels, titles=PANEL_TITLES, dashed=lambda lab: lab in COMPARISONS,
+                    suptitle=f"Slim Fly Fig. 6 ({'paper sizes' if full else 'quick: SF q=3'}): latency vs "
+                             "accepted traffic")
+        notes.append(f"figure: {figure}")
+    notes.append(f"claims: {folder / 'claims.csv'}; every load of every curve: {folder / 'curves.csv'}")
+    counts = claims_table.verdict.value_counts()
+    notes.append("claims of V-A..V-C: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
+                                                      ("holds", "differs", "unresolved", "not run")))
+    notes.append(_setup_note(study))
+    return ExperimentResult(title=title, table=curves_table(results), notes=notes,
+                            extra_tables={"claims": claims_table})
+
+
+def _points_table(study, exp) -> pd.DataFrame:
+    rows = []
+    for pt in exp.points:
+        c = study.curve_of(pt.content)
+        if c is not None:
+            rows.append({"point": pt.id, "panel": c.panel, "curve": c.label,
+                         "network": study.label_of(c.network), "routing": c.routing, "traffic": c.traffic})
+    return pd.DataFrame(rows)
+
+
+def _setup_note(study) -> str:
+    m, r = study.measure, study.reference
+    nets = "; ".join(f"{k}: {n.description} ({n.generator} {n.params})" for k, n in study.networks.items())
+    return (f"networks: {nets}. Setup (V): {m['packet_size']}-flit packets, Bernoulli injection, input-queued "
+            f"routers, {r['port_buffer']} flits per port shared by at least {m['num_vcs']} VCs (the smallest "
+            "multiple of the routing's hop-indexed VC count: MIN/VAL/UGAL 4 x 16, DF UGAL-L 6 x 10), credit "
+            f"delay {m['credit_delay']}, internal speedup {r['internal_speedup']:g}, {m['link_latency']}-cycle "
+            f"channels and stages, UGAL with {r['candidates']} Valiant candidates; warm-up {m['warmup_periods']} "
+            f"x {m['sample_period']} cycles, at most {m['max_samples']} periods. Bit reversal and shift: the "
+            "first 8,192 endpoints (the largest power of two) send and receive on all three full-size networks.")
+
+
+reproduce_slimfly_sim.announce = _study_announce

@@ -35,9 +35,11 @@ def add_parsers(subparsers, parents=()) -> None:
                     "with the packet-level reference simulator (input-buffered VC switches, credits, "
                     "virtual cut-through) and write rows of the results table. See docs/sim.md.")
     s.add_argument("input", metavar="FILE", help="topology file (.json/.edges/.graphml) or routing folder")
-    s.add_argument("--routing", default=sd.ROUTING,
+    s.add_argument("--routing", default=None,
                    help="routing algorithm when FILE is a topology: nr, fr, booksim-min, updown, dor, valiant, "
-                        f"escape, hop, layered ... (default {sd.ROUTING}, BookSim's own routes)")
+                        "escape, hop, layered ... (default: the routing the topology family's paper "
+                        "simulates, e.g. hop on a Slim Fly, dor on a torus, escape on Skywalk; docs/sim.md; "
+                        f"{sd.ROUTING} is BookSim anynet's own routes)")
     s.add_argument("--routing-vcs", type=int_option(1), default=None, metavar="K",
                    help="VCs given to the routing algorithm (its --vcs)")
     s.add_argument("--traffic", default=sd.TRAFFIC, help=f"pattern: {', '.join(PATTERNS)} (default {sd.TRAFFIC})")
@@ -151,11 +153,19 @@ def _load(args):
     if layout is None:
         layout = default_layout(topology)
     algorithm = args.routing
+    extra = {}
+    if algorithm is None:  # the family's own routing (sim_defaults.routing_for)
+        from ..routing import ALGORITHMS
+        from ..sim_defaults import routing_for
+
+        algorithm, base, source = routing_for(topology.name, ALGORITHMS)
+        args.routing_default = (topology.name, algorithm, base, source)
+        if base is not None:
+            extra["base"] = base
     seed = args.seed
     if seed is None:
         seed = seed_from("topogen-simulate-routing", topology_digest(topology), layout_digest(layout),
-                         algorithm, args.routing_vcs)
-    extra = {}
+                         algorithm, args.routing_vcs, *([extra["base"]] if "base" in extra else []))
     if algorithm == "booksim-min":  # BookSim's routes weigh links in cycles of the simulated clock
         extra["clock_period_ns"] = args.clock_ns if args.clock_ns is not None else args.flit_bits / args.link_gbps
     return route(topology, layout, algorithm, vcs=args.routing_vcs, seed=seed, **extra)
@@ -208,6 +218,31 @@ def _line(row) -> str:
     return text
 
 
+def _defaulted(row: dict, args) -> dict:
+    """``row`` with the family default that chose its routing recorded in ``params``
+    (``routing_default``: generator and base), when ``--routing`` was not given."""
+    chosen = getattr(args, "routing_default", None)
+    if chosen is None:
+        return row
+    import json
+
+    from ..results import make_row
+
+    params = json.loads(row["params"]) if row.get("params") else {}
+    params["routing_default"] = {"generator": chosen[0], "base": chosen[2]}
+    return dict(row, params=make_row(params=params)["params"])
+
+
+def _routing_note(args) -> str | None:
+    chosen = getattr(args, "routing_default", None)
+    if chosen is None:
+        return None
+    name, algorithm, base, source = chosen
+    on = f" on {base} routes" if base else ""
+    return (f"routing {algorithm}{on}: the default for {name} ({source}); --routing names another "
+            f"(booksim-min: BookSim anynet's own routes)")
+
+
 def simulate_command(args) -> int:
     """Handler of ``topogen simulate``; returns the exit code.
 
@@ -238,6 +273,9 @@ def simulate_command(args) -> int:
             read_results(args.output)
     with _progress.Progress(desc="routing"):
         routing = _load(args)
+    note = _routing_note(args)
+    if note:
+        print(note)
     opts = _options(args, routing)
     if args.sweep:
         from .._estimate import SweepReport
@@ -258,7 +296,7 @@ def simulate_command(args) -> int:
         return 0
     seed = args.seed if args.seed is not None else derive_seed(routing, load=args.load, **opts)
     with _progress.Progress(desc=f"simulating load {args.load:g}"):
-        row = with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing)
+        row = _defaulted(with_digest(simulate(routing, load=args.load, seed=seed, **opts), routing), args)
     print(_line(row))
     if args.output:
         append_rows(args.output, [row], replace_key=point_key)

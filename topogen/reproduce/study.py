@@ -1,0 +1,550 @@
+"""Reproductions as experiments: a paper's simulation figure as a TOML experiment spec.
+
+A :class:`Study` names the networks of a figure (a generator and its parameters each) and
+its curves (network, routing, traffic), the simulator settings (``[measure]`` and
+``[reference]`` of :mod:`topogen.experiments.spec`) and the load sweep of every curve.
+:meth:`Study.document` writes it as a spec: one ``load = "sweep"`` point per curve, the
+axes crossed and every combination that is no curve of the figure dropped by
+``[[exclude]]``, so the experiment layer gives each curve a content-keyed, resumable
+point and runs it on the local pool (:func:`run_local`) or as a SLURM job array
+(:func:`submit`), the same points into the same store.  :func:`gather` reads the
+curves back from the store whichever ran them.
+
+Each curve is a sweep to saturation (:func:`topogen.load_points.knee_sweep`): the lowest
+and highest load, a bisection on sustained or not until the bracket around the knee is
+at most ``tolerance`` wide (the refinement near the knee), then evenly spaced loads below
+saturation (the coarse pass over the curve), so a curve has ``points`` loads below
+saturation and its bisection loads crowd the knee.  Figures draw latency against
+*accepted* traffic.
+
+Verdicts (:func:`judge`) cannot pass by accident:
+
+* a claim about N curves (networks, routings) holds only if all N ran: a curve that is
+  missing, failed or has no sustained load makes the claim ``not run``;
+* a claim about saturation is judged only on curves whose knee is resolved to within
+  :data:`KNEE_RESOLUTION` (the bracket between the highest sustained and the lowest
+  saturated load); otherwise it is ``unresolved``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ParameterError
+
+__all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "toml_text",
+           "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
+           "draw_curves", "VERDICTS"]
+
+#: widest bracket around a curve's knee on which a saturation claim is judged (offered load)
+KNEE_RESOLUTION = 0.02
+#: the verdicts of a claims table
+VERDICTS = ("holds", "differs", "unresolved", "not run")
+
+
+@dataclass(frozen=True)
+class Network:
+    """One network of a study: a registered generator and its parameters."""
+
+    key: str
+    generator: str
+    params: dict
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One curve of a figure: ``network`` (a :class:`Network` key) under ``routing`` and
+    ``traffic`` (a :mod:`topogen.sim.traffic` pattern), drawn in ``panel``."""
+
+    label: str
+    network: str
+    routing: str
+    traffic: str
+    panel: str
+
+
+@dataclass
+class Study:
+    """A simulation figure as an experiment (see the module notes).
+
+    ``measure``, ``reference`` and ``sweep`` are the spec's ``[measure]``,
+    ``[reference]`` and ``[sweep]`` tables; ``slurm`` its ``[slurm]`` defaults."""
+
+    name: str
+    networks: dict
+    curves: list
+    measure: dict
+    reference: dict
+    sweep: dict
+    seed: int = 1
+    description: str = ""
+    slurm: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        labels = [c.label + "|" + c.panel for c in self.curves]
+        if len(set(labels)) != len(labels):
+            raise ParameterError(f"study {self.name}: a curve is listed twice in one panel")
+        keys = {(c.network, c.routing, c.traffic) for c in self.curves}
+        if len(keys) != len(self.curves):
+            raise ParameterError(f"study {self.name}: two curves simulate the same network, routing and traffic")
+        for c in self.curves:
+            if c.network not in self.networks:
+                raise ParameterError(f"curve {c.label} names network {c.network!r}, which the study lacks")
+
+    def label_of(self, key: str) -> str:
+        n = self.networks[key]
+        return topology_label(n.generator, n.params)
+
+    def document(self) -> dict:
+        """The TOML experiment spec (as a dict) whose points are the curves."""
+        used = [k for k in self.networks if any(c.network == k for c in self.curves)]
+        routings = list(dict.fromkeys(c.routing for c in self.curves))
+        traffics = list(dict.fromkeys(c.traffic for c in self.curves))
+        wanted = {(c.network, c.routing, c.traffic) for c in self.curves}
+        exclude = []
+        for k in used:
+            label = self.label_of(k)
+            mine_r = [r for r in routings if any(c.network == k and c.routing == r for c in self.curves)]
+            mine_t = [t for t in traffics if any(c.network == k and c.traffic == t for c in self.curves)]
+            if len(mine_r) < len(routings):
+                exclude.append({"topology": label, "routing": [r for r in routings if r not in mine_r]})
+            if len(mine_t) < len(traffics):
+                exclude.append({"topology": label, "traffic": [t for t in traffics if t not in mine_t]})
+            for r in mine_r:
+                for t in mine_t:
+                    if (k, r, t) not in wanted:
+                        exclude.append({"topology": label, "routing": r, "traffic": t})
+        doc = {
+            "experiment": {"name": self.name, "store": f"{self.name}.store",
+                           "description": self.description or f"study {self.name}"},
+            "axes": {"topology": [{"generator": self.networks[k].generator, "params": self.networks[k].params}
+                                  for k in used],
+                     "routing": routings, "traffic": traffics, "load": ["sweep"],
+                     "simulator": ["reference"], "seed": [int(self.seed)]},
+            "measure": dict(self.measure),
+            "reference": dict(self.reference),
+            "sweep": dict(self.sweep),
+        }
+        if exclude:
+            doc["exclude"] = exclude
+        if self.slurm:
+            doc["slurm"] = dict(self.slurm)
+        return doc
+
+    def curve_of(self, content: dict) -> Curve | None:
+        """The curve a point's content simulates (None: not one of the study's)."""
+        label = content["topology"]["label"]
+        for c in self.curves:
+            if (self.label_of(c.network) == label and c.routing == content["routing"]
+                    and c.traffic == content["traffic"]):
+                return c
+        return None
+
+
+# ------------------------------------------------------------------------------- TOML
+_BARE = re.compile(r"[A-Za-z0-9_-]+\Z")
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ParameterError(f"TOML has no {v!r}")
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + "}"
+    raise ParameterError(f"cannot write {type(v).__name__} {v!r} as TOML")
+
+
+def _key(k: str) -> str:
+    return k if _BARE.match(k) else json.dumps(k)
+
+
+def toml_text(doc: dict, header: str = "") -> str:
+    """``doc`` (tables of scalars, lists and inline tables; lists of tables as ``[[...]]``)
+    as TOML text, ``header`` lines first as comments."""
+    lines = [f"# {line}" for line in header.splitlines()]
+    for name, table in doc.items():
+        if isinstance(table, list):
+            for item in table:
+                lines += ["", f"[[{_key(name)}]]"] + [f"{_key(k)} = {_value(v)}" for k, v in item.items()]
+        else:
+            lines += ["", f"[{_key(name)}]"] + [f"{_key(k)} = {_value(v)}" for k, v in table.items()]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def topology_label(generator: str, params: dict) -> str:
+    """The label an experiment spec gives a generated topology without ``label =``:
+    ``slimfly(q=19)``."""
+    from ..results import canonical_json
+
+    text = ",".join(f"{k}={canonical_json(v)}" for k, v in sorted(params.items()))
+    return f"{generator}({text})" if text else generator
+
+
+# ------------------------------------------------------------------------------- running
+def expand(study: Study, folder) -> "object":
+    """Write ``study``'s spec into ``folder/<name>.toml`` (the folder is made; a spec of
+    another study there is refused, the same one is kept, so a rerun resumes) and return
+    the parsed :class:`~topogen.experiments.spec.Experiment`, its store in the folder."""
+    from ..experiments.spec import parse_experiment
+    from ..output import atomic_write
+
+    folder = Path(folder)
+    path = folder / f"{study.name}.toml"
+    text = toml_text(study.document(), header=f"topogen study {study.name}: {study.description}\n"
+                                              "written by topogen reproduce; run or submit it with "
+                                              "topogen experiment run/submit")
+    if folder.exists() and not folder.is_dir():
+        raise ParameterError(f"{folder} exists and is not a folder; name a folder for the study's spec, store "
+                             "and figure")
+    folder.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        atomic_write(path, text)
+    from .._input import parse_toml
+
+    return parse_experiment(parse_toml(text, path=path, what="experiment spec"), path=path)
+
+
+def _open_store(exp, create: bool):
+    from ..experiments.store import Store
+
+    return Store.open(exp.store, exp.name, create=create)
+
+
+def run_local(exp, *, jobs: int = 1, progress: bool = True):
+    """Run the points ``exp``'s store lacks on the local pool (``jobs`` processes);
+    returns the :class:`~topogen.experiments.runner.RunSummary`."""
+    from ..experiments.runner import run_points
+    from ..experiments.spec import check_experiment
+
+    store = _open_store(exp, create=True)
+    pending = store.pending(exp.points)
+    if pending:
+        check_experiment(exp)
+    return run_points(pending, store, jobs=jobs, total=len(exp.points),
+                      already_done=len(exp.points) - len(pending), progress=progress)
+
+
+def submit(exp, *, dry_run: bool = False, **options) -> dict:
+    """Submit the points ``exp``'s store lacks as a SLURM job array (and a collect job
+    after it): :func:`topogen.experiments.slurm.submit` with ``[slurm]`` of the spec and
+    ``options`` (:class:`~topogen.experiments.slurm.SlurmOptions` fields) on top."""
+    from ..experiments.slurm import SlurmOptions
+    from ..experiments.slurm import submit as slurm_submit
+    from ..experiments.spec import check_experiment
+
+    store = _open_store(exp, create=True)
+    if store.pending(exp.points):
+        check_experiment(exp)
+    opts = SlurmOptions(**{**exp.slurm, **options})
+    return slurm_submit(exp, store, opts, dry_run=dry_run)
+
+
+@dataclass
+class CurveResult:
+    """One curve as the store holds it: its rows (one per load, in load order) and its
+    knee: ``sustained`` the highest offered load that completed, ``saturated`` the lowest
+    above it that did not (inf: none did), ``status`` of the point (``done``,
+    ``failed``, ``missing``)."""
+
+    curve: Curve
+    rows: list
+    status: str
+    error: str = ""
+
+    @property
+    def completed(self) -> list:
+        return [r for r in self.rows if r.get("status") == "completed"]
+
+    @property
+    def ran(self) -> bool:
+        return self.status == "done" and bool(self.completed)
+
+    @property
+    def sustained(self) -> float:
+        ok = [float(r["offered_load"]) for r in self.completed]
+        return max(ok) if ok else math.nan
+
+    @property
+    def saturated(self) -> float:
+        s = self.sustained
+        above = [float(r["offered_load"]) for r in self.rows
+                 if r.get("status") != "completed" and float(r["offered_load"]) > s]
+        return min(above) if above else math.inf
+
+    @property
+    def knee_width(self) -> float:
+        return self.saturated - self.sustained
+
+    @property
+    def resolved(self) -> bool:
+        return self.ran and self.knee_width <= KNEE_RESOLUTION + 1e-9
+
+    @property
+    def below_saturation(self) -> int:
+        return len(self.completed)
+
+    @property
+    def throughput(self) -> float:
+        """Highest accepted load of any of its runs (flits/host/cycle)."""
+        acc = [float(r["accepted_flit_rate"]) for r in self.rows
+               if r.get("accepted_flit_rate") is not None and not _nan(r.get("accepted_flit_rate"))]
+        return max(acc) if acc else math.nan
+
+    def latency_at_lowest(self) -> float:
+        ok = sorted(self.completed, key=lambda r: float(r["offered_load"]))
+        return float(ok[0]["latency_avg"]) if ok else math.nan
+
+    def latency_at(self, load: float) -> float:
+        """Mean latency (cycles) at ``load`` offered, interpolated between the completed
+        loads around it (nan beyond them)."""
+        ok = sorted(self.completed, key=lambda r: float(r["offered_load"]))
+        xs = [float(r["offered_load"]) for r in ok]
+        ys = [float(r["latency_avg"]) for r in ok]
+        if not xs or load < xs[0] - 1e-12 or load > xs[-1] + 1e-12:
+            return math.nan
+        import numpy as np
+
+        return float(np.interp(load, xs, ys))
+
+
+def _nan(v) -> bool:
+    try:
+        return math.isnan(float(v))
+    except (TypeError, ValueError):
+        return True
+
+
+def gather(study: Study, exp) -> dict:
+    """``{(label, panel): CurveResult}`` of every curve of ``study`` from ``exp``'s store
+    (whoever ran its points: the local pool or a SLURM array)."""
+    store = _open_store(exp, create=False)
+    done, failed = store.done_ids(), store.failed_ids()
+    out = {}
+    for p in exp.points:
+        curve = study.curve_of(p.content)
+        if curve is None:
+            continue
+        if p.id in done:
+            rec = store.record(p.id)
+            rows = rec.get("rows") if rec.get("rows") is not None else [rec.get("row")]
+            res = CurveResult(curve, sorted((r for r in rows if r), key=lambda r: float(r["offered_load"])), "done")
+        elif p.id in failed:
+            rec = store.record(p.id, "failed")
+            res = CurveResult(curve, list(rec.get("rows") or []), "failed", str(rec.get("error") or ""))
+        else:
+            res = CurveResult(curve, [], "missing")
+        for c in study.curves:
+            if (c.network, c.routing, c.traffic) == (curve.network, curve.routing, curve.traffic):
+                out[c.label, c.panel] = CurveResult(c, res.rows, res.status, res.error)
+    for c in study.curves:
+        out.setdefault((c.label, c.panel), CurveResult(c, [], "missing"))
+    return out
+
+
+def curves_table(results: dict) -> pd.DataFrame:
+    """One row per curve: its status, knee bracket, resolution, loads below saturation,
+    throughput and lowest-load latency."""
+    rows = []
+    for (label, panel), r in results.items():
+        rows.append({"panel": panel, "curve": label, "network": r.curve.network, "routing": r.curve.routing,
+                     "traffic": r.curve.traffic, "status": r.status if r.status != "done" or r.ran else "no load sustained",
+                     "sustained": r.sustained, "saturated": r.saturated,
+                     "knee_resolved": r.resolved, "loads_below_saturation": r.below_saturation,
+                     "throughput": r.throughput, "latency_low_load": r.latency_at_lowest(),
+                     "loads": len(r.rows)})
+    return pd.DataFrame(rows)
+
+
+def curve_rows(results: dict) -> pd.DataFrame:
+    """Every simulated load of every curve (panel, curve, offered, accepted, latency, status)."""
+    rows = []
+    for (label, panel), r in results.items():
+        for row in r.rows:
+            rows.append({"panel": panel, "curve": label, "offered": float(row["offered_load"]),
+                         "accepted": float(row["accepted_flit_rate"]) if not _nan(row.get("accepted_flit_rate")) else math.nan,
+                         "latency_cycles": float(row["latency_avg"]) if not _nan(row.get("latency_avg")) else math.nan,
+                         "hops_avg": float(row["hops_avg"]) if not _nan(row.get("hops_avg")) else math.nan,
+                         "status": row.get("status")})
+    return pd.DataFrame(rows, columns=["panel", "curve", "offered", "accepted", "latency_cycles", "hops_avg",
+                                       "status"])
+
+
+# ------------------------------------------------------------------------------- claims
+@dataclass(frozen=True)
+class Claim:
+    """A statement of the paper, checked on curves.
+
+    ``curves`` are the ``(label, panel)`` keys it is about (all must have run);
+    ``saturation`` says it is judged on the curves' knees (then all must be resolved);
+    ``check(results) -> (topogen value text, holds, reason)`` judges it."""
+
+    text: str
+    panel: str
+    paper: str
+    tolerance: str
+    curves: tuple
+    check: Callable
+    saturation: bool = True
+
+
+def judge(claims: Sequence[Claim], results: dict) -> pd.DataFrame:
+    """The claims table: claim, panel, paper value, topogen value, tolerance, verdict,
+    reason (see the module notes for the rules)."""
+    rows = []
+    for cl in claims:
+        rs = [results.get(k) for k in cl.curves]
+        missing = [f"{k[0]} ({k[1]})" for k, r in zip(cl.curves, rs) if r is None or not r.ran]
+        if missing:
+            verdict, value = "not run", ""
+            reason = (f"{len(missing)} of the {len(cl.curves)} curve(s) it is about did not run: "
+                      + ", ".join(missing))
+        elif cl.saturation and not all(r.resolved for r in rs):
+            bad = [f"{r.curve.label} ({r.curve.panel}): knee between {r.sustained:g} and {r.saturated:g}"
+                   for r in rs if not r.resolved]
+            verdict, value = "unresolved", ""
+            reason = f"knee not resolved to {KNEE_RESOLUTION:g}: " + "; ".join(bad)
+        else:
+            value, ok, reason = cl.check(results)
+            verdict = "holds" if ok else "differs"
+        rows.append({"claim": cl.text, "panel": cl.panel, "paper": cl.paper, "topogen": value,
+                     "tolerance": cl.tolerance, "verdict": verdict, "reason": reason})
+    return pd.DataFrame(rows, columns=["claim", "panel", "paper", "topogen", "tolerance", "verdict", "reason"])
+
+
+# ------------------------------------------------------------------------------- plan
+def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
+    """What a run will do: points (curves) to run, simulations (loads of a sweep, about),
+    and an estimate of CPU minutes from ``seconds_per_hop`` (CPU seconds per packet-hop,
+    by routing; the compiled engine's for the rest) and the measurement window.
+
+    Returns
+    -------
+    dict
+        ``points``, ``pending``, ``simulations``, ``cpu_minutes`` and ``text``.
+    """
+    from ..load_points import sweep_size
+    from ..registry import generate
+
+    store = _open_store(exp, create=False)
+    pending = store.pending(exp.points) if store.exists else list(exp.points)
+    rate = dict(seconds_per_hop or {})
+    measured = _measured_rates(exp, store) if store.exists else {}
+    rate.update(measured)
+    default_rate = rate.get("*", 1e-6)
+    m, sw = exp.measure, study.sweep
+    cycles = m["max_samples"] * m["sample_period"]
+    per_curve = sweep_size(sw["low"], sw["high"], sw["tolerance"], sw["points"])
+    sizes = {}
+    cpu = 0.0
+    for p in pending:
+        curve = study.curve_of(p.content)
+        if curve is None:
+            continue
+        net = study.networks[curve.network]
+        if curve.network not in sizes:
+            t = generate(net.generator, **net.params)
+            from ..metrics.hops import distance_stats
+
+            sizes[curve.network] = (int(t.num_hosts), float(distance_stats(t, sample=64, seed=1).aspl))
+        hosts, hops = sizes[curve.network]
+        hops = hops * (2.0 if curve.routing in ("valiant", "ugal-l", "ugal-g") else 1.0) + 1.0
+        # packets of a sweep: about half the highest load on average over its loads
+        packets = hosts * 0.5 * cycles / m["packet_size"] * per_curve
+        cpu += packets * hops * rate.get(curve.routing, default_rate)
+    sims = per_curve * len(pending)
+    text = (f"study {study.name}: {len(exp.points)} curves as experiment points, {len(pending)} to run "
+            f"({len(exp.points) - len(pending)} done), about {sims} simulations ({per_curve} loads per "
+            f"curve: both ends, a bisection to {sw['tolerance']:g}, {sw['points']} loads below saturation); "
+            f"estimate {cpu / 60:,.0f} CPU minutes ({cycles:,} cycles per simulation at most; seconds per "
+            "packet-hop " + (f"measured on this store's finished curves for {', '.join(sorted(measured))}, "
+                             "recorded for the rest" if measured else "as recorded") + ")")
+    return {"points": len(exp.points), "pending": len(pending), "simulations": sims, "cpu_minutes": cpu / 60,
+            "text": text}
+
+
+def _measured_rates(exp, store) -> dict:
+    """Seconds per packet-hop by routing, from the finished points of ``store`` (each
+    point's time over the packet-hops of its rows: cycles x hosts x injected rate x
+    mean hops / packet size)."""
+    seconds: dict = {}
+    hops: dict = {}
+    done = store.done_ids()
+    for p in exp.points:
+        if p.id not in done:
+            continue
+        rec = store.record(p.id)
+        total = 0.0
+        for r in rec.get("rows") or [rec.get("row")]:
+            try:
+                x = (float(r["sim_cycles"]) * float(r["num_hosts"]) * float(r["injected_flit_rate"])
+                     * float(r["hops_avg"]) / float(p.content["measure"]["packet_size"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if math.isfinite(x):  # a saturated run records no mean hops: its share is not counted
+                total += x
+        if total > 0 and math.isfinite(total) and float(rec.get("seconds") or 0) > 0:
+            key = p.content["routing"]
+            seconds[key] = seconds.get(key, 0.0) + float(rec["seconds"])
+            hops[key] = hops.get(key, 0.0) + total
+    return {k: seconds[k] / hops[k] for k in seconds}
+
+
+# ------------------------------------------------------------------------------- figure
+def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | None = None,
+                dashed: Callable = lambda label: False, suptitle: str = ""):
+    """Latency against accepted traffic, one panel per entry of ``panels``, one line per
+    curve (completed loads; the knee bracket in the legend), written to ``path``
+    (.png/.svg/.pdf, atomically)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..output import atomic_write_bytes
+
+    path = Path(path)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        for (label, pnl), r in results.items():
+            if pnl != panel or not r.ran:
+                continue
+            ok = sorted(r.completed, key=lambda x: float(x["offered_load"]))
+            knee = (f"{r.sustained:.3g}-{r.saturated:.3g}" if math.isfinite(r.saturated)
+                    else f">= {r.sustained:.3g}")
+            ax.plot([float(x["accepted_flit_rate"]) for x in ok], [float(x["latency_avg"]) for x in ok],
+                    marker="o", markersize=3, linestyle="--" if dashed(label) else "-",
+                    label=f"{label} (knee {knee})")
+        ax.set_title((titles or {}).get(panel, panel))
+        ax.set_xlabel("accepted traffic (flits/endpoint/cycle)")
+        ax.set_ylabel("latency (cycles)")
+        ax.set_xlim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout()
+    fmt = path.suffix.lower().lstrip(".")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, metadata={"Creator": "topogen", "Date": None} if fmt == "svg"
+                else {"Creator": "topogen"})
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())
