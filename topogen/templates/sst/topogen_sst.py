@@ -91,7 +91,22 @@ def parse_args(argv):
     p.add_argument("--tables-checked", action="store_true",
                    help="table: the routes are known to follow one next-hop table (topogen run sst checked them): "
                         "read only each route's first hop")
+    p.add_argument("--partition", default=None,
+                   help="JSON file {\"ranks\": K, \"routers\": [rank of each router]}: every router and its "
+                        "endpoints go on that MPI rank (run sst with --partitioner=sst.self)")
     return p.parse_args(argv)
+
+
+def load_partition(path, num_routers):
+    """The rank of every router from a ``--partition`` file (checked: one rank per router,
+    each in 0..ranks-1)."""
+    with open(path) as fh:
+        doc = json.load(fh)
+    ranks, parts = doc.get("ranks"), doc.get("routers")
+    if not isinstance(ranks, int) or ranks < 1 or not isinstance(parts, list) or len(parts) != num_routers \
+            or any(not isinstance(x, int) or not 0 <= x < ranks for x in parts):
+        raise SystemExit("topogen_sst.py: %s is not a partition of %d routers (ranks 0..K-1)" % (path, num_routers))
+    return parts
 
 
 def load_bundle(path):
@@ -482,9 +497,12 @@ def build(sst, bundle, args):
         simple = tables
     elif not table:
         simple = untimed_tables(bundle, simple)
+    part = load_partition(args.partition, num_routers) if getattr(args, "partition", None) else None
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
+        if part is not None:
+            rtr.setRank(part[r["id"]], 0)
         params = dict(router_params)
         params.update({"id": r["id"], "num_ports": r["num_ports"]})
         rtr.addParams(params)
@@ -538,6 +556,8 @@ def build(sst, bundle, args):
         else:
             ol = sst.Component("ol_%d" % e, "merlin.offered_load")
             ol.addParams(_offered_load_params(args, loads, nic_params, num_endpoints, pattern, pattern_params))
+        if part is not None:  # beside its router: the host link is never cut
+            ol.setRank(part[r], 0)
         nic = ol.setSubComponent("networkIF", "merlin.endpointNIC")
         if table:  # table_topo routes by destination: no source route, no NIC table (N routes each)
             nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol", "plugin_names": []})
