@@ -57,7 +57,7 @@ from .base import FAILURE_STATUSES, fresh_path, row_problem, run_process, simula
 from .sst_rule import (ACCEPTED_TOLERANCE, BEHIND_FRACTION, BEHIND_REASON, LATENCY_GROWTH, endpoint_backlog,
                        saturation_reasons)
 from .sst_process import (ENV_VAR, LAUNCHERS, MPIRUN_ENV_VAR, PARTITIONERS, bundle_settings,  # noqa: F401
-                          check_ranks, classify, find_mpirun, find_sst, judge_process, offered_loads, parallel_run,
+                          check_ranks, classify, default_ranks, find_mpirun, find_sst, judge_process, offered_loads, parallel_run,
                           rank_columns, write_partition)
 from .sst_table import topology_args
 from .sst_output import (
@@ -279,7 +279,7 @@ def run_sst(
     latency_growth: float = DEFAULTS["latency_growth"],
     out_dir=None,
     histogram: tuple[float, int] | None = None,
-    ranks: int = 1,
+    ranks: int | None = None,
     threads: int = 1,
     timeout: float | None = 3600.0,
     binary=None,
@@ -293,7 +293,7 @@ def run_sst(
     num_vcs: int | None = None,
     progress: bool = False,
     partitioner: str | None = None,
-    launcher: str = "mpirun",
+    launcher: str | None = None,
     **fields,
 ) -> list[dict]:
     """Check a bundle, run SST on it and return results rows (one per offered load).
@@ -354,14 +354,18 @@ def run_sst(
         :mod:`topogen.drivers.sst_table`.  Recorded with ``num_vcs`` in the rows' params.
     num_vcs : int, optional
         ``table``: VCs per virtual network (default :data:`topogen.sim_defaults.NUM_VCS`).
+    ranks : int, optional
+        MPI ranks of the one SST run (default ``$TOPOGEN_SST_RANKS``, else 1; an array task
+        of ``experiment submit`` with ``tasks_per_point = K`` exports K).  Every router and
+        endpoint still runs as on one rank: the same seed gives the same numbers.
     partitioner : str, optional
         With ``ranks > 1``: how SST's components are split over the ranks: ``topogen``
         (the default: :func:`topogen.metrics.partition.partition_routers`, every router with
         its endpoints, few links cut; SST runs with ``--partitioner=sst.self``) or SST's own
         ``linear``, ``roundrobin``, ``simple``.  The rows record ``ranks``, ``partitioner``,
         ``cut_links``, ``peak_rss_mb`` (the largest rank's) and ``total_rss_mb``.
-    launcher : {"mpirun", "srun"}
-        How the ranks start: ``mpirun -np K`` (with ``--oversubscribe`` past this machine's
+    launcher : {"mpirun", "srun"}, optional
+        How the ranks start (default ``$TOPOGEN_SST_LAUNCHER``, else ``mpirun``): ``mpirun -np K`` (with ``--oversubscribe`` past this machine's
         CPUs; as root with Open MPI's ``OMPI_ALLOW_RUN_AS_ROOT*`` set) or ``srun --ntasks K``
         inside a SLURM allocation.
     progress : bool
@@ -385,6 +389,7 @@ def run_sst(
     SimulatorFailed
         With ``raise_on_failure``, for a failed run (its rows are attached as ``.row``).
     """
+    ranks, launcher = default_ranks(ranks, launcher)
     if generator == "bernoulli":
         from .sst_nic import run_bernoulli
 

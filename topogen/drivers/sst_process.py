@@ -120,6 +120,36 @@ PARTITIONERS = ("topogen", "linear", "roundrobin", "simple")
 LAUNCHERS = ("mpirun", "srun")
 #: Open MPI refuses to start as root unless both are set (``run sst`` sets them when root).
 ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+#: Ranks of every SST run that is not told (``experiment submit`` with ``tasks_per_point``
+#: exports it in its array tasks) and how they start.
+RANKS_ENV_VAR = "TOPOGEN_SST_RANKS"
+LAUNCHER_ENV_VAR = "TOPOGEN_SST_LAUNCHER"
+
+
+def default_ranks(ranks=None, launcher=None) -> tuple[Any, str]:
+    """``ranks`` and ``launcher``, else ``$TOPOGEN_SST_RANKS`` (else 1) and
+    ``$TOPOGEN_SST_LAUNCHER`` (else ``mpirun``).
+
+    Raises
+    ------
+    ParameterError
+        An environment value that is not a positive integer / a launcher.
+    """
+    import os
+
+    if ranks is None:
+        text = os.environ.get(RANKS_ENV_VAR, "").strip()
+        if text:
+            try:
+                ranks = int(text)
+            except ValueError:
+                raise ParameterError(f"${RANKS_ENV_VAR} must be a positive integer (MPI ranks of each SST run), "
+                                     f"got {text!r}") from None
+        else:
+            ranks = 1
+    if launcher is None:
+        launcher = os.environ.get(LAUNCHER_ENV_VAR, "").strip() or "mpirun"
+    return ranks, launcher
 
 
 def check_ranks(ranks, partitioner, launcher="mpirun") -> tuple[int, str]:
@@ -169,7 +199,9 @@ def parallel_run(argv: list[str], *, ranks: int, partitioner: str, launcher: str
     passed to the model as ``--partition FILE``; ``sst.<name>`` otherwise, with
     ``--output-partition=FILE`` so the cut links can be counted), and the launcher in
     front: ``mpirun -np K`` (``--oversubscribe`` when K exceeds the CPUs here) or
-    ``srun --ntasks K``.  The environment is None (inherit) except for root under Open
+    ``srun --mpi=pmix --ntasks K`` (without ``--mpi`` when ``$SLURM_MPI_TYPE`` names the
+    site's MPI plugin; srun's default plugin ``none`` gives each rank an MPI world of its
+    own).  The environment is None (inherit) except for root under Open
     MPI's ``mpirun``, which needs :data:`ROOT_ENV`.
     """
     argv = list(argv)
@@ -185,6 +217,8 @@ def parallel_run(argv: list[str], *, ranks: int, partitioner: str, launcher: str
             sst_opts.append(f"--output-partition={sst_partition_file}")
     argv[1:1] = sst_opts
     env = None
+    import os
+
     if launcher == "srun":
         import shutil
 
@@ -193,10 +227,9 @@ def parallel_run(argv: list[str], *, ranks: int, partitioner: str, launcher: str
             from ..errors import SimulatorNotFound
 
             raise SimulatorNotFound("launcher srun: no srun on PATH (run inside a SLURM job, or use mpirun)")
-        return [srun, "--ntasks", str(ranks), *argv], env
+        mpi = [] if os.environ.get("SLURM_MPI_TYPE") else ["--mpi=pmix"]  # SLURM_MPI_TYPE: the site's choice
+        return [srun, *mpi, "--ntasks", str(ranks), *argv], env
     pre = [find_mpirun(mpirun), "-np", str(ranks)]
-    import os
-
     if ranks > (os.cpu_count() or 1):
         pre.append("--oversubscribe")
     if hasattr(os, "geteuid") and os.geteuid() == 0:

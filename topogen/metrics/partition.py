@@ -110,7 +110,8 @@ def partition_routers(n: int, edges: Iterable[tuple[int, int]], k: int, *, weigh
         xadj.append(len(adjncy))
     opts = pymetis.Options(seed=int(resolve_seed(seed) % (2**31 - 1)), ufactor=10)
     if adjncy:
-        _, parts = pymetis.part_graph(k, xadj=xadj, adjncy=adjncy, vweights=w, eweights=ew, options=opts)
+        adjacency = pymetis.CSRAdjacency(np.asarray(xadj, dtype=np.int32), np.asarray(adjncy, dtype=np.int32))
+        _, parts = pymetis.part_graph(k, adjacency, vweights=w, eweights=ew, options=opts)
         parts = [int(p) for p in parts]
     else:  # no links at all: fill the parts in router order
         parts = [min(k - 1, i * k // n) for i in range(n)]

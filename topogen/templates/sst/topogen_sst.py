@@ -91,6 +91,9 @@ def parse_args(argv):
     p.add_argument("--tables-checked", action="store_true",
                    help="table: the routes are known to follow one next-hop table (topogen run sst checked them): "
                         "read only each route's first hop")
+    p.add_argument("--nic-results", default=None,
+                   help="bernoulli: every endpoint appends its result line to NIC_RESULTS.<rank> instead of "
+                        "printing it (runs on several ranks)")
     p.add_argument("--partition", default=None,
                    help="JSON file {\"ranks\": K, \"routers\": [rank of each router]}: every router and its "
                         "endpoints go on that MPI rank (run sst with --partitioner=sst.self)")
@@ -190,6 +193,8 @@ def bernoulli_params(bundle, args):
         "collect_cycles": int(round(time_ps(args.collect) / cycle_ps)),
         "drain_cycles": int(round(time_ps(args.drain) / cycle_ps)),
     }
+    if getattr(args, "nic_results", None):
+        params["results_path"] = args.nic_results
     table = destination_table(args.traffic, n)
     if table is None:
         params["pattern"] = "uniform"
