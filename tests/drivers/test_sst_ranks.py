@@ -103,7 +103,8 @@ def test_parallel_command(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     argv, env = sp.parallel_run(serial, ranks=2, partitioner="topogen", mpirun=mpirun, partition_file="p.json")
-    assert argv == [str(mpirun), "-np", "2", "/x/sst", "--partitioner=sst.self", "--timing-info=1", "model.py",
+    assert argv == [str(mpirun), "-np", "2", "/x/sst", "--partitioner=sst.self", "--parallel-load=SINGLE",
+                    "--timing-info=1", "model.py",
                     "--", "--bundle", "b.json", "--partition", "p.json"]
     assert env is None
     monkeypatch.setattr(os, "geteuid", lambda: 0)

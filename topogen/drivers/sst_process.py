@@ -209,7 +209,8 @@ def parallel_run(argv: list[str], *, ranks: int, partitioner: str, launcher: str
         return argv, None
     sst_opts = []
     if partitioner == "topogen":
-        sst_opts.append("--partitioner=sst.self")
+        # every rank runs the model and builds only its own components' parameters and tables
+        sst_opts += ["--partitioner=sst.self", "--parallel-load=SINGLE"]
         argv += ["--partition", str(partition_file)]
     else:
         sst_opts.append(f"--partitioner=sst.{partitioner}")

@@ -112,6 +112,19 @@ def load_partition(path, num_routers):
     return parts
 
 
+def my_rank(sst):
+    """This process's rank when every rank runs the model (``sst --parallel-load=SINGLE``
+    on several ranks), else None.  Then each rank keeps only its own components (SST drops
+    the others' after the model ran): the others' are made bare (no parameters, no
+    subcomponents, no routing tables), so no rank holds the whole network's tables."""
+    try:
+        if sst.getMPIRankCount() <= 1 or sst.getProgramOptions().get("parallel-load") != "SINGLE":
+            return None
+        return sst.getMyMPIRank()
+    except AttributeError:  # an SST without these calls loads serially
+        return None
+
+
 def load_bundle(path):
     """The bundle as a dict (checked for the topogen format marker)."""
     with open(path) as fh:
@@ -503,6 +516,7 @@ def build(sst, bundle, args):
     elif not table:
         simple = untimed_tables(bundle, simple)
     part = load_partition(args.partition, num_routers) if getattr(args, "partition", None) else None
+    mine = my_rank(sst) if part is not None else None
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
@@ -511,6 +525,9 @@ def build(sst, bundle, args):
         params = dict(router_params)
         params.update({"id": r["id"], "num_ports": r["num_ports"]})
         rtr.addParams(params)
+        if mine is not None and part[r["id"]] != mine:
+            routers.append(rtr)  # another rank's router: that rank builds it, here it only ends links
+            continue
         if table:
             if table_topo[r["id"]]["vc_credits"] == "downstream":  # queue lengths count the next input buffer
                 rtr.addParams({"oql_track_remote": True})
@@ -563,6 +580,11 @@ def build(sst, bundle, args):
             ol.addParams(_offered_load_params(args, loads, nic_params, num_endpoints, pattern, pattern_params))
         if part is not None:  # beside its router: the host link is never cut
             ol.setRank(part[r], 0)
+        if mine is not None and part[r] != mine:
+            lk = sst.Link("host_%d" % e)  # another rank's endpoint: only its link (to another rank's router)
+            lk.connect((ol, "rtr_port", host_lat), (routers[r], "port%d" % port, host_lat))
+            endpoints.append(ol)
+            continue
         nic = ol.setSubComponent("networkIF", "merlin.endpointNIC")
         if table:  # table_topo routes by destination: no source route, no NIC table (N routes each)
             nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol", "plugin_names": []})
