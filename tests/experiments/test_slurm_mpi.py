@@ -45,8 +45,9 @@ time = "00:20:00"
 mem = "2G"
 """
 
-NUMBERS = ["status", "latency_avg", "network_latency_avg", "accepted_load", "injected_load", "packets",
-           "sim_time_ns"]
+# sim_time_ns is not compared: on several ranks offered_load runs a tail load after the last
+# (docs/sst.md, "One simulation on several ranks"), which lengthens the simulated time only
+NUMBERS = ["status", "latency_avg", "network_latency_avg", "accepted_load", "injected_load", "packets"]
 DEADLINE = 900  # a safeguard against a cluster that never runs the jobs, not a speed test
 
 
