@@ -56,6 +56,14 @@ sim_cycles                    Int64     simulated cycles (BookSim ``Time taken``
 sim_time_ns                   float64   simulated time (SST)
 wall_time_s                   float64   wall-clock seconds of the simulator process
 deadlock_warnings             Int64     BookSim ``Possible network deadlock`` warnings
+ranks                         Int64     processes (MPI ranks) of the simulation (SST)
+partitioner                   object    how the network was split over the ranks (SST:
+                                        ``topogen``, ``linear``, ``roundrobin``, ``simple``;
+                                        ``single`` for one rank)
+cut_links                     Int64     links whose two ends sit on different ranks
+peak_rss_mb                   float64   peak resident memory of the largest rank, MB (SST's
+                                        ``Max Resident Set Size``)
+total_rss_mb                  float64   peak resident memory summed over the ranks, MB
 raw_output                    object    path of the raw simulator output kept on disk
 topogen_version               object    version of topogen that made the row
 ============================  ========  ===============================================
@@ -132,6 +140,11 @@ COLUMNS: dict[str, str] = {
     "sim_time_ns": "float64",
     "wall_time_s": "float64",
     "deadlock_warnings": "Int64",
+    "ranks": "Int64",
+    "partitioner": "object",
+    "cut_links": "Int64",
+    "peak_rss_mb": "float64",
+    "total_rss_mb": "float64",
     "raw_output": "object",
     "topogen_version": "object",
 }

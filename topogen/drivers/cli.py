@@ -144,7 +144,15 @@ def add_run_parser(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="offered_load: sample windows per collect time, compared to detect saturation (default 10)")
     s.add_argument("--histogram", default=None, metavar="WIDTH_NS,BINS",
                    help="offered_load: also record network-latency histograms in the statistics CSV")
-    s.add_argument("--ranks", type=int, default=1, help="MPI ranks (runs under mpirun -np K)")
+    s.add_argument("--ranks", type=int, default=None,
+                   help="MPI ranks of the one SST run (mpirun -np K, or srun with --launcher srun) "
+                        "(default $TOPOGEN_SST_RANKS, else 1)")
+    s.add_argument("--partitioner", choices=("topogen", "linear", "roundrobin", "simple"), default=None,
+                   help="with --ranks K > 1: topogen (METIS: each router with its hosts, few links cut; the "
+                        "default) or SST's linear, roundrobin or simple")
+    s.add_argument("--launcher", choices=("mpirun", "srun"), default=None,
+                   help="how the ranks start: mpirun -np K, or srun --ntasks K inside a SLURM job "
+                        "(default $TOPOGEN_SST_LAUNCHER, else mpirun)")
     s.add_argument("--threads", type=int, default=1, help="SST threads per rank")
     s.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="seconds before the SST run is stopped (default 3600)")
     s.add_argument("--binary", default=None, metavar="PATH", help="sst executable")
@@ -407,7 +415,10 @@ def _run_sst(args, src: Path, out_dir: Path):
 
     seed = args.seed  # parsed by run_command
     find_sst(args.binary)  # fail in one line before any export work
-    if args.ranks and args.ranks > 1:
+    from .sst_process import default_ranks
+
+    ranks, launcher = default_ranks(args.ranks, args.launcher)
+    if ranks > 1 and launcher == "mpirun":
         find_mpirun(args.mpirun)
     try:
         loads = [float(x) for x in str(args.load).split(",") if x.strip()]
@@ -464,7 +475,8 @@ def _run_sst(args, src: Path, out_dir: Path):
                    out_dir=out_dir, histogram=histogram, ranks=args.ranks, threads=args.threads,
                    timeout=args.timeout, binary=args.binary, mpirun=args.mpirun, raise_on_failure=False,
                    generator=args.generator, seed=seed, self_packets=args.self_packets,
-                   sst_topology=args.sst_topology, num_vcs=args.num_vcs, progress=True)
+                   sst_topology=args.sst_topology, num_vcs=args.num_vcs, progress=True,
+                   partitioner=args.partitioner, launcher=args.launcher)
     return rows, None
 
 

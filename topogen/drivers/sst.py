@@ -56,8 +56,9 @@ from .. import sim_defaults
 from .base import FAILURE_STATUSES, fresh_path, row_problem, run_process, simulator_failed
 from .sst_rule import (ACCEPTED_TOLERANCE, BEHIND_FRACTION, BEHIND_REASON, LATENCY_GROWTH, endpoint_backlog,
                        saturation_reasons)
-from .sst_process import (ENV_VAR, MPIRUN_ENV_VAR, bundle_settings, classify, find_mpirun,  # noqa: F401
-                          find_sst, judge_process, offered_loads)
+from .sst_process import (ENV_VAR, LAUNCHERS, MPIRUN_ENV_VAR, PARTITIONERS, bundle_settings,  # noqa: F401
+                          check_ranks, classify, default_ranks, find_mpirun, find_sst, judge_process, offered_loads, parallel_run,
+                          rank_columns, write_partition)
 from .sst_table import topology_args
 from .sst_output import (
     LatencyStats,
@@ -108,6 +109,11 @@ DEFAULTS: dict[str, Any] = {
     "accepted_tolerance": ACCEPTED_TOLERANCE,
     "latency_growth": LATENCY_GROWTH,
 }
+
+
+#: The load of the phase a run on several ranks adds after its last load (fraction of link
+#: bandwidth; few packets, so the network drains).
+TAIL_LOAD = 0.001
 
 
 def trust_rows(rows: list[dict]) -> list[dict]:
@@ -278,7 +284,7 @@ def run_sst(
     latency_growth: float = DEFAULTS["latency_growth"],
     out_dir=None,
     histogram: tuple[float, int] | None = None,
-    ranks: int = 1,
+    ranks: int | None = None,
     threads: int = 1,
     timeout: float | None = 3600.0,
     binary=None,
@@ -291,6 +297,8 @@ def run_sst(
     sst_topology: str = "anytopo",
     num_vcs: int | None = None,
     progress: bool = False,
+    partitioner: str | None = None,
+    launcher: str | None = None,
     **fields,
 ) -> list[dict]:
     """Check a bundle, run SST on it and return results rows (one per offered load).
@@ -351,6 +359,20 @@ def run_sst(
         :mod:`topogen.drivers.sst_table`.  Recorded with ``num_vcs`` in the rows' params.
     num_vcs : int, optional
         ``table``: VCs per virtual network (default :data:`topogen.sim_defaults.NUM_VCS`).
+    ranks : int, optional
+        MPI ranks of the one SST run (default ``$TOPOGEN_SST_RANKS``, else 1; an array task
+        of ``experiment submit`` with ``tasks_per_point = K`` exports K).  Every router and
+        endpoint still runs as on one rank: the same seed gives the same numbers.
+    partitioner : str, optional
+        With ``ranks > 1``: how SST's components are split over the ranks: ``topogen``
+        (the default: :func:`topogen.metrics.partition.partition_routers`, every router with
+        its endpoints, few links cut; SST runs with ``--partitioner=sst.self``) or SST's own
+        ``linear``, ``roundrobin``, ``simple``.  The rows record ``ranks``, ``partitioner``,
+        ``cut_links``, ``peak_rss_mb`` (the largest rank's) and ``total_rss_mb``.
+    launcher : {"mpirun", "srun"}, optional
+        How the ranks start (default ``$TOPOGEN_SST_LAUNCHER``, else ``mpirun``): ``mpirun -np K`` (with ``--oversubscribe`` past this machine's
+        CPUs; as root with Open MPI's ``OMPI_ALLOW_RUN_AS_ROOT*`` set) or ``srun --ntasks K``
+        inside a SLURM allocation.
     progress : bool
         Show the run's progress on
         stderr (:class:`~topogen.drivers.sst_nic.SSTMonitor`: elapsed and simulated time;
@@ -372,6 +394,7 @@ def run_sst(
     SimulatorFailed
         With ``raise_on_failure``, for a failed run (its rows are attached as ``.row``).
     """
+    ranks, launcher = default_ranks(ranks, launcher)
     if generator == "bernoulli":
         from .sst_nic import run_bernoulli
 
@@ -380,7 +403,8 @@ def run_sst(
             message_size=message_size, warmup=warmup, collect=collect, drain=drain,
             out_dir=out_dir, ranks=ranks, threads=threads, timeout=timeout, binary=binary,
             mpirun=mpirun, raise_on_failure=False, validate=validate,
-            sst_topology=sst_topology, num_vcs=num_vcs, progress=progress, **fields))
+            sst_topology=sst_topology, num_vcs=num_vcs, progress=progress, partitioner=partitioner,
+            launcher=launcher, **fields))
         failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
         if raise_on_failure and failed:
             raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], failed[0]["raw_output"],
@@ -394,6 +418,7 @@ def run_sst(
     doc = read_bundle(bundle, validate=validate)
     topo_argv, topo_params = topology_args(sst_topology, num_vcs, doc, bundle)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
+    ranks, partitioner = check_ranks(ranks, partitioner, launcher)
     loads = [load] if isinstance(load, (int, float)) else list(load)
     # the traffic text names files: only [A-Za-z0-9_.,-] of it, so "../x" stays in out_dir
     tag = f"{bundle.stem}.{re.sub(r'[^A-Za-z0-9_.,-]', '_', str(traffic))[:40]}." + \
@@ -405,38 +430,88 @@ def run_sst(
     timing = {"warmup_ps": w, "collect_ps": c, "drain_ps": d, "window_ps": win}
     if cycle_ps:  # the times SST runs, on its cycle grid
         warmup, collect, drain = f"{w}ps", f"{c}ps", f"{d}ps"
-    argv = sst_command(bundle, load=loads, traffic=traffic, message_size=message_size, warmup=warmup,
+    # On several ranks a run must not end with the last measurement: SST's ranks stop at a
+    # synchronisation, and events at and past the end time were counted on some splits and
+    # not on others (measured on a Slim Fly q=5: 220 of 6,400 statistics at the final time
+    # differed, injected load 0.1033 against 0.1).  A tail load of TAIL_LOAD after the
+    # last keeps the network running through a drain; its line and windows are not read.
+    run_loads = loads + [TAIL_LOAD] if ranks > 1 else loads
+    argv = sst_command(bundle, load=run_loads, traffic=traffic, message_size=message_size, warmup=warmup,
                        collect=collect, drain=drain, window=f"{timing['window_ps']}ps", stats=None,
-                       histogram=histogram, ranks=ranks, threads=threads, binary=binary, mpirun=mpirun)
+                       histogram=histogram, ranks=1, threads=threads, binary=binary)
+    argv[1:1] = ["--timing-info=1"]
     argv += topo_argv
     log = fresh_path(out_dir / f"{tag}.log")  # never overwrite an earlier run's raw output
     stats = log.with_suffix(".stats.csv")
     argv[argv.index("--stats") + 1] = str(stats)
+    parts = part_file = sst_part = None
+    if partitioner == "topogen":
+        part_file, parts = write_partition(doc, ranks, out_dir / f"{bundle.stem}.partition{ranks}.json")
+    elif ranks > 1:
+        sst_part = log.with_suffix(".partition.txt")
+    argv, env = parallel_run(argv, ranks=ranks, partitioner=partitioner, launcher=launcher, mpirun=mpirun,
+                             partition_file=part_file, sst_partition_file=sst_part)
     if stats.exists():  # a stray CSV of no kept log (the log name was free); never read stale data
         stats.unlink()
     monitor = None
     if progress:
         from .sst_nic import SSTMonitor
 
-        planned_ps = len(loads) * (w + c) + max(len(loads) - 1, 0) * d
+        planned_ps = len(run_loads) * (w + c) + max(len(run_loads) - 1, 0) * d
         monitor = SSTMonitor(planned_ns=planned_ps / 1000.0,
                              point="load " + ",".join(f"{float(x):g}" for x in loads))
-    proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor)
+    proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor, env=env)
     out, status, message = judge_process(proc)
+    split = rank_columns(doc, ranks=ranks, partitioner=partitioner, parts=parts, sst_partition_file=sst_part,
+                         log=proc.log_path)
+    if ranks > 1 and not stats.exists():
+        merge_rank_statistics(stats, ranks)
     windows_data = parse_windows(stats) if stats.is_file() and status not in FAILURE_STATUSES else None
     params = {"message_size": message_size, "warmup": warmup, "collect": collect, "drain": drain,
               "window_ps": timing["window_ps"], "accepted_tolerance": accepted_tolerance,
               "latency_growth": latency_growth, "ranks": ranks, "threads": threads,
+              **({"tail_load": TAIL_LOAD} if ranks > 1 else {}),
               "stats": str(stats), "command": shlex.join(argv), **topo_params}
     rows = rows_from_output(doc, out, windows_data, status=status, message=message, raw_output=proc.log_path,
                             wall_time_s=proc.wall_time_s, loads=loads, traffic=traffic, params=params,
                             message_size=message_size, accepted_tolerance=accepted_tolerance,
-                            latency_growth=latency_growth, **timing, **fields)
+                            latency_growth=latency_growth, **timing, **{**split, **fields})
     trust_rows(rows)
     failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
     if raise_on_failure and failed:
         raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], proc.log_path, failed[0])
     return rows
+
+
+def merge_rank_statistics(stats: Path, ranks: int) -> Path | None:
+    """Join the statistics files of a run on ``ranks`` ranks into ``stats``.
+
+    ``sst.statOutputCSV`` writes one file per rank, ``<stem>_<rank>.csv`` beside the
+    ``filepath`` it was given, each with the components of that rank; the records (one
+    header, the files' rows in rank order) go into ``stats`` under a temporary name then
+    renamed, the per-rank files stay.  None when a rank's file is missing (the run is then
+    measured without windows, as a run without statistics).
+    """
+    from ..output import atomic_write_text
+
+    parts = [stats.with_name(f"{stats.stem}_{r}{stats.suffix}") for r in range(ranks)]
+    if not all(p.is_file() for p in parts):
+        return None
+    header, body = None, []
+    for p in parts:
+        with open(p, errors="replace") as fh:
+            lines = fh.read().splitlines()
+        if not lines:
+            continue
+        if header is None:
+            header = lines[0]
+        elif lines[0] != header:
+            return None  # files of different columns: not one run's statistics
+        body.extend(lines[1:])
+    if header is None:
+        return None
+    atomic_write_text(stats, "\n".join([header, *body]) + "\n")
+    return stats
 
 
 def measure_load(win: StatWindows, index: int, *, load: float, endpoints: int, link_bw_bits: float,

@@ -309,6 +309,9 @@ def _move_aside(entry: Path, fix: str) -> Path:
 def nic_measurements(log) -> dict[str, Any]:
     """Sum the ``topogen.bernoulli_nic`` lines of a run's output over the endpoints.
 
+    ``log`` is one file or a list of them (a run on several ranks: the log and each rank's
+    ``--nic-results`` file); an endpoint's first line counts.
+
     Returns
     -------
     dict
@@ -318,27 +321,39 @@ def nic_measurements(log) -> dict[str, Any]:
     tot: dict[str, Any] = {k: 0.0 for k in _SUMS}
     tot.update(endpoints=0, latency_min=math.inf, latency_max=-math.inf, max_queue=0)
     seen = set()
-    with open(log, errors="replace") as fh:
-        for line in fh:
-            if not line.startswith(_LINE):
-                continue
-            try:
-                kv = dict(item.split("=", 1) for item in line.split()[1:])
-                ep = int(kv["ep"])
-                vals = {k: float(kv[k]) for k in (*_SUMS, "latency_min", "latency_max", "max_queue")}
-            except (KeyError, ValueError):
-                continue  # a line cut by the end of the output
-            if ep in seen:
-                continue
-            seen.add(ep)
-            tot["endpoints"] += 1
-            for k in _SUMS:
-                tot[k] += vals[k]
-            if vals["delivered_window"] > 0:
-                tot["latency_min"] = min(tot["latency_min"], vals["latency_min"])
-                tot["latency_max"] = max(tot["latency_max"], vals["latency_max"])
-            tot["max_queue"] = max(tot["max_queue"], int(vals["max_queue"]))
+    files = [log] if isinstance(log, (str, os.PathLike)) else list(log)
+    for path in files:
+        if Path(path).is_file():
+            with open(path, errors="replace") as fh:
+                _add_lines(fh, tot, seen)
     return tot
+
+
+def _add_lines(fh, tot: dict[str, Any], seen: set) -> None:
+    for line in fh:
+        if not line.startswith(_LINE):
+            continue
+        items = line.split()[1:]
+        if line.count(_LINE.strip()) != 1:
+            continue  # two lines run together (ranks sharing one output stream): neither is whole
+        try:
+            kv = dict(item.split("=", 1) for item in items)
+            if len(kv) != len(items):
+                continue  # a key twice: pieces of two lines
+            ep = int(kv["ep"])
+            vals = {k: float(kv[k]) for k in (*_SUMS, "latency_min", "latency_max", "max_queue")}
+        except (KeyError, ValueError):
+            continue  # a line cut by the end of the output
+        if ep in seen:
+            continue
+        seen.add(ep)
+        tot["endpoints"] += 1
+        for k in _SUMS:
+            tot[k] += vals[k]
+        if vals["delivered_window"] > 0:
+            tot["latency_min"] = min(tot["latency_min"], vals["latency_min"])
+            tot["latency_max"] = max(tot["latency_max"], vals["latency_max"])
+        tot["max_queue"] = max(tot["max_queue"], int(vals["max_queue"]))
 
 
 def bernoulli_row(bundle, tot: dict[str, Any] | None, *, load: float, traffic: str, seed: int, status: str,
@@ -471,9 +486,10 @@ def _ns_text(ns: float) -> str:
 def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, traffic: str = "uniform",
                   seed=None, self_packets: bool = sim_defaults.SELF_PACKETS, message_size: str | None = None,
                   warmup: str = "10us", collect: str = "40us", drain: str = "20us", out_dir=None,
-                  ranks: int = 1, threads: int = 1, timeout: float | None = 3600.0, binary=None, mpirun=None,
+                  ranks: int | None = None, threads: int = 1, timeout: float | None = 3600.0, binary=None, mpirun=None,
                   raise_on_failure: bool = True, validate: bool = True, sst_topology: str = "anytopo",
-                  num_vcs: int | None = None, progress: bool = False, **fields) -> list[dict]:
+                  num_vcs: int | None = None, progress: bool = False, partitioner: str | None = None,
+                  launcher: str | None = None, **fields) -> list[dict]:
     """Run ``topogen.bernoulli_nic`` endpoints on a bundle: one SST run per load.
 
     Parameters
@@ -504,13 +520,18 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     progress : bool
         Show each run's progress on stderr (:class:`SSTMonitor`: the load, elapsed and
         simulated time; nothing when quiet).
+    partitioner, launcher : str, optional
+        With ``ranks > 1``: how the network is split (:data:`~topogen.drivers.sst_process.
+        PARTITIONERS`, default ``topogen``) and how the ranks start (``mpirun`` or ``srun``);
+        :func:`topogen.drivers.sst.run_sst`.
 
     Returns
     -------
     list of dict
         One results row per load, latencies in cycles.
     """
-    from .sst_process import bundle_settings, find_mpirun, find_sst, judge_process, offered_loads
+    from .sst_process import (bundle_settings, check_ranks, default_ranks, find_sst, judge_process, offered_loads, parallel_run,
+                              rank_columns, write_partition)
 
     exe = find_sst(binary)
     bundle = Path(bundle).resolve()
@@ -531,12 +552,17 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     digest = hashlib.sha256(bundle.read_bytes()).hexdigest()
     lib = find_element(exe)
     out_dir = Path(out_dir).resolve() if out_dir is not None else bundle.parent
+    ranks, launcher = default_ranks(ranks, launcher)
+    ranks, partitioner = check_ranks(ranks, partitioner, launcher)
+    parts = part_file = None
+    if partitioner == "topogen":
+        part_file, parts = write_partition(doc, ranks, out_dir / f"{bundle.stem}.partition{ranks}.json")
     rows = []
     for x in loads:
         # no seed: one derived from everything that makes the run (as simulate), recorded
         run_seed = seed if given else seed_from("topogen.bernoulli_nic", digest, traffic, float(x), bool(self_packets),
                                                 message_size, *cycles)
-        argv = [exe, f"--add-lib-path={lib}"]
+        argv = [exe, f"--add-lib-path={lib}", "--timing-info=1"]
         if threads and int(threads) > 1:
             argv += ["-n", str(int(threads))]
         argv += [str(model_path()), "--", "--bundle", str(bundle), "--generator", "bernoulli",
@@ -544,18 +570,28 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                  "--seed", str(run_seed), "--warmup", f"{cycles[0] * cycle_ps}ps",
                  "--collect", f"{cycles[1] * cycle_ps}ps", "--drain", f"{cycles[2] * cycle_ps}ps",
                  "--self-packets" if self_packets else "--no-self-packets", *topo_argv]
-        if ranks and int(ranks) > 1:
-            argv = [find_mpirun(mpirun), "-np", str(int(ranks)), *argv]
         tag = (f"{bundle.stem}.bernoulli.{re.sub(r'[^A-Za-z0-9_.-]', '_', str(traffic))[:40]}."
                f"{float(x):g}.s{run_seed}")  # the traffic text names files: no "/" reaches them
         tag += ".table" if sst_topology == "table" else ""
         log = fresh_path(out_dir / f"{tag}.log")
+        sst_part = log.with_suffix(".partition.txt") if ranks > 1 and partitioner != "topogen" else None
+        nic_files = []
+        if ranks > 1:  # each rank's endpoints write a file of their own: ranks share stdout, which cuts lines
+            prefix = log.with_suffix(".nic")
+            nic_files = [Path(f"{prefix}.{r}") for r in range(ranks)]
+            for f in nic_files:
+                f.unlink(missing_ok=True)  # a stale file of no kept log: never read old numbers
+            argv += ["--nic-results", str(prefix)]
+        argv, env = parallel_run(argv, ranks=ranks, partitioner=partitioner, launcher=launcher, mpirun=mpirun,
+                                 partition_file=part_file, sst_partition_file=sst_part)
         monitor = None
         if progress:
             count = f" ({len(rows) + 1} of {len(loads)})" if len(loads) > 1 else ""
             monitor = SSTMonitor(planned_ns=sum(cycles) * cycle_ps / 1000.0, point=f"load {float(x):g}{count}")
-        proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor)
+        proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor, env=env)
         out, status, message = judge_process(proc)
+        split = rank_columns(doc, ranks=ranks, partitioner=partitioner, parts=parts, sst_partition_file=sst_part,
+                             log=proc.log_path)
         params = {"generator": "bernoulli", "element": "topogen.bernoulli_nic", "self_packets": bool(self_packets),
                   "seed_source": "given" if given else "content", "message_size": message_size,
                   "packet_flits": packet_flits, "warmup_cycles": cycles[0],
@@ -563,11 +599,11 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
                   "cycle_ns": round(cycle_ps / 1000.0, 9), "latency_thres": sim_defaults.LATENCY_THRES,
                   "ranks": ranks, "threads": threads, "command": shlex.join(argv), **topo_params,
                   **bundle_settings(doc)}
-        tot = nic_measurements(proc.log_path) if status not in FAILURE_STATUSES else None
+        tot = nic_measurements([proc.log_path, *nic_files]) if status not in FAILURE_STATUSES else None
         rows.append(bernoulli_row(doc, tot, load=float(x), traffic=traffic, seed=run_seed, status=status,
                                    message=message, cycles=cycles, packet_flits=packet_flits, params=params,
                                    sim_time_ns=out.sim_time_ns, wall_time_s=proc.wall_time_s,
-                                   raw_output=proc.log_path, **fields))
+                                   raw_output=proc.log_path, **{**split, **fields}))
     failed = [r for r in rows if r["status"] in FAILURE_STATUSES]
     if raise_on_failure and failed:
         raise simulator_failed("sst", failed[0]["status"], failed[0]["message"], failed[0]["raw_output"], failed[0])

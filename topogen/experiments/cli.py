@@ -61,6 +61,8 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--chunk", type=int, default=None, metavar="N", help="points per array task (default 10)")
     p.add_argument("--max-running", type=int, default=None, metavar="K",
                    help="array tasks running at once (--array=0-M%%K)")
+    p.add_argument("--tasks", dest="tasks_per_point", type=int, default=None, metavar="K",
+                   help="SLURM tasks per array task (sbatch --ntasks); each SST run uses them as K MPI ranks")
     p.add_argument("--python", default=None, metavar="EXE",
                    help=f"Python on the nodes (default: this one, {sys.executable})")
     p.add_argument("--collect-output", default=None, metavar="FILE",
@@ -310,7 +312,8 @@ def _submit(args, exp) -> int:
                              "the only scheduler); drop --slurm, add --dry-run to write the job scripts without "
                              "submitting, or use `topogen experiment run` to run on this machine")
     conf = dict(exp.slurm)
-    for key in ("partition", "account", "time", "mem", "chunk", "max_running", "python", "collect_output"):
+    for key in ("partition", "account", "time", "mem", "chunk", "max_running", "tasks_per_point", "python",
+                "collect_output"):
         v = getattr(args, key, None)
         if v is not None:
             conf[key] = v

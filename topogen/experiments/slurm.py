@@ -62,6 +62,7 @@ class SlurmOptions:
     chunk: int = 10
     max_running: int | None = None
     cpus_per_task: int = 1
+    tasks_per_point: int = 1
     extra: list = field(default_factory=list)
     python: str = sys.executable
     collect: bool = True
@@ -69,7 +70,7 @@ class SlurmOptions:
     resubmit_running: bool = False
 
     def __post_init__(self):
-        for name in ("chunk", "cpus_per_task"):
+        for name in ("chunk", "cpus_per_task", "tasks_per_point"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ParameterError(f"slurm {name} must be a positive integer, got {v!r}")
@@ -135,13 +136,14 @@ def chunks_of(points: list[Point], chunk: int) -> list[list[int]]:
     return [idx[i:i + chunk] for i in range(0, len(idx), chunk)]
 
 
-def _sbatch_lines(name: str, opts: SlurmOptions, log_dir: Path, pattern: str) -> list[str]:
+def _sbatch_lines(name: str, opts: SlurmOptions, log_dir: Path, pattern: str, tasks: int = 1) -> list[str]:
     """The ``#SBATCH`` lines of a script; ``pattern`` is the log file name in ``log_dir``
-    (with SLURM's ``%A``/``%a``/``%j``; a ``%`` of the folder is doubled so sbatch keeps it)."""
+    (with SLURM's ``%A``/``%a``/``%j``; a ``%`` of the folder is doubled so sbatch keeps it);
+    ``tasks`` is its ``--ntasks``."""
     logs = _path_text(log_dir, "log folder", backslash_ok=False).replace("%", "%%")
     lines = [f"#SBATCH --job-name={_sbatch_quote(name)}",
              f"#SBATCH --output={_sbatch_quote(os.path.join(logs, pattern))}", "#SBATCH --export=ALL",
-             f"#SBATCH --cpus-per-task={opts.cpus_per_task}", "#SBATCH --ntasks=1"]
+             f"#SBATCH --cpus-per-task={opts.cpus_per_task}", f"#SBATCH --ntasks={int(tasks)}"]
     for key in ("partition", "account", "time", "mem"):
         v = getattr(opts, key)
         if v:
@@ -192,8 +194,9 @@ def _scripts(folder: Path, experiment: Experiment, store_root: Path, pending: li
     array = f"0-{m}" + (f"%{opts.max_running}" if opts.max_running else "")
     head = ["#!/bin/bash",
             f"# topogen {__version__}: experiment {one_line(name)}, {len(pending)} points in {m + 1} array tasks",
-            *_sbatch_lines(f"topogen-{name}", opts, folder / "logs", "%A_%a.out"),
+            *_sbatch_lines(f"topogen-{name}", opts, folder / "logs", "%A_%a.out", opts.tasks_per_point),
             f"#SBATCH --array={array}", f"#SBATCH --chdir={_sbatch_quote(cwd)}",
+            *_ranks_lines(opts.tasks_per_point),
             f"exec {py} -m topogen experiment task {pj} --index \"$SLURM_ARRAY_TASK_ID\""]
     coll = ["#!/bin/bash", f"# topogen {__version__}: collect experiment {one_line(name)} when its array ends",
             *_sbatch_lines(f"topogen-{name}-collect", opts, folder / "logs", "collect_%j.out"),
@@ -201,6 +204,16 @@ def _scripts(folder: Path, experiment: Experiment, store_root: Path, pending: li
             f"exec {py} -m topogen experiment collect {pj} -o {shlex.quote(out)}"]
     info = {"tasks": m + 1, "points": len(pending), "array": array}
     return doc, "\n".join(head) + "\n", "\n".join(coll) + "\n", info
+
+
+def _ranks_lines(tasks: int) -> list[str]:
+    """With several tasks per point, every SST run of the array task runs on them: one MPI
+    rank per task (``mpirun -np K`` inside the allocation, which starts its ranks on the
+    allocated CPUs and nodes).  The other simulators run one process, as before."""
+    if tasks <= 1:
+        return []
+    return [f"# each SST run: {int(tasks)} MPI ranks, one per task of this allocation",
+            f"export TOPOGEN_SST_RANKS={int(tasks)}"]
 
 
 def _umask() -> int:

@@ -70,7 +70,7 @@ MEASURE_KEYS = {"packet_size": int, "num_vcs": int, "vc_buf_size": int, "clock_n
                 "credit_delay": int, "timeout": (int, float)}
 #: defaults of ``topogen experiment submit``
 SLURM_KEYS = {"partition": str, "account": str, "time": str, "mem": str, "chunk": int,
-              "max_running": int, "cpus_per_task": int, "extra": list}
+              "max_running": int, "cpus_per_task": int, "tasks_per_point": int, "extra": list}
 _SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep", "reference")
 #: settings of the reference simulator beyond ``[measure]`` (``[reference]``; reference-only
 #: specs): router ``internal_speedup``, the routing's ``routing_base`` (``nr``, ``fr``,

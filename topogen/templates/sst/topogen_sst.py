@@ -91,7 +91,38 @@ def parse_args(argv):
     p.add_argument("--tables-checked", action="store_true",
                    help="table: the routes are known to follow one next-hop table (topogen run sst checked them): "
                         "read only each route's first hop")
+    p.add_argument("--nic-results", default=None,
+                   help="bernoulli: every endpoint appends its result line to NIC_RESULTS.<rank> instead of "
+                        "printing it (runs on several ranks)")
+    p.add_argument("--partition", default=None,
+                   help="JSON file {\"ranks\": K, \"routers\": [rank of each router]}: every router and its "
+                        "endpoints go on that MPI rank (run sst with --partitioner=sst.self)")
     return p.parse_args(argv)
+
+
+def load_partition(path, num_routers):
+    """The rank of every router from a ``--partition`` file (checked: one rank per router,
+    each in 0..ranks-1)."""
+    with open(path) as fh:
+        doc = json.load(fh)
+    ranks, parts = doc.get("ranks"), doc.get("routers")
+    if not isinstance(ranks, int) or ranks < 1 or not isinstance(parts, list) or len(parts) != num_routers \
+            or any(not isinstance(x, int) or not 0 <= x < ranks for x in parts):
+        raise SystemExit("topogen_sst.py: %s is not a partition of %d routers (ranks 0..K-1)" % (path, num_routers))
+    return parts
+
+
+def my_rank(sst):
+    """This process's rank when every rank runs the model (``sst --parallel-load=SINGLE``
+    on several ranks), else None.  Then each rank keeps only its own components (SST drops
+    the others' after the model ran): the others' are made bare (no parameters, no
+    subcomponents, no routing tables), so no rank holds the whole network's tables."""
+    try:
+        if sst.getMPIRankCount() <= 1 or sst.getProgramOptions().get("parallel-load") != "SINGLE":
+            return None
+        return sst.getMyMPIRank()
+    except AttributeError:  # an SST without these calls loads serially
+        return None
 
 
 def load_bundle(path):
@@ -175,6 +206,8 @@ def bernoulli_params(bundle, args):
         "collect_cycles": int(round(time_ps(args.collect) / cycle_ps)),
         "drain_cycles": int(round(time_ps(args.drain) / cycle_ps)),
     }
+    if getattr(args, "nic_results", None):
+        params["results_path"] = args.nic_results
     table = destination_table(args.traffic, n)
     if table is None:
         params["pattern"] = "uniform"
@@ -482,12 +515,19 @@ def build(sst, bundle, args):
         simple = tables
     elif not table:
         simple = untimed_tables(bundle, simple)
+    part = load_partition(args.partition, num_routers) if getattr(args, "partition", None) else None
+    mine = my_rank(sst) if part is not None else None
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
+        if part is not None:
+            rtr.setRank(part[r["id"]], 0)
         params = dict(router_params)
         params.update({"id": r["id"], "num_ports": r["num_ports"]})
         rtr.addParams(params)
+        if mine is not None and part[r["id"]] != mine:
+            routers.append(rtr)  # another rank's router: that rank builds it, here it only ends links
+            continue
         if table:
             if table_topo[r["id"]]["vc_credits"] == "downstream":  # queue lengths count the next input buffer
                 rtr.addParams({"oql_track_remote": True})
@@ -538,6 +578,13 @@ def build(sst, bundle, args):
         else:
             ol = sst.Component("ol_%d" % e, "merlin.offered_load")
             ol.addParams(_offered_load_params(args, loads, nic_params, num_endpoints, pattern, pattern_params))
+        if part is not None:  # beside its router: the host link is never cut
+            ol.setRank(part[r], 0)
+        if mine is not None and part[r] != mine:
+            lk = sst.Link("host_%d" % e)  # another rank's endpoint: only its link (to another rank's router)
+            lk.connect((ol, "rtr_port", host_lat), (routers[r], "port%d" % port, host_lat))
+            endpoints.append(ol)
+            continue
         nic = ol.setSubComponent("networkIF", "merlin.endpointNIC")
         if table:  # table_topo routes by destination: no source route, no NIC table (N routes each)
             nic.addParams({"EP_id": e, "networkIF": "merlin.linkcontrol", "plugin_names": []})

@@ -59,7 +59,13 @@ class Component(_Element):
         if name in RECORD["components"]:
             raise AssertionError(f"component {name} created twice")
         super().__init__(name, type_)
+        self.rank = None
         RECORD["components"][name] = self
+
+    def setRank(self, rank, thread=0):
+        if not isinstance(rank, int) or not isinstance(thread, int) or rank < 0 or thread < 0:
+            raise AssertionError(f"{self.name}: setRank({rank!r}, {thread!r})")
+        self.rank = (rank, thread)
 
 
 class Link:

@@ -17,6 +17,9 @@
 #include "bernoulli_nic.h"
 
 #include <sst/core/params.h>
+#include <cstdio>
+#include <map>
+#include <string>
 
 #include <cinttypes>
 
@@ -40,6 +43,7 @@ BernoulliNic::BernoulliNic(ComponentId_t cid, Params& params) : Component(cid)
 {
     out.init("", 0, 0, Output::STDOUT);
     num_peers = params.find<int64_t>("num_peers", 0);
+    results_path = params.find<std::string>("results_path", "");
     if (num_peers < 1) out.fatal(CALL_INFO, -1, "topogen.bernoulli_nic: num_peers must be >= 1\n");
     double load = params.find<double>("load", 0.1);
     packet_flits = params.find<int>("packet_flits", 33);
@@ -172,7 +176,8 @@ void BernoulliNic::finish()
 {
     link_if->finish();
     int active = uniform || dest_table[id] >= 0;
-    out.output("topogen.bernoulli_nic ep=%" PRId64 " active=%d created=%" PRIu64 " created_window=%" PRIu64
+    char line[1024];
+    snprintf(line, sizeof line, "topogen.bernoulli_nic ep=%" PRId64 " active=%d created=%" PRIu64 " created_window=%" PRIu64
                " delivered_window=%" PRIu64 " latency_sum=%.17g latency_sumsq=%.17g latency_min=%.17g"
                " latency_max=%.17g network_latency_sum=%.17g injected_flits_window=%" PRIu64
                " accepted_flits_window=%" PRIu64 " max_queue=%" PRIu64 " queue_at_window_end=%" PRIu64
@@ -180,6 +185,18 @@ void BernoulliNic::finish()
                id, active, created_total, created_window, delivered_window, latency_sum, latency_sumsq,
                latency_min < 0 ? 0.0 : latency_min, latency_max, network_latency_sum, injected_flits_window,
                accepted_flits_window, max_queue, queue_at_window_end, queue_created.size());
+    if (results_path.empty()) {
+        out.output("%s", line);
+        return;
+    }
+    // one file per rank: the endpoints of a rank share this process, so their lines never mix
+    static std::map<std::string, FILE*> files;
+    std::string name = results_path + "." + std::to_string(getRank().rank);
+    FILE*& fh = files[name];
+    if (!fh) fh = fopen(name.c_str(), "a");
+    if (!fh) out.fatal(CALL_INFO, -1, "topogen.bernoulli_nic: cannot open %s for the results\n", name.c_str());
+    fputs(line, fh);
+    fflush(fh);
 }
 
 void BernoulliNic::serialize_order(SST::Core::Serialization::serializer& ser)

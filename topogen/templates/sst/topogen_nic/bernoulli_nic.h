@@ -53,6 +53,8 @@ public:
         {"warmup_cycles", "Cycles before the measurement window", "3751"},
         {"collect_cycles", "Cycles of the measurement window", "15004"},
         {"drain_cycles", "Cycles after the window for its packets to arrive", "7502"},
+        {"results_path", "Append the result line to <results_path>.<MPI rank> instead of stdout (several ranks "
+                         "share one output stream, which may cut a line)", ""},
     )
 
     SST_ELI_DOCUMENT_SUBCOMPONENT_SLOTS(
@@ -78,6 +80,7 @@ private:
     double now_cycles();
 
     SST::Output out;
+    std::string results_path;
     SST::Interfaces::SimpleNetwork* link_if = nullptr;
     SST::RNG::MersenneRNG* rng = nullptr;
     SST::TimeConverter ps_tc;
