@@ -321,7 +321,7 @@ def load_submission(path) -> tuple[Experiment, list[list[int]]]:
         raise FormatError(f"not a topogen submission file: {exc}", path=path) from None
     for p in points:
         try:
-            same = point_id(p.content) == p.id
+            same = point_id(p.content, labels=p.id_labels) == p.id
         except (TypeError, ValueError, RecursionError):
             same = False
         if not same:

@@ -95,13 +95,16 @@ class Point:
     """One simulation point of an experiment.
 
     ``content`` is the canonical data its id is made from; ``topology_file`` is the
-    resolved path of a topology file (not part of the id: its content digest is).
+    resolved path of a topology file (not part of the id: its content digest is);
+    ``id_labels`` the labels the id is made with in place of the spec's ``label =``
+    (:func:`point_id`'s ``labels``), kept so that a submission's ids can be checked.
     """
 
     id: str
     index: int
     content: dict
     topology_file: str | None = None
+    id_labels: dict | None = None
 
     @property
     def label(self) -> str:
@@ -112,8 +115,11 @@ class Point:
                 f"{c['simulator']} seed={c['seed']}" + (f" repeat={c['repeat']}" if c["repeat"] else ""))
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "index": self.index, "content": self.content,
-                "topology_file": self.topology_file}
+        d = {"id": self.id, "index": self.index, "content": self.content,
+             "topology_file": self.topology_file}
+        if self.id_labels:
+            d["id_labels"] = self.id_labels
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Point":
@@ -133,7 +139,11 @@ class Point:
             raise ValueError(f"point index {index!r} of point {pid} is not an integer >= 0")
         if not isinstance(d["content"], dict):
             raise ValueError(f"content of point {pid} is not an object")
-        return cls(pid, index, d["content"], d.get("topology_file"))
+        labels = d.get("id_labels")
+        if labels is not None and not (isinstance(labels, dict) and set(labels) <= {"topology", "layout"}
+                                       and all(v is None or isinstance(v, str) for v in labels.values())):
+            raise ValueError(f"id_labels of point {pid} must map topology/layout to a label")
+        return cls(pid, index, d["content"], d.get("topology_file"), labels or None)
 
 
 @dataclass
@@ -549,11 +559,14 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
                 content["sweep"] = sweep
             if any(_matches(content, rule) for rule in rules):
                 continue
-            pid = point_id(content, labels={"topology": t_default, "layout": layout_labels[chosen["layout"]]})
+            id_labels = {"topology": t_default, "layout": layout_labels[chosen["layout"]]}
+            pid = point_id(content, labels=id_labels)
             if pid in seen:
                 continue
             seen.add(pid)
-            points.append(Point(pid, len(points), content, t_file))
+            changed = {k: v for k, v in id_labels.items() if v is not None and content.get(k)
+                       and content[k].get("label") != v}
+            points.append(Point(pid, len(points), content, t_file, changed or None))
     if not points:
         raise ParameterError(f"{path or 'the spec'} has no points: [[exclude]] removed every combination")
     store_dir = _store_dir(head, name, path, base, store)
