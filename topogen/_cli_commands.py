@@ -518,11 +518,18 @@ def _cmd_reproduce(args, pairs) -> int:
                              f"`topogen list {args.name}` shows them")
     if args.csv:
         _check_writable(args.csv)
-    announce = getattr(spec.func, "announce", None)  # what a long run will do, before it starts
+    # what a long run will do, before it starts: the reproduction's own plan, else the
+    # count of its sweeps and simulations with a recorded rate (reproduce/plans.py)
+    announce = getattr(spec.func, "announce", None)
     if announce is not None:
         text = announce(**kwargs)
-        if text:
-            print(textwrap.fill(text, width=100), file=sys.stderr, flush=True)
+    else:
+        from .reproduce.plans import estimate_text
+
+        text = estimate_text(args.name, kwargs)
+        text = f"plan: {text}" if text else None
+    if text and not getattr(args, "quiet", False):
+        print(textwrap.fill(text, width=100), file=sys.stderr, flush=True)
     with _progress.Progress(desc=f"reproducing {args.name}"):
         result = spec.func(**kwargs)
     table = result.table
