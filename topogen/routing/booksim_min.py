@@ -160,9 +160,10 @@ if _sssp.AVAILABLE:
                 for j in range(indptr[v], indptr[v + 1]):
                     u = indices[j]
                     du = dist[u]
-                    if du + w_in[j] == dv and du < best_d:
-                        best_d = du
-                        pick = j
+                    # selects, not branches: whether a link is tight is unpredictable
+                    take = (du + w_in[j] == dv) & (du < best_d)
+                    best_d = du if take else best_d
+                    pick = j if take else pick
                     nd = dv + w_out[j]
                     if nd < du:
                         dist[u] = nd
