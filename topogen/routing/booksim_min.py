@@ -109,28 +109,33 @@ def anynet_entry_latency(topology: Topology, layout=None, *, clock_period_ns: fl
 
 if _sssp.AVAILABLE:
     @_sssp._jit
-    def _tree_rows(indptr, indices, w_out, w_in, rev_rank, sources, buckets, out, sentinel,
+    def _tree_rows(indptr, adj, vbits, w_in, sym, rev_rank, sources, buckets, out, sentinel,
                    dist):
         """BookSim anynet's first-hop rows of ``sources`` into ``out`` (one row each): one
-        Dial search per source over the directed links (``w_out[j]``: latency of CSR entry
-        ``j``, ``v -> indices[j]``; ``w_in[j]``: of its reverse ``indices[j] -> v``).  When
+        Dial search per source over the directed links.  ``adj[j]`` packs CSR entry ``j``
+        (``v -> u``): ``u`` in its low ``vbits`` bits, the latency of ``v -> u`` above them;
+        ``w_in[j]`` is the latency of ``u -> v`` (read from ``adj`` when ``sym``).  When
         ``v`` settles, its predecessor is its tight in-neighbour ``u`` of least
         ``(dist(u), u)`` (all settled: latencies are >= 1; CSR rows are sorted, so the first
         of least distance has the least id) and ``v``'s first hop is ``u``'s, or ``v``
         itself (its rank at the source, ``rev_rank[j]``) when ``u`` is the source; the same
-        scan relaxes ``v``'s out-links.  Returns -1, or the index of a source from which a
-        router is unreachable."""
+        scan relaxes ``v``'s out-links.  Small types (``dist`` may be ``uint16``, ``adj``
+        ``uint32``) keep a 16,384-router search in the first cache levels.  Returns -1, or
+        the index of a source from which a router is unreachable."""
         n = indptr.shape[0] - 1
+        vb = adj.dtype.type(vbits)
+        vmask = (adj.dtype.type(1) << vb) - adj.dtype.type(1)
         cmask = buckets - 1
         head = np.empty(buckets, np.int32)
-        cap = indices.shape[0] + 1
+        cap = adj.shape[0] + 1
         pool_node = np.empty(cap, np.int32)
         pool_next = np.empty(cap, np.int32)
-        settled_at = np.full(n, np.int32(-1), np.int32)
+        stamp = np.full(n, np.uint16(0xFFFF), np.uint16)
         inf = np.iinfo(dist.dtype).max
         for i in range(sources.shape[0]):
             s = sources[i]
             row = out[i]
+            tag = np.uint16(i & 0x7FFF)
             dist[:] = inf
             head[:] = -1
             dist[s] = 0
@@ -150,21 +155,24 @@ if _sssp.AVAILABLE:
                 head[slot] = pool_next[e]
                 pending -= 1
                 v = pool_node[e]
-                if settled_at[v] == i:
+                if stamp[v] == tag:
                     continue
-                settled_at[v] = i
+                stamp[v] = tag
                 settled += 1
-                dv = dist[v]
-                best_d = inf
-                pick = -1
+                dv = np.int64(dist[v])
+                best_d = np.int64(inf)
+                pick = 0
                 for j in range(indptr[v], indptr[v + 1]):
-                    u = indices[j]
-                    du = dist[u]
+                    a = adj[j]
+                    u = np.int64(a & vmask)
+                    lat = np.int64(a >> vb)
+                    du = np.int64(dist[u])
+                    lin = lat if sym else np.int64(w_in[j])
                     # selects, not branches: whether a link is tight is unpredictable
-                    take = (du + w_in[j] == dv) & (du < best_d)
+                    take = (du + lin == dv) & (du < best_d)
                     best_d = du if take else best_d
                     pick = j if take else pick
-                    nd = dv + w_out[j]
+                    nd = dv + lat
                     if nd < du:
                         dist[u] = nd
                         sl = nd & cmask
@@ -175,10 +183,9 @@ if _sssp.AVAILABLE:
                         pending += 1
                 if v == s:
                     row[v] = sentinel
-                elif indices[pick] == s:
-                    row[v] = rev_rank[pick]
                 else:
-                    row[v] = row[indices[pick]]
+                    p = np.int64(adj[pick] & vmask)
+                    row[v] = rev_rank[pick] if p == s else row[p]
             if settled < n:
                 return i
         return -1
@@ -188,27 +195,32 @@ def _compiled_table(links, n: int, workers=None, block: int = 256):
     """The ``(1, N, N)`` table by :func:`_tree_rows` (threads over blocks of sources)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ._rows import _workers
+    from ._rows import _hop_bound, _workers
 
     view = links.view
     w = links.w
     rev = view.entry(view.indices, view.row)
-    top = (n + 1) * (int(w.max()) + 1)
-    dtype = np.int32 if top < (1 << 30) else np.int64
-    w_out = w.astype(dtype)
-    w_in = w[rev].astype(dtype)
+    w_max = int(w.max())
+    # distances stay below (hop diameter bound + 1) * w_max
+    top = (_hop_bound(links.topology) + 2) * (w_max + 1)
+    dtype = np.uint16 if top < (1 << 16) - 1 else np.uint32 if top < (1 << 31) else np.uint64
+    vbits = max(1, int(n - 1).bit_length())
+    adj_t = np.uint32 if vbits + w_max.bit_length() <= 32 else np.uint64
+    adj = (view.indices.astype(np.uint64) | (w.astype(np.uint64) << np.uint64(vbits))).astype(adj_t)
+    w_in = w[rev].astype(np.int64)
+    sym = bool(np.array_equal(w, w[rev]))
     rev_rank = view.local_rank[rev].astype(view.rank_dtype)
-    indices = view.indices.astype(np.int32)
     indptr = view.indptr
-    buckets = 1 << int(w.max()).bit_length()
+    buckets = 1 << w_max.bit_length()
     ranks = np.empty((1, n, n), dtype=view.rank_dtype)
     sent = view.rank_dtype(view.sentinel)
+    block = min(block, 1 << 15)  # stamps are uint16 per source of a block
 
     def job(s0):
         src = np.arange(s0, min(n, s0 + block), dtype=np.int64)
         dist = np.empty(n, dtype=dtype)
-        bad = _tree_rows(indptr, indices, w_out, w_in, rev_rank, src, np.int64(buckets),
-                         ranks[0, s0:s0 + len(src)], sent, dist)
+        bad = _tree_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
+                         np.int64(buckets), ranks[0, s0:s0 + len(src)], sent, dist)
         if bad >= 0:
             raise TopologyError("BookSim anynet routing needs a connected topology (BookSim "
                                 "itself hangs on a disconnected one)")
@@ -268,6 +280,7 @@ class _Links:
     def __init__(self, topology: Topology, entry_latency, cache: bool = True):
         view = csr_view(topology)
         self.view = view
+        self.topology = topology
         n = self.n = view.n
         w = np.asarray(entry_latency, dtype=np.int64)
         if w.shape != view.indices.shape:
