@@ -354,10 +354,10 @@ class TableRouting(Routing):
         """Longest route (hops) over all pairs (or over ``pairs``).
 
         Over all pairs of a one-phase table the depth of each destination's in-tree is
-        read off the table (:func:`._rows.longest_route`, ``O(N^2)``); otherwise, and to
+        read off the table (:func:`._longest.longest_route`, ``O(N^2)``); otherwise, and to
         name the pair of a missing entry or a loop, every route is walked."""
         if pairs is None and self.num_phases == 1:
-            from ._rows import longest_route
+            from ._longest import longest_route
 
             got = longest_route(self)
             if got is not None:
