@@ -66,12 +66,32 @@ if _sssp.AVAILABLE:
         x ^= x >> np.uint64(16)
         return x
 
+    from numba import types as _types
+    from numba.extending import intrinsic as _intrinsic
+
+    @_intrinsic
+    def _popcount(typingctx, x):
+        """Set bits of a ``uint64`` (LLVM's ``ctpop``: one instruction where the CPU has it)."""
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return _types.uint64(_types.uint64), codegen
+
     @_jit
-    def _popcount(x):
-        x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-        x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-        x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-        return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+    def _select_bit(m, k):
+        """Index of the ``k``-th (from 0) set bit of ``m``: a branch-free binary search on
+        the bit counts of halves (tied next hops are unpredictable; branches on them cost
+        more than these few instructions)."""
+        pos = np.uint64(0)
+        for w in (np.uint64(32), np.uint64(16), np.uint64(8), np.uint64(4), np.uint64(2),
+                  np.uint64(1)):
+            c = _popcount(m & ((np.uint64(1) << w) - np.uint64(1)))
+            go = np.uint64(k >= c)
+            k -= c * go
+            sh = w * go
+            m >>= sh
+            pos += sh
+        return pos
 
     @_jit
     def _masks(indptr, adj, vbits, one, s, dist, stamp, tag, head, pool_node, pool_next,
@@ -121,6 +141,9 @@ if _sssp.AVAILABLE:
                 inc = a >> vbits
                 dy = dist[y]
                 nd = du + inc
+                # a tied predecessor (settled: dist below du), or'd in without a branch
+                tied = np.uint64(0) - np.uint64(dy + inc == du)
+                m |= (seed_bit[u] if y == s else mask[y]) & tied
                 if nd < dy:
                     dist[y] = nd
                     slot_y = np.int64(nd) & cmask
@@ -129,17 +152,62 @@ if _sssp.AVAILABLE:
                     head[slot_y] = top
                     top += 1
                     pending += 1
-                elif dy + inc == du:  # a tied predecessor (settled: dist below du)
-                    m |= seed_bit[u] if y == s else mask[y]
             mask[u] = m
         return settled
 
     @_jit
-    def _rows_block(indptr, adj, vbits, one, buckets, sources, spread, sd, hd, out, sentinel):
+    def _bfs_masks(indptr, adj, vbits, one, s, dist, queue, mask):
+        """:func:`_masks` for unit weights (NR): a breadth-first search with a plain queue,
+        branch-free on the outcome of each link (discovered, tied predecessor or neither,
+        which the CPU cannot predict).  Returns the switches reached."""
+        vmask = (one << vbits) - one
+        dist[:] = -1
+        dist[s] = 0
+        mask[s] = 0
+        tail = 0
+        j0 = indptr[s]
+        for j in range(j0, indptr[s + np.uint32(1)]):
+            y = np.int64(adj[j] & vmask)
+            if dist[y] < 0:
+                dist[y] = 1
+                queue[tail] = y
+                tail += 1
+            mask[y] = np.uint64(1) << np.uint64(j - j0)  # the source's links seed the masks
+        h = 0
+        while h < tail:
+            u = queue[h]
+            h += 1
+            du = dist[u]
+            if du == 1:
+                for j in range(indptr[u], indptr[u + np.uint32(1)]):
+                    y = np.int64(adj[j] & vmask)
+                    new = dist[y] < 0
+                    queue[tail] = y
+                    tail += new
+                    dist[y] = 2 if new else dist[y]
+                continue
+            m = np.uint64(0)
+            for j in range(indptr[u], indptr[u + np.uint32(1)]):
+                y = np.int64(adj[j] & vmask)
+                dy = dist[y]
+                new = dy < 0
+                queue[tail] = y
+                tail += new
+                dist[y] = du + 1 if new else dy
+                m |= mask[y] & (np.uint64(0) - np.uint64(dy == du - 1))
+            mask[u] = m
+        return tail + 1
+
+    @_jit
+    def _rows_block(indptr, adj, vbits, one, buckets, sources, spread, sd, hd, out, sentinel,
+                    unit):
         """Rows of ``sources`` into ``out`` (uint8, ``len(sources) x N``); returns -1, or
-        the index of a source with a switch that has no next hop (internal error)."""
+        the index of a source from which a switch is unreachable or has no next hop
+        (internal error).  ``unit``: all weights are 1 (:func:`_bfs_masks`)."""
         n = indptr.shape[0] - 1
         dist = np.empty(n, adj.dtype)
+        idist = np.empty(n, np.int32)
+        queue = np.empty(n + 1, np.int64)
         stamp = np.full(n, np.uint32(0xFFFFFFFF), np.uint32)
         head = np.empty(buckets, np.int32)
         cap = adj.shape[0] + 1
@@ -147,25 +215,29 @@ if _sssp.AVAILABLE:
         pool_next = np.empty(cap, np.int32)
         mask = np.empty(n, np.uint64)
         seed_bit = np.zeros(n, np.uint64)
-        b1 = np.uint64(1)
         for i in range(sources.shape[0]):
             v = sources[i]
-            _masks(indptr, adj, vbits, one, v, dist, stamp, np.uint32(i), head, pool_node,
-                   pool_next, mask, seed_bit)
+            if unit:
+                reached = _bfs_masks(indptr, adj, vbits, one, v, idist, queue, mask)
+            else:
+                reached = _masks(indptr, adj, vbits, one, v, dist, stamp, np.uint32(i), head,
+                                 pool_node, pool_next, mask, seed_bit)
+            if reached < n:
+                return i
             hv = _splitmix(np.uint64(v) ^ sd) & _M32
             row = out[i]
+            zeros = 0  # the source's own mask is 0
             for x in range(n):
                 m = mask[x]
-                if x == v:
-                    row[x] = sentinel
-                    continue
-                if m == 0:
-                    return i
-                if spread and (m & (m - b1)) != 0:  # several tied next hops
-                    target = (_mix32(hv, hd[x]) * _popcount(m)) >> np.uint64(32)
-                    for _ in range(np.int64(target)):
-                        m &= m - b1
-                row[x] = trailing_zeros(m)
+                zeros += m == 0
+                if spread:  # the tied link of index (hash * k) >> 32 among the k set bits
+                    k = (_mix32(hv, hd[x]) * _popcount(m)) >> np.uint64(32)
+                    row[x] = _select_bit(m, k)
+                else:
+                    row[x] = trailing_zeros(m)
+            row[v] = sentinel
+            if zeros > 1:
+                return i
         return -1
 
 
@@ -281,13 +353,14 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
     hd = (np_splitmix(np.arange(n, dtype=np.uint64) + (sd << np.uint64(1)))
           & np.uint64(0xFFFFFFFF)).astype(np.uint64)
     t = bplan.dtype.type
+    unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
     starts = list(range(0, n, block))
 
     def job(d0):
         src = np.arange(d0, min(n, d0 + block), dtype=np.uint32)
         out = np.empty((len(src), n), dtype=np.uint8)
         bad = _rows_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.int64(bplan.buckets),
-                          src, spread, np.uint64(sd), hd, out, np.uint8(255))
+                          src, spread, np.uint64(sd), hd, out, np.uint8(255), unit)
         if bad >= 0:
             raise RoutingError(f"switch {int(src[bad])}: a switch has no next hop on a shortest "
                                "path (internal error)")

@@ -351,7 +351,17 @@ class TableRouting(Routing):
             yield s[keep], d[keep]
 
     def max_route_length(self, pairs=None) -> int:
-        """Longest route (hops) over all pairs (or over ``pairs``)."""
+        """Longest route (hops) over all pairs (or over ``pairs``).
+
+        Over all pairs of a one-phase table the depth of each destination's in-tree is
+        read off the table (:func:`._longest.longest_route`, ``O(N^2)``); otherwise, and to
+        name the pair of a missing entry or a loop, every route is walked."""
+        if pairs is None and self.num_phases == 1:
+            from ._longest import longest_route
+
+            got = longest_route(self)
+            if got is not None:
+                return got
         best = 0
         for s, d in self._pair_blocks(pairs):
             ent, _ = self.route_matrix(s, d, with_vcs=False)

@@ -26,9 +26,12 @@ path (``dist(s, u) + lat(u -> w) == dist(s, w)``), the one of **smallest**
 ``(dist(s, u), u)``.  That rule does not depend on the order of the netlist's lines or
 tokens (both containers are ordered maps/sets), only on router ids and latencies.
 
-:func:`booksim_min` computes all trees at once per block of sources: SciPy's Dijkstra for
-the distances, one vectorised pass over the in-links for the predecessors and pointer
-jumping (``log2`` of the tree depth passes) for the first hops.
+:func:`booksim_min` runs one compiled Dial search per source (the predecessor and first
+hop of each router found as it settles, ``O(E)`` per source); :func:`booksim_first_hops`
+(and ``booksim_min`` without numba) computes all trees of a block of sources at once:
+SciPy's Dijkstra or a vectorised Bellman–Ford for the distances, one vectorised pass over
+the in-links for the predecessors and pointer jumping (``log2`` of the tree depth passes)
+for the first hops.
 
 :func:`parse_watch_trace` reads the per-hop trace that BookSim writes for watched packets
 (``watch_file`` / ``watch_packets`` with ``watch_out``): the routers each packet visited.
@@ -42,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from .. import sim_defaults
+from .. import _sssp, sim_defaults
 from .._validate import check_float, check_int
 from ..errors import FormatError, ParameterError, TopologyError
 from ..topology import Topology
@@ -104,6 +107,135 @@ def anynet_entry_latency(topology: Topology, layout=None, *, clock_period_ns: fl
     return np.where(forward, lat[eid, 0], lat[eid, 1])
 
 
+if _sssp.AVAILABLE:
+    @_sssp._jit
+    def _tree_rows(indptr, adj, vbits, w_in, sym, rev_rank, sources, buckets, out, sentinel,
+                   dist):
+        """BookSim anynet's first-hop rows of ``sources`` into ``out`` (one row each): one
+        Dial search per source over the directed links.  ``adj[j]`` packs CSR entry ``j``
+        (``v -> u``): ``u`` in its low ``vbits`` bits, the latency of ``v -> u`` above them;
+        ``w_in[j]`` is the latency of ``u -> v`` (read from ``adj`` when ``sym``).  When
+        ``v`` settles, its predecessor is its tight in-neighbour ``u`` of least
+        ``(dist(u), u)`` (all settled: latencies are >= 1; CSR rows are sorted, so the first
+        of least distance has the least id) and ``v``'s first hop is ``u``'s, or ``v``
+        itself (its rank at the source, ``rev_rank[j]``) when ``u`` is the source; the same
+        scan relaxes ``v``'s out-links.  Small types (``dist`` may be ``uint16``, ``adj``
+        ``uint32``) keep a 16,384-router search in the first cache levels.  Returns -1, or
+        the index of a source from which a router is unreachable."""
+        n = indptr.shape[0] - 1
+        vb = adj.dtype.type(vbits)
+        vmask = (adj.dtype.type(1) << vb) - adj.dtype.type(1)
+        cmask = buckets - 1
+        head = np.empty(buckets, np.int32)
+        cap = adj.shape[0] + 1
+        pool_node = np.empty(cap, np.int32)
+        pool_next = np.empty(cap, np.int32)
+        stamp = np.full(n, np.uint16(0xFFFF), np.uint16)
+        inf = np.iinfo(dist.dtype).max
+        for i in range(sources.shape[0]):
+            s = sources[i]
+            row = out[i]
+            tag = np.uint16(i & 0x7FFF)
+            dist[:] = inf
+            head[:] = -1
+            dist[s] = 0
+            pool_node[0] = s
+            pool_next[0] = -1
+            head[0] = 0
+            top = 1
+            pending = 1
+            settled = 0
+            b = 0
+            while settled < n and pending > 0:
+                slot = b & cmask
+                e = head[slot]
+                if e < 0:
+                    b += 1
+                    continue
+                head[slot] = pool_next[e]
+                pending -= 1
+                v = pool_node[e]
+                if stamp[v] == tag:
+                    continue
+                stamp[v] = tag
+                settled += 1
+                dv = np.int64(dist[v])
+                best_d = np.int64(inf)
+                pick = 0
+                for j in range(indptr[v], indptr[v + 1]):
+                    a = adj[j]
+                    u = np.int64(a & vmask)
+                    lat = np.int64(a >> vb)
+                    du = np.int64(dist[u])
+                    lin = lat if sym else np.int64(w_in[j])
+                    # selects, not branches: whether a link is tight is unpredictable
+                    take = (du + lin == dv) & (du < best_d)
+                    best_d = du if take else best_d
+                    pick = j if take else pick
+                    nd = dv + lat
+                    if nd < du:
+                        dist[u] = nd
+                        sl = nd & cmask
+                        pool_node[top] = u
+                        pool_next[top] = head[sl]
+                        head[sl] = top
+                        top += 1
+                        pending += 1
+                if v == s:
+                    row[v] = sentinel
+                else:
+                    p = np.int64(adj[pick] & vmask)
+                    row[v] = rev_rank[pick] if p == s else row[p]
+            if settled < n:
+                return i
+        return -1
+
+
+def _compiled_table(links, n: int, workers=None, block: int = 256):
+    """The ``(1, N, N)`` table by :func:`_tree_rows` (threads over blocks of sources)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ._rows import _hop_bound, _workers
+
+    view = links.view
+    w = links.w
+    rev = view.entry(view.indices, view.row)
+    w_max = int(w.max())
+    # distances stay below (hop diameter bound + 1) * w_max
+    top = (_hop_bound(links.topology) + 2) * (w_max + 1)
+    dtype = np.uint16 if top < (1 << 16) - 1 else np.uint32 if top < (1 << 31) else np.uint64
+    vbits = max(1, int(n - 1).bit_length())
+    adj_t = np.uint32 if vbits + w_max.bit_length() <= 32 else np.uint64
+    adj = (view.indices.astype(np.uint64) | (w.astype(np.uint64) << np.uint64(vbits))).astype(adj_t)
+    w_in = w[rev].astype(np.int64)
+    sym = bool(np.array_equal(w, w[rev]))
+    rev_rank = view.local_rank[rev].astype(view.rank_dtype)
+    indptr = view.indptr
+    buckets = 1 << w_max.bit_length()
+    ranks = np.empty((1, n, n), dtype=view.rank_dtype)
+    sent = view.rank_dtype(view.sentinel)
+    block = min(block, 1 << 15)  # stamps are uint16 per source of a block
+
+    def job(s0):
+        src = np.arange(s0, min(n, s0 + block), dtype=np.int64)
+        dist = np.empty(n, dtype=dtype)
+        bad = _tree_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
+                         np.int64(buckets), ranks[0, s0:s0 + len(src)], sent, dist)
+        if bad >= 0:
+            raise TopologyError("BookSim anynet routing needs a connected topology (BookSim "
+                                "itself hangs on a disconnected one)")
+
+    starts = list(range(0, n, block))
+    nw = min(_workers(workers), len(starts))
+    if nw == 1:
+        for s0 in starts:
+            job(s0)
+    else:
+        with ThreadPoolExecutor(nw) as ex:
+            list(ex.map(job, starts))
+    return ranks
+
+
 #: Bellman–Ford rounds worth one Dijkstra search per source, per unit of ``E / (R N)``
 #: (directed links over padded table size); measured on random and torus networks.
 _BF_BREAK_EVEN = 24
@@ -145,9 +277,10 @@ def _bf_distances(nbr_pad, lat_in, src, max_rounds, dtype, known=None):
 class _Links:
     """In-link arrays of a topology with BookSim latencies, shared by all source blocks."""
 
-    def __init__(self, topology: Topology, entry_latency):
+    def __init__(self, topology: Topology, entry_latency, cache: bool = True):
         view = csr_view(topology)
         self.view = view
+        self.topology = topology
         n = self.n = view.n
         w = np.asarray(entry_latency, dtype=np.int64)
         if w.shape != view.indices.shape:
@@ -170,7 +303,7 @@ class _Links:
         # are known distances for later blocks (an N x N cache, when it is not too big)
         self.symmetric = bool(np.array_equal(w, w[rev]))
         self.cache = None
-        if self.symmetric and n * n * np.dtype(self.dtype).itemsize <= _CACHE_BYTES:
+        if cache and self.symmetric and n * n * np.dtype(self.dtype).itemsize <= _CACHE_BYTES:
             self.cache = np.empty((n, n), dtype=self.dtype)
         self.done = 0  # sources 0 .. done-1 have their rows in the cache
 
@@ -301,7 +434,10 @@ def booksim_min(topology: Topology, layout=None, *, clock_period_ns: float | Non
     block : int
         Source routers per vectorised block (memory about ``8 * block * N * 6`` bytes).
     method : {"auto", "dijkstra", "bellman-ford"}
-        How distances are found (:func:`booksim_first_hops`); the tables are identical.
+        ``"auto"``: one compiled search per source router (:func:`_tree_rows`, numba;
+        ``O(E)`` time and ``O(N + E)`` memory per source, rows written straight into the
+        table), else as :func:`booksim_first_hops` by blocks of sources; ``"dijkstra"`` /
+        ``"bellman-ford"``: :func:`booksim_first_hops`.  The tables are identical.
 
     Returns
     -------
@@ -339,14 +475,18 @@ def booksim_min(topology: Topology, layout=None, *, clock_period_ns: float | Non
     w = anynet_entry_latency(topology, layout, clock_period_ns=clock, latency=latency)
     if method not in _METHODS:
         raise ParameterError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
-    links = _Links(topology, w)
+    compiled = method == "auto" and _sssp.AVAILABLE
+    links = _Links(topology, w, cache=not compiled)
     view = links.view
     n = view.n
-    ranks = np.empty((1, n, n), dtype=view.rank_dtype)
-    for s0 in range(0, n, block):
-        src = np.arange(s0, min(n, s0 + block), dtype=np.int64)
-        r = links.first_hops(src, method, True)
-        ranks[0, s0:s0 + len(src)] = np.where(r >= 0, r, view.sentinel).T.astype(view.rank_dtype)
+    if compiled:
+        ranks = _compiled_table(links, n, block=block)
+    else:
+        ranks = np.empty((1, n, n), dtype=view.rank_dtype)
+        for s0 in range(0, n, block):
+            src = np.arange(s0, min(n, s0 + block), dtype=np.int64)
+            r = links.first_hops(src, method, True)
+            ranks[0, s0:s0 + len(src)] = np.where(r >= 0, r, view.sentinel).T.astype(view.rank_dtype)
     source = "explicit" if latency is not None else ("layout" if layout is not None else "unit")
     params = {"metric": "link latency (cycles)", "latency_source": source,
               "tie_rule": "BookSim anynet: earliest settled predecessor (distance, router id)"}

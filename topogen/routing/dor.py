@@ -193,6 +193,32 @@ def _dor_table(topology, kind, dims, num_vcs, layout, block, tie_sign) -> TableR
     num_vcs = check_int("num_vcs", num_vcs, 1)
     if num_vcs < need:
         raise RoutingError(f"dateline DOR on a torus needs at least {need} VCs, got {num_vcs}")
+    ranks = _ranks_by_dims(view, kind, dims_a, strides, coords, tie_sign)
+    if ranks is None:  # a missing link: the pair walk names it
+        ranks = _ranks_by_pairs(view, kind, dims, dims_a, strides, coords, block, tie_sign)
+    cu, cv = coords[view.row], coords[view.indices]
+    dd = cu != cv
+    entry_dim = dd.argmax(axis=1).astype(np.int8)
+    side_e = dims_a[entry_dim]
+    gap = np.abs(cu - cv)[np.arange(len(cu)), entry_dim]
+    entry_wrap = (side_e >= 3) & (gap == side_e - 1) if kind == "torus" else np.zeros(len(cu), bool)
+    ties = ("+" if all(x > 0 for x in tie_sign) else
+            "".join("+" if x > 0 else "-" for x in tie_sign) + " by dimension")
+    params = {"kind": kind, "dims": list(dims), "tie_rule": f"{ties} direction on equal ring distance",
+              "dimension_order": "0 first"}
+    if dateline:
+        return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
+                            num_vcs=num_vcs, vc_rule="dateline", entry_dim=entry_dim,
+                            entry_wrap=entry_wrap)
+    return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
+                        num_vcs=num_vcs, vc_rule="const", vc_const=0, entry_dim=entry_dim,
+                        entry_wrap=entry_wrap)
+
+
+def _ranks_by_pairs(view, kind, dims, dims_a, strides, coords, block, tie_sign):
+    """The table pair by pair, in blocks of switches (``O(N^2 k)`` work); raises
+    :class:`RoutingError` at the first pair whose next link is missing."""
+    n = view.n
     ranks = np.empty((1, n, n), dtype=view.rank_dtype)
     for v0 in range(0, n, block):
         vs = np.arange(v0, min(n, v0 + block), dtype=np.int64)
@@ -225,23 +251,51 @@ def _dor_table(topology, kind, dims, num_vcs, layout, block, tie_sign) -> TableR
                 f"{int(vs[i])} to {int(w[i, j])}")
         r = np.where(active, e - view.indptr[vv], view.sentinel)
         ranks[0, v0:v0 + len(vs)] = r.astype(view.rank_dtype)
-    cu, cv = coords[view.row], coords[view.indices]
-    dd = cu != cv
-    entry_dim = dd.argmax(axis=1).astype(np.int8)
-    side_e = dims_a[entry_dim]
-    gap = np.abs(cu - cv)[np.arange(len(cu)), entry_dim]
-    entry_wrap = (side_e >= 3) & (gap == side_e - 1) if kind == "torus" else np.zeros(len(cu), bool)
-    ties = ("+" if all(x > 0 for x in tie_sign) else
-            "".join("+" if x > 0 else "-" for x in tie_sign) + " by dimension")
-    params = {"kind": kind, "dims": list(dims), "tie_rule": f"{ties} direction on equal ring distance",
-              "dimension_order": "0 first"}
-    if dateline:
-        return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
-                            num_vcs=num_vcs, vc_rule="dateline", entry_dim=entry_dim,
-                            entry_wrap=entry_wrap)
-    return TableRouting(topology, ranks, layout=layout, algorithm="dor", params=params,
-                        num_vcs=num_vcs, vc_rule="const", vc_const=0, entry_dim=entry_dim,
-                        entry_wrap=entry_wrap)
+    return ranks
+
+
+def _ranks_by_dims(view, kind, dims_a, strides, coords, tie_sign):
+    """The table from each switch's next link per (dimension, target coordinate), or None
+    when a link is missing.
+
+    Toward ``dst`` switch ``v`` corrects the lowest dimension ``k`` in which they differ,
+    by a step that only depends on ``v`` and ``dst``'s coordinate ``t`` in ``k``: a table
+    ``step[v, k, t]`` of ``N * sum(dims)`` ranks.  Row ``v`` seen as an array of shape
+    ``dims[::-1]`` (dimension 0 varies fastest) takes ``step[v, k]`` along axis ``k`` on
+    the slice where the dimensions below ``k`` equal ``v``'s, for ``k = 0, 1, ...`` in
+    turn (each slice holds the next); only the writes of the ``N^2`` table remain."""
+    n, m = view.n, len(dims_a)
+    off = np.concatenate([[0], np.cumsum(dims_a)]).astype(np.int64)
+    v_all = np.arange(n, dtype=np.int64)
+    step = np.empty((n, int(off[-1])), dtype=view.rank_dtype)
+    for k in range(m):
+        side = int(dims_a[k])
+        t = np.arange(side, dtype=np.int64)[None, :]
+        c = coords[:, k:k + 1]
+        if kind == "torus":
+            fwd = np.mod(t - c, side)
+            tie = 1 if tie_sign[k] > 0 else -1
+            newc = np.mod(c + np.where(fwd * 2 < side, 1, np.where(fwd * 2 > side, -1, tie)), side)
+        elif kind == "hyperx":
+            newc = np.broadcast_to(t, (n, side))
+        else:
+            newc = c + np.sign(t - c)
+        vv = np.broadcast_to(v_all[:, None], (n, side))
+        e = view.entry(vv, vv + (newc - c) * strides[k])
+        own = t == c
+        if np.any((e < 0) & ~own):
+            return None
+        step[:, off[k]:off[k + 1]] = np.where(own, view.sentinel, e - view.indptr[vv])
+    ranks = np.empty((1, n, n), dtype=view.rank_dtype)
+    shape = tuple(int(x) for x in dims_a[::-1])
+    cl = coords.tolist()
+    for v in range(n):
+        row = ranks[0, v].reshape(shape)
+        cv = cl[v]
+        for k in range(m):
+            row[(Ellipsis,) + tuple(cv[k - 1::-1] if k else ())] = step[v, off[k]:off[k + 1]]
+        row[tuple(cv[::-1])] = view.sentinel
+    return ranks
 
 
 class RandomTieDor(Routing):
