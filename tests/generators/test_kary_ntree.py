@@ -183,3 +183,13 @@ def test_fat_tree_refusals():
         fat_tree(2)
     with pytest.raises(ParameterError, match="levels must be an integer >= 1"):
         fat_tree(8, 0)
+
+
+def test_slimfly_sim_compares_with_the_papers_ft3():
+    """``reproduce slimfly-sim``'s FT curve at the paper's size: SF q = 19 (10,830 hosts)
+    against the 22-ary 3-tree (10,648 hosts, 1,452 routers), routed with ANCA."""
+    from topogen.reproduce.slimfly_sim import COMPARISONS, comparison_network
+
+    t = comparison_network("FT", 19)
+    assert (t.params, t.num_switches, t.num_hosts) == ({"k": 22, "n": 3}, 1452, 10648)
+    assert COMPARISONS["FT-ANCA"] == ("FT", "anca")
