@@ -215,3 +215,19 @@ def test_ft3_routing_builds():
     s, d = rng.choice(leaves, 2000), rng.choice(leaves, 2000)
     lengths = r.base.route_lengths(s, d)
     assert lengths.max() == 4 and set(np.unique(lengths).tolist()) <= {0, 2, 4}
+
+
+def test_table_rows_list_every_up_choice(tmp_path):
+    from topogen.routing.export import read_table, table_rows, write_table
+
+    t = kary_ntree(3, 3)
+    r = anca(t)
+    rows = table_rows(r)
+    key = list(zip(rows["switch"].tolist(), rows["destination"].tolist()))
+    for (v, d) in [(18, 26), (9, 26), (0, 26), (18, 19)]:
+        hops = {int(h) for (vv, dd), h in zip(key, rows["next_hop"].tolist()) if (vv, dd) == (v, d)}
+        up, ents = r.options(v, d)
+        assert hops == set(r.view.indices[ents].tolist())
+    write_table(r, tmp_path / "t.csv")
+    back = read_table(tmp_path / "t.csv")
+    assert np.array_equal(back["next_hop"], rows["next_hop"])

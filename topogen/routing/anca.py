@@ -311,6 +311,32 @@ class AncaRouting(Routing):
         up = (indptr[srcs[~anc]][:, None] + np.arange(sh.k)[None, :]).ravel()
         return np.concatenate([down, up]).astype(np.int64)
 
+    def table_rows(self) -> dict:
+        """Per-switch table rows (:func:`topogen.routing.export.table_rows`): the NCA
+        table's next hop (``alt`` 0) and, toward leaves the switch is not an ancestor of,
+        its other up links (``alt`` 1 .. ``k - 1``); all on VC 0, chosen at run time."""
+        from .export import _COLUMNS, _rows_of
+
+        base = _rows_of(self.base, "adaptive:0-0")
+        sh = self.shape
+        v, d = base["switch"], base["destination"]
+        up = (d >= sh.leaf0) & ~sh.ancestor(v, np.maximum(d - sh.leaf0, 0))
+        vu, du, own = v[up], d[up], base["rank"][up]
+        k = sh.k
+        others = (own[:, None] + np.arange(1, k)[None, :]) % k  # the other up ranks
+        alt = np.broadcast_to(np.arange(1, k), others.shape)
+        vv = np.repeat(vu, k - 1)
+        rk = others.ravel()
+        hosts = self.topology.hosts.astype(np.int64)
+        extra = {"switch": vv, "destination": np.repeat(du, k - 1),
+                 "phase": np.zeros(len(vv), np.int64), "alt": alt.ravel().astype(np.int64),
+                 "next_hop": self.view.indices[self.view.indptr[vv] + rk], "rank": rk,
+                 "booksim_port": hosts[vv] + rk, "sst_port": rk,
+                 "vc_rule": np.full(len(vv), "adaptive:0-0", dtype=object)}
+        cols = {c: np.concatenate([base[c], extra[c]]) for c in _COLUMNS}
+        order = np.lexsort((cols["alt"], cols["phase"], cols["destination"], cols["switch"]))
+        return {c: cols[c][order] for c in _COLUMNS}
+
     def describe_check(self) -> str:
         return ("every route ANCA may take between leaf switches (all up-port choices up to a "
                 "nearest common ancestor, then the one path down), VC 0")
