@@ -44,6 +44,7 @@ BASELINES = {
     "cabinet-torus": "--switches_per_cabinet 4 --cabinets 4 --degree 4",
     "dln": "--num_switches 32 --x 2 --seed 1", "dragonfly": "--a 4 --p 2 --h 2",
     "dsn": "--num_switches 32", "dsnf": "--num_switches 32",
+    "fat-tree": "--radix 6 --levels 2", "kary-ntree": "--k 3 --n 2",
     "flattened-butterfly": "--k 3 --n 2", "flying-fish": "--n 3", "flying-fish-lite": "--n 3",
     "folded-hypercube": "--dimension 4",
     "gau": "--num_switches 32 --degree 4 --alpha 1.0 --seed 1",

@@ -30,11 +30,8 @@ What the paper simulates (V) and what we run
   part, as V-B does.
 * Comparison curves (:func:`comparison_network`): DF is a balanced Dragonfly cut to about
   SF's host count with UGAL-L (the paper's DF-UGAL-L; hop-indexed VCs, 2 x diameter = 6);
-  FT a three-level folded Clos.  The paper's FT routing, ANCA (adaptive up to a nearest
-  common ancestor, then the one way down), is stood in for by topogen's adaptive minimal
-  routing with an up*/down* escape VC (``escape`` on NR routes, 4 VCs): on a fat tree
-  every minimal route goes up to a nearest common ancestor and down, and the adaptive
-  VCs choose among the up links at run time.  Each network's VCs share the paper's 64
+  FT the paper's FT-3, a k-ary 3-tree (``kary-ntree``), with its routing ANCA (``anca``:
+  adaptive up to a nearest common ancestor, then the one way down; 1 VC).  Each network's VCs share the paper's 64
   flits per port.  Worst case: DF's group shift (Kim et al. 4.2), FT's ``shift:N/2``
   (every packet crosses the core).  The paper sizes all three at ~10K endpoints.
 
@@ -68,7 +65,7 @@ ROUTINGS = {"MIN": "hop", "VAL": "valiant", "UGAL-L": "ugal-l", "UGAL-G": "ugal-
 #: Fig. 6's panels: a (uniform), b (bit reversal), c (shift), d (worst case)
 TRAFFICS = ("uniform", "bitrev", "shift", "worstcase")
 #: the comparison curves of Fig. 6: label -> (network, topogen algorithm)
-COMPARISONS = {"DF-UGAL-L": ("DF", "ugal-l"), "FT-ANCA": ("FT", "escape")}
+COMPARISONS = {"DF-UGAL-L": ("DF", "ugal-l"), "FT-ANCA": ("FT", "anca")}
 #: flits of buffer per port (the paper's 64), shared out over the VCs of each network
 PORT_BUFFER = 64
 SIM_CONFIG = dict(num_vcs=4, vc_buf_size=16, packet_size=4, link_latency=1, credit_delay=2,
@@ -83,13 +80,14 @@ def comparison_network(name: str, q: int):
     DF: Kim et al.'s balanced Dragonfly (a = 2p = 2h) with the smallest p whose full size
     (a*h + 1 groups) reaches SF's host count, cut to the number of groups nearest to it
     (q = 3: a=4, p=2, h=2, 7 groups, 56 hosts; q = 5: a=6, p=3, h=3, 11 groups, 198 hosts;
-    q = 7: a=8, p=4, h=4, 18 groups, 576 hosts).  FT: the folded Clos of ``myrinet-clos``
-    (leaves with radix/2 hosts), the smallest even radix with a host count within 10 % of
-    SF's (q = 3: radix 6, 54 hosts, 45 switches; q = 5: radix 12, 216 hosts, 90 switches;
-    q = 7: radix 24, 576 hosts, 120 switches).
+    q = 7: a=8, p=4, h=4, 18 groups, 576 hosts).  FT: the k-ary 3-tree (FT-3, ``kary-ntree``)
+    whose ``k**3`` hosts are nearest SF's host count (ties to the smaller): q = 19 gives the
+    paper's k = 22 (10,648 hosts for SF's 10,830, 1,452 switches of 44 ports); q = 3:
+    k = 4, 64 hosts for 54 (no 3-tree is within 10 %: k = 3 has 27); q = 5: k = 6, 216
+    hosts for 200; q = 7: k = 8, 512 hosts for 588.
     """
     from ..generators.dragonfly import dragonfly
-    from ..generators.fattree import myrinet_clos
+    from ..generators.fattree import kary_ntree
     from ..generators.slimfly import slimfly
 
     hosts = slimfly(q).num_hosts
@@ -101,16 +99,9 @@ def comparison_network(name: str, q: int):
         groups = max(2, min(a * p + 1, round(hosts / (a * p))))
         return dragonfly(a, p, p, groups=groups)
     if name == "FT":
-        for radix in range(4, 64, 2):
-            h = radix // 2
-            for n in (hosts - hosts % h + h * k for k in range(-(hosts // h) // 10, hosts // h // 10 + 2)):
-                if n > 0 and abs(n - hosts) <= 0.1 * hosts:
-                    try:
-                        return myrinet_clos(n, radix=radix, switches_per_cabinet=10**6,
-                                            hosts_per_cabinet=n)
-                    except ParameterError:
-                        continue
-        raise ParameterError(f"no three-level fat tree within 10 % of {hosts} hosts")
+        k = max(2, round(hosts ** (1 / 3)))
+        k = min((c for c in (k - 1, k, k + 1) if c >= 2), key=lambda c: (abs(c ** 3 - hosts), c))
+        return kary_ntree(k, 3)
     raise ParameterError(f"comparison network must be DF or FT, got {name!r}")
 
 

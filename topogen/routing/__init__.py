@@ -9,7 +9,9 @@ Compute functions (each returns a :class:`Routing`):
 * :func:`escape` — Silla–Duato adaptive routing with an up*/down* escape VC (Skywalk IV-A);
 * :func:`hop_indexed`, :func:`layered` — VC assignments (Slim Fly IV-D, DFSSSP);
 * :func:`valiant`, :func:`ugal_candidates`, :func:`ugal_select` — Slim Fly IV-B/IV-C;
-* :func:`ugal` — UGAL-L / UGAL-G as a routing the reference simulator runs (Slim Fly IV-C).
+* :func:`ugal` — UGAL-L / UGAL-G as a routing the reference simulator runs (Slim Fly IV-C);
+* :func:`anca`, :func:`nca` — adaptive and table nearest-common-ancestor routing of a
+  k-ary n-tree fat tree (Slim Fly V's FT-ANCA).
 
 :func:`topogen.routing.deadlock.check` builds the channel dependency graph;
 :mod:`topogen.routing.export` writes tables and SST source routes.  See ``docs/routing.md``.
@@ -39,6 +41,7 @@ _EXPORTS = {
     **dict.fromkeys(("check", "DeadlockReport"), ".deadlock"),
     # DSN-F routing (Truong et al., Fig. 2): a table routing built from the node labels.
     "dsnf_routing": ".dsnf",
+    **dict.fromkeys(("anca", "nca", "AncaRouting", "NcaRouting"), ".anca"),
 }
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
     "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
+    "anca", "nca", "AncaRouting", "NcaRouting",
 ]
 
 
@@ -94,8 +98,11 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     :func:`nearest`), so the ``N x N`` table is never held in memory.
     ``ugal-l`` / ``ugal-g`` (:func:`ugal`): ``candidates`` random Valiant paths per packet
     (default 4, Slim Fly IV-C), ``vcs`` hop-indexed VCs (default and minimum ``2 * D``).
+    ``nca`` / ``anca`` (:func:`nca`, :func:`anca`): nearest-common-ancestor routing of a
+    k-ary n-tree (``kary-ntree`` / ``fat-tree`` topologies), one VC.
     """
     from ..errors import ParameterError
+    from .anca import anca, nca
     from .booksim_min import booksim_min
     from .dor import dor
     from .dsnf import dsnf_routing
@@ -170,6 +177,11 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return hop_indexed(_base(), vcs)
     if algorithm == "layered":
         return layered(_base(), vcs)
+    if algorithm in ("nca", "anca"):
+        if vcs not in (None, 1):
+            raise ParameterError(f"{algorithm} routing of a fat tree uses 1 VC (its up*/down* "
+                                 f"routes are deadlock-free without more), got vcs={vcs}")
+        return nca(topology, layout) if algorithm == "nca" else anca(topology, layout)
     if algorithm == "dsnf":
         if vcs == 1:
             return dsnf_routing(topology, layout, vcs="const")

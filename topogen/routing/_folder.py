@@ -30,7 +30,7 @@ __all__ = ["topology_digest", "layout_digest", "read_metadata", "check_digests",
            "check_arrays", "KINDS", "ARRAY_NAMES"]
 
 #: Routing kinds a folder may hold (``kind`` of ``routing.json``).
-KINDS = ("table", "escape", "valiant", "ugal", "dor-random")
+KINDS = ("table", "escape", "valiant", "ugal", "dor-random", "anca")
 #: Array files a table routing may have (``<name>.npy``).
 ARRAY_NAMES = ("ranks", "entry_phase", "entry_dim", "entry_wrap", "layer", "distances",
                "entry_weight")
@@ -117,6 +117,9 @@ def read_metadata(directory: Path) -> dict:
         if not _int(k) or k < 1:
             raise FormatError(f"params.candidates must be an integer >= 1, got {k!r}{_RERUN}",
                               path=path)
+    if kind == "anca" and md.get("params", {}).get("select", "queue") not in ("queue", "booksim"):
+        raise FormatError(f"params.select must be \"queue\" or \"booksim\", got "
+                          f"{md['params'].get('select')!r}{_RERUN}", path=path)
     if kind in ("valiant", "ugal"):
         seed = md.get("params", {}).get("seed")
         if seed is not None and not _int(seed):

@@ -13,7 +13,9 @@ Per-switch tables (:func:`write_table` / :func:`read_table`)
     dateline rule), ``"layer"`` (the route's layer, see the ``layers`` entry of the JSON
     form or ``layer.npy`` of a saved routing) or ``"adaptive:1-3"`` (a minimal next hop of
     an escape routing, any adaptive VC).  Escape routings add their up*/down* escape rows
-    with ``vc_rule="0"`` (phases 0 and 1).  CSV files start with ``#`` comment lines
+    with ``vc_rule="0"`` (phases 0 and 1).  ANCA routings: the NCA table's next hop
+    (``alt`` 0) and, where the packet goes up, the other up links (``alt`` 1 ..
+    ``k - 1``), ``vc_rule`` ``"adaptive:0-0"``.  CSV files start with ``#`` comment lines
     holding the JSON metadata; the JSON form is ``{"metadata": ..., "num_switches": N,
     "rows": {column: [...]}}``.
 
@@ -152,6 +154,10 @@ def table_rows(routing: Routing, all_next_hops: bool | None = None) -> dict[str,
         a = _rows_of(routing.minimal, label, all_next_hops is not False)
         b = _rows_of(routing.escape_routing, "0")
         return {c: np.concatenate([a[c], b[c]]) for c in _COLUMNS}
+    from .anca import AncaRouting
+
+    if isinstance(routing, AncaRouting):
+        return routing.table_rows()
     if not isinstance(routing, TableRouting):
         raise RoutingError(f"{routing.algorithm} routing is randomised and has no per-switch "
                            "table; export its base routing, or SST source routes")

@@ -48,7 +48,10 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
     try:
         if kind == "table":
             check_arrays(md, arrays, d, topology)
-            return TableRouting(
+            cls = TableRouting
+            if md["algorithm"] == "nca":
+                from .anca import NcaRouting as cls
+            return cls(
                 topology, arrays["ranks"], layout=layout, algorithm=md["algorithm"],
                 params=params, num_vcs=md["num_vcs"], vc_rule=md["vc_rule"],
                 vc_const=md.get("vc_const", 0), entry_phase=arrays.get("entry_phase"),
@@ -68,6 +71,10 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
             from .dor import RandomTieDor
 
             return RandomTieDor(base, seed=params.get("seed"))
+        if kind == "anca":
+            from .anca import AncaRouting
+
+            return AncaRouting(base, select=params.get("select", "queue"))
         if kind == "ugal":
             from .ugal import UgalRouting
 

@@ -39,7 +39,8 @@ Routes come from the routing: precomputed per switch pair for deterministic rout
 (:func:`topogen.routing.escape`): at each switch any minimal next hop on any adaptive VC
 with credits for the whole packet, else the up*/down* escape next hop on the escape VC
 (:meth:`Engine._choose`; ``docs/sim.md`` gives the rule), or per packet at the source
-switch for UGAL-L / UGAL-G (:mod:`topogen.sim._ugal`: MIN vs ``k`` random Valiant paths).
+switch for UGAL-L / UGAL-G (:mod:`topogen.sim._ugal`: MIN vs ``k`` random Valiant paths),
+or one up port per hop from the credits for ANCA on a fat tree (:mod:`topogen.sim._anca`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._adaptive import EscapeRouting
+from ._anca import AncaChoice
 from ._allocator import _VFREE, _VREQ, SeparableAllocator, roomiest_vc
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
 from ._ugal import UgalChoice
@@ -75,7 +77,7 @@ class Delivery:
     hops: list = field(default_factory=list)
 
 
-class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
+class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
     """The event loop and the mutable state of one simulation.
 
     Parameters
@@ -170,6 +172,10 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
         self.ugal = network.ugal
         if self.ugal:
             self._setup_ugal(network)
+        # ANCA: the route grows hop by hop, up ports chosen from the credits (_anca.py)
+        self.anca = network.anca
+        if self.anca:
+            self._setup_anca(network)
 
     # ------------------------------------------------------------ events
     def schedule(self, t: int, callback) -> None:
@@ -251,8 +257,9 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                  self._serve_switch if self.separable else self._serve)
         self._serve_any = serve
         ugal = self.ugal
+        anca = self.anca
         create = (self._create_adaptive if adaptive else
-                  self._create_ugal if ugal else self._create)
+                  self._create_ugal if ugal else self._create_anca if anca else self._create)
         ready_a = self._ready_adaptive
         inf = math.inf
         while True:
@@ -276,6 +283,8 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
                 else:
                     if ugal and a.links < 0 and a.hop:
                         self._choose_ugal(a)
+                    elif anca and a.hop == len(a.ports):
+                        self._choose_anca(a)
                     o = a.ports[a.hop]
                     wl = waiting.get(o)
                     if wl is None:
@@ -295,6 +304,8 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice):
             elif kind == _ALLOC:
                 self._allocate(a, t)
             elif kind == _VREQ:
+                if anca and a.hop == len(a.ports):
+                    self._choose_anca(a)
                 self._vc_request(a, t)
             elif kind == _VFREE:
                 self._vc_free(a, t)
