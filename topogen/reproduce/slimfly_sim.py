@@ -154,8 +154,8 @@ def _curve(task) -> list[dict]:
         topo = slimfly(q)
     rt = route(topo, None, algorithm, seed=seed, base="nr")
     config = dict(SIM_CONFIG)
-    if network != "SF":  # hop-indexed VCs (2 x diameter) or the escape routing's 4
-        vcs = int(rt.num_vcs)
+    if network != "SF":  # the paper's 3 VCs at least, a multiple of the routing's count
+        vcs = int(rt.num_vcs) * -(-3 // int(rt.num_vcs))  # (DF UGAL-L 6, FT ANCA 3)
         config.update(num_vcs=vcs, vc_buf_size=max(PORT_BUFFER // vcs, config["packet_size"]))
     pattern = _traffic_for(network, traffic, topo)
     run = PointRunner(simulator, rt, traffic=pattern, seed=sim_seed, raw_dir=raw_dir,
