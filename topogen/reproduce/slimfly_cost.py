@@ -32,7 +32,6 @@ PAPER_TABLE_IV = (
     ("SF", "N ~ 10K, k = 43", 10830, 722, 43, 6669, 6869, 1033, 8.02),
 )
 _NOT_BUILT = {
-    "LH-HC": "Long Hop has no generator in topogen",
     "FT-3": "the paper's 3-level fat tree has no generator in topogen",
 }
 
@@ -69,6 +68,10 @@ def _build(topology: str, group: str, seed: int):
         return "6x6x6x6x8, p=1", racks(t, 48), "folded"
     if topology == "HC":
         return "d=13, p=1, 256 routers per rack", racks(hypercube(13), 256), "rack"
+    if topology == "LH-HC":
+        from ..generators.longhop import long_hop
+
+        return ("d=13, L=5, p=1, 256 routers per rack", racks(long_hop(13, 5), 256), "rack")
     if topology == "FBF-3":
         c = 12 if group == "k = 43" else 10
         t = hyperx((c, c, c), hosts_per_switch=c)
