@@ -49,6 +49,7 @@ BASELINES = {
     "folded-hypercube": "--dimension 4",
     "gau": "--num_switches 32 --degree 4 --alpha 1.0 --seed 1",
     "hoffman-singleton": "", "hypercube": "--dimension 4", "hyperx": "--dims 3,3",
+    "long-hop": "--dimension 4",
     "memsys-dragonfly": "--p 3", "mesh": "--dims 3,3", "myrinet-clos": "--hosts 32",
     "nbr": "--num_switches 32 --degree 4 --p 0.5 --seed 1",
     "p-fhypercube": "--dimension 5 --switches_per_cabinet 8 --seed 1",

@@ -38,9 +38,10 @@ def test_high_radix_families_near_paper(result):
 
 def test_not_built_families_say_why(result):
     t = result.table
-    assert (t[t["family"].isin(["LH-HC", "FT-3"])]["config"] == "not built").all()
+    assert (t[t["family"] == "FT-3"]["config"] == "not built").all()
+    assert (t[t["family"] == "LH-HC"]["config"] != "not built").all()
     notes = " ".join(result.notes)
-    assert "Long Hop" in notes and "fat tree" in notes and "T3D" in notes
+    assert "fat tree" in notes and "T3D" in notes
 
 
 def test_paths_table_and_registration():
