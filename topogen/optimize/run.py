@@ -359,7 +359,8 @@ def _optimize(topology, num_switches, degree, objective, seed, moves, time_limit
         return result, lay, summarize(result, lay, obj.name, switch_delay=switch_delay,
                                       injection_delay=injection_delay)
 
-    deadline = why = None
+    deadline = None
+    why = None
     if started is not None and time_limit is not None:
         # the final check costs what it costs on the start (same size): timed here, kept free
         t = time.monotonic()
@@ -367,9 +368,11 @@ def _optimize(topology, num_switches, degree, objective, seed, moves, time_limit
         keep = time.monotonic() - t + max(0.0, float(reserve))
         deadline = started + time_limit - keep
 
-        def why():
+        def _why():
             return (f": {time.monotonic() - started:.1f} s went before it (compiling or loading the search "
                     f"kernels {timer.seconds:.1f} s), and {keep:.1f} s are kept for the final check")
+
+        why = _why
 
     state = anneal(graph, settings, cable=cable, state=state, checkpoint=writer, progress=progress,
                    deadline=deadline, why=why)

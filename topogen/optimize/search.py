@@ -27,7 +27,6 @@ increase the excess length (and keeps the graph connected) until none is left.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ from ..errors import ParameterError, TopologyError
 from . import _fast
 from .evaluate import HopEvaluator, LatencyEvaluator, SwapGraph, LATENCY_QUANTUM_NS
 from .objectives import CableModel, Objective
-from .state import SearchState, _key, _unkey  # noqa: F401 (SearchState is public here too)
+from .state import SearchState, _key, _unkey, within_deadline  # noqa: F401 (SearchState is public here too)
 from .targeted import targeted_swap
 
 __all__ = ["Settings", "SearchState", "anneal", "random_regular_edges", "feasible_start", "CALIBRATION_MOVES"]
@@ -149,27 +148,6 @@ class Settings:
     symmetry: int = 1
     restarts: int = 1
     targeted: float = 0.0  # lexicographic latency: share of swaps aimed at the pairs at the maximum
-
-
-def within_deadline(settings: Settings, deadline: float | None, done_seconds: float, what: str = "") -> Settings:
-    """``settings`` with the search's time limit cut so that it ends by ``deadline``
-    (a :func:`time.monotonic` stamp; None: unchanged), called when the search starts.
-    ``done_seconds`` of it ran before (a resumed run).
-
-    Raises
-    ------
-    ParameterError
-        If nothing is left of the limit: compiling the kernels and the setup took it all.
-    """
-    if deadline is None or settings.time_limit is None:
-        return settings
-    left = deadline - time.monotonic()
-    if left <= 0.0:
-        raise ParameterError(
-            f"the time limit ({settings.time_limit:g} s) was used up before the search could start"
-            f"{what}; give a longer time limit (compiled code is cached: a later run starts faster, "
-            "see docs/performance.md, \"Cold start\")")
-    return dataclasses.replace(settings, time_limit=min(settings.time_limit, done_seconds + left))
 
 
 def make_evaluator(objective: Objective, graph: SwapGraph, cable: CableModel | None, switch_delay: float):

@@ -147,8 +147,7 @@ def anneal_symmetric(graph: SwapGraph, settings, *, g: int, state=None, checkpoi
                      checkpoint_every: float = 60.0, history_every: int = 500, deadline=None, why=None):
     """:func:`topogen.optimize.search.anneal` for a graph invariant under the rotation of
     order ``g`` (hop objectives only)."""
-    from .search import within_deadline
-    from .state import SearchState, _key, _unkey
+    from .state import SearchState, _key, _unkey, within_deadline
 
     obj = settings.objective
     from .._rng import make_rng
