@@ -117,12 +117,24 @@ def _check_random_start(num_switches: int, degree) -> None:
                  "; use fewer switches")
 
 
+def _launched_as_topogen() -> bool:
+    """Whether this process is the ``topogen`` command (``topogen ...`` or ``python -m
+    topogen ...``), not a program that calls :func:`topogen.cli.main` in passing."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and str(getattr(spec, "name", "")).split(".")[0] == "topogen":
+        return True
+    return os.path.basename(sys.argv[0] if sys.argv else "") == "topogen"
+
+
 def _process_started() -> float:
-    """The :func:`time.monotonic` stamp of this process's start (Linux: from /proc, so that
-    the interpreter's start-up and the imports count), else of now."""
+    """The :func:`time.monotonic` stamp of this process's start when it is the ``topogen``
+    command (Linux: from /proc, so that the interpreter's start-up and the imports count),
+    else of now."""
     import time
 
     now = time.monotonic()
+    if not _launched_as_topogen():
+        return now
     try:
         with open("/proc/self/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
