@@ -60,11 +60,12 @@ def run_once(argv: list[str], env: dict, cwd: str, keep: bool = False):
     proc = subprocess.run([sys.executable, "-m", "topogen", *argv], env=env, cwd=cwd,
                           stdout=subprocess.PIPE if keep else subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall, cpu = time.perf_counter() - w0, _children_cpu() - c0
-    if proc.returncode and not (proc.returncode == 1 and argv[0] == "check-deadlock"):
+    refused = proc.returncode == 2 and "--time-limit" in argv  # the limit used up before the search
+    if proc.returncode and not (proc.returncode == 1 and argv[0] == "check-deadlock") and not refused:
         raise SystemExit(f"topogen {' '.join(argv)} failed ({proc.returncode}): "
                          f"{proc.stderr.decode(errors='replace').strip()}")
     if keep:
-        return wall, cpu, proc.stdout.decode()
+        return wall, cpu, proc.stdout.decode() if not refused else proc.stderr.decode()
     return wall, cpu
 
 
@@ -105,14 +106,15 @@ def _cold_table(root: str, repeat: int, label: str) -> dict:
             e = dict(env, NUMBA_CACHE_DIR=cache)
             _, cold, text = run_once(list(argv), e, tmp, keep=True)
             warm = statistics.median(run_once(list(argv), e, tmp)[1] for _ in range(repeat))
-            elapsed = None
+            elapsed, extra = None, ""
             if "--time-limit" in argv:
                 try:
                     elapsed = json.loads(text).get("elapsed_seconds")
                 except ValueError:
-                    pass
+                    extra = "  cold run refused: " + text.strip().splitlines()[-1][:160]
+                else:
+                    extra = f"  reported elapsed {elapsed:.2f} s (limit 3 s)" if elapsed is not None else ""
             out[argv] = (cold, warm, elapsed)
-            extra = f"  reported elapsed {elapsed:.2f} s (limit 3 s)" if elapsed is not None else ""
             print(f"  topogen {' '.join(argv):<70} cold CPU {cold:5.2f}  warm CPU {warm:5.2f}  "
                   f"cold/goal {cold / COLD_GOAL:4.2f}{extra}", flush=True)
     return out
