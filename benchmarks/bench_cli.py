@@ -8,9 +8,19 @@ list``, ``topogen generate torus --dims 4,4 -o t.json``, ``topogen analyze torus
 plan`` ... included).
 
 Run:  python benchmarks/bench_cli.py [--repeat 5] [--root DIR] [--only help,list,...]
+      python benchmarks/bench_cli.py --cold [--peer DIR]
 
 ``--root DIR`` times the topogen of another checkout (e.g. ``--root ../main`` for the
 "before" figures); by default this checkout's.
+
+``--cold``: the cold start, as on a new machine, a fresh CI runner or a cluster node:
+each command on a small network (4x4 torus; optimize on 32 switches of degree 4) runs
+once with an empty numba cache (a fresh ``NUMBA_CACHE_DIR``), then ``--repeat`` times
+with the cache it filled (warm).  Printed: cold and warm CPU seconds (user + system of
+the child), the cold CPU as a ratio to the goal (2 s) and -- with ``--peer DIR``, e.g.
+``--peer ../main`` -- to the same command of that checkout, the peer, named in the
+output.  ``optimize --time-limit 3`` also prints the elapsed time the command reports
+(its whole run, start-up and compilation included).
 """
 
 from __future__ import annotations
@@ -43,16 +53,83 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_once(argv: list[str], env: dict, cwd: str) -> tuple[float, float]:
-    """Wall and CPU seconds of one fresh ``python -m topogen ARGV`` (must exit 0)."""
+def run_once(argv: list[str], env: dict, cwd: str, keep: bool = False):
+    """Wall and CPU seconds of one fresh ``python -m topogen ARGV`` (must exit 0, or 1 for
+    ``check-deadlock``: its verdict "cycles found"); with ``keep``, its standard output too."""
     c0, w0 = _children_cpu(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "topogen", *argv], env=env, cwd=cwd,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                          stdout=subprocess.PIPE if keep else subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall, cpu = time.perf_counter() - w0, _children_cpu() - c0
-    if proc.returncode:
+    refused = proc.returncode == 2 and "--time-limit" in argv  # the limit used up before the search
+    if proc.returncode and not (proc.returncode == 1 and argv[0] == "check-deadlock") and not refused:
         raise SystemExit(f"topogen {' '.join(argv)} failed ({proc.returncode}): "
                          f"{proc.stderr.decode(errors='replace').strip()}")
+    if keep:
+        return wall, cpu, proc.stdout.decode() if not refused else proc.stderr.decode()
     return wall, cpu
+
+
+#: the cold-start goal: CPU seconds of any command on a small network, empty cache
+COLD_GOAL = 2.0
+
+#: commands of the cold-start table (small networks); "{tmp}" is the work folder
+COLD_COMMANDS = (
+    ("list",),
+    ("generate", "torus", "--dims", "4,4", "-o", "t.json"),
+    ("analyze", "torus", "--dims", "4,4"),
+    ("analyze", "t.json", "--resilience", "10"),
+    ("route", "t.json", "-o", "routes", "--force"),
+    ("check-deadlock", "routes"),
+    ("simulate", "t.json", "--load", "0.1"),
+    ("optimize", "--num-switches", "32", "--degree", "4", "--moves", "200", "--seed", "1", "-o", "o.json"),
+    ("optimize", "--num-switches", "32", "--degree", "4", "--time-limit", "3", "--seed", "1", "-o", "o.json",
+     "--format", "json"),
+)
+
+
+def _cold_table(root: str, repeat: int, label: str) -> dict:
+    """{command: (cold CPU, median warm CPU, elapsed reported or None)} for one checkout."""
+    import json
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PYTHONPATH=root, COLUMNS="100", NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
+        env.pop("TOPOGEN_NUMBA_CACHE", None)
+        run_once(["generate", "torus", "--dims", "4,4", "-o", "t.json"], env, tmp)  # the input file
+        run_once(["route", "t.json", "-o", "routes"], env, tmp)  # (this fills part of the cache:
+        import shutil                                              #  emptied again below)
+
+        shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
+        print(f"{label}: {root}", flush=True)
+        for argv in COLD_COMMANDS:
+            cache = os.path.join(tmp, "numba-" + str(len(out)))
+            e = dict(env, NUMBA_CACHE_DIR=cache)
+            _, cold, text = run_once(list(argv), e, tmp, keep=True)
+            warm = statistics.median(run_once(list(argv), e, tmp)[1] for _ in range(repeat))
+            elapsed, extra = None, ""
+            if "--time-limit" in argv:
+                try:
+                    elapsed = json.loads(text).get("elapsed_seconds")
+                except ValueError:
+                    extra = "  cold run refused: " + text.strip().splitlines()[-1][:160]
+                else:
+                    extra = f"  reported elapsed {elapsed:.2f} s (limit 3 s)" if elapsed is not None else ""
+            out[argv] = (cold, warm, elapsed)
+            print(f"  topogen {' '.join(argv):<70} cold CPU {cold:5.2f}  warm CPU {warm:5.2f}  "
+                  f"cold/goal {cold / COLD_GOAL:4.2f}{extra}", flush=True)
+    return out
+
+
+def cold_main(opts) -> None:
+    mine = _cold_table(str(Path(opts.root).resolve()), opts.repeat, "this checkout")
+    if not opts.peer:
+        return
+    peer = _cold_table(str(Path(opts.peer).resolve()), opts.repeat, f"peer (--peer {opts.peer})")
+    print(f"cold CPU as a ratio to the peer {opts.peer} (< 1: faster)")
+    for argv, (cold, warm, _) in mine.items():
+        p = peer.get(argv)
+        if p:
+            print(f"  topogen {' '.join(argv):<70} cold {cold / p[0]:4.2f}x  warm {warm / p[1]:4.2f}x of the peer's")
 
 
 @timed_main
@@ -61,7 +138,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="fresh processes per command (default 5)")
     ap.add_argument("--root", default=str(ROOT), help="checkout whose topogen is timed (default: this one)")
     ap.add_argument("--only", help="comma-separated subset: help,list,generate,analyze,subhelp")
+    ap.add_argument("--cold", action="store_true", help="cold and warm start of small commands (empty numba cache)")
+    ap.add_argument("--peer", help="with --cold: another checkout timed the same way, the peer of the ratios")
     opts = ap.parse_args()
+    if opts.cold:
+        cold_main(opts)
+        return
     root = str(Path(opts.root).resolve())
     env = dict(os.environ, PYTHONPATH=root, COLUMNS="100")
     only = set(opts.only.split(",")) if opts.only else {"help", "list", "generate", "analyze", "subhelp"}

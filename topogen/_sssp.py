@@ -29,6 +29,12 @@ __all__ = ["AVAILABLE", "block_stats", "FR", "NR_BEST", "NR_WORST"]
 FR, NR_BEST, NR_WORST = 0, 1, 2
 
 
+#: Environment variable naming the folder of topogen's compiled-code cache (one a
+#: cluster's nodes share, e.g. on the project file system); it overrides
+#: ``NUMBA_CACHE_DIR`` for topogen's kernels only.  See docs/performance.md, "Cold start".
+CACHE_ENV = "TOPOGEN_NUMBA_CACHE"
+
+
 def _temp_cache_dir() -> str | None:
     """A private per-user folder under the temporary directory for numba's cache."""
     import os
@@ -47,22 +53,53 @@ def _temp_cache_dir() -> str | None:
     return folder if stat.S_ISDIR(st.st_mode) and mine and os.access(folder, os.W_OK) else None
 
 
-def _jit(func):
-    """``njit(cache=True, nogil=True)``, caching in a temporary folder when numba finds no
-    writable cache location (neither the package's ``__pycache__`` nor the home folder's
-    ``.cache``), and compiling without a cache when even that fails."""
+def _writable_folder(folder: str) -> bool:
+    """Whether ``folder`` exists or can be made, and takes a file."""
+    import os
+    import tempfile
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def _cached_jit(func, folder):
+    """``njit(cache=True, nogil=True)`` with numba's cache folder set to ``folder`` (None:
+    numba's own choice) while the cache locator is chosen, which happens here."""
+    from numba.core import config
+
+    saved = config.CACHE_DIR
+    if folder is not None:
+        config.CACHE_DIR = folder
     try:
         return njit(cache=True, nogil=True)(func)
+    finally:
+        config.CACHE_DIR = saved
+
+
+def _jit(func):
+    """``njit(cache=True, nogil=True)``.  The cache goes to the first writable of: the
+    folder named by ``TOPOGEN_NUMBA_CACHE``, ``NUMBA_CACHE_DIR``, the package's
+    ``__pycache__``, the user's cache folder (``~/.cache/numba``) -- numba's own order,
+    which skips folders it cannot write -- then a private folder under the temporary
+    directory; without any, it compiles without a cache."""
+    import os
+
+    chosen = os.environ.get(CACHE_ENV) or None
+    if chosen is not None and not _writable_folder(chosen):
+        chosen = None  # numba's own order then
+    try:
+        return _cached_jit(func, chosen)
     except RuntimeError as exc:  # "cannot cache function ...: no locator available ..."
         if "no locator" not in str(exc):
             raise
-    from numba.core import config
-
     folder = _temp_cache_dir()
     if folder is not None:
-        config.CACHE_DIR = folder
         try:
-            return njit(cache=True, nogil=True)(func)
+            return _cached_jit(func, folder)
         except RuntimeError:
             pass
     return njit(nogil=True)(func)

@@ -45,7 +45,10 @@ Skywalk floor; hops for NR), so Dial's algorithm -- a circular array of buckets,
 value -- replaces the heap (4-5x faster at 16,384 switches); a binary heap on the same
 keys serves floors whose delays share no useful unit;
 without numba, :func:`scipy.sparse.csgraph.dijkstra` runs on ``block x N`` float64 rows in
-worker processes.  Results depend neither on the engine nor on the number of workers.
+worker processes.  Small analyses (below :data:`COMPILED_MIN_WORK` relaxations, a few
+hundred switches) also run on SciPy: loading numba and compiling or loading the kernels
+costs seconds on a fresh machine, more than SciPy needs there.  Results depend neither on
+the engine nor on the number of workers.
 """
 
 from __future__ import annotations
@@ -61,7 +64,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from .. import _sssp
 from .._validate import check_float
 from ..errors import ParameterError
 from ..topology import Topology
@@ -78,6 +80,34 @@ _BLOCK_ENTRIES = 1 << 22
 _ENGINES = ("auto", "compiled", "buckets", "heap", "scipy")
 #: Below this many relaxations (sources x directed links) one process is used.
 _POOL_THRESHOLD = 2 * 10**8
+#: ``engine="auto"`` runs the compiled kernels from this much work on (sources x (switches
+#: + directed links)); below it SciPy's Dijkstra needs at most ~0.3 s of CPU, less than
+#: importing numba and compiling (seconds, on a fresh machine) or loading the kernels.
+COMPILED_MIN_WORK = 10**7
+#: Decoding modes of the compiled kernels (the values of ``topogen._sssp.FR`` ...).
+_FR, _NR_BEST, _NR_WORST = 0, 1, 2
+
+
+def _numba_installed() -> bool:
+    """Whether numba can be imported, without importing it (0.3 s of CPU)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):  # pragma: no cover - a broken installation
+        return False
+
+
+def _compiled():
+    """The compiled kernels (:mod:`topogen._sssp`), imported on first use; None without
+    numba."""
+    if not _numba_installed():
+        return None
+    try:
+        from .. import _sssp
+    except ImportError:  # pragma: no cover - numba found but not importable
+        return None
+    return _sssp if _sssp.AVAILABLE else None
 
 
 @dataclass(frozen=True)
@@ -233,11 +263,12 @@ class _Job:
     def __init__(self, n, indices, indptr, enc: _Encoding, engine: str = "scipy"):
         self.graph = sp.csr_matrix((enc.weights, indices, indptr), shape=(n, n))
         self.enc = enc
-        self.mode = _sssp.FR if enc.routing == "fr" else (
-            _sssp.NR_BEST if enc.nr_tie == "best" else _sssp.NR_WORST)
+        self.mode = _FR if enc.routing == "fr" else (_NR_BEST if enc.nr_tie == "best" else _NR_WORST)
         self.int_weights = enc.weights.astype(np.int64)
         self.plan = None
         if engine in ("auto", "compiled", "buckets"):
+            from .. import _sssp
+
             self.plan = _sssp.bucket_plan(indptr, indices, self.int_weights, enc.shift,
                                           self.mode, enc.hop_bound)
             if self.plan is None and engine == "buckets":
@@ -248,6 +279,8 @@ class _Job:
     def compiled_block(self, sources: np.ndarray):
         """:meth:`block` by the compiled kernels of :mod:`topogen._sssp` (no GIL): Dial's
         buckets when :attr:`plan` is set, else the binary-heap Dijkstra."""
+        from .. import _sssp
+
         g = self.graph
         return _sssp.block_stats(g.indptr, g.indices, self.int_weights,
                                  np.asarray(sources, dtype=np.int32), self.enc.shift, self.mode,
@@ -345,7 +378,9 @@ def latency_stats(layout, *, switch_delay: float = 60.0, routing: str = "fr",
     progress : callable, optional
         Called as ``progress(done_sources, total_sources)`` after each block.
     engine : {"auto", "compiled", "buckets", "heap", "scipy"}
-        ``"auto"`` (= ``"compiled"`` when numba is importable): the compiled kernels of
+        ``"auto"``: ``"compiled"`` when numba is importable and the analysis needs at
+        least :data:`COMPILED_MIN_WORK` relaxations (sources x (switches + directed
+        links)), else ``"scipy"``.  ``"compiled"``: the compiled kernels of
         :mod:`topogen._sssp` on threads -- Dial's algorithm (a bucket per latency value
         in the unit of the links' common divisor, half-nanoseconds on the Skywalk floor;
         one per hop for NR) when the latencies allow it, else a binary-heap Dijkstra;
@@ -373,7 +408,7 @@ def latency_stats(layout, *, switch_delay: float = 60.0, routing: str = "fr",
     """
     if engine not in _ENGINES:
         raise ParameterError(f"engine must be one of {', '.join(_ENGINES)}, got {engine!r}")
-    if engine in ("compiled", "buckets", "heap") and not _sssp.AVAILABLE:
+    if engine in ("compiled", "buckets", "heap") and _compiled() is None:
         raise ParameterError(f"engine={engine!r} needs numba (pip install numba)")
     topology, switch_delay, injection_delay, routing, nr_tie, enc = _prepare(
         layout, switch_delay, injection_delay, routing, nr_tie)
@@ -398,7 +433,12 @@ def latency_stats(layout, *, switch_delay: float = 60.0, routing: str = "fr",
     nworkers = _workers(workers, len(blocks))
     results = []
     done = 0
-    if _sssp.AVAILABLE and engine != "scipy":
+    if engine == "auto":
+        small = k * (n + len(indices)) < COMPILED_MIN_WORK
+        engine = "scipy" if small or _compiled() is None else "auto"
+        if small:
+            nworkers = 1  # a pool would cost more than the work
+    if engine != "scipy":
         # compiled kernels: threads share the graph (the kernels release the GIL)
         job = _Job(n, indices, indptr, enc, engine)
         if nworkers == 1:
@@ -462,7 +502,7 @@ def _timed_sources(layout, routing: str, switch_delay: float, warm, timed) -> fl
     if enc is None or len(timed) == 0:
         return 0.0
     m = topology.csr()
-    compiled = _sssp.AVAILABLE
+    compiled = _compiled() is not None
     job = _Job(topology.num_switches, m.indices.astype(np.int32), m.indptr.astype(np.int32), enc,
                "auto" if compiled else "scipy")
     run = job.compiled_block if compiled else job.block

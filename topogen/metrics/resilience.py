@@ -57,38 +57,19 @@ __all__ = [
 #: Properties :func:`resilience` can track.
 PROPERTIES = ("connectivity", "diameter", "aspl")
 
-try:
-    from .._sssp import AVAILABLE as _NUMBA, _jit
-except ImportError:  # pragma: no cover
-    _NUMBA = False
+#: ``engine="auto"`` uses the compiled union-find from this many links x failure orders
+#: on; below it SciPy's binary search takes well under a second, less than importing numba
+#: and compiling the kernel on a fresh machine.
+UNIONFIND_MIN_WORK = 2 * 10**5
 
-if _NUMBA:
 
-    @_jit
-    def _connect_point(n, u, v, order, parent):
-        """Index j in ``order`` such that links order[j:] connect the n switches and
-        order[j+1:] do not (-1 if even all links leave the network disconnected)."""
-        for i in range(n):
-            parent[i] = i
-        comps = n
-        for j in range(len(order) - 1, -1, -1):
-            a = u[order[j]]
-            b = v[order[j]]
-            while parent[a] != a:
-                parent[a] = parent[parent[a]]
-                a = parent[a]
-            while parent[b] != b:
-                parent[b] = parent[parent[b]]
-                b = parent[b]
-            if a != b:
-                if a < b:
-                    parent[b] = a
-                else:
-                    parent[a] = b
-                comps -= 1
-                if comps == 1:
-                    return j
-        return -1
+def _numba_installed() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):  # pragma: no cover - a broken installation
+        return False
 
 
 @dataclass(frozen=True)
@@ -263,18 +244,22 @@ def removable_links(topology, orders, *, engine: str = "auto") -> np.ndarray:
         raise ParameterError(f"each failure order must list all {m} links, got {orders.shape[1]}")
     if engine not in ("auto", "unionfind", "scipy"):
         raise ParameterError(f"engine must be auto, unionfind or scipy; got {engine!r}")
-    if engine == "unionfind" and not _NUMBA:
+    if engine == "unionfind" and not _numba_installed():
         raise ParameterError("engine='unionfind' needs numba: run `pip install numba`")
-    count = _counter(topology, engine)
+    count = _counter(topology, engine, trials=len(np.atleast_2d(orders)))
     return np.array([count(order) for order in orders], dtype=np.int64)
 
 
-def _counter(topology: Topology, engine: str = "auto"):
-    """A function: failure order -> links it can lose while staying connected."""
+def _counter(topology: Topology, engine: str = "auto", trials: int = 1):
+    """A function: failure order -> links it can lose while staying connected.  ``auto``
+    takes SciPy below :data:`UNIONFIND_MIN_WORK` (``trials`` orders of the links)."""
     n = topology.num_switches
     e = topology.edges
-    if engine == "scipy" or not _NUMBA:
+    small = engine == "auto" and len(e) * max(1, trials) < UNIONFIND_MIN_WORK
+    if engine == "scipy" or small or not _numba_installed():
         return lambda order: _removable_scipy(n, e, order)
+    from ._unionfind import connect_point as _connect_point
+
     u = np.ascontiguousarray(e[:, 0], dtype=np.int64)
     v = np.ascontiguousarray(e[:, 1], dtype=np.int64)
     parent = np.empty(n, dtype=np.int64)
@@ -396,7 +381,7 @@ def resilience(
     def order(i):  # re-drawn when needed: no trials x links matrix is kept
         return make_rng(seeds[i]).permutation(m)
 
-    count = _counter(topology)
+    count = _counter(topology, trials=trials)
     removable = np.array([count(order(i)) for i in range(trials)], dtype=np.int64)
     # connected at grid point g iff failed[g] <= removable
     ok_conn = failed[None, :] <= removable[:, None]

@@ -172,7 +172,9 @@ def anneal_batch(adj, deg, edges, dist, rowsum, rowmax, st, ri, rj, rv, ru, temp
         if _better(lex, peak, total, st[BEST_PEAK], st[BEST_TOTAL]):
             st[BEST_PEAK] = peak
             st[BEST_TOTAL] = total
-            best_edges[:, :] = edges
+            for e in range(edges.shape[0]):  # (no broadcasting assignment: its shape
+                best_edges[e, 0] = edges[e, 0]  # check's message costs seconds to compile)
+                best_edges[e, 1] = edges[e, 1]
             h = st[NHIST]
             if h < hist.shape[0]:
                 hist[h, 0] = st[MOVES]
@@ -292,7 +294,9 @@ def anneal_sym_batch(adj, deg, shift, st, ra, rb, rc, rd, rv, ru, temp, lex, max
         if _better(lex, peak, total, st[BEST_PEAK], st[BEST_TOTAL]):
             st[BEST_PEAK] = peak
             st[BEST_TOTAL] = total
-            best_adj[:, :] = adj
+            for v in range(n):  # (element by element: see anneal_batch)
+                for j in range(adj.shape[1]):
+                    best_adj[v, j] = adj[v, j]
             h = st[NHIST]
             if h < hist.shape[0]:
                 hist[h, 0] = st[MOVES]

@@ -43,7 +43,8 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--seed", default=None, help="the one seed (default: drawn and recorded)")
     p.add_argument("--moves", type=int, default=None, metavar="M", help="evaluated moves to make")
     p.add_argument("--time-limit", type=float, default=None, metavar="SEC",
-                   help="seconds to run (with --moves: whichever ends first)")
+                   help="seconds the whole command takes at most, start-up and compiling the search "
+                        "included (with --moves: whichever ends first)")
     p.add_argument("--switches-per-cabinet", type=int, default=None, metavar="Z",
                    help="default floor: switches per cabinet (8 for a random start)")
     p.add_argument("--max-cable", type=float, default=None, metavar="M", help="longest cable allowed, m")
@@ -116,7 +117,41 @@ def _check_random_start(num_switches: int, degree) -> None:
                  "; use fewer switches")
 
 
+def _launched_as_topogen() -> bool:
+    """Whether this process is the ``topogen`` command (``topogen ...`` or ``python -m
+    topogen ...``), not a program that calls :func:`topogen.cli.main` in passing."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and str(getattr(spec, "name", "")).split(".")[0] == "topogen":
+        return True
+    return os.path.basename(sys.argv[0] if sys.argv else "") == "topogen"
+
+
+def _process_started() -> float:
+    """The :func:`time.monotonic` stamp of this process's start when it is the ``topogen``
+    command (Linux: from /proc, so that the interpreter's start-up and the imports count),
+    else of now."""
+    import time
+
+    now = time.monotonic()
+    if not _launched_as_topogen():
+        return now
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        age = uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time in ticks
+    except (OSError, ValueError, IndexError, AttributeError):  # pragma: no cover - not Linux
+        return now
+    return now - min(max(age, 0.0), 60.0)  # (a nonsense age is not trusted beyond a minute)
+
+
+#: seconds kept free after the search for writing the plot (``--plot``)
+PLOT_RESERVE = 0.5
+
+
 def optimize_command(args) -> int:
+    started = _process_started()
     from .. import _progress
     from .. import formats
     from ..output import check_distinct_outputs, check_file_output
@@ -143,6 +178,8 @@ def optimize_command(args) -> int:
     if args.checkpoint:
         check_file_output(args.checkpoint, inputs=[x for x in inputs if x != args.resume])
     topology, layout = _start(args) if args.resume is None else (None, None)
+    if args.plot and args.time_limit is not None:
+        import matplotlib.pyplot  # noqa: F401  (imported within the limit, before the search)
     with _progress.Progress(total=1000, desc="optimize") as bar:
         def progress(frac, text):
             bar.update(int(frac * 1000) - bar.count)
@@ -156,7 +193,8 @@ def optimize_command(args) -> int:
                           t_start=args.t_start, t_end=args.t_end, symmetry=args.symmetry,
                           restarts=args.restarts, targeted=args.targeted,
                           checkpoint=args.checkpoint,
-                          resume=args.resume, progress=progress)
+                          resume=args.resume, progress=progress, started=started,
+                          reserve=PLOT_RESERVE if args.plot else 0.0)
     formats.save(args.output, result.topology, result.layout)
     if args.plot:
         plot_history(result.history, args.plot, title=f"topogen optimize: {result.summary['objective']}, "
@@ -165,7 +203,9 @@ def optimize_command(args) -> int:
         from ..output import atomic_write
 
         atomic_write(args.history, result.history.to_csv(index=False))
-    s = result.summary
+    import time
+
+    s = dict(result.summary, elapsed_seconds=round(time.monotonic() - started, 2))  # the whole command
     if args.format == "json":
         print(json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in s.items()}, indent=1))
     else:

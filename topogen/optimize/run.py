@@ -128,7 +128,7 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
              cable_budget: float | None = None, switch_delay: float = 60.0, injection_delay: float = 300.0,
              t_start: float = 0.3, t_end: float = 0.003, symmetry: int | None = None,
              restarts: int | None = None, targeted: float | None = None, checkpoint=None, resume=None,
-             progress=None) -> OptimizeResult:
+             progress=None, started: float | None = None, reserve: float = 0.0) -> OptimizeResult:
     """Search for a topology minimising ``objective`` by degree-preserving edge swaps.
 
     Parameters
@@ -179,6 +179,15 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
         ``moves``/``time_limit`` given here replace its budget).
     progress : callable, optional
         ``progress(fraction, text)``.
+    started : float, optional
+        A :func:`time.monotonic` stamp from which ``time_limit`` bounds *everything* up to
+        the return: compiling (or loading) the kernels, the start, the calibration, the
+        search and the final check, measured before the search and subtracted from its
+        time (``topogen optimize`` passes its process start, so the whole command keeps
+        to ``--time-limit``).  Default: ``time_limit`` bounds the search alone.
+    reserve : float
+        With ``started``: seconds to keep free for the caller's work after the return
+        (writing files, a plot).
 
     Returns
     -------
@@ -188,10 +197,50 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     ------
     ParameterError
         For degrees no simple graph has (``N d`` odd, ``d >= N``), cable bounds no graph
-        with these degrees can meet, an unknown objective, or a missing budget.
+        with these degrees can meet, an unknown objective, or a missing budget; with
+        ``started``, when the time limit is used up before the search can start (the
+        message says by what).
     TopologyError
         If the start is disconnected.
     """
+    timer = _CompileTimer()
+    try:
+        return _optimize(topology, num_switches, degree, objective, seed, moves, time_limit, layout,
+                         switches_per_cabinet, max_cable, cable_budget, switch_delay, injection_delay,
+                         t_start, t_end, symmetry, restarts, targeted, checkpoint, resume, progress,
+                         started, reserve, timer)
+    finally:
+        timer.close()
+
+
+class _CompileTimer:
+    """Seconds numba spends compiling or loading compiled code while it is open."""
+
+    def __init__(self):
+        self._listener = None
+        try:
+            from numba.core import event
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return
+        self._listener = event.TimingListener()
+        event.register("numba:compile", self._listener)
+
+    @property
+    def seconds(self) -> float:
+        return self._listener.duration if self._listener is not None and self._listener.done else 0.0
+
+    def close(self) -> None:
+        if self._listener is not None:
+            from numba.core import event
+
+            event.unregister("numba:compile", self._listener)
+
+
+def _optimize(topology, num_switches, degree, objective, seed, moves, time_limit, layout, switches_per_cabinet,
+              max_cable, cable_budget, switch_delay, injection_delay, t_start, t_end, symmetry, restarts,
+              targeted, checkpoint, resume, progress, started, reserve, timer) -> OptimizeResult:
+    import time
+
     from ..layout import Layout
 
     if resume is not None:
@@ -291,26 +340,46 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     if state is None and cable.bounded:
         feasible_start(graph, cable, make_rng(child_seeds(seed, 2)[1]))
     writer = None if checkpoint is None else (lambda st: _save_checkpoint(checkpoint, meta, st))
-    state = anneal(graph, settings, cable=cable, state=state, checkpoint=writer, progress=progress)
 
-    best = np.asarray(state.best_edges, dtype=np.int32)
-    dmax = int(degrees.max())
-    params = {"objective": obj.name, "start": start_desc, "num_switches": n, "degree": dmax,
-              "moves_budget": moves, "time_limit": time_limit, "moves": state.moves,
-              "accepted": state.accepted, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
-              "restarts": restarts, "max_cable": max_cable, "cable_budget": cable_budget}
-    if targeted:
-        params["targeted"] = targeted
-    if obj.kind == "latency":
-        params.update(switch_delay=switch_delay, injection_delay=injection_delay)
-    result = Topology(n, best, hosts_per_switch=start.hosts, name="optimized", params=params, seed=seed)
-    lay = None
-    if obj.kind == "latency" or cable.bounded or layout is not None or start.name != _RANDOM_START:
-        lay = Layout(result, floor, cabinet, placement=placement, seed=None)
-    summary = summarize(result, lay, obj.name, switch_delay=switch_delay, injection_delay=injection_delay)
+    def finish(best, state):
+        """The result topology, its layout and its exact summary."""
+        dmax = int(degrees.max())
+        params = {"objective": obj.name, "start": start_desc, "num_switches": n, "degree": dmax,
+                  "moves_budget": moves, "time_limit": time_limit, "moves": state.moves,
+                  "accepted": state.accepted, "t_start": t_start, "t_end": t_end, "symmetry": symmetry,
+                  "restarts": restarts, "max_cable": max_cable, "cable_budget": cable_budget}
+        if targeted:
+            params["targeted"] = targeted
+        if obj.kind == "latency":
+            params.update(switch_delay=switch_delay, injection_delay=injection_delay)
+        result = Topology(n, best, hosts_per_switch=start.hosts, name="optimized", params=params, seed=seed)
+        lay = None
+        if obj.kind == "latency" or cable.bounded or layout is not None or start.name != _RANDOM_START:
+            lay = Layout(result, floor, cabinet, placement=placement, seed=None)
+        return result, lay, summarize(result, lay, obj.name, switch_delay=switch_delay,
+                                      injection_delay=injection_delay)
+
+    deadline = None
+    why = None
+    if started is not None and time_limit is not None:
+        # the final check costs what it costs on the start (same size): timed here, kept free
+        t = time.monotonic()
+        finish(np.asarray(graph.edges, dtype=np.int32), SearchState(graph.edges, graph.edges, (0, 0)))
+        keep = time.monotonic() - t + max(0.0, float(reserve))
+        deadline = started + time_limit - keep
+
+        def _why():
+            return (f": {time.monotonic() - started:.1f} s went before it (compiling or loading the search "
+                    f"kernels {timer.seconds:.1f} s), and {keep:.1f} s are kept for the final check")
+
+        why = _why
+
+    state = anneal(graph, settings, cable=cable, state=state, checkpoint=writer, progress=progress,
+                   deadline=deadline, why=why)
+    result, lay, summary = finish(np.asarray(state.best_edges, dtype=np.int32), state)
     summary.update(symmetry=symmetry, restarts=restarts, temperature_unit=state.unit, moves=state.moves, accepted=state.accepted, seconds=round(state.seconds, 1),
                    moves_per_minute=round(60.0 * state.moves / state.seconds) if state.seconds > 0 else None,
-                   seed=seed, start=start_desc)
+                   seed=seed, start=start_desc, compile_seconds=round(timer.seconds, 1))
     return OptimizeResult(result, lay, history_frame(state, obj, n), summary)
 
 

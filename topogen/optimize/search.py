@@ -39,7 +39,7 @@ from ..errors import ParameterError, TopologyError
 from . import _fast
 from .evaluate import HopEvaluator, LatencyEvaluator, SwapGraph, LATENCY_QUANTUM_NS
 from .objectives import CableModel, Objective
-from .state import SearchState, _key, _unkey  # noqa: F401 (SearchState is public here too)
+from .state import SearchState, _key, _unkey, within_deadline  # noqa: F401 (SearchState is public here too)
 from .targeted import targeted_swap
 
 __all__ = ["Settings", "SearchState", "anneal", "random_regular_edges", "feasible_start", "CALIBRATION_MOVES"]
@@ -181,7 +181,8 @@ def _calibrate(graph, ev, cable, rng, cable_total) -> float:
 
 
 def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = None,
-           state: SearchState | None = None, checkpoint=None, progress=None) -> SearchState:
+           state: SearchState | None = None, checkpoint=None, progress=None,
+           deadline: float | None = None, why=None) -> SearchState:
     """Run the annealing on ``graph`` (edited in place) and return the final state.
 
     Parameters
@@ -197,6 +198,13 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
         ``checkpoint(state)``, called every :data:`CHECKPOINT_EVERY` seconds and at the end.
     progress : callable, optional
         ``progress(fraction, text)`` after each batch of moves.
+    deadline : float, optional
+        A :func:`time.monotonic` stamp the search must end by (with a time limit): the
+        kernels are compiled and the start evaluated first, and the schedule then gets
+        what is left (:func:`within_deadline`).
+    why : callable, optional
+        ``why()`` -> text explaining where the time went, for the error raised when
+        nothing is left.
 
     Returns
     -------
@@ -215,7 +223,7 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
             graph.sync_edges()
         return anneal_symmetric(graph, settings, g=settings.symmetry, state=state, checkpoint=checkpoint,
                                 progress=progress, checkpoint_every=CHECKPOINT_EVERY,
-                                history_every=HISTORY_EVERY)
+                                history_every=HISTORY_EVERY, deadline=deadline, why=why)
     rng = make_rng(settings.seed)
     ev = make_evaluator(obj, graph, cable, settings.switch_delay)
     bounded = cable is not None and cable.bounded
@@ -229,6 +237,28 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
     unit = state.unit
     t0, t1 = settings.t_start * unit, settings.t_end * unit
     m = len(graph.edges)
+    if obj.kind == "hops":
+        # the compiled loop (topogen.optimize._fast): same steps, no Python per move
+        st = np.array([ev.peak, ev.total, cable_total, state.moves, state.accepted, *_unkey(obj, state.best), 0],
+                      dtype=np.int64)
+        best_arr = np.array(state.best_edges, dtype=np.int32, copy=True)
+        if bounded:
+            cab, units = cable.cabinet.astype(np.int32), cable._units
+            max_u = -1 if cable._max_units is None else cable._max_units
+            budget_u = -1 if cable._budget_units is None else cable._budget_units
+        else:
+            cab, units, max_u, budget_u = np.zeros(graph.n, np.int32), np.zeros((1, 1), np.int64), -1, -1
+        hist = np.zeros((BATCH, 4), dtype=np.int64)
+
+        def batch(ri, rj, rv, ru, temp):
+            _fast.anneal_batch(graph.adj, graph.deg, graph.edges, ev.dist, ev.rowsum, ev.rowmax, st,
+                               ri, rj, rv, ru, float(temp), obj.lexicographic, cab, units,
+                               np.int64(max_u), np.int64(budget_u), np.int64(settings.moves or 0),
+                               best_arr, hist)
+
+        # an empty batch: compiles (or loads) the loop before the clock starts
+        batch(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int8), np.zeros(0), 0.0)
+    settings = within_deadline(settings, deadline, state.seconds, why() if why is not None else "")
     start_clock = time.monotonic() - state.seconds
     last_ckpt = time.monotonic()
     best = state.best
@@ -262,16 +292,6 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
     now = time.monotonic()
     frac = fraction(now)
     if obj.kind == "hops":
-        # the compiled loop (topogen.optimize._fast): same steps, no Python per move
-        st = np.array([ev.peak, ev.total, cable_total, moves, accepted, *_unkey(obj, best), 0], dtype=np.int64)
-        best_arr = np.array(best_edges, dtype=np.int32, copy=True)
-        if bounded:
-            cab, units = cable.cabinet.astype(np.int32), cable._units
-            max_u = -1 if cable._max_units is None else cable._max_units
-            budget_u = -1 if cable._budget_units is None else cable._budget_units
-        else:
-            cab, units, max_u, budget_u = np.zeros(graph.n, np.int32), np.zeros((1, 1), np.int64), -1, -1
-        hist = np.zeros((BATCH, 4), dtype=np.int64)
         while frac < 1.0:
             ri = rng.integers(m, size=BATCH).astype(np.int32)
             rj = rng.integers(m, size=BATCH).astype(np.int32)
@@ -279,10 +299,7 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
             ru = rng.random(BATCH)
             st[_fast.NHIST] = 0
             before = moves
-            _fast.anneal_batch(graph.adj, graph.deg, graph.edges, ev.dist, ev.rowsum, ev.rowmax, st,
-                               ri, rj, rv, ru, float(temperature(frac)), obj.lexicographic, cab, units,
-                               np.int64(max_u), np.int64(budget_u), np.int64(settings.moves or 0),
-                               best_arr, hist)
+            batch(ri, rj, rv, ru, temperature(frac))
             moves, accepted = int(st[_fast.MOVES]), int(st[_fast.ACCEPTED])
             ev.peak, ev.total = int(st[_fast.PEAK]), int(st[_fast.TOTAL])
             now = time.monotonic()

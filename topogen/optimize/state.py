@@ -5,14 +5,17 @@ shared by the plain and the symmetric annealing of :mod:`topogen.optimize.search
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ParameterError
 from .objectives import Objective
 
-__all__ = ["SearchState"]
+__all__ = ["SearchState", "within_deadline"]
 
 
 @dataclass
@@ -54,3 +57,25 @@ def _key(objective: Objective, peak: int, total: int) -> tuple:
 def _unkey(obj: Objective, key: tuple) -> tuple:
     """(peak, total) of a best key."""
     return tuple(key) if obj.lexicographic else (key[1], key[0])
+
+
+def within_deadline(settings, deadline: float | None, done_seconds: float, what: str = ""):
+    """``settings`` (:class:`topogen.optimize.search.Settings`) with the search's time
+    limit cut so that it ends by ``deadline`` (a :func:`time.monotonic` stamp; None:
+    unchanged), called when the search starts.
+    ``done_seconds`` of it ran before (a resumed run).
+
+    Raises
+    ------
+    ParameterError
+        If nothing is left of the limit: compiling the kernels and the setup took it all.
+    """
+    if deadline is None or settings.time_limit is None:
+        return settings
+    left = deadline - time.monotonic()
+    if left <= 0.0:
+        raise ParameterError(
+            f"the time limit ({settings.time_limit:g} s) was used up before the search could start"
+            f"{what}; give a longer time limit (compiled code is cached: a later run starts faster, "
+            "see docs/performance.md, \"Cold start\")")
+    return dataclasses.replace(settings, time_limit=min(settings.time_limit, done_seconds + left))

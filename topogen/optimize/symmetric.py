@@ -124,11 +124,13 @@ def _calibrate(graph, shift, g, rng, total) -> float:
     for _ in range(200):
         ra, rb, rc, rd, rv, _ = _draw(rng, n)
         for t in range(BATCH):
-            a = int(ra[t]); b = int(graph.adj[a, rb[t] % graph.deg[a]])
-            c = int(rc[t]); d = int(graph.adj[c, rd[t] % graph.deg[c]])
+            # int32 switches, as in anneal_sym_batch: the helpers' compiled versions serve
+            # both (other argument types would compile them again, seconds on a fresh machine)
+            a = ra[t]; b = graph.adj[a, rb[t] % graph.deg[a]]
+            c = rc[t]; d = graph.adj[c, rd[t] % graph.deg[c]]
             if rv[t]:
                 c, d = d, c
-            if len({a, b, c, d}) < 4 or not _fast._orbit_ok(a, b, c, d, n, shift):
+            if len({int(a), int(b), int(c), int(d)}) < 4 or not _fast._orbit_ok(a, b, c, d, n, shift):
                 continue
             if not _fast._sym_apply(graph.adj, graph.deg, a, b, c, d, n, shift, g):
                 continue
@@ -142,10 +144,10 @@ def _calibrate(graph, shift, g, rng, total) -> float:
 
 
 def anneal_symmetric(graph: SwapGraph, settings, *, g: int, state=None, checkpoint=None, progress=None,
-                     checkpoint_every: float = 60.0, history_every: int = 500):
+                     checkpoint_every: float = 60.0, history_every: int = 500, deadline=None, why=None):
     """:func:`topogen.optimize.search.anneal` for a graph invariant under the rotation of
     order ``g`` (hop objectives only)."""
-    from .state import SearchState, _key, _unkey
+    from .state import SearchState, _key, _unkey, within_deadline
 
     obj = settings.objective
     from .._rng import make_rng
@@ -165,11 +167,16 @@ def anneal_symmetric(graph: SwapGraph, settings, *, g: int, state=None, checkpoi
         rng.bit_generator.state = state.rng_state
         best_adj = np.asarray(state.best_adj, dtype=np.int32).copy()
     t0, t1 = settings.t_start * state.unit, settings.t_end * state.unit
-    start_clock = time.monotonic() - state.seconds
-    last_ckpt = time.monotonic()
     best = state.best
     st = np.array([peak, total, 0, state.moves, state.accepted, *_unkey(obj, best), 0], dtype=np.int64)
     hist = np.zeros((BATCH, 4), dtype=np.int64)
+    # an empty batch: compiles (or loads) the loop before the clock starts
+    empty = np.zeros(0, np.int32)
+    _fast.anneal_sym_batch(graph.adj, graph.deg, shift, st, empty, empty, empty, empty, np.zeros(0, np.int8),
+                           np.zeros(0), 0.0, obj.lexicographic, np.int64(settings.moves or 0), best_adj, hist)
+    settings = within_deadline(settings, deadline, state.seconds, why() if why is not None else "")
+    start_clock = time.monotonic() - state.seconds
+    last_ckpt = time.monotonic()
 
     restarts = max(1, int(getattr(settings, "restarts", 1)))
 
