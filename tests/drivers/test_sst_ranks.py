@@ -253,12 +253,13 @@ def mpi_sst_or_skip():
     return exe
 
 
-# Two ranks by default (a few seconds each); four ranks oversubscribe a 2-CPU machine, where
+# Two ranks on the torus by default (the Slim Fly cases in the slow run, to keep the
+# default run short); four ranks oversubscribe a 2-CPU machine, where
 # MPI's busy waiting makes a run of seconds take minutes (measured: 150 s for the torus case).
 @pytest.mark.sst
 @pytest.mark.parametrize("name, params, splits", [
     ("torus", {"dims": (4, 4)}, ((2, "topogen"), (2, "linear"))),
-    ("slimfly", {"q": 5}, ((2, "topogen"),)),
+    pytest.param("slimfly", {"q": 5}, ((2, "topogen"),), marks=pytest.mark.slow),
     pytest.param("torus", {"dims": (4, 4)}, ((4, "topogen"), (4, "roundrobin")), marks=pytest.mark.slow),
     pytest.param("slimfly", {"q": 5}, ((4, "topogen"), (2, "simple")), marks=pytest.mark.slow),
 ])
@@ -295,7 +296,8 @@ def test_topogen_partition_cuts_fewer_links_than_sst_linear(tmp_path):
 # latency 46.2514 ns, injected load 0.1033 and 6,027 packets against 46.219, 0.1, 6,007 on
 # one rank: events at the final instant counted on one split and not on the other.
 @pytest.mark.sst
-@pytest.mark.parametrize("name, params", [("torus", {"dims": (4, 4)}), ("slimfly", {"q": 5})])
+@pytest.mark.parametrize("name, params", [("torus", {"dims": (4, 4)}),
+                                          pytest.param("slimfly", {"q": 5}, marks=pytest.mark.slow)])
 def test_offered_load_statistics_of_every_rank_are_measured(tmp_path, name, params):
     from topogen import registry, routing as rt
     from topogen.experiments.simulators import sst_parameters
