@@ -22,12 +22,27 @@ event of the rest (the event core); 16,384 switches with its peak RSS.
     python benchmarks/bench_sim.py --quick        # no BookSim, no Python engine, 1,024 / 4,096
     python benchmarks/bench_sim.py --no-booksim --no-python
     python benchmarks/bench_sim.py --booksim-scaling  # BookSim2's own 256 -> 4,096 scaling
+
+Cost per packet-hop (``--packet-hop``): CPU seconds of the run divided by the hops of the
+packets it delivered (packets x mean hops, hops counted as BookSim and ``hops_avg`` count
+them: routers traversed, links + 1), for the Slim Fly paper's networks (SF MMS
+q=19: 722 routers, 10,830 hosts; the balanced Dragonfly p=7, a=14, h=7: 1,386 routers) and
+tori of 256 to 16,384 switches, with 1- and 33-flit packets, beside the real BookSim2 (the
+peer) on topogen's anynet export of the same network.  The reference simulator's figure
+leaves out its set-up (network build, routing tables: ``benchmarks/bench_setup.py``);
+BookSim2's is its marginal CPU per cycle (two runs that differ only in the sample period,
+so its set-up cancels) divided by the packets per cycle and hops it reports (``Injected
+packet rate average`` x nodes: below saturation what it delivers; ``Hops average``).
+
+    python benchmarks/bench_sim.py --packet-hop --sizes sf19,torus256 --packet-sizes 1
+    python benchmarks/bench_sim.py --packet-hop --quick   # shorter runs
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -211,7 +226,19 @@ def main() -> int:
     ap.add_argument("--booksim-scaling", action="store_true",
                     help="only BookSim2's own scaling, 256 against 4,096 switches: CPU per simulated "
                          "cycle without its set-up (about an hour of CPU)")
+    ap.add_argument("--packet-hop", action="store_true",
+                    help="the cost per packet-hop table (reference simulator and BookSim2)")
+    ap.add_argument("--sizes", default=PH_DEFAULT,
+                    help=f"networks of --packet-hop (default {PH_DEFAULT})")
+    ap.add_argument("--packet-sizes", default="1,33", help="packet sizes of --packet-hop")
+    ap.add_argument("--ph-child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.ph_child is not None:
+        name, ps, cycles = a.ph_child.split(",")
+        print(json.dumps(ph_reference(name, int(ps), int(cycles), a.seed)))
+        return 0
+    if a.packet_hop:
+        return packet_hop(a)
     if a.child is not None:
         s, c, p = map(int, a.child.split(","))
         print(json.dumps(fixed(s, c, p, a.seed)))
@@ -262,6 +289,186 @@ def main() -> int:
               f"{big['rcps']:,.0f} router-cycles/s, {big['created']} packets, traffic blocks "
               f"{big['traffic_cpu']:.2f} s CPU, setup CPU {big['setup_cpu']:.1f} s, "
               f"peak RSS {big['peak_rss_mb']:.0f} MB, load {big['load_avg']:.1f}")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- packet-hop
+#: networks of the packet-hop comparison: name -> (generator, its parameters, routing,
+#: load in flits/host/cycle below saturation); tori carry one host per switch and a load of
+#: 0.2 x their uniform capacity (8 / longest ring): BookSim's anynet routes them minimally on
+#: any VC, which deadlocks at higher loads
+PH_NETS = {
+    "sf19": ("slimfly", dict(q=19), "hop", 0.2),
+    "df1386": ("dragonfly", dict(p=7, a=14, h=7), "hop", 0.2),
+    "torus256": ("torus", dict(dims=(16, 16)), "dor", 0.1),
+    "torus1024": ("torus", dict(dims=(32, 32)), "dor", 0.05),
+    "torus4096": ("torus", dict(dims=(16, 16, 16)), "dor", 0.1),
+    "torus16384": ("torus", dict(dims=(32, 32, 16)), "dor", 0.05),
+}
+#: hosts of each network (to size the runs before building it)
+PH_HOSTS = {"sf19": 10830, "df1386": 9702, "torus256": 256, "torus1024": 1024,
+            "torus4096": 4096, "torus16384": 16384}
+PH_DEFAULT = "sf19,df1386,torus256,torus1024,torus4096,torus16384"
+
+
+def _ph_network(name: str):
+    import topogen
+    from topogen.routing import route
+
+    gen, params, alg, load = PH_NETS[name]
+    if gen == "torus":
+        params = dict(params, hosts_per_switch=1)
+    topo = topogen.generate(gen, **params)
+    return topo, route(topo, None, alg), load
+
+
+def _ph_args(ps: int, num_vcs: int) -> dict:
+    # 64 flits per port with 1-flit packets (the Slim Fly paper's buffers), room for two
+    # packets per VC with 33
+    return dict(num_vcs=max(4, num_vcs), packet_size=ps, vc_buf_size=16 if ps == 1 else 66,
+                link_latency=1)
+
+
+def ph_reference(name: str, ps: int, cycles: int, seed: int) -> dict:
+    """The reference simulator's CPU per packet-hop on ``name`` (its run only)."""
+    from topogen.sim import SimConfig
+    from topogen.sim import _core
+    from topogen.sim.measure import fixed_run, packet_rate
+
+    _load_core(ps, seed)
+    c0 = time.process_time()
+    topo, routing, load = _ph_network(name)
+    setup = time.process_time() - c0
+    cfg = SimConfig(**_ph_args(ps, routing.num_vcs))
+    acc = [0, 0, 0]  # delivered, their links, packets given to a per-packet callback
+    start = [0.0]
+
+    def batch(ctime, sent, tail, links, measured):
+        acc[0] += len(tail)
+        acc[1] += int(links.sum())
+
+    def one(pkt, tail):
+        acc[0] += 1
+        acc[1] += pkt.links
+        acc[2] += 1
+
+    def started(t, eng):
+        start[0] = time.process_time()
+
+    c0 = time.process_time()
+    run = fixed_run(routing, cfg, cycles, traffic="uniform", rate=packet_rate(load, "flits", cfg),
+                    seed=seed, stops=(0,), on_stop=started, on_deliver=one, on_deliver_arrays=batch)
+    cpu = time.process_time() - start[0]
+    eng = run.engine
+    events = int(eng._st["sc"][_core.EVENTS]) if hasattr(eng, "_st") else 0
+    return dict(net=name, ps=ps, switches=topo.num_switches, hosts=topo.num_hosts, load=load,
+                cycles=cycles, cpu=cpu, setup_cpu=setup + (start[0] - c0), delivered=acc[0],
+                link_hops=acc[1], per_packet_callbacks=acc[2], engine=eng.engine_name,
+                events=events, us_per_hop=cpu / max(acc[0] + acc[1], 1) * 1e6,
+                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                load_avg=os.getloadavg()[0])
+
+
+def ph_booksim(name: str, ps: int, periods: tuple[int, int], seed: int,
+               timeout: float = 1800) -> dict | None:
+    """BookSim2's CPU per packet-hop on ``name``: two runs of one warm-up and one sample
+    period of ``periods`` cycles; (CPU difference / cycle difference) / (packets per
+    cycle x link hops per packet) of the longer run."""
+    import numpy as np
+
+    from topogen.drivers.booksim import find_booksim, run_booksim
+    from topogen.errors import SimulatorNotFound
+    from topogen.export.booksim import export_booksim
+
+    try:
+        exe = find_booksim(None)
+    except SimulatorNotFound:
+        return None
+    topo, routing, load = _ph_network(name)
+    a = _ph_args(ps, routing.num_vcs)
+    runs = []
+    for period in periods:
+        folder = tempfile.mkdtemp(prefix="bench-sim-ph-")
+        exp = export_booksim(folder, topo, None, stem="net", setup="vct33",
+                             latency=np.ones(topo.num_links, dtype=np.int64),
+                             options={"num_vcs": a["num_vcs"], "vc_buf_size": a["vc_buf_size"],
+                                      "packet_size": ps, "traffic": "uniform",
+                                      "injection_rate_uses_flits": 1, "injection_rate": load,
+                                      "seed": seed, "warmup_periods": 1, "sample_period": period,
+                                      "max_samples": 1})
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        row = run_booksim(exp.config_file, binary=exe, timeout=timeout, raise_on_failure=False)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        runs.append(dict(cpu=(r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
+                         cycles=int(row.get("sim_cycles") or 0), status=row.get("status"),
+                         hops=row.get("hops_avg"), injected=row.get("injected_load")))
+    short, long_ = runs
+    out = dict(net=name, ps=ps, runs=runs, us_per_hop=float("nan"), marginal=True)
+    ok = [r["status"] == "completed" and r["cycles"] and r["hops"] and r["injected"] for r in runs]
+    if ok[0] and not ok[1]:
+        # the longer run failed (anynet's minimal routes on any VC deadlock a torus): the
+        # shorter one alone, its set-up included (an upper bound)
+        per_cycle = short["cpu"] / short["cycles"]
+        long_ = short
+        out["marginal"] = False
+    elif not all(ok) or long_["cycles"] <= short["cycles"]:
+        return out
+    else:
+        per_cycle = (long_["cpu"] - short["cpu"]) / (long_["cycles"] - short["cycles"])
+    # below saturation the cycles the long run adds deliver what is injected:
+    # injected_load is BookSim's "Injected packet rate average" (packets/node/cycle)
+    hops_per_cycle = float(long_["injected"]) * topo.num_hosts * float(long_["hops"])
+    out.update(us_per_hop=per_cycle / hops_per_cycle * 1e6, hops_per_packet=float(long_["hops"]))
+    return out
+
+
+def _ph_child(name: str, ps: int, cycles: int, seed: int) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--ph-child", f"{name},{ps},{cycles}",
+                          "--seed", str(seed)], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def packet_hop(a) -> int:
+    """Print the packet-hop table (reference simulator beside BookSim2)."""
+    names = [x.strip() for x in a.sizes.split(",") if x.strip()]
+    bad = [x for x in names if x not in PH_NETS]
+    if bad:
+        print(f"unknown network {', '.join(bad)}; choose from {', '.join(PH_NETS)}", file=sys.stderr)
+        return 2
+    sizes = [int(x) for x in a.packet_sizes.split(",")]
+    print("cost per packet-hop: CPU us per hop (router traversed) of a delivered packet "
+          "(uniform traffic, below saturation); peer: BookSim2 on topogen's anynet export of the "
+          "same network")
+    print(f"{'network':<11} {'switches':>8} {'hosts':>6} {'flits':>5} {'load':>5} "
+          f"{'reference us':>12} {'BookSim2 us':>11} {'BookSim2/ref':>12}  notes")
+    for name in names:
+        for ps in sizes:
+            # runs long enough to time: packets delivered by the reference simulator and in
+            # the cycles BookSim2's longer run adds
+            per_cycle = PH_NETS[name][3] / ps * PH_HOSTS[name]
+            ref_packets, bs_packets = (50_000, 5_000) if a.quick else (300_000, 30_000)
+            cycles = max(500, math.ceil(ref_packets / per_cycle))
+            ref = _ph_child(name, ps, cycles, a.seed)
+            bs = None
+            if not a.no_booksim:
+                extra = max(100, math.ceil(bs_packets / per_cycle / 2))
+                bs = ph_booksim(name, ps, (extra, 3 * extra), a.seed)
+            b_us = bs["us_per_hop"] if bs else float("nan")
+            ratio = b_us / ref["us_per_hop"] if bs else float("nan")
+            note = (f"ref {ref['cycles']} cycles, {ref['delivered']:,} packets, "
+                    f"{1 + ref['link_hops'] / max(ref['delivered'], 1):.2f} hops/packet, "
+                    f"{ref['cpu']:.1f} s CPU, set-up {ref['setup_cpu']:.1f} s, "
+                    f"RSS {ref['peak_rss_mb']:.0f} MB, {ref['engine']}")
+            if bs:
+                note += (f"; BookSim2 {bs.get('hops_per_packet', float('nan')):.2f} hops/packet"
+                         f"{'' if bs['marginal'] else ' (shorter run alone, set-up included)'}, "
+                         + ", ".join(f"{r['cycles']} cycles {r['cpu']:.1f} s {r['status']}"
+                                                   for r in bs["runs"]))
+            print(f"{name:<11} {ref['switches']:>8} {ref['hosts']:>6} {ps:>5} {ref['load']:>5} "
+                  f"{ref['us_per_hop']:>12.3f} {b_us:>11.3f} {ratio:>11.1f}x  {note}", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -125,14 +125,3 @@ def test_worst_case_errors(sf3):
         Traffic("groupshift", t1.num_hosts, np.random.default_rng(0), routing=nearest(t1))
     with pytest.raises(ParameterError, match="needs 4 VCs"):
         Network(ugal(nearest(sf3)), SimConfig(num_vcs=2, packet_size=2, vc_buf_size=8))
-
-
-def test_ugal_runs_on_the_python_engine_and_says_so():
-    from topogen.generators.slimfly import slimfly
-    from topogen.routing import route
-    from topogen.sim import Network, SimConfig
-    from topogen.sim._compiled import compiled_covers
-
-    r = route(slimfly(3), None, "ugal-l", seed=1)
-    net = Network(r, SimConfig(num_vcs=4, packet_size=2, vc_buf_size=8))
-    assert "UGAL" in compiled_covers(net)

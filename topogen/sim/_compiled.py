@@ -17,6 +17,7 @@ import numpy as np
 from .._validate import check_memory
 from ..errors import ParameterError
 from . import _core as C
+from . import _ugal as _ugal_mod
 from ._core_knots import deadlocked_buffers as _deadlocked_buffers
 
 __all__ = ["CompiledEngine", "engine_for", "compiled_covers"]
@@ -31,8 +32,6 @@ def compiled_covers(network) -> str | None:
         return "numba is not available"
     if network.adaptive:
         return "escape (adaptive) routing is routed hop by hop by the Python engine"
-    if network.ugal:
-        return "UGAL chooses each packet's path from the queues in the Python engine"
     if network.config.router != "input-queued":
         return f"the {network.config.router} router runs on the Python engine"
     if network.config.flow_control == "wormhole":
@@ -73,6 +72,7 @@ _PF_DIST, _PF_BYTES = C.EVB, 2 << 20
 _SORT_LATE = True
 #: packets routed at a time by :meth:`CompiledEngine.inject_many`
 _CHUNK = 16384
+_UGAL_DRAWS = _ugal_mod._DRAWS
 
 
 def _aligned(shape, dtype, fill=0) -> np.ndarray:
@@ -160,14 +160,18 @@ class CompiledEngine:
         cf[C.C_EJ], cf[C.C_INJ] = network.ej_base, network.inj_base
         cf[C.C_DL] = self.deadlock_cycles
         cf[C.C_SEP] = int(c.allocator == "separable")
-        cf[C.C_VCA] = int(c.allocator == "separable" and c.vc_alloc == "booksim")
+        # (UGAL runs without the VC allocation stage, as on the Python engine)
+        cf[C.C_VCA] = int(c.allocator == "separable" and c.vc_alloc == "booksim"
+                          and not network.ugal)
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
         cf[C.C_MARGIN] = 8 * (K + 2) + 8
         cf[C.C_K] = K
         # prefetch when the port and buffer tables outgrow a core's caches (at 256
         # switches they fit and the look-ahead costs a few percent)
         cf[C.C_PF] = _PF_DIST if 16 * 4 * P * (1 + V / 4) > _PF_BYTES else 0
-        self._sort = self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA]))
+        # (not with UGAL: a choice reads the queues of other switches, so the order of the
+        # events that change them within a cycle matters)
+        self._sort = self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA])) and not network.ugal
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
         # port numbering of every switch (config.port_order; BookSim anynet's by default)
@@ -208,8 +212,9 @@ class CompiledEngine:
             pend=np.zeros(P, np.int8),
             srt=np.zeros(n, np.int32),  # switch order of the allocations: a count per switch
         )
+        st.update(self._ugal_state(network, cf, sc))
         self._st = st
-        self._width = 2
+        self._width = 2 * (network.routing.longest + 1) if network.ugal else 2
         self._grow_slots(1024)
         self._grow_nodes(4 * int(cf[C.C_MARGIN]) + P // 2)
         self._grow_log(max(4096, 4 * (K + 1)))
@@ -224,6 +229,54 @@ class CompiledEngine:
         self.on_deliver = None  # callable(pkt, tail), pkt a Delivered record
         self.on_deliver_arrays = None  # callable(ctime, sent, tail, links, measured)
         self._last_gen_time = 0
+
+    # ------------------------------------------------------------ UGAL
+    @staticmethod
+    def _ugal_state(network, cf, sc) -> dict:
+        """The arrays of the UGAL choice (:mod:`topogen.sim._core`, ``State.ur ...``);
+        empty ones for other routings."""
+        if not network.ugal:
+            return dict(ur=np.zeros((1, 1, 1), np.uint16), ui=np.zeros(1, np.int64),
+                        uj=np.zeros(1, np.int32), uph=np.zeros(1, np.int8),
+                        ud=np.zeros(1), ub=np.zeros((2, 1), np.int64), uc=np.zeros(1, np.int64))
+        r = network.routing
+        base = r.base
+        ranks = np.asarray(base.ranks)
+        if ranks.dtype != np.uint16:
+            check_memory("the UGAL base table as 16-bit ranks", 2.0 * ranks.size,
+                         "; simulate UGAL on a smaller network")
+            if int(ranks[ranks != base.sentinel].max(initial=0)) >= C.UR_NONE:
+                raise ParameterError("the UGAL base routing has switches of 65,535 links or more; "
+                                     "the compiled engine cannot run it, use engine='python'")
+            r16 = ranks.astype(np.uint16)
+            r16[ranks == base.sentinel] = C.UR_NONE
+            ranks = r16
+        cf[C.C_UGAL] = 2 if r.variant == "global" else 1
+        cf[C.C_UK] = r.k
+        cf[C.C_UFULL] = network.config.num_vcs * network.config.vc_buf_size
+        sc[C.UD_N] = 0
+        view = base.view
+        return dict(ur=ranks, ui=np.asarray(view.indptr, np.int64),
+                    uj=np.asarray(view.indices, np.int32),
+                    uph=np.asarray(base.entry_phase, np.int8),
+                    ud=np.zeros(_UGAL_DRAWS + r.k),
+                    ub=np.zeros((2, 2 * r.longest), np.int64),
+                    uc=np.zeros(r.k + 1, np.int64))
+
+    def _ugal_draw(self) -> None:
+        """Fetch the next uniform draws of the UGAL choice from the generator, at the
+        moment the Python engine fetches them (the draws left are used first)."""
+        st = self._st
+        ud, sc = st["ud"], st["sc"]
+        r = int(sc[C.UD_N])
+        ud[_UGAL_DRAWS:_UGAL_DRAWS + r] = ud[:r].copy()
+        ud[:_UGAL_DRAWS] = self.rng.random(_UGAL_DRAWS)
+        sc[C.UD_N] = _UGAL_DRAWS + r
+
+    @property
+    def ugal_choices(self) -> list:
+        """Packets that took MIN, VAL 1, ... (as the Python engine's ``ugal_choices``)."""
+        return self._st["uc"].tolist()
 
     # ------------------------------------------------------------ arrays
     def _tuple(self):
@@ -347,7 +400,8 @@ class CompiledEngine:
             gr[:, 0] = (net.inj_base + src[i:j]) * self.V
             gr[:, 1:w - 1] = first
             gr[:, w - 1:] = -1
-            gr[np.arange(k), links + 1] = (net.ej_base + dst[i:j]) * self.V
+            on = links >= 0  # (UGAL: the route is written when it is chosen)
+            gr[np.flatnonzero(on), links[on] + 1] = (net.ej_base + dst[i:j][on]) * self.V
             sc[C.GEN_N] = n + k
         self._last_gen_time = int(times[-1])
 
@@ -376,6 +430,8 @@ class CompiledEngine:
         net = self.net
         m = len(s)
         V = self.V
+        if net.ugal:  # chosen at the source switch (run): -1 links until then
+            return np.where(s == d, 0, -1), np.zeros((m, 0), np.int64)
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
             if not ent.shape[0]:
@@ -441,6 +497,14 @@ class CompiledEngine:
                 self._grow_nodes(2 * st["nd"].shape[0])
             elif code == C.R_LOG:
                 pass  # drained above
+            elif code == C.R_DRAWS:
+                self._ugal_draw()
+            elif code == C.R_ROUTE:
+                from ..errors import RoutingError
+
+                raise RoutingError(f"the UGAL base routing has no route for packet "
+                                   f"{int(st['pc'][int(sc[C.BLOCK_ARG]), C.PC_PID])} (or one "
+                                   f"longer than its longest route)")
             else:  # R_DEADLOCK
                 return
         if not sc[C.EV_COUNT] and sc[C.GEN_HEAD] == sc[C.GEN_N] and sc[C.IN_NET]:

@@ -55,14 +55,16 @@ else:  # pragma: no cover - without numba the Python engine runs (see _compiled.
 NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SRCQ_CTIME, \
     DEADLOCKED, EV_COUNT, NFREE_NODES, NFREE_SLOTS, GEN_HEAD, GEN_N, LOG_N, MEAS_FROM, MEAS_TO, \
     BLOCK_ARG, EVENTS, LATE_SORTED = range(21)
-NUM_SC = 21
+UD_N = 21  # UGAL: uniform draws left in State.ud (taken from the end)
+NUM_SC = 22
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
 C_PF = 18  # prefetch the rows of the next block's events (0: no)
 C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
 C_SORT = 20  # run each cycle's switch allocations in switch order (0: no; see memory order below)
-NUM_CF = 21
+C_UGAL, C_UK, C_UFULL = 21, 22, 23  # UGAL: 0 off, 1 UGAL-L, 2 UGAL-G; candidates k; V x buffer
+NUM_CF = 24
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -87,11 +89,17 @@ SL_IP, SL_N, CH_O, CH_N = range(4)  # State.sv
 # event kinds (as topogen.sim._events)
 K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3, 4, 5, 6, 7, 8
 # return codes of run()
-R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK = range(6)
+R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK, R_DRAWS, R_ROUTE = range(8)
+#: "no entry" in the UGAL base table (State.ur)
+UR_NONE = 65535
 
 State = namedtuple("State", [
     "sc", "cf", "pt", "bf", "ob", "vk", "vq", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
-    "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend", "srt"])
+    "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend", "srt",
+    # UGAL (topogen.sim._ugal): the base routing's rank table ranks[phase, v, dst] (uint16,
+    # UR_NONE: no entry), CSR indptr, indices and entry phases, the uniform draws, two
+    # route buffers and the count of each choice (MIN, VAL 1 .. k)
+    "ur", "ui", "uj", "uph", "ud", "ub", "uc"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
@@ -268,6 +276,106 @@ def _sort_late(sc, t, ev, nd, idx, cnt, nsw):
 INLINED_HELPERS_SHA256 = "c713005b614d5af5"
 
 
+
+# ---------------------------------------------------------------------------- UGAL
+# UGAL-L / UGAL-G (topogen.sim._ugal.UgalChoice, the Python engine's rule): the choice is
+# made when a packet's head is ready at its source switch, from the same uniform draws
+# (State.ud, filled by the Python side from the simulation's generator exactly when the
+# Python engine draws: R_DRAWS) and the same queues.
+@_inline
+def _ugal_walk(ur, ui, uj, uph, s, d, out, k, lim):
+    """Write the CSR entries of the base route ``s -> d`` into ``out[k:]`` (the first
+    entry of each switch pair, as ``view.entry`` gives it); returns the new end, or -1
+    when the table has no entry or the route is longer than ``lim``."""
+    v = s
+    phase = 0
+    while v != d:
+        r = ur[phase, v, d]
+        if r == UR_NONE or k >= lim:
+            return -1
+        e = ui[v] + r
+        ph = uph[e]
+        if ph > phase:
+            phase = ph
+        w = uj[e]
+        f = e
+        while f > ui[v] and uj[f - 1] == w:
+            f -= 1
+        out[k] = f
+        k += 1
+        v = w
+    return k
+
+
+@_inline
+def _ugal_queue(o, credits, pt, pk, V, S, full):
+    """Output queue of network port ``o`` in flits (held or reserved flits of its
+    downstream buffers plus ``S`` per packet waiting for it)."""
+    q = full
+    for x in range(o * V, o * V + V):
+        q -= credits[x]
+    p = pt[o, W_HEAD]
+    while p >= 0:
+        q += S
+        p = pk[p, P_WNEXT]
+    return q
+
+
+@_inline
+def _ugal_cost(glob, path, n, credits, pt, pk, V, S, full):
+    """UGAL-G: the sum of the queues along ``path[:n]``; UGAL-L: ``n`` x the first one."""
+    if glob:
+        c = 0
+        for i in range(n):
+            c += _ugal_queue(path[i], credits, pt, pk, V, S, full)
+        return c
+    return n * _ugal_queue(path[0], credits, pt, pk, V, S, full)
+
+
+@_inline
+def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, ub, uc):
+    """Give packet ``a`` (ready at its source switch, ``sc[UD_N] >= k``) its UGAL path in
+    ``p_route`` and its link count; False when the base table has no route."""
+    V, S, EJ, kcls = cf[C_V], cf[C_S], cf[C_EJ], cf[C_KCLS]
+    glob = cf[C_UGAL] == 2
+    full = cf[C_UFULL]
+    nsw = ur.shape[1]
+    lim = ub.shape[1]
+    s = np.int64(pt[EJ + pc[a, PC_SRC], OUT_SWITCH])
+    d = np.int64(pt[EJ + pc[a, PC_DST], OUT_SWITCH])
+    bi = 0  # the row of ub holding the best path
+    bn = _ugal_walk(ur, ui, uj, uph, s, d, ub[0], 0, lim)
+    if bn < 0:
+        return False
+    bc = _ugal_cost(glob, ub[0], bn, credits, pt, pk, V, S, full)
+    lo, hi = (s, d) if s < d else (d, s)
+    choice = 0
+    for i in range(1, cf[C_UK] + 1):
+        nd_ = sc[UD_N] - 1
+        sc[UD_N] = nd_
+        m = np.int64(ud[nd_] * (nsw - 2))
+        if m >= lo:
+            m += 1
+        if m >= hi:
+            m += 1
+        c = 1 - bi
+        cn = _ugal_walk(ur, ui, uj, uph, s, m, ub[c], 0, lim)
+        if cn >= 0:
+            cn = _ugal_walk(ur, ui, uj, uph, m, d, ub[c], cn, lim)
+        if cn < 0:
+            return False
+        cc = _ugal_cost(glob, ub[c], cn, credits, pt, pk, V, S, full)
+        if cc < bc:
+            bi, bn, bc, choice = c, cn, cc, i
+    uc[choice] += 1
+    path = ub[bi]
+    for h in range(bn):
+        p_route[a, 1 + h] = path[h] * V + h * kcls
+    p_route[a, 1 + bn] = (EJ + pc[a, PC_DST]) * V
+    pc[a, PC_LINKS] = bn
+    return True
+
+
 @_jit
 def run(st, until):
     """Process events with cycle < ``until`` (see the module docs for the return codes).
@@ -291,6 +399,8 @@ def run(st, until):
     injbuf0, EJ, INJ, dl, sep = cf[C_INJBUF0], cf[C_EJ], cf[C_INJ], cf[C_DL], cf[C_SEP]
     margin, K = cf[C_MARGIN], cf[C_K]
     vca = cf[C_VCA]
+    ugal, uk = cf[C_UGAL], cf[C_UK]
+    ur, ui, uj, uph, ud, ub, uc = st.ur, st.ui, st.uj, st.uph, st.ud, st.ub, st.uc
     # a head at a switch first asks for an output VC (one cycle before the switch) with VCA
     rkind = K_VREQ if vca else K_READY
     rlead = 1 if vca else 0
@@ -373,6 +483,9 @@ def run(st, until):
         pos = ev[idx, EV_HPOS]
         kind = nd[blk, EV0 + 2 * pos]
         a = nd[blk, EV0 + 2 * pos + 1]
+        if (ugal and kind == K_READY and pc[a, PC_LINKS] < 0 and pk[a, P_HOP] > 0
+                and sc[UD_N] < uk):
+            return R_DRAWS  # the Python side draws (as the Python engine: now) and resumes
         if pfd and pos == 0:
             # entering a block: a two-stage pipeline over the blocks ahead (the order of
             # the events is unchanged; the tables of a large network outgrow the caches):
@@ -418,6 +531,11 @@ def run(st, until):
         serve = -1
         alloc = -1
         if kind == K_READY:
+            if ugal and pc[a, PC_LINKS] < 0 and pk[a, P_HOP] > 0:  # UGAL: choose the path
+                if not _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph,
+                                    ud, ub, uc):
+                    sc[BLOCK_ARG] = a
+                    return R_ROUTE
             o = np.int64(p_route[a, pk[a, P_HOP]]) // V
             tl = pt[o, W_TAIL]  # append to the waiting list of o
             pk[a, P_WPREV] = tl

@@ -166,9 +166,13 @@ class _Tally:
         self.created: dict = {}  # period -> packets created (filled by start_traffic)
         self.acc: dict = {}  # period -> packets delivered
         self.lat_sum: dict = {}  # period -> latency sum of delivered packets
+        # measured packets: lists (per packet, Python engine) and int32 arrays (batches,
+        # compiled engine: no Python int per packet)
         self.m_lat: list[int] = []
         self.m_net: list[int] = []
         self.m_hops: list[int] = []
+        self.m_chunks: list[tuple] = []  # (latency, network latency, links) arrays
+        self.m_n = 0
         self.m_sum = 0
 
     def on_deliver(self, pkt, tail):
@@ -178,6 +182,7 @@ class _Tally:
         self.lat_sum[k] = self.lat_sum.get(k, 0) + lat
         if pkt.measured:
             self.m_lat.append(lat)
+            self.m_n += 1
             self.m_sum += lat
             self.m_net.append(tail - self.head - pkt.sent + self.overhead)
             self.m_hops.append(pkt.links)
@@ -185,16 +190,28 @@ class _Tally:
     def on_deliver_arrays(self, ctime, sent, tail, links, measured):
         """:meth:`on_deliver` for a batch of packets in delivery order (compiled engine)."""
         lat = tail - ctime - self.head
-        k, inv = np.unique(tail // self.P, return_inverse=True)
-        for kk, c, s in zip(k.tolist(), np.bincount(inv).tolist(),
-                            np.bincount(inv, weights=lat).tolist()):
-            self.acc[kk] = self.acc.get(kk, 0) + c
-            self.lat_sum[kk] = self.lat_sum.get(kk, 0) + int(s)
+        if not len(tail):
+            return
+        per = tail // self.P  # the sample periods (a few per batch: counted, not sorted)
+        k0 = int(per.min())
+        cnt = np.bincount(per - k0)
+        sums = np.bincount(per - k0, weights=lat)
+        for kk in np.flatnonzero(cnt).tolist():
+            self.acc[k0 + kk] = self.acc.get(k0 + kk, 0) + int(cnt[kk])
+            self.lat_sum[k0 + kk] = self.lat_sum.get(k0 + kk, 0) + int(sums[kk])
         ml = lat[measured]
-        self.m_lat.extend(ml.tolist())
-        self.m_sum += int(ml.sum())
-        self.m_net.extend((tail - self.head - sent + self.overhead)[measured].tolist())
-        self.m_hops.extend(links[measured].tolist())
+        if len(ml):
+            self.m_chunks.append((ml.astype(np.int32),
+                                  (tail - self.head - sent + self.overhead)[measured].astype(np.int32),
+                                  links[measured].astype(np.int32)))
+            self.m_n += len(ml)
+            self.m_sum += int(ml.sum())
+
+    def measured(self, i: int) -> np.ndarray:
+        """Field ``i`` (0 latency, 1 network latency, 2 links) of every measured packet."""
+        lists = (self.m_lat, self.m_net, self.m_hops)
+        parts = [np.asarray(lists[i], dtype=np.int64)] + [c[i] for c in self.m_chunks]
+        return np.concatenate(parts).astype(np.int64)
 
     def mean_latency(self, eng, first: int, last: int, running: bool) -> float:
         """BookSim's check against ``latency_thres``: the packets delivered since the
@@ -204,7 +221,7 @@ class _Tally:
         source's next packet only when the previous one is injected (its creation time
         stays the Bernoulli time), so of a source queue only the head packet counts."""
         if running:
-            lsum, n = self.m_sum, len(self.m_lat)
+            lsum, n = self.m_sum, self.m_n
         else:
             lsum = sum(self.lat_sum.get(i, 0) for i in range(first, last))
             n = sum(self.acc.get(i, 0) for i in range(first, last))
@@ -312,7 +329,7 @@ def _drain(eng, cfg: SimConfig, tally: _Tally, run: _Run, P: int) -> None:
     t = end_measure
     step = min(P, 64)
     check = 1000  # BookSim checks latency_thres every 1000 cycles of the drain
-    while len(tally.m_lat) < eng.measured_created and t < end_measure + drain:
+    while tally.m_n < eng.measured_created and t < end_measure + drain:
         t = min(t + step, end_measure + drain)
         eng.run(t)
         if eng.deadlocked:
@@ -331,8 +348,8 @@ def _drain(eng, cfg: SimConfig, tally: _Tally, run: _Run, P: int) -> None:
                     f"mean latency {lat_now:.1f} cycles exceeded latency_thres="
                     f"{cfg.latency_thres:g} while draining the measured packets (cycle {t})")
                 return
-    if len(tally.m_lat) < eng.measured_created:
-        run.status, run.message = "saturated", (f"{eng.measured_created - len(tally.m_lat)} measured "
+    if tally.m_n < eng.measured_created:
+        run.status, run.message = "saturated", (f"{eng.measured_created - tally.m_n} measured "
                                                 f"packets not delivered within drain_cycles={drain}")
 
 
@@ -352,15 +369,15 @@ def _result_row(tally: _Tally, run: _Run, cfg: SimConfig, eng, P: int, n_active:
         row.update(accepted_load=acc_n / (n_active * span), accepted_flit_rate=acc_n * S / (n_active * span),
                    injected_load=cre_n / (n_active * span), injected_flit_rate=cre_n * S / (n_active * span))
     if run.status == "completed":
-        lat = np.asarray(tally.m_lat, dtype=np.float64)
-        netl = np.asarray(tally.m_net, dtype=np.float64)
+        lat = tally.measured(0).astype(np.float64)
+        netl = tally.measured(1).astype(np.float64)
         row.update(
             latency_avg=lat.mean(), latency_min=lat.min(), latency_max=lat.max(),
             latency_p50=np.percentile(lat, 50), latency_p90=np.percentile(lat, 90),
             latency_p99=np.percentile(lat, 99),
             network_latency_avg=netl.mean(), network_latency_min=netl.min(),
             network_latency_max=netl.max(), flit_latency_avg=lat.mean() - (S - 1) / 2,
-            hops_avg=float(np.mean(tally.m_hops)) + 1.0, packets=len(lat))
+            hops_avg=float(np.mean(tally.measured(2))) + 1.0, packets=len(lat))
     return row
 
 
