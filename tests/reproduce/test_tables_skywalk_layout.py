@@ -138,3 +138,35 @@ def test_cli_bad_exponent(capsys):
     code = cli.main(["reproduce", "layout-fig1", "--exponent", "3"])
     err = capsys.readouterr().err
     assert code not in (0, 70) and "exponent" in err and len(err.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- Skywalk
+def test_paths_timing_engines_agree():
+    from topogen.reproduce.skywalk import paths_timing
+
+    t = paths_timing(seed=1, cabinets=64)
+    assert list(t.engine) == ["auto", "scipy"] and (t.switches == 512).all() and (t.degree <= 16).all()
+    assert t.fr_max_ns.nunique() == 1 and np.allclose(t.fr_avg_ns, t.fr_avg_ns.iloc[0])
+    assert (t.cpu_s >= 0).all() and t.cpu.iloc[0]
+
+
+def test_fig3_readings_gap_matches_direct_measurement():
+    from topogen import registry
+    from topogen.generators.skywalk import skywalk_bounds
+    from topogen.layout import Floor, place
+    from topogen.metrics import latency_stats
+    from topogen.reproduce import skywalk_figs as sf
+
+    c = 16
+    rd = sf.fig3_readings([7], instances=1, cabinets=(c,), delays=(40.0,), routings=("nr",),
+                          constructions=("rounds",))
+    b = skywalk_bounds(8, c)
+    d_o = min(b["straight_max"], b["diagonal_max"])
+    avg = []
+    for dd in (0, 1):
+        topo = registry.get("skywalk").func(switches_per_cabinet=8, cabinets=c, intra_degree=7,
+                                            straight_degree=d_o - dd, diagonal_degree=dd, seed=7, instances=1,
+                                            construction="rounds")
+        avg.append(latency_stats(place(topo, Floor.skywalk(c, 8)), switch_delay=40.0, routing="nr").avg)
+    assert rd.iloc[0][f"gap_c{c}_pct"] == pytest.approx(100 * (avg[0] / avg[1] - 1), abs=0.001)
+    assert list(rd.columns[:3]) == ["construction", "routing", "switch_delay"]
