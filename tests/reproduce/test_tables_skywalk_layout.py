@@ -170,3 +170,21 @@ def test_fig3_readings_gap_matches_direct_measurement():
         avg.append(latency_stats(place(topo, Floor.skywalk(c, 8)), switch_delay=40.0, routing="nr").avg)
     assert rd.iloc[0][f"gap_c{c}_pct"] == pytest.approx(100 * (avg[0] / avg[1] - 1), abs=0.001)
     assert list(rd.columns[:3]) == ["construction", "routing", "switch_delay"]
+
+
+def test_fig9_10_cable_claims_and_unmeasured_simulation():
+    from topogen.generators.classic import hypercube
+    from topogen.layout import Floor, place
+
+    res = lg.reproduce_layout_fig9_10(seeds=1, iterations=0)
+    t = res.table.set_index("topology")
+    # permutation keeps every cable: P-HYPERCUBE's cable is the hypercube's sequential one
+    lay = place(hypercube(8), Floor.for_switches(256, 16), "sequential")
+    assert t.loc["P-HYPERCUBE"].cable_avg == pytest.approx(lay.cable_length.mean(), abs=1e-3)
+    c = res.extra_tables["claims"]
+    cable = c[c.claim.str.contains("cable length")]
+    assert len(cable) == 4 and set(cable.verdict) <= {"agrees", "differs"}
+    v = 100 * (t.loc["RING-8"].cable_avg / t.loc["P-HYPERCUBE"].cable_avg - 1)
+    assert f"{v:+.1f} %" in cable[cable.claim.str.startswith("RING-8") & cable.claim.str.contains("all cables")].ours.iloc[0]
+    sim = c[c.claim.str.contains("simulated")]
+    assert len(sim) == 4 and (sim.verdict == "not measured").all() and sim.ours.str.contains("layout-sim").all()

@@ -559,11 +559,12 @@ def reproduce_layout_fig9_10(*, seeds: int = 3, seed: int = 1, iterations: int =
     iterations : int
         Simulated-annealing moves of RING's Section IV-D mapping, in [0, 10**8].
     """
-    from .layout_figs import fig16_table
+    from .layout_figs import FIG16_CASES, fig16_table
 
     k = check_int("seeds", seeds, 1, 20)
     iters = check_int("iterations", iterations, 0, 10**8)
-    t = fig16_table(child_seeds(seed, k), iters)
+    cases = [c for c in FIG16_CASES if not c[1].startswith("Nbr")]
+    t = fig16_table(child_seeds(seed, k), iters, cases)
     t = t[t.layout != "sequential+SA"].set_index("topology")
     claims = []
     for a, b, metric, (lo, hi) in FIG9_10:
