@@ -134,3 +134,15 @@ def test_aspl_gap_readings_on_built_networks():
     gaps = [100 * (1 - main.loc[(n, "DSN-F"), "aspl"] / main.loc[(n, "DSN"), "aspl"]) for n in (128, 256, 512)]
     assert r.iloc[0].value_pct == pytest.approx(max(gaps), abs=0.01)
     assert not r.reaches_4_6.any()
+
+
+def test_largest_hops_samples_the_built_fishnets():
+    from topogen.generators.fishnet import angelfish, flying_fish, subnet_topology
+
+    hops = mf._largest_hops(True, sample=10_000, sizes=(5, 3))  # sample >= N: exact
+    assert set(hops) == {("angelfish", "mms q=5"), ("flying-fish", "n=3")}
+    for (fam, _), make in ((("angelfish", 0), lambda: angelfish(subnet_topology("mms", 5))),
+                           (("flying-fish", 0), lambda: flying_fish(3))):
+        key = next(k for k in hops if k[0] == fam)
+        assert hops[key][0] == pytest.approx(nx.average_shortest_path_length(make().to_networkx()))
+    assert mf._largest_hops(False) == {}

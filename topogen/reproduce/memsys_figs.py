@@ -529,15 +529,18 @@ def fig11_readings() -> pd.DataFrame:
 # ------------------------------------------------------- Fig. 14: efficiency at the largest sizes
 #: sampled average hops of the two ~1M-node Fishnets, measured once (64 BFS sources, seed 1;
 #: ``largest_build=True`` measures them again): family, size -> (avg hops, standard error)
-def _largest_hops(build: bool, sample: int = 64) -> dict:
+def _largest_hops(build: bool, sample: int = 64, sizes: tuple[int, int] = (23, 27)) -> dict:
+    """Sampled average hops of the Angelfish on MMS q = sizes[0] and the Flying Fish of
+    side sizes[1] (the ~1M-node ones by default), keyed by (family, size)."""
     if not build:
         return {}
     from ..generators.fishnet import angelfish, flying_fish, subnet_topology
     from ..metrics.hops import distance_stats
 
+    q, side = sizes
     out = {}
-    for key, make in ((("angelfish", "mms q=23"), lambda: angelfish(subnet_topology("mms", 23))),
-                      (("flying-fish", "n=27"), lambda: flying_fish(27))):
+    for key, make in ((("angelfish", f"mms q={q}"), lambda: angelfish(subnet_topology("mms", q))),
+                      (("flying-fish", f"n={side}"), lambda: flying_fish(side))):
         topo = make()
         st = distance_stats(topo, sample=sample, seed=1)
         out[key] = (float(st.aspl), float(st.stderr))
