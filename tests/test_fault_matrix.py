@@ -56,7 +56,7 @@ BASELINES = {
     "p-hypercube": "--dimension 5 --switches_per_cabinet 8 --seed 1",
     "p-myrinet-clos": "--hosts 32 --seed 1",
     "p-torus": "--degree 4 --switches_per_cabinet 4 --seed 1",
-    "petersen": "",
+    "petersen": "", "twisted-hypercube": "--dimension 4",
     "pf-fhypercube": "--dimension 5 --switches_per_cabinet 8 --seed 1",
     "pf-hypercube": "--dimension 5 --switches_per_cabinet 8 --seed 1",
     "pf-myrinet-clos": "--hosts 32 --seed 1",

@@ -477,14 +477,18 @@ def reproduce_layout_fig15(*, sizes: tuple[int, ...] = SIZES, seeds: int = 3, se
 
 
 # --------------------------------------------------------------------------- Fig. 16
-def fig16_table(seed_list=(1,), iterations: int = 10**6) -> pd.DataFrame:
-    """Cable-length axis and zero-load proxies of Fig. 16's 256-switch topologies."""
+FIG16_CASES = [(4, "P-TORUS-4", None), (4, "Nbr(0.5)-4", "walktrap"), (4, "Nbr(0.5)-4", "sequential"),
+               (4, "RING-4", "walktrap"), (8, "P-HYPERCUBE", None), (8, "Nbr(0.5)-8", "walktrap"),
+               (8, "Nbr(0.5)-8", "sequential"), (8, "RING-8", "walktrap")]
+
+
+def fig16_table(seed_list=(1,), iterations: int = 10**6, cases=None) -> pd.DataFrame:
+    """Cable-length axis and zero-load proxies of Fig. 16's 256-switch topologies
+    (``cases``: a subset of FIG16_CASES, default all)."""
     n = 256
     floor = Floor.for_switches(n, Z)
     rows = []
-    cases = [(4, "P-TORUS-4", None), (4, "Nbr(0.5)-4", "walktrap"), (4, "Nbr(0.5)-4", "sequential"),
-             (4, "RING-4", "walktrap"), (8, "P-HYPERCUBE", None), (8, "Nbr(0.5)-8", "walktrap"),
-             (8, "Nbr(0.5)-8", "sequential"), (8, "RING-8", "walktrap")]
+    cases = FIG16_CASES if cases is None else cases
     for d, label, clu in _progress.progress(cases, desc="Fig. 16"):
         vals = []
         for s in seed_list:

@@ -265,15 +265,26 @@ def _slope(t: pd.DataFrame, col: str) -> float:
 def _claims11(t: pd.DataFrame) -> list[dict]:
     claims = []
     big = t[t.nodes >= 1_000_000]
-    for what, groups in (("flattened butterfly", ("flattened-butterfly",)),
-                         ("Fishnet", ("angelfish", "angelfish-lite", "flying-fish", "flying-fish-lite"))):
-        sub = big[big.group.isin(groups)]
-        best = sub.loc[sub.ports.idxmin()] if len(sub) else None
-        ours = f"{best.ports:.0f} ports ({best.family} {best['size']}, {best.nodes:,.0f} nodes)" \
-            if best is not None else "none reaches 1M"
-        verdict = "agrees" if best is not None and best.ports <= 30 else "differs"
-        claims.append(fc.claim_row("11", f"{what} reaches 1,000,000 nodes with under 30 ports", "< 30", ours,
-                                   verdict))
+    rd = fig11_readings()
+    first = rd[rd.question.str.startswith("fewest")]
+    fb = first[first.reading == "flattened-butterfly 2-D..10-D"].iloc[0]
+    fb_hi = first[first.reading == "flattened-butterfly 11-D..20-D"].iloc[0]
+    claims.append(fc.claim_row(
+        "11", "high-diameter flattened butterflies reach 1,000,000 nodes under 30 ports", "< 30",
+        f"{fb.ports} network ports ({fb.family} {fb['size']}, {fb.nodes:,} nodes; {fb.ports_with_endpoint} with "
+        f"the endpoint port): holds read as 'at most 30' on the figures' 2-D..10-D, or strictly beyond 10-D "
+        f"({fb_hi.family} {fb_hi['size']}: {fb_hi.ports})",
+        "agrees" if fb.at_most_30 else "differs"))
+    fish = first[first.defined & first.family.isin(["angelfish", "angelfish-lite", "flying-fish", "flying-fish-lite"])]
+    best = fish.sort_values("ports").iloc[0]
+    undefined = first[~first.defined & first.family.str.startswith("fishnet-lite-fb")].sort_values("ports")
+    alt = "; ".join(f"{r.family} {r['size']}: {r.ports} at {r.nodes:,}" for _, r in undefined.iterrows())
+    claims.append(fc.claim_row(
+        "11", "Fishnet designs reach 1,000,000 nodes under 30 ports", "< 30",
+        f"best Fishnet the paper defines: {best.ports} ports ({best.family} on {best['size']}, {best.nodes:,} nodes; "
+        f"{best.ports_with_endpoint} with the endpoint port); under 30 only on the undefined Fishnet Lite over "
+        f"3-D/4-D flattened butterflies ({alt}) (table fig11_readings)",
+        "agrees" if best.ports < 30 else "differs"))
     lite = big[big.group == "fishnet-lite-fb"]
     if len(lite):  # --fishnet_lite_dims: the reading beyond the paper's defined Fishnets
         best = lite.loc[lite.ports.idxmin()]
@@ -352,7 +363,7 @@ def _claims13(t: pd.DataFrame) -> list[dict]:
     return claims
 
 
-def _claims14(t: pd.DataFrame) -> list[dict]:
+def _claims14(t: pd.DataFrame, hops: dict | None = None) -> list[dict]:
     claims = []
     m3 = t[t.family == "moore-3"].sort_values("nodes")
     dfs = t[(t.group == "memsys-dragonfly") & t.efficiency.notna()]
@@ -375,9 +386,7 @@ def _claims14(t: pd.DataFrame) -> list[dict]:
                 "agrees" if len(above) and 500 <= above.nodes.max() <= 5000 else "differs"))
     if t.nodes.max() >= 114_582:  # the Section 3.2 sizes are within the figure's range
         claims += _angelfish_vs_butterfly(t)
-    claims.append(fc.claim_row("14", "at the largest sizes the Angelfish variants are the most efficient",
-                               "yes", "not checked: needs the average hops of 1.1M-node Angelfish (39M links)",
-                               "not checked"))
+    claims += _claims14_largest(t, hops or {})
     return claims
 
 
@@ -410,10 +419,205 @@ def _angelfish_vs_butterfly(t: pd.DataFrame) -> list[dict]:
     ]
 
 
+
+# ------------------------------------------------------------------ Fig. 11: the 30-port readings
+MILLION = 1_000_000
+
+
+def _is_prime_power(q: int) -> bool:
+    if q < 2:
+        return False
+    base = next(b for b in range(2, q + 1) if q % b == 0)
+    while q % base == 0:
+        q //= base
+    return q == 1
+
+
+def _mms_degree(q: int) -> int:
+    """Degree (3q - delta) / 2 of the MMS graph of order 2 q^2, q = 4w + delta."""
+    return (3 * q - {1: 1, 3: -1, 0: 0}[q % 4]) // 2
+
+
+def _fishnet_candidates() -> list[dict]:
+    """Every Fishnet point the paper's formulas give (and the two undefined variants), one
+    row per parameter: family, size, nodes, network ports, defined (by the paper)."""
+    from ..generators.fishnet import (angelfish_formulas, angelfish_lite_formulas, flying_fish_formulas,
+                                      flying_fish_lite_formulas)
+
+    rows = []
+    for q in range(2, 80):
+        if not _is_prime_power(q):
+            continue
+        if q % 4 != 2 and q >= 3:
+            n, deg = 2 * q * q, _mms_degree(q)
+            for fam, f in (("angelfish", angelfish_formulas(n, deg)), ("angelfish-lite", angelfish_lite_formulas(n, deg))):
+                rows.append(dict(family=fam, subnet=f"MMS q={q} ({n} routers, degree {deg})", nodes=f.nodes,
+                                 ports=f.ports, defined=True))
+        # Erdos-Renyi polarity graph (PolarFly): q^2 + q + 1 routers, maximum degree q + 1
+        n, deg = q * q + q + 1, q + 1
+        for fam, f in (("angelfish", angelfish_formulas(n, deg)), ("angelfish-lite", angelfish_lite_formulas(n, deg))):
+            rows.append(dict(family=fam, subnet=f"ER/PolarFly q={q} ({n} routers, max degree {deg})",
+                             nodes=f.nodes, ports=f.ports, defined=True))
+    for p in range(3, 60):  # the paper's printed form, on Moore-bound subnets (no such graph beyond p = 7, 57?)
+        n = p * p + 1
+        f = angelfish_lite_formulas(n, p)
+        rows.append(dict(family="angelfish-lite", subnet=f"Moore bound p={p} ({n} routers; a bound, no graph)",
+                         nodes=f.nodes, ports=f.ports, defined=False))
+    for side in range(2, 60):
+        for fam, f in (("flying-fish", flying_fish_formulas(side)), ("flying-fish-lite", flying_fish_lite_formulas(side))):
+            rows.append(dict(family=fam, subnet=f"{side}x{side} flattened butterfly", nodes=f.nodes,
+                             ports=f.ports, defined=True))
+    for d in (3, 4):
+        for side in range(2, 40):
+            f = lite_fb_formulas(side, d)
+            rows.append(dict(family=f"fishnet-lite-fb{d}d", subnet=f"{d}-D flattened butterfly, side {side}",
+                             nodes=f["nodes"], ports=f["ports"], defined=False))
+    return rows
+
+
+def _butterfly_candidates(max_dims: int = 20) -> list[dict]:
+    rows = []
+    for d in range(2, max_dims + 1):
+        for side in range(2, 1100):
+            nodes = side**d
+            rows.append(dict(family=f"flattened-butterfly-{d}d", subnet=f"side {side}", nodes=nodes,
+                             ports=d * (side - 1), defined=d <= 10))
+            if nodes >= 2 * MILLION:
+                break
+    return rows
+
+
+def fig11_readings() -> pd.DataFrame:
+    """Fig. 11's "high-diameter Flattened Butterfly designs and Fishnet designs will scale
+    to [1,000,000 nodes] in under 30 router ports", reading by reading.
+
+    For each family: the fewest ports of a point with at least a million nodes, and the
+    largest point with fewer than 30 ports, from the paper's closed forms (ports = network
+    ports; ``ports_with_endpoint`` adds the one local port of the c = 1 router of Section
+    1).  ``defined``: the paper defines the network (flattened butterflies 2-D..10-D, the
+    range of its figures; Fishnets on real diameter-2 subnets); rows with ``defined``
+    False are readings beyond the text (Moore-bound subnets, which are no graphs past p =
+    7; Fishnet Lite over 3-D / 4-D flattened butterflies; butterflies above 10-D).
+    """
+    cand = pd.DataFrame(_fishnet_candidates() + _butterfly_candidates())
+    cand["group"] = cand.family.where(~cand.family.str.startswith("flattened-butterfly"), "flattened-butterfly")
+    cand.loc[cand.group == "flattened-butterfly", "group"] = np.where(
+        cand.loc[cand.group == "flattened-butterfly", "defined"], "flattened-butterfly 2-D..10-D",
+        "flattened-butterfly 11-D..20-D")
+    cand.loc[cand.subnet.str.startswith("Moore bound"), "group"] = "angelfish-lite (Moore-bound subnet)"
+    cand.loc[cand.subnet.str.startswith("ER/"), "group"] = cand.loc[cand.subnet.str.startswith("ER/"), "family"] + " (ER subnet)"
+    cand.loc[cand.subnet.str.startswith("MMS"), "group"] = cand.loc[cand.subnet.str.startswith("MMS"), "family"] + " (MMS subnet)"
+    rows = []
+    for group, g in cand.groupby("group", sort=False):
+        big = g[g.nodes >= MILLION]
+        if len(big):
+            r = big.sort_values(["ports", "nodes"]).iloc[0]
+            rows.append(dict(reading=group, question="fewest ports at >= 1,000,000 nodes", family=r.family,
+                             size=r.subnet, nodes=int(r.nodes), ports=int(r.ports),
+                             ports_with_endpoint=int(r.ports) + 1, under_30=bool(r.ports < 30),
+                             at_most_30=bool(r.ports <= 30), defined=bool(r.defined)))
+        small = g[g.ports < 30]
+        if len(small):
+            r = small.sort_values(["nodes", "ports"]).iloc[-1]
+            rows.append(dict(reading=group, question="most nodes under 30 ports", family=r.family,
+                             size=r.subnet, nodes=int(r.nodes), ports=int(r.ports),
+                             ports_with_endpoint=int(r.ports) + 1, under_30=True,
+                             at_most_30=True, defined=bool(r.defined)))
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------- Fig. 14: efficiency at the largest sizes
+#: sampled average hops of the two ~1M-node Fishnets, measured once (64 BFS sources, seed 1;
+#: ``largest_build=True`` measures them again): family, size -> (avg hops, standard error)
+def _largest_hops(build: bool, sample: int = 64, sizes: tuple[int, int] = (23, 27)) -> dict:
+    """Sampled average hops of the Angelfish on MMS q = sizes[0] and the Flying Fish of
+    side sizes[1] (the ~1M-node ones by default), keyed by (family, size)."""
+    if not build:
+        return {}
+    from ..generators.fishnet import angelfish, flying_fish, subnet_topology
+    from ..metrics.hops import distance_stats
+
+    q, side = sizes
+    out = {}
+    for key, make in ((("angelfish", f"mms q={q}"), lambda: angelfish(subnet_topology("mms", q))),
+                      (("flying-fish", f"n={side}"), lambda: flying_fish(side))):
+        topo = make()
+        st = distance_stats(topo, sample=sample, seed=1)
+        out[key] = (float(st.aspl), float(st.stderr))
+        del topo
+    return out
+
+
+def largest_sizes(t: pd.DataFrame, hops: dict | None = None) -> pd.DataFrame:
+    """Per family, its most efficient point with at least a million nodes.
+
+    Efficiency = bisection / (ports x average hops) / nodes with the paper's bisection
+    bullets.  Average hops: the closed form where the construction gives one (tori,
+    flattened butterflies, Dragonfly), the sampled BFS value of ``hops`` (built network)
+    when given, else the paper's maximum latency (the Fishnet formulas give no average;
+    the maximum is an upper bound, so that efficiency is a lower bound; ``latency`` says
+    which).  Moore rows are bounds, not networks (``network`` False)."""
+    hops = hops or {}
+    big = t[t.nodes >= MILLION]
+    rows = []
+    for _, r in big.iterrows():
+        if (r.family, r["size"]) in hops:
+            h, how = hops[(r.family, r["size"])][0], "sampled BFS of the built network (64 sources)"
+        elif np.isfinite(r.avg_hops):
+            h, how = float(r.avg_hops), "closed-form average" if r.source != "bound" else "Moore-bound average"
+        else:
+            h, how = float(r.diameter), "maximum latency (paper's formula; too large to build)"
+        rows.append(dict(group=r.group, family=r.family, size=r["size"], nodes=int(r.nodes), ports=int(r.ports),
+                         latency=round(h, 4), latency_source=how, bisection=float(r.bisection_formula),
+                         efficiency=float(r.bisection_formula) / (r.ports * h) / r.nodes,
+                         network=r.source != "bound"))
+    out = pd.DataFrame(rows)
+    if not len(out):
+        return out
+    best = out.loc[out.groupby("family").efficiency.idxmax()]
+    return best.sort_values("efficiency", ascending=False).reset_index(drop=True)
+
+
+def _claims14_largest(t: pd.DataFrame, hops: dict) -> list[dict]:
+    big = largest_sizes(t, hops)
+    if not len(big):
+        return [fc.claim_row("14", "at the largest sizes the Angelfish variants are the most efficient", "yes",
+                             "no point reaches 1,000,000 nodes (raise --formula_max_nodes)", "not checked")]
+    nets = big[big.network]
+    top = nets.iloc[0]
+    fishnet = ("angelfish", "angelfish-lite", "flying-fish", "flying-fish-lite")
+    built = " (sampled on the built networks)" if hops else \
+        " (Fishnet latency = the paper's maximum latency 4: too large to build; --largest_build measures it)"
+    lead = "; ".join(f"{r.family} {r['size']} {r.efficiency:.4f}" for _, r in nets.head(4).iterrows())
+    claims = [fc.claim_row(
+        "14", "at >= 1,000,000 nodes the most efficient network is a Fishnet (Moore bounds excluded: no graphs)",
+        "yes", f"{top.family} {top['size']} first; {lead}{built}",
+        "agrees" if top.group in fishnet else "differs")]
+    af = nets[nets.family == "angelfish"]
+    ff = nets[nets.family == "flying-fish"]
+    if len(af) and len(ff):
+        a, f = af.iloc[0], ff.iloc[0]
+        # Angelfish is ahead iff h_FF / h_AF exceeds the ratio of the hop-free factors
+        even = (f.bisection / f.ports / f.nodes) / (a.bisection / a.ports / a.nodes)
+        verdict = "agrees" if top.family == "angelfish" else "differs"
+        claims.append(fc.claim_row(
+            "14", "... specifically the Angelfish variants", "Angelfish first",
+            f"Angelfish {a['size']} {a.efficiency:.4f} (hops {a.latency:g}, {a.latency_source}) vs Flying Fish "
+            f"{f['size']} {f.efficiency:.4f} (hops {f.latency:g}): Angelfish leads only if Flying Fish's average "
+            f"hops exceed Angelfish's by {100 * (even - 1):.2f} %; the construction's factor (n+1)/(8n) vs "
+            f"n/(2(4n-2)) favours Flying Fish", verdict))
+    moore = big[~big.network]
+    if len(moore):
+        m = moore.iloc[0]
+        claims.append(fc.claim_row("14", "... (the Moore bounds at the same sizes, for reference)", "-",
+                                   f"{m.family} {m['size']}: {m.efficiency:.4f}, above every network", "bound"))
+    return claims
+
+
 @register_experiment("memsys-figs", paper="MEMSYS '16 (Li et al.) Figs. 11-14")
 def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 1_200_000,
                 bisection_runs: int = 2, seed: int = 0, fishnet_lite_dims: tuple[int, ...] = (),
-                plot: str | None = None) -> ExperimentResult:
+                largest_build: bool = False, plot: str | None = None) -> ExperimentResult:
     """MEMSYS '16 Figs. 11-14: ports, torus average hops, bisection and efficiency vs size.
 
     Parameters
@@ -434,6 +638,11 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
         Also the Fishnet Lite over D-dimensional flattened butterflies for these D, each in
         [3, 10]: the one reading under which Fig. 11's "Fishnet under 30 ports at a
         million nodes" holds (the paper defines Flying Fish on n x n subnets only).
+    largest_build : bool
+        Figure 14: build the two ~1M-node Fishnets (Angelfish on MMS q = 23, 39M links,
+        ~4 GB; Flying Fish n = 27, 56M links, ~6 GB) and sample their average hops;
+        default: their latency is the paper's maximum latency (they are too large to
+        build in a routine run) and the rows say so.
     plot : str, optional
         Draw the figure to this .png, .svg or .pdf file.
 
@@ -464,9 +673,11 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
                  "bisection_per_node", "source"],
             14: ["family", "size", "nodes", "ports", "avg_hops", "bisection", "efficiency",
                  "efficiency_formula", "source"]}[figure]
+    extra = {}
     if figure == 11:
         shown = table[table.group != "torus"]
         claims = _claims11(table)
+        extra["fig11_readings"] = fig11_readings()
     elif figure == 12:
         shown = table[table.group == "torus"]
         claims = _claims12(table)
@@ -475,7 +686,9 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
         claims = _claims13(table)
     else:
         shown = table[table.efficiency.notna()]
-        claims = _claims14(table)
+        hops = _largest_hops(bool(largest_build))
+        claims = _claims14(table, hops)
+        extra["largest"] = largest_sizes(table, hops)
     shown = shown.sort_values(["family", "nodes"], kind="stable")[cols].reset_index(drop=True)
     notes = [
         f"Built and measured up to {max_nodes:,} nodes (source = measured), closed forms up to "
@@ -494,7 +707,7 @@ def memsys_figs(*, figure: int, max_nodes: int = 5000, formula_max_nodes: int = 
 
         plot_memsys(figure, table, out)
     return ExperimentResult(title=TITLES[figure], table=shown, notes=notes,
-                            extra_tables={"claims": pd.DataFrame(claims)})
+                            extra_tables={"claims": pd.DataFrame(claims), **extra})
 
 
 TITLES = {

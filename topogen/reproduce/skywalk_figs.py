@@ -349,6 +349,47 @@ def fig3(seeds, build, full=False, switch_delay=60.0):
     return table, claims, notes
 
 
+#: Fig. 3's average-latency gaps of (d_o, 0) over (d_o - 1, 1), as printed (%)
+FIG3_GAPS = {64: 0.50, 1024: 0.38}
+FIG3_TOL = 0.1
+
+
+def fig3_readings(seeds, instances: int = 10, cabinets=(64, 1024), delays=(20.0, 40.0, 60.0, 100.0, 150.0),
+                  routings=("fr", "nr"), constructions=("saturate", "rounds")) -> pd.DataFrame:
+    """Fig. 3's two gaps under every setting the paper leaves open (switch delay, routing,
+    Skywalk construction): one row per setting with the gap at each c (mean over seeds)
+    and whether both are within FIG3_TOL of the paper's 0.50 / 0.38 %."""
+    from ..generators.skywalk import skywalk_bounds
+
+    rows = []
+    for construction in constructions:
+        build = {"instances": instances, "construction": construction}
+        gaps = {}
+        for c in cabinets:
+            b = skywalk_bounds(Z, c)
+            d_o = min(b["straight_max"], b["diagonal_max"])
+            nets = [dict(label=f"dd={dd}", family="skywalk", name="skywalk", z=Z, c=c, d_d=dd,
+                         params=_sky(Z, c, 7, straight_degree=d_o - dd, diagonal_degree=dd)) for dd in (0, 1)]
+            for routing in routings:
+                runs = _run(nets, seeds, delays=delays, routing=routing, build=build)
+                for d in delays:
+                    a0 = _vals(runs, "avg_ns", d_d=0, switch_delay=float(d))
+                    a1 = _vals(runs, "avg_ns", d_d=1, switch_delay=float(d))
+                    gaps[(routing, float(d), c)] = float(np.mean(fc.pct(a0, a1)))
+        for routing in routings:
+            for d in delays:
+                row = dict(construction=construction, routing=routing, switch_delay=float(d))
+                ok = True
+                for c in cabinets:
+                    g = gaps[(routing, float(d), c)]
+                    row[f"gap_c{c}_pct"] = round(g, 3)
+                    if c in FIG3_GAPS:
+                        ok = ok and abs(g - FIG3_GAPS[c]) <= FIG3_TOL
+                row["both_within_0.1"] = ok
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
 SKY_DO = (1, 2, 4, 6, 8, 12, 16, 20, 24, 28)
 RANDOM_D = (4, 5, 6, 7, 9, 11, 15, 19, 23, 27, 31, 35, 39)
 
@@ -587,7 +628,7 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
                    full: bool = False, random_degrees: tuple[int, ...] = (6, 11),
                    nr_tie: Literal["best", "worst"] = "best",
                    construction: Literal["saturate", "rounds"] = "saturate",
-                   switch_delay: float = 60.0,
+                   switch_delay: float = 60.0, readings: bool = False,
                    plot: str | None = None) -> ExperimentResult:
     """Skywalk's latency sweeps (Figs. 1, 3, 5, 6, 7, 9, 10): the table behind the figure
     and the paper's statements checked.
@@ -619,6 +660,11 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
     switch_delay : float
         Fig. 3 only: the switch delay in ns, in (0, 10000] (default 60; the paper does not
         state it for Fig. 3, and its average-latency gaps depend on it).
+    readings : bool
+        Fig. 3 only: also the table ``readings``, the two printed gaps (0.50 % at c = 64,
+        0.38 % at c = 1,024) under every switch delay (20-150 ns), routing (FR, NR) and
+        construction, and a claim row saying whether any one setting gives both (c =
+        1,024 is built: minutes).
     plot : str, optional
         Draw the figure to this .png, .svg or .pdf file.
 
@@ -645,6 +691,7 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
     switch_delay = check_float("switch_delay", switch_delay, 0.0, 10_000.0, min_open=True)
     out = fc.check_plot(plot)
     seed_list = child_seeds(resolve_seed(seed), k)
+    extra = {}
     if figure == 1:
         degs = tuple(check_int("random_degrees", d, 2, Z * C - 1) for d in random_degrees)
         if nr_tie not in ("best", "worst"):
@@ -652,6 +699,20 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
         table, claims, notes = fig1(seed_list, build, random_degrees=degs, nr_tie=nr_tie)
     elif figure == 3:
         table, claims, notes = fig3(seed_list, build, full, switch_delay)
+        if readings:
+            rd = fig3_readings(seed_list, instances)
+            extra["readings"] = rd
+            hits = rd[rd["both_within_0.1"]]
+            near = rd.assign(err=(rd.gap_c64_pct - 0.50).abs() + (rd.gap_c1024_pct - 0.38).abs()).nsmallest(1, "err")
+            best = near.iloc[0]
+            claims.append(fc.claim_row(
+                "3", "one setting (delay, routing, construction) gives both 0.50 % (c = 64) and 0.38 % (c = 1,024)"
+                f" within {FIG3_TOL} points", "0.50 / 0.38 %",
+                (f"{len(hits)} of {len(rd)} settings: " + "; ".join(
+                    f"{r.construction}/{r.routing}/{r.switch_delay:g} ns" for _, r in hits.iterrows())) if len(hits)
+                else f"none of {len(rd)}; closest {best.construction}/{best.routing}/{best.switch_delay:g} ns: "
+                     f"{best.gap_c64_pct:.2f} / {best.gap_c1024_pct:.2f} % (table readings)",
+                "agrees" if len(hits) else "differs"))
     elif figure == 5:
         table, claims, notes = fig5(seed_list, build)
     elif figure == 6:
@@ -672,7 +733,7 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
 
         plot_skywalk(figure, table, out)
     return ExperimentResult(title=TITLES[figure], table=table, notes=notes,
-                            extra_tables={"claims": pd.DataFrame(claims)})
+                            extra_tables={"claims": pd.DataFrame(claims), **extra})
 
 
 TITLES = {
