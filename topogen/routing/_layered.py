@@ -360,8 +360,11 @@ def break_layer(pair_local: np.ndarray, keys: np.ndarray, num_pairs: int,
     inv = inv.astype(np.int64).ravel()
     count = np.bincount(inv, minlength=len(uk)).astype(np.int64)
     src_ch, dst_ch = uk // c_total, uk % c_total
-    if np.any(src_ch == dst_ch):  # impossible for table routes; keep the reference's rule
-        raise ValueError("a route depends on the channel it is on (self-loop)")
+    if np.any(src_ch == dst_ch):
+        from ..errors import RoutingError
+
+        raise RoutingError("a route takes the same channel twice in a row; layered routing "
+                           "runs such routes with the reference loop (vc._layers_reference)")
     # nodes: the channels that occur, ranked (keeps the channel order); uk is sorted by
     # (from, to), so the edges are already in CSR order with increasing heads
     nodes, comp = np.unique(np.concatenate([src_ch, dst_ch]), return_inverse=True)

@@ -132,7 +132,10 @@ def layered(base_routing: TableRouting, max_vcs: int | None = None) -> TableRout
     layer = np.zeros(n * n, dtype=np.int64)
     from . import _layered
 
-    if _layered.AVAILABLE and not _force_reference:
+    # a route using one channel twice in a row (impossible for table routes) stays with
+    # the reference, whose cycle search handles self-loops
+    loops = bool(len(dep_keys)) and bool(np.any(dep_keys // c_total == dep_keys % c_total))
+    if _layered.AVAILABLE and not _force_reference and not loops:
         rounds = _layers_compiled(layer, pair_ids, dep_keys, c_total)
     else:
         rounds = _layers_reference(layer, pair_ids, dep_keys, c_total)
