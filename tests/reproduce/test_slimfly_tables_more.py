@@ -57,7 +57,7 @@ def test_table_iii_lh_hc_and_readings():
 
 
 def test_vii_and_iv_d_claims():
-    r = slimfly_structure(qmax=5, check_diameter=False, check_vcs=True)
+    r = slimfly_structure(qmax=5, check_diameter=False, check_vcs=True, vcs_qmax=7)
     c = r.extra_tables["claims"].set_index("section")
     vii_a = c.loc["VII-A"].iloc[0]
     assert vii_a["ours"].startswith("12 (q = 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, 23)")
