@@ -45,13 +45,17 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
+from ..routing.ugal_booksim import dragonfly_min  # BookSim dragonflynew's min (re-exported)
 
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
            "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
-           "default_loads", "format_saturation"]
+           "default_loads", "format_saturation", "NATIVE_ROUTINGS", "fattree_channels"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
-NATIVE_FAMILIES = ("mesh", "torus", "dragonfly")
+NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree")
+#: BookSim routing functions of each family (``--routing``; the first is the default)
+NATIVE_ROUTINGS = {"mesh": ("dim_order",), "torus": ("dim_order",), "dragonfly": ("min", "ugal"),
+                   "fattree": ("nca", "anca")}
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
 #: tolerances: zero load, other loads
@@ -73,6 +77,9 @@ class NativeFamily:
     num_vcs: int | None = None  # VCs per port when the native routing fixes them
     hosts: int = 0  # terminals of the network
     kind_latency: dict = field(default_factory=dict)  # cycles per link kind, when they differ
+    #: the reference simulator's flow control (``vct`` packet level, ``wormhole`` BookSim's
+    #: flit-level router, needed where credit loops are long: dragonfly's 100-cycle channels)
+    flow_control: str = "vct"
 
     @property
     def routing_function(self) -> str:
@@ -83,28 +90,48 @@ class NativeFamily:
         """BookSim's name and size of the network."""
         if self.family == "dragonfly":
             return f"dragonflynew k={self.k}"
+        if self.family == "fattree":
+            return f"fattree k={self.k} n={self.n}"
         return f"{self.family} k={self.k} n={self.n}"
 
 
-def native_family(family: str, k: int = 4, n: int = 2) -> NativeFamily:
+def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = None) -> NativeFamily:
     """The native network ``family`` with topogen's equivalent generator and routing:
-    ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, or ``dragonfly``
-    (BookSim's ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k``
-    routers, ``h = k`` global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1)."""
+    ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, ``dragonfly`` (BookSim's
+    ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k`` routers, ``h = k``
+    global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1), or ``fattree``
+    (BookSim's k-ary n-tree, ``n`` levels).  ``routing`` is BookSim's routing function
+    (:data:`NATIVE_ROUTINGS`; default the family's first)."""
     from .._validate import check_int
 
     if family not in NATIVE_FAMILIES:
         raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r} "
-                             "(BookSim's flatfly and fattree are not compared yet)")
+                             "(BookSim's flatfly is not compared yet)")
+    choices = NATIVE_ROUTINGS[family]
+    routing = choices[0] if routing is None else routing
+    if routing not in choices:
+        raise ParameterError(f"BookSim's native {family} is compared with routing "
+                             f"{' or '.join(choices)}, got {routing!r} (--routing)")
+    if family == "fattree":
+        k = check_int("k", k, 2, hint=" (BookSim fattree's arity: k down and k up ports per router)")
+        n = check_int("n", n, 2, hint=" (BookSim fattree's levels)")
+        opts = {"topology": "fattree", "k": k, "n": n, "routing_function": routing}
+        # nca: BookSim draws the up port per hop (RandomInt), topogen's nca is a fixed
+        # Latin-square table; anca: topogen's anca with BookSim's two-draw rule
+        return NativeFamily("fattree", k, n, opts, "kary-ntree", {"k": k, "n": n}, routing, 1, hosts=k ** n)
     if family == "dragonfly":
         k = check_int("k", k, 1, hint=" (BookSim dragonflynew's terminals per router)")
         if n != 1:
             raise ParameterError(f"BookSim's dragonflynew is built for n = 1 only (it exits otherwise), got n={n}")
-        opts = {"topology": "dragonflynew", "k": k, "n": 1, "routing_function": "min"}
+        opts = {"topology": "dragonflynew", "k": k, "n": 1, "routing_function": routing}
         params = {"a": 2 * k, "p": k, "h": k, "arrangement": "absolute", "global_port_order": "router"}
-        # dragonfly.cpp defines DRAGON_LATENCY: local channels 10 cycles, global 100
-        return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params, "dragonfly-min", None, num_vcs=2,
-                            hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100})
+        # dragonfly.cpp defines DRAGON_LATENCY: local channels 10 cycles, global 100;
+        # min uses VCs 0 and 1, ugal asserts exactly 3
+        ugal = routing == "ugal"
+        return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params,
+                            "ugal-booksim" if ugal else "dragonfly-min", None, num_vcs=3 if ugal else 2,
+                            hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100},
+                            flow_control="vct" if ugal else "wormhole")
     k = check_int("k", k, 2)
     n = check_int("n", n, 1)
     opts = {"topology": family, "k": k, "n": n, "routing_function": "dim_order", "use_noc_latency": 1}
@@ -124,6 +151,8 @@ def native_graph(fam: NativeFamily):
 
     if fam.family == "dragonfly":
         return dragonflynew_graph(fam.k)
+    if fam.family == "fattree":
+        return fattree_graph(fam.k, fam.n)
     k, n = fam.k, fam.n
     size = k ** n
     g = nx.Graph()
@@ -195,46 +224,67 @@ def dragonflynew_graph(p: int):
     return g
 
 
-def dragonfly_min(topology, num_vcs: int = 2):
-    """BookSim ``dragonflynew``'s ``min`` routing on topogen's dragonfly
-    (``dragonfly_port``): within a group the direct link; else to the router of the group
-    holding the global link to the target group, over it, then to the target (local,
-    global, local; a global-local-global path of the same length is never taken), VC 0 until the global
-    hop and VC 1 on it and after (``min_dragonflynew``'s ``ph``), which is the table
-    routing's dateline rule with the global links as the dateline."""
-    from ..routing._csr import csr_view
-    from ..routing.base import TableRouting
+def fattree_channels(k: int, n: int) -> dict:
+    """BookSim's ``fattree`` channels rebuilt from ``FatTree::_BuildNet``
+    (``src/networks/fattree.cpp``): ``{channel: ((source router, output port), (target
+    router, input port))}``.  Router ``level * k^(n-1) + pos`` (level 0 the roots); output
+    and input ports ``0 .. k-1`` go down (at the leaves: the ``k`` nodes), ``k .. 2k-1``
+    up; raises if a channel is driven or read twice or left unconnected."""
+    npos = k ** (n - 1)
+    per_dir, per_level = k * npos, 2 * k * npos
+    src, dst = {}, {}
 
-    a = int(topology.params["a"])
-    n = topology.num_switches
-    view = csr_view(topology)
-    src = np.repeat(np.arange(n), np.diff(view.indptr))
-    nbr = view.indices.astype(np.int64)
-    group_of = np.arange(n) // a
-    is_global = group_of[src] != group_of[nbr]
-    # gateway[i, t]: the router of group i that holds the global link to group t
-    groups = n // a
-    gateway = np.full((groups, groups), -1, dtype=np.int64)
-    gateway[group_of[src[is_global]], group_of[nbr[is_global]]] = src[is_global]
-    rank_of = {(int(u), int(w)): i - int(view.indptr[u]) for i, (u, w) in enumerate(zip(src, nbr))}
-    ranks = np.full((1, n, n), np.iinfo(view.rank_dtype).max, dtype=view.rank_dtype)
-    for v in range(n):
-        for d in range(n):
-            if v == d:
-                continue
-            gv, gd = v // a, d // a
-            if gv == gd:
-                nxt = d
-            else:
-                gw = int(gateway[gv, gd])
-                nxt = gw if gw != v else int(gateway[gd, gv])
-            ranks[0, v, d] = rank_of[(v, nxt)]
-    wrap = is_global
-    return TableRouting(topology, ranks, algorithm="dragonfly-min",
-                        params={"vc_rule": "dateline", "dateline": "global links",
-                                "as": "BookSim dragonflynew min"},
-                        num_vcs=num_vcs, vc_rule="dateline", entry_dim=np.zeros(len(wrap), np.int8),
-                        entry_wrap=wrap)
+    def put(table, chan, end):
+        if chan in table:
+            raise ValueError(f"fattree channel {chan} is connected twice")
+        table[chan] = end
+
+    for level in range(n):
+        for pos in range(npos):
+            rid = level * npos + pos
+            for port in range(k):
+                if level < n - 1:  # down outputs, ports 0 .. k-1
+                    put(src, level * per_level + pos * k + port, (rid, port))
+                if level > 0:  # up outputs, ports k .. 2k-1 (after the down ones or the nodes)
+                    put(src, level * per_level - per_dir + pos * k + port, (rid, k + port))
+    for level in range(n):
+        for pos in range(npos):
+            rid = level * npos + pos
+            if level < n - 1:  # inputs from below, ports 0 .. k-1
+                per_hood, per_branch = k ** (n - 1 - level), k ** (n - 2 - level)
+                hood, hpos = divmod(pos, per_hood)
+                for port in range(k):
+                    chan = ((level + 1) * per_level - per_dir + hood * per_hood * k + port * per_branch * k
+                            + (hpos % per_branch) * k + hpos // per_branch)
+                    put(dst, chan, (rid, port))
+            if level > 0:  # inputs from above, ports k .. 2k-1
+                per_hood, per_branch = k ** (n - level), k ** (n - 1 - level)
+                hood, hpos = divmod(pos, per_hood)
+                for port in range(k):
+                    chan = ((level - 1) * per_level + hood * per_hood * k + port * per_branch * k
+                            + (hpos % per_branch) * k + hpos // per_branch)
+                    put(dst, chan, (rid, k + port))
+    if set(src) != set(dst) or len(src) != per_level * (n - 1):
+        raise ValueError("fattree channels are not all driven and read once")
+    return {c: (src[c], dst[c]) for c in sorted(src)}
+
+
+def fattree_graph(k: int, n: int):
+    """BookSim's ``fattree`` as an undirected networkx graph from :func:`fattree_channels`
+    (node attribute ``hosts``: ``k`` on each leaf, level ``n - 1``; nodes ``k pos .. k pos +
+    k - 1`` on leaf ``pos``); raises if a link has no reverse channel."""
+    import networkx as nx
+
+    npos = k ** (n - 1)
+    g = nx.Graph()
+    g.add_nodes_from(range(n * npos), hosts=0)
+    for pos in range(npos):
+        g.nodes[(n - 1) * npos + pos]["hosts"] = k
+    arcs = {(a[0], b[0]) for a, b in fattree_channels(k, n).values()}
+    if any((w, u) not in arcs for u, w in arcs):
+        raise ValueError("fattree wiring is not symmetric")
+    g.add_edges_from(arcs)
+    return g
 
 
 def _topogen_graph(topology):
@@ -261,6 +311,15 @@ def isomorphic(fam: NativeFamily, topology) -> tuple[bool, bool]:
              and all(a.nodes[i]["hosts"] == b.nodes[i]["hosts"] for i in a.nodes))
     return iso, ident
 
+
+#: what anynet's ``min`` (the only routing of an anynet export) is beside each native routing
+_EXPORT_ROUTING = {
+    "mesh": "one fixed shortest path per pair, not dimension order",
+    "torus": "one fixed shortest path per pair, not dimension order",
+    "dragonfly": "one fixed shortest path per pair on every VC, not min's VC 0 / VC 1 dateline",
+    "fattree": "one fixed up port per router and destination, not nca's random or anca's adaptive "
+               "up port: anynet runs no table but its own",
+}
 
 #: router options of topogen's BookSim setup (the ``vct33`` template's) on top of
 #: :func:`topogen.experiments.simulators.booksim_options`
@@ -349,6 +408,8 @@ def _reference_native_adapter(fam, spec, seed, routing):
     cfg = _reference_config(spec)
     if _native_ports(fam):
         cfg = replace(cfg, port_order="booksim-native")
+    if fam.flow_control != cfg.flow_control:
+        cfg = replace(cfg, flow_control=fam.flow_control, engine="python")
     traffic = _traffic_for("reference", spec.traffic, int(routing.topology.num_hosts))
 
     layout = None
@@ -523,7 +584,24 @@ def default_loads(saturation: float, up_to: float = UP_TO) -> tuple[float, ...]:
     return (0.01, down(saturation / 2), down(saturation * up_to))
 
 
-def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
+def native_routing(fam: NativeFamily, topology, num_vcs=None, seed: int = 1):
+    """topogen's routing of ``fam`` on ``topology`` (its generator's network)."""
+    from ..routing import route
+
+    if fam.routing == "dragonfly-min":
+        return dragonfly_min(topology, num_vcs or 2)
+    if fam.routing == "ugal-booksim":
+        from ..routing.ugal_booksim import ugal_booksim
+
+        return ugal_booksim(topology, seed=seed)
+    if fam.routing == "anca":
+        from ..routing.anca import anca
+
+        return anca(topology, select="booksim")  # anca_fattree: two random up ports, fewer credits used
+    return route(topology, None, fam.routing, seed=seed)
+
+
+def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: str | None = None, loads=None,
                     repeats: int = 3, seed: int = 1, columns=("native", "reference", "export"),
                     saturation: bool = True, up_to: float = UP_TO,
                     binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
@@ -548,9 +626,7 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
     from .. import registry
     from .._validate import check_int
     from ..experiments.simulators import CrossvalSpec, fresh_dir
-    from ..routing import route
-
-    fam = native_family(family, k, n)
+    fam = native_family(family, k, n, routing)
     repeats = check_int("repeats", repeats, 1)
     bad = [c for c in columns if c not in ("native", "reference", "export")]
     if bad:
@@ -567,10 +643,7 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
     topology = topogen_network(fam)
     iso, ident = isomorphic(fam, topology)
     out = fresh_dir(out_dir)
-    if fam.routing == "dragonfly-min":
-        routing = dragonfly_min(topology, spec.num_vcs)
-    else:
-        routing = route(topology, None, fam.routing, seed=seed)
+    routing = native_routing(fam, topology, spec.num_vcs, seed)
     cols = []
     for col in columns:
         if col == "native":
@@ -620,7 +693,8 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
         if name != "native" and "native" in brackets:
             entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
         sat[name] = entry
-    source = "kncube.cpp, use_noc_latency=1" if fam.family in ("mesh", "torus") else "dragonfly.cpp"
+    source = {"mesh": "kncube.cpp, use_noc_latency=1", "torus": "kncube.cpp, use_noc_latency=1",
+              "dragonfly": "dragonfly.cpp", "fattree": "fattree.cpp"}[fam.family]
     notes = [f"native: BookSim {fam.label} routing_function={fam.routing_function}, "
              + (f"channels of {fam.link_latency} cycle(s)" if not fam.kind_latency else
                 "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items()))
@@ -628,9 +702,11 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
              + (f", {fam.num_vcs} VCs (all the routing uses)" if fam.num_vcs else ""),
              f"reference: topogen {fam.generator} {fam.params} with {fam.routing} on the "
              "reference simulator, same links"
+             + (f", {fam.flow_control} flow control (BookSim's flit-level router)" if fam.flow_control == "wormhole"
+                else "")
              + (", ports numbered as BookSim's (port_order=booksim-native)" if _native_ports(fam) else ""),
              "export: topogen's anynet export of that topology on BookSim, routed by anynet's min "
-             "(not dimension order: the router model with another routing)",
+             f"({_EXPORT_ROUTING[fam.family]}: the router model with another routing)",
              f"seeds {seed}..{seed + repeats - 1}; tolerances: {ZERO_TOLERANCE:.0%} at the zero-load "
              f"point (load <= {ZERO_LOAD:g}), {LATENCY_TOLERANCE:.0%} elsewhere, or within 2 standard errors"]
     if saturation:
@@ -705,7 +781,7 @@ def native_command(args) -> int:
     if loads is not None and (not loads or any(not 0 < x <= 1 for x in loads)):
         raise ParameterError(f"--loads must be offered loads in (0, 1] flits/node/cycle, got {args.loads!r}")
     seed = 1 if args.seed is None else int(args.seed)
-    res = crossval_native(args.native, args.out_dir, loads=loads, seed=seed,
+    res = crossval_native(args.native, args.out_dir, loads=loads, seed=seed, routing=args.routing,
                           repeats=3 if args.repeats is None else args.repeats, binary=args.booksim,
                           timeout=3600.0 if args.timeout is None else args.timeout,
                           saturation=not getattr(args, "no_saturation", False),
