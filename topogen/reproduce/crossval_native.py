@@ -49,13 +49,14 @@ from ..routing.ugal_booksim import dragonfly_min  # BookSim dragonflynew's min (
 
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
            "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
-           "default_loads", "format_saturation", "NATIVE_ROUTINGS", "fattree_channels"]
+           "default_loads", "format_saturation", "NATIVE_ROUTINGS", "fattree_channels",
+           "flatfly_channels"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
-NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree")
+NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
 #: BookSim routing functions of each family (``--routing``; the first is the default)
 NATIVE_ROUTINGS = {"mesh": ("dim_order",), "torus": ("dim_order",), "dragonfly": ("min", "ugal"),
-                   "fattree": ("nca", "anca")}
+                   "fattree": ("nca", "anca"), "flatfly": ("ran_min",)}
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
 #: tolerances: zero load, other loads
@@ -80,6 +81,7 @@ class NativeFamily:
     #: the reference simulator's flow control (``vct`` packet level, ``wormhole`` BookSim's
     #: flit-level router, needed where credit loops are long: dragonfly's 100-cycle channels)
     flow_control: str = "vct"
+    concentration: int = 1  # nodes per router (flatfly's c = xr * yr)
 
     @property
     def routing_function(self) -> str:
@@ -92,26 +94,47 @@ class NativeFamily:
             return f"dragonflynew k={self.k}"
         if self.family == "fattree":
             return f"fattree k={self.k} n={self.n}"
+        if self.family == "flatfly":
+            return f"flatfly k={self.k} n=2 c={self.booksim['c']}"
         return f"{self.family} k={self.k} n={self.n}"
 
 
-def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = None) -> NativeFamily:
+def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = None, c: int = 1) -> NativeFamily:
     """The native network ``family`` with topogen's equivalent generator and routing:
     ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, ``dragonfly`` (BookSim's
     ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k`` routers, ``h = k``
     global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1), or ``fattree``
-    (BookSim's k-ary n-tree, ``n`` levels).  ``routing`` is BookSim's routing function
+    (BookSim's k-ary n-tree, ``n`` levels), or ``flatfly`` (BookSim's ``flatfly`` on chip:
+    ``k x k`` routers, ``n`` must be 2, ``c`` nodes per router, a square ``xr x xr`` block
+    with ``xr`` 1, 2 or 3).  ``routing`` is BookSim's routing function
     (:data:`NATIVE_ROUTINGS`; default the family's first)."""
     from .._validate import check_int
 
     if family not in NATIVE_FAMILIES:
-        raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r} "
-                             "(BookSim's flatfly is not compared yet)")
+        raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r}")
     choices = NATIVE_ROUTINGS[family]
     routing = choices[0] if routing is None else routing
     if routing not in choices:
         raise ParameterError(f"BookSim's native {family} is compared with routing "
                              f"{' or '.join(choices)}, got {routing!r} (--routing)")
+    if c != 1 and family != "flatfly":
+        raise ParameterError(f"c (nodes per router) is a flatfly parameter; BookSim's {family} has its own "
+                             "host attachment")
+    if family == "flatfly":
+        k = check_int("k", k, 2, hint=" (BookSim flatfly's routers per dimension)")
+        if n != 2:
+            raise ParameterError(f"BookSim's flatfly (flatfly_onchip.cpp) lays routers out in x and y: n must be "
+                                 f"2, got n={n}")
+        xr = math.isqrt(check_int("c", c, 1))
+        if xr * xr != c or xr > 3:
+            raise ParameterError(f"flatfly's c must be xr * xr nodes with xr 1, 2 or 3 (a square block whose "
+                                 f"node channels are 1 cycle long), got c={c}")
+        opts = {"topology": "flatfly", "k": k, "n": 2, "c": c, "x": k, "y": k, "xr": xr, "yr": xr,
+                "routing_function": routing, "use_noc_latency": 1}
+        params = {"k": k, "n": 2, "convention": "n-dim", "hosts_per_switch": c}
+        # min_flatfly: the lowest dimension that differs first, every VC: topogen's dor
+        return NativeFamily("flatfly", k, 2, opts, "flattened-butterfly", params, "dor", None,
+                            hosts=c * k * k, concentration=c)
     if family == "fattree":
         k = check_int("k", k, 2, hint=" (BookSim fattree's arity: k down and k up ports per router)")
         n = check_int("n", n, 2, hint=" (BookSim fattree's levels)")
@@ -153,6 +176,8 @@ def native_graph(fam: NativeFamily):
         return dragonflynew_graph(fam.k)
     if fam.family == "fattree":
         return fattree_graph(fam.k, fam.n)
+    if fam.family == "flatfly":
+        return flatfly_graph(fam.k, fam.concentration)
     k, n = fam.k, fam.n
     size = k ** n
     g = nx.Graph()
@@ -287,6 +312,43 @@ def fattree_graph(k: int, n: int):
     return g
 
 
+def flatfly_channels(k: int) -> dict:
+    """BookSim's 2-D ``flatfly`` router channels rebuilt from ``FlatFlyOnChip::_BuildNet``
+    (``src/networks/flatfly_onchip.cpp``, ``n = 2``): ``{channel: (source, its output
+    index among its network outputs, target)}``; router ``node`` at ``(node % k, node //
+    k)``, channel ``(k - 1) n node + (k - 1) dim + cnt + offset`` to the ``cnt``-th router
+    of its row (``dim`` 0) or column (1), ``offset = -1`` past itself.  Raises if a channel
+    is used twice."""
+    n = 2
+    out = {}
+    for node in range(k * k):
+        x, y = node % k, node // k
+        for dim in range(n):
+            for cnt in range(k):
+                other = y * k + cnt if dim == 0 else cnt * k + x
+                if other == node:
+                    continue
+                chan = (k - 1) * n * node + (k - 1) * dim + cnt + (-1 if node < other else 0)
+                if chan in out:
+                    raise ValueError(f"flatfly channel {chan} is used twice")
+                out[chan] = (node, chan - (k - 1) * n * node, other)
+    return out
+
+
+def flatfly_graph(k: int, c: int):
+    """BookSim's 2-D ``flatfly`` as an undirected networkx graph (node attribute
+    ``hosts``: ``c`` per router) from :func:`flatfly_channels`."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(k * k), hosts=c)
+    arcs = {(u, w) for u, _, w in flatfly_channels(k).values()}
+    if any((w, u) not in arcs for u, w in arcs):
+        raise ValueError("flatfly wiring is not symmetric")
+    g.add_edges_from(arcs)
+    return g
+
+
 def _topogen_graph(topology):
     import networkx as nx
 
@@ -317,6 +379,7 @@ _EXPORT_ROUTING = {
     "mesh": "one fixed shortest path per pair, not dimension order",
     "torus": "one fixed shortest path per pair, not dimension order",
     "dragonfly": "one fixed shortest path per pair on every VC, not min's VC 0 / VC 1 dateline",
+    "flatfly": "one fixed shortest path per pair, not always the lower dimension first",
     "fattree": "one fixed up port per router and destination, not nca's random or anca's adaptive "
                "up port: anynet runs no table but its own",
 }
@@ -392,6 +455,11 @@ def topogen_network(fam: NativeFamily):
 def link_cycles(fam: NativeFamily, topology):
     """Cycles of each link of ``topology`` (per kind for a network whose channels differ,
     else the family's one latency)."""
+    if fam.family == "flatfly":  # use_noc_latency: xr cycles per router spanned (flatfly_onchip.cpp)
+        xr = int(fam.booksim["xr"])
+        u, w = topology.edges[:, 0].astype(np.int64), topology.edges[:, 1].astype(np.int64)
+        k = fam.k
+        return xr * (np.abs(u % k - w % k) + np.abs(u // k - w // k))
     if not fam.kind_latency:
         return np.full(topology.num_links, fam.link_latency, dtype=np.int64)
     names = list(topology.kind_names)
@@ -413,7 +481,7 @@ def _reference_native_adapter(fam, spec, seed, routing):
     traffic = _traffic_for("reference", spec.traffic, int(routing.topology.num_hosts))
 
     layout = None
-    if fam.kind_latency:  # per-link cycles through the layout's delays (exact multiples of the cycle)
+    if fam.kind_latency or fam.family == "flatfly":  # per-link cycles as the layout's delays (whole cycles)
         from types import SimpleNamespace
 
         cfg = replace(cfg, link_latency=None)
@@ -601,7 +669,8 @@ def native_routing(fam: NativeFamily, topology, num_vcs=None, seed: int = 1):
     return route(topology, None, fam.routing, seed=seed)
 
 
-def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: str | None = None, loads=None,
+def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: str | None = None, c: int = 1,
+                    loads=None,
                     repeats: int = 3, seed: int = 1, columns=("native", "reference", "export"),
                     saturation: bool = True, up_to: float = UP_TO,
                     binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
@@ -626,7 +695,7 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: st
     from .. import registry
     from .._validate import check_int
     from ..experiments.simulators import CrossvalSpec, fresh_dir
-    fam = native_family(family, k, n, routing)
+    fam = native_family(family, k, n, routing, c)
     repeats = check_int("repeats", repeats, 1)
     bad = [c for c in columns if c not in ("native", "reference", "export")]
     if bad:
@@ -694,10 +763,12 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: st
             entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
         sat[name] = entry
     source = {"mesh": "kncube.cpp, use_noc_latency=1", "torus": "kncube.cpp, use_noc_latency=1",
-              "dragonfly": "dragonfly.cpp", "fattree": "fattree.cpp"}[fam.family]
+              "dragonfly": "dragonfly.cpp", "fattree": "fattree.cpp",
+              "flatfly": "flatfly_onchip.cpp, use_noc_latency=1"}[fam.family]
     notes = [f"native: BookSim {fam.label} routing_function={fam.routing_function}, "
-             + (f"channels of {fam.link_latency} cycle(s)" if not fam.kind_latency else
-                "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items()))
+             + (f"channels of {fam.link_latency} cycle(s)" if fam.link_latency else
+                "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items())
+                if fam.kind_latency else f"channels of {fam.booksim.get('xr')} cycle(s) per router spanned")
              + f" ({source})"
              + (f", {fam.num_vcs} VCs (all the routing uses)" if fam.num_vcs else ""),
              f"reference: topogen {fam.generator} {fam.params} with {fam.routing} on the "
@@ -766,8 +837,8 @@ def native_command(args) -> int:
     params = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")
-        if not sep or key.strip() not in ("k", "n"):
-            raise ParameterError(f"--native takes --param k=K and --param n=N, got {item!r}")
+        if not sep or key.strip() not in ("k", "n", "c"):
+            raise ParameterError(f"--native takes --param k=K, --param n=N (and c=C for flatfly), got {item!r}")
         try:
             params[key.strip()] = int(value)
         except ValueError:
