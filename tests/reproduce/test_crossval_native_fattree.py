@@ -94,3 +94,16 @@ def test_fattree_anca_and_nca_agree(tmp_path):
     by = {x["column"]: x for x in res.lines}
     assert by["reference"]["verdict"] == "pass" and by["export"]["verdict"] == "pass", res.lines
     assert "not nca's random" in " ".join(res.notes)
+
+
+def test_backends_take_nca_tables_where_they_are_nca():
+    """SST runs topogen's nca table as source routes; BookSim's anynet would run its own
+    min in its place (a tenth of the fat tree's saturation load), so it is refused, and
+    the adaptive anca is refused by both."""
+    from topogen.reproduce._backend import check_routing
+
+    check_routing("sst", "nca", "study")
+    check_routing("reference", "anca", "study")
+    for sim, routing in (("booksim", "nca"), ("booksim", "anca"), ("sst", "anca")):
+        with pytest.raises(ParameterError, match=f"not '{routing}' routing; use --simulator reference"):
+            check_routing(sim, routing, "study")
