@@ -50,7 +50,7 @@ from ..routing.ugal_booksim import dragonfly_min  # BookSim dragonflynew's min (
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
            "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
            "default_loads", "format_saturation", "NATIVE_ROUTINGS", "fattree_channels",
-           "flatfly_channels"]
+           "flatfly_channels", "merlin_torus_wiring", "merlin_torus_route"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
 NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
@@ -347,6 +347,74 @@ def flatfly_graph(k: int, c: int):
         raise ValueError("flatfly wiring is not symmetric")
     g.add_edges_from(arcs)
     return g
+
+
+def _merlin_loc(rid: int, dims) -> list:
+    """``idToLocation`` of merlin's torus (dimension 0 fastest)."""
+    loc = []
+    for k in dims:
+        loc.append(rid % k)
+        rid //= k
+    return loc
+
+
+def merlin_torus_wiring(dims, local_ports: int = 1, mesh: bool = False) -> dict:
+    """SST merlin's ``merlin.torus`` / ``merlin.mesh`` cabling rebuilt from
+    ``pymerlin-topo-mesh.py`` (``_build_impl``, width 1): ``{(router, port): (router,
+    port)}`` for every router-router port.  Router ``i`` at ``idToLocation(i)``; port
+    ``2d`` goes to the + neighbour of dimension ``d`` over link ``link_<me>_<+nbr>``,
+    port ``2d + 1`` to the - neighbour over ``link_<-nbr>_<me>`` (the same link as that
+    neighbour's port ``2d``); ports ``2n ..`` are the ``local_ports`` endpoints
+    ``local_ports * i + j`` (``torus.cc``'s ``get_dest_router = dest / local_ports``)."""
+    n_routers = int(np.prod(dims))
+    ends: dict = {}
+    for i in range(n_routers):
+        me = _merlin_loc(i, dims)
+        port = 0
+        for d, k in enumerate(dims):
+            for sign in (1, -1):
+                if mesh and not 0 <= me[d] + sign < k:
+                    port += 1
+                    continue
+                other = list(me)
+                other[d] = (me[d] + sign) % k
+                key = (tuple(me), tuple(other)) if sign == 1 else (tuple(other), tuple(me))
+                ends.setdefault(key, []).append((i, port))
+                port += 1
+    out = {}
+    for key, pair in ends.items():
+        if len(pair) != 2:
+            raise ValueError(f"merlin link {key} has {len(pair)} ends")
+        (a, pa), (b, pb) = pair
+        out[a, pa], out[b, pb] = (b, pb), (a, pa)
+    return out
+
+
+def merlin_torus_route(dims, src: int, dst: int) -> list:
+    """The hops ``(router, output port, VC)`` of a packet from router ``src`` to router
+    ``dst`` in ``merlin.torus`` (``torus.cc``'s ``route_packet``, width 1, VN 0): the
+    first dimension that differs, the + direction when ``dist_pos <= dist_neg``; VC 0 from
+    ``process_input``, reset to the even VC when a dimension is done, toggled (``vc ^ 1``)
+    at a router whose coordinate in the routing dimension is 0 when the packet came in on
+    a network port."""
+    wiring = merlin_torus_wiring(dims)
+    hops, rid, in_net, vc, rdim = [], src, False, 0, 0
+    while rid != dst:
+        me, dest = _merlin_loc(rid, dims), _merlin_loc(dst, dims)
+        for d in range(rdim, len(dims)):
+            if dest[d] != me[d]:
+                k = dims[d]
+                pos, neg = (dest[d] - me[d]) % k, (me[d] - dest[d]) % k
+                port = 2 * d + (0 if pos <= neg else 1)
+                if me[d] == 0 and in_net:
+                    vc ^= 1
+                break
+            rdim += 1
+            vc &= ~1
+        hops.append((rid, port, vc))
+        rid = wiring[rid, port][0]
+        in_net = True
+    return hops
 
 
 def _topogen_graph(topology):
