@@ -3,13 +3,18 @@ pymerlin-topo-mesh.py, the torus routing from torus.cc) against topogen's genera
 ``dor``: structure, routes and the VC rule, as read from the sources."""
 
 import itertools
+import os
+import shutil
 
 import networkx as nx
 import pytest
 
 from topogen import registry
+from topogen.errors import ParameterError
 from topogen.reproduce.crossval_native import merlin_torus_route, merlin_torus_wiring
 from topogen.routing import route
+
+SST = shutil.which("sst") or (shutil.which("/opt/sst/bin/sst") if os.path.exists("/opt/sst/bin/sst") else None)
 
 
 def _graph(wiring, hosts, n):
@@ -82,3 +87,51 @@ def test_merlin_vc_rule_and_its_difference():
         ch = [(h[0], h[1], h[2]) for h in merlin_torus_route(dims, s, d)]
         g.add_edges_from(zip(ch, ch[1:]))
     assert nx.is_directed_acyclic_graph(g)
+
+
+def test_native_bundle_puts_cables_on_merlins_ports(tmp_path):
+    import json
+
+    from topogen.export.sst import write_bundle
+    from topogen.reproduce.crossval_native import merlin_native_bundle
+
+    t = registry.generate("torus", dims=(4, 3))
+    plain = write_bundle(tmp_path / "net.json", t, routing=route(t, None, "dor"))
+    doc = json.loads(merlin_native_bundle(plain, tmp_path / "native.json", (4, 3)).read_text())
+    w = merlin_torus_wiring((4, 3))
+    assert doc["native_topology"] == {"name": "merlin.torus",
+                                      "params": {"shape": "4x3", "width": "1x1", "local_ports": 1}}
+    assert all(w[x["u"], x["port_u"]] == (x["v"], x["port_v"]) for x in doc["links"])
+    assert len(doc["links"]) == len(w) // 2
+    assert all(e["port"] == 4 and e["router"] == e["id"] for e in doc["endpoints"])
+    assert all(r["num_ports"] == 5 for r in doc["routers"])
+    with pytest.raises(ParameterError, match="side of 2"):
+        merlin_native_bundle(plain, tmp_path / "x.json", (2, 3))
+
+
+def test_cli_refuses_what_it_does_not_compare(tmp_path):
+    import argparse
+
+    from topogen.reproduce.crossval_native import native_command
+
+    args = argparse.Namespace(param=[], loads=None, seed=None, simulators="sst", native="fattree",
+                              out_dir=str(tmp_path / "o"), repeats=None, sst=None, timeout=None, routing=None)
+    with pytest.raises(ParameterError, match="SST merlin's torus"):
+        native_command(args)
+
+
+@pytest.mark.sst
+@pytest.mark.skipif(SST is None, reason="SST not installed")
+def test_merlin_torus_agrees(tmp_path):
+    """SST's own merlin.torus (4x4) against topogen's torus on the reference simulator's
+    output-buffered router (3 seeds) and topogen's SST export, at 0.2 and 0.3 (about 40 and
+    60 % of the torus's saturation)."""
+    from topogen.reproduce.crossval_native import crossval_native_sst
+
+    res = crossval_native_sst(tmp_path / "out", k=4, n=2, loads=(0.2, 0.3), repeats=3, binary=SST)
+    assert res.structure == {"isomorphic": True, "identity": True}
+    by = {(x["load"], x["column"]): x for x in res.lines}
+    for load in (0.2, 0.3):
+        assert by[(load, "native")]["status"] == "completed"
+        for col in ("reference", "export"):
+            assert by[(load, col)]["verdict"].startswith("pass"), by[(load, col)]
