@@ -135,3 +135,25 @@ def test_merlin_torus_agrees(tmp_path):
         assert by[(load, "native")]["status"] == "completed"
         for col in ("reference", "export"):
             assert by[(load, col)]["verdict"].startswith("pass"), by[(load, col)]
+
+
+@pytest.mark.parametrize("p,a,h", [(1, 2, 1), (2, 4, 2), (3, 6, 3), (2, 3, 2)])
+def test_merlin_dragonfly_wiring_is_topogens(p, a, h):
+    """pymerlin-topo-dragonfly.py's cabling (default global_link_map, absolute routes) is
+    topogen's dragonfly(a, p, h, arrangement="absolute", global_port_order="router"),
+    numbering included: router r of group g is switch g a + r, its hosts first, then its
+    group's other routers, then global port j to the (r h + j)-th other group."""
+    from topogen.reproduce.crossval_native import merlin_dragonfly_wiring
+
+    w = merlin_dragonfly_wiring(p, a, h)
+    n = a * (a * h + 1)
+    assert all(w[w[e]] == e for e in w)
+    t = registry.generate("dragonfly", a=a, p=p, h=h, arrangement="absolute", global_port_order="router")
+    assert {frozenset((x, y)) for (x, _), (y, _) in w.items()} == set(map(frozenset, t.edges.tolist()))
+    assert t.num_switches == n and all(int(x) == p for x in t.hosts)
+    # ports: p hosts, a - 1 local, h global, every router
+    for rid in range(n):
+        ports = sorted(q for (x, q) in w if x == rid)
+        assert ports == list(range(p, p + a - 1 + h))
+        glob = [w[rid, q][0] // a for q in range(p + a - 1, p + a - 1 + h)]
+        assert all(gg != rid // a for gg in glob)

@@ -50,7 +50,7 @@ from ..routing.ugal_booksim import dragonfly_min  # BookSim dragonflynew's min (
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
            "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
            "default_loads", "format_saturation", "NATIVE_ROUTINGS", "fattree_channels",
-           "flatfly_channels", "merlin_torus_wiring", "merlin_torus_route"]
+           "flatfly_channels", "merlin_torus_wiring", "merlin_torus_route", "merlin_dragonfly_wiring"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
 NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
@@ -415,6 +415,49 @@ def merlin_torus_route(dims, src: int, dst: int) -> list:
         rid = wiring[rid, port][0]
         in_net = True
     return hops
+
+
+def merlin_dragonfly_wiring(p: int, a: int, h: int, groups: int | None = None) -> dict:
+    """SST merlin's ``merlin.dragonfly`` cabling rebuilt from
+    ``pymerlin-topo-dragonfly.py`` (``_build_impl`` with the default ``global_link_map``,
+    ``global_routes = "absolute"``, one intragroup link, ``intergroup_links = 1``):
+    ``{(router, port): (router, port)}``.  Router ``g a + r``; ports ``0 .. p-1`` its
+    hosts, then one port to each other router of the group in increasing ``r``, then ``h``
+    global ports: port ``j`` carries the link numbered ``r h + j`` among the other groups
+    (``dest_grp``, plus one from the router's own group on).  Raises if a link does not
+    have two ends."""
+    groups = a * h + 1 if groups is None else int(groups)
+    ng = groups - 1
+    total = ng  # intergroup_links = 1
+    igpr = (total + a - 1) // a
+    empty = igpr * a - total
+    gmap, count = [-1] * (igpr * a), 0
+    for i in range(a):
+        for j in range(igpr - (1 if i >= a - empty else 0)):
+            gmap[i * igpr + j] = count
+            count += 1
+    ends: dict = {}
+    for g in range(groups):
+        for r in range(a):
+            rid, port = g * a + r, p
+            for q in range(a):
+                if q != r:
+                    ends.setdefault(("l", g, min(q, r), max(q, r)), []).append((rid, port))
+                    port += 1
+            for j in range(igpr):
+                raw = gmap[r * igpr + j]
+                if raw != -1:
+                    num, dest = divmod(raw, ng)
+                    dest += dest >= g
+                    ends.setdefault(("g", min(dest, g), max(dest, g), num), []).append((rid, port))
+                port += 1
+    out = {}
+    for key, pair in ends.items():
+        if len(pair) != 2:
+            raise ValueError(f"merlin dragonfly link {key} has {len(pair)} ends")
+        (x, px), (y, py) = pair
+        out[x, px], out[y, py] = (y, py), (x, px)
+    return out
 
 
 def _topogen_graph(topology):
