@@ -1,4 +1,9 @@
-"""Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``).
+"""Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
+``mesh``/``torus`` (``kncube.cpp``), ``dragonfly`` (``dragonflynew`` with ``min`` or
+``ugal``), ``fattree`` (``nca``, ``anca``) and ``flatfly`` (``ran_min``), and SST merlin's
+``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
+gives each family's reading of the sources and the measurements.  The details below are
+the k-ary n-cube's.
 
 For a family BookSim builds itself, three runs of the same network side by side:
 

@@ -18,6 +18,10 @@ plus ``packet_size`` per packet waiting at the switch for that port.  Hop ``h`` 
 chosen path uses routing VC ``h`` (the first VC of its class), as Valiant routing does,
 so all candidates share one acyclic VC order.  From then on the packet follows its path
 like a packet of a table routing.
+
+BookSim dragonflynew's ``ugal`` (:mod:`topogen.routing.ugal_booksim`, variant
+``"booksim"``) takes its own rule here (:meth:`UgalChoice._choose_ugal_booksim`): one
+random intermediate terminal, BookSim's used-credit comparison, VC = phase.
 """
 
 from __future__ import annotations
