@@ -33,7 +33,7 @@ def no_simulators(tmp_path, monkeypatch):
     ("booksim", dict(routings=["escape"]), r"BookSim's anynet has only its own minimal table routing "
                                            r"\(min_anynet\), not 'escape' routing; use --simulator reference"),
     ("booksim", dict(routings=["ugal-l"]), "not 'ugal-l' routing"),
-    ("sst", dict(routings=["valiant"]), r"SST runs topogen's deterministic tables as source routes \(nr, fr, booksim-min, dor, hop\), not 'valiant'"),
+    ("sst", dict(routings=["valiant"]), r"SST runs topogen's deterministic tables as source routes \(nr, fr, booksim-min, dor, hop, nca\), not 'valiant'"),
     ("booksim", dict(traffics=["rotate"], hosts=2048), "BookSim's transpose traffic needs an even power of two hosts"),
     ("sst", dict(traffics=["rotate"]), "SST merlin has no 'rotate' traffic pattern"),
     ("booksim", dict(traffics=["groupshift"]), "BookSim has no 'groupshift' traffic pattern"),

@@ -47,7 +47,7 @@ def test_native_family_settings_from_kncube():
     assert (m.link_latency, t.link_latency) == (1, 2)  # use_noc_latency: _mesh ? 1 : 2
     assert (m.routing, t.routing) == ("dor", "dor-random")
     with pytest.raises(ParameterError, match="native family must be one of mesh, torus"):
-        native_family("flatfly")
+        native_family("qtree")
     with pytest.raises(ParameterError):
         native_family("torus", 1, 2)
 

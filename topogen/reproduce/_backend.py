@@ -59,11 +59,15 @@ __all__ = ["SIMULATORS", "MINIMAL", "TABLES", "MIN_ACCEPTED", "check", "check_ro
            "sweep", "run_point", "finished_points", "raw_dir_for", "notes"]
 
 SIMULATORS = ("reference", "booksim", "sst")
-#: deterministic minimal routings: BookSim runs them as its own ``min_anynet``
+#: deterministic minimal routings: BookSim runs them as its own ``min_anynet``.  Not ``nca``:
+#: on a fat tree ``min_anynet``'s Dijkstra tables send a router's traffic through one fixed
+#: up port and saturate at about a tenth of ``nca``'s load (docs/crossval.md, "Fat tree"),
+#: so running it in ``nca``'s place would not be the same network; not ``anca`` (adaptive)
 MINIMAL = ("nr", "fr", "booksim-min", "dor", "hop")
 #: deterministic table routings SST runs as source routes (those crossval and memsys-sim run
-#: on the real SST)
-TABLES = MINIMAL
+#: on the real SST): the minimal ones and the fat tree's ``nca`` table (``anca`` chooses
+#: its up ports at run time: refused)
+TABLES = MINIMAL + ("nca",)
 #: traffic patterns with the same definition on BookSim (name there) / SST
 _BOOKSIM_BITS = ("bitrev", "bitcomp", "shuffle", "transpose")
 #: a BookSim run that completes while accepting under this fraction of the offered load (and

@@ -1,4 +1,9 @@
-"""Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``).
+"""Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
+``mesh``/``torus`` (``kncube.cpp``), ``dragonfly`` (``dragonflynew`` with ``min`` or
+``ugal``), ``fattree`` (``nca``, ``anca``) and ``flatfly`` (``ran_min``), and SST merlin's
+``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
+gives each family's reading of the sources and the measurements.  The details below are
+the k-ary n-cube's.
 
 For a family BookSim builds itself, three runs of the same network side by side:
 
@@ -45,13 +50,18 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
+from ..routing.ugal_booksim import dragonfly_min  # BookSim dragonflynew's min (re-exported)
 
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
            "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
-           "default_loads", "format_saturation"]
+           "default_loads", "format_saturation", "NATIVE_ROUTINGS", "fattree_channels",
+           "flatfly_channels", "merlin_torus_wiring", "merlin_torus_route", "merlin_dragonfly_wiring"]
 
 #: families BookSim builds itself that topogen has (``--native`` choices)
-NATIVE_FAMILIES = ("mesh", "torus", "dragonfly")
+NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
+#: BookSim routing functions of each family (``--routing``; the first is the default)
+NATIVE_ROUTINGS = {"mesh": ("dim_order",), "torus": ("dim_order",), "dragonfly": ("min", "ugal"),
+                   "fattree": ("nca", "anca"), "flatfly": ("ran_min",)}
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
 #: tolerances: zero load, other loads
@@ -73,6 +83,10 @@ class NativeFamily:
     num_vcs: int | None = None  # VCs per port when the native routing fixes them
     hosts: int = 0  # terminals of the network
     kind_latency: dict = field(default_factory=dict)  # cycles per link kind, when they differ
+    #: the reference simulator's flow control (``vct`` packet level, ``wormhole`` BookSim's
+    #: flit-level router, needed where credit loops are long: dragonfly's 100-cycle channels)
+    flow_control: str = "vct"
+    concentration: int = 1  # nodes per router (flatfly's c = xr * yr)
 
     @property
     def routing_function(self) -> str:
@@ -83,28 +97,69 @@ class NativeFamily:
         """BookSim's name and size of the network."""
         if self.family == "dragonfly":
             return f"dragonflynew k={self.k}"
+        if self.family == "fattree":
+            return f"fattree k={self.k} n={self.n}"
+        if self.family == "flatfly":
+            return f"flatfly k={self.k} n=2 c={self.booksim['c']}"
         return f"{self.family} k={self.k} n={self.n}"
 
 
-def native_family(family: str, k: int = 4, n: int = 2) -> NativeFamily:
+def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = None, c: int = 1) -> NativeFamily:
     """The native network ``family`` with topogen's equivalent generator and routing:
-    ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, or ``dragonfly``
-    (BookSim's ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k``
-    routers, ``h = k`` global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1)."""
+    ``mesh`` or ``torus`` of radix ``k`` and ``n`` dimensions, ``dragonfly`` (BookSim's
+    ``dragonflynew`` with ``k`` terminals per router: groups of ``a = 2k`` routers, ``h = k``
+    global ports per router, ``2k^2 + 1`` groups; ``n`` must be 1), or ``fattree``
+    (BookSim's k-ary n-tree, ``n`` levels), or ``flatfly`` (BookSim's ``flatfly`` on chip:
+    ``k x k`` routers, ``n`` must be 2, ``c`` nodes per router, a square ``xr x xr`` block
+    with ``xr`` 1, 2 or 3).  ``routing`` is BookSim's routing function
+    (:data:`NATIVE_ROUTINGS`; default the family's first)."""
     from .._validate import check_int
 
     if family not in NATIVE_FAMILIES:
-        raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r} "
-                             "(BookSim's flatfly and fattree are not compared yet)")
+        raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r}")
+    choices = NATIVE_ROUTINGS[family]
+    routing = choices[0] if routing is None else routing
+    if routing not in choices:
+        raise ParameterError(f"BookSim's native {family} is compared with routing "
+                             f"{' or '.join(choices)}, got {routing!r} (--routing)")
+    if c != 1 and family != "flatfly":
+        raise ParameterError(f"c (nodes per router) is a flatfly parameter; BookSim's {family} has its own "
+                             "host attachment")
+    if family == "flatfly":
+        k = check_int("k", k, 2, hint=" (BookSim flatfly's routers per dimension)")
+        if n != 2:
+            raise ParameterError(f"BookSim's flatfly (flatfly_onchip.cpp) lays routers out in x and y: n must be "
+                                 f"2, got n={n}")
+        xr = math.isqrt(check_int("c", c, 1))
+        if xr * xr != c or xr > 3:
+            raise ParameterError(f"flatfly's c must be xr * xr nodes with xr 1, 2 or 3 (a square block whose "
+                                 f"node channels are 1 cycle long), got c={c}")
+        opts = {"topology": "flatfly", "k": k, "n": 2, "c": c, "x": k, "y": k, "xr": xr, "yr": xr,
+                "routing_function": routing, "use_noc_latency": 1}
+        params = {"k": k, "n": 2, "convention": "n-dim", "hosts_per_switch": c}
+        # min_flatfly: the lowest dimension that differs first, every VC: topogen's dor
+        return NativeFamily("flatfly", k, 2, opts, "flattened-butterfly", params, "dor", None,
+                            hosts=c * k * k, concentration=c)
+    if family == "fattree":
+        k = check_int("k", k, 2, hint=" (BookSim fattree's arity: k down and k up ports per router)")
+        n = check_int("n", n, 2, hint=" (BookSim fattree's levels)")
+        opts = {"topology": "fattree", "k": k, "n": n, "routing_function": routing}
+        # nca: BookSim draws the up port per hop (RandomInt), topogen's nca is a fixed
+        # Latin-square table; anca: topogen's anca with BookSim's two-draw rule
+        return NativeFamily("fattree", k, n, opts, "kary-ntree", {"k": k, "n": n}, routing, 1, hosts=k ** n)
     if family == "dragonfly":
         k = check_int("k", k, 1, hint=" (BookSim dragonflynew's terminals per router)")
         if n != 1:
             raise ParameterError(f"BookSim's dragonflynew is built for n = 1 only (it exits otherwise), got n={n}")
-        opts = {"topology": "dragonflynew", "k": k, "n": 1, "routing_function": "min"}
+        opts = {"topology": "dragonflynew", "k": k, "n": 1, "routing_function": routing}
         params = {"a": 2 * k, "p": k, "h": k, "arrangement": "absolute", "global_port_order": "router"}
-        # dragonfly.cpp defines DRAGON_LATENCY: local channels 10 cycles, global 100
-        return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params, "dragonfly-min", None, num_vcs=2,
-                            hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100})
+        # dragonfly.cpp defines DRAGON_LATENCY: local channels 10 cycles, global 100;
+        # min uses VCs 0 and 1, ugal asserts exactly 3
+        ugal = routing == "ugal"
+        return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params,
+                            "ugal-booksim" if ugal else "dragonfly-min", None, num_vcs=3 if ugal else 2,
+                            hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100},
+                            flow_control="vct" if ugal else "wormhole")
     k = check_int("k", k, 2)
     n = check_int("n", n, 1)
     opts = {"topology": family, "k": k, "n": n, "routing_function": "dim_order", "use_noc_latency": 1}
@@ -124,6 +179,10 @@ def native_graph(fam: NativeFamily):
 
     if fam.family == "dragonfly":
         return dragonflynew_graph(fam.k)
+    if fam.family == "fattree":
+        return fattree_graph(fam.k, fam.n)
+    if fam.family == "flatfly":
+        return flatfly_graph(fam.k, fam.concentration)
     k, n = fam.k, fam.n
     size = k ** n
     g = nx.Graph()
@@ -195,46 +254,215 @@ def dragonflynew_graph(p: int):
     return g
 
 
-def dragonfly_min(topology, num_vcs: int = 2):
-    """BookSim ``dragonflynew``'s ``min`` routing on topogen's dragonfly
-    (``dragonfly_port``): within a group the direct link; else to the router of the group
-    holding the global link to the target group, over it, then to the target (local,
-    global, local; a global-local-global path of the same length is never taken), VC 0 until the global
-    hop and VC 1 on it and after (``min_dragonflynew``'s ``ph``), which is the table
-    routing's dateline rule with the global links as the dateline."""
-    from ..routing._csr import csr_view
-    from ..routing.base import TableRouting
+def fattree_channels(k: int, n: int) -> dict:
+    """BookSim's ``fattree`` channels rebuilt from ``FatTree::_BuildNet``
+    (``src/networks/fattree.cpp``): ``{channel: ((source router, output port), (target
+    router, input port))}``.  Router ``level * k^(n-1) + pos`` (level 0 the roots); output
+    and input ports ``0 .. k-1`` go down (at the leaves: the ``k`` nodes), ``k .. 2k-1``
+    up; raises if a channel is driven or read twice or left unconnected."""
+    npos = k ** (n - 1)
+    per_dir, per_level = k * npos, 2 * k * npos
+    src, dst = {}, {}
 
-    a = int(topology.params["a"])
-    n = topology.num_switches
-    view = csr_view(topology)
-    src = np.repeat(np.arange(n), np.diff(view.indptr))
-    nbr = view.indices.astype(np.int64)
-    group_of = np.arange(n) // a
-    is_global = group_of[src] != group_of[nbr]
-    # gateway[i, t]: the router of group i that holds the global link to group t
-    groups = n // a
-    gateway = np.full((groups, groups), -1, dtype=np.int64)
-    gateway[group_of[src[is_global]], group_of[nbr[is_global]]] = src[is_global]
-    rank_of = {(int(u), int(w)): i - int(view.indptr[u]) for i, (u, w) in enumerate(zip(src, nbr))}
-    ranks = np.full((1, n, n), np.iinfo(view.rank_dtype).max, dtype=view.rank_dtype)
-    for v in range(n):
-        for d in range(n):
-            if v == d:
-                continue
-            gv, gd = v // a, d // a
-            if gv == gd:
-                nxt = d
-            else:
-                gw = int(gateway[gv, gd])
-                nxt = gw if gw != v else int(gateway[gd, gv])
-            ranks[0, v, d] = rank_of[(v, nxt)]
-    wrap = is_global
-    return TableRouting(topology, ranks, algorithm="dragonfly-min",
-                        params={"vc_rule": "dateline", "dateline": "global links",
-                                "as": "BookSim dragonflynew min"},
-                        num_vcs=num_vcs, vc_rule="dateline", entry_dim=np.zeros(len(wrap), np.int8),
-                        entry_wrap=wrap)
+    def put(table, chan, end):
+        if chan in table:
+            raise ValueError(f"fattree channel {chan} is connected twice")
+        table[chan] = end
+
+    for level in range(n):
+        for pos in range(npos):
+            rid = level * npos + pos
+            for port in range(k):
+                if level < n - 1:  # down outputs, ports 0 .. k-1
+                    put(src, level * per_level + pos * k + port, (rid, port))
+                if level > 0:  # up outputs, ports k .. 2k-1 (after the down ones or the nodes)
+                    put(src, level * per_level - per_dir + pos * k + port, (rid, k + port))
+    for level in range(n):
+        for pos in range(npos):
+            rid = level * npos + pos
+            if level < n - 1:  # inputs from below, ports 0 .. k-1
+                per_hood, per_branch = k ** (n - 1 - level), k ** (n - 2 - level)
+                hood, hpos = divmod(pos, per_hood)
+                for port in range(k):
+                    chan = ((level + 1) * per_level - per_dir + hood * per_hood * k + port * per_branch * k
+                            + (hpos % per_branch) * k + hpos // per_branch)
+                    put(dst, chan, (rid, port))
+            if level > 0:  # inputs from above, ports k .. 2k-1
+                per_hood, per_branch = k ** (n - level), k ** (n - 1 - level)
+                hood, hpos = divmod(pos, per_hood)
+                for port in range(k):
+                    chan = ((level - 1) * per_level + hood * per_hood * k + port * per_branch * k
+                            + (hpos % per_branch) * k + hpos // per_branch)
+                    put(dst, chan, (rid, k + port))
+    if set(src) != set(dst) or len(src) != per_level * (n - 1):
+        raise ValueError("fattree channels are not all driven and read once")
+    return {c: (src[c], dst[c]) for c in sorted(src)}
+
+
+def fattree_graph(k: int, n: int):
+    """BookSim's ``fattree`` as an undirected networkx graph from :func:`fattree_channels`
+    (node attribute ``hosts``: ``k`` on each leaf, level ``n - 1``; nodes ``k pos .. k pos +
+    k - 1`` on leaf ``pos``); raises if a link has no reverse channel."""
+    import networkx as nx
+
+    npos = k ** (n - 1)
+    g = nx.Graph()
+    g.add_nodes_from(range(n * npos), hosts=0)
+    for pos in range(npos):
+        g.nodes[(n - 1) * npos + pos]["hosts"] = k
+    arcs = {(a[0], b[0]) for a, b in fattree_channels(k, n).values()}
+    if any((w, u) not in arcs for u, w in arcs):
+        raise ValueError("fattree wiring is not symmetric")
+    g.add_edges_from(arcs)
+    return g
+
+
+def flatfly_channels(k: int) -> dict:
+    """BookSim's 2-D ``flatfly`` router channels rebuilt from ``FlatFlyOnChip::_BuildNet``
+    (``src/networks/flatfly_onchip.cpp``, ``n = 2``): ``{channel: (source, its output
+    index among its network outputs, target)}``; router ``node`` at ``(node % k, node //
+    k)``, channel ``(k - 1) n node + (k - 1) dim + cnt + offset`` to the ``cnt``-th router
+    of its row (``dim`` 0) or column (1), ``offset = -1`` past itself.  Raises if a channel
+    is used twice."""
+    n = 2
+    out = {}
+    for node in range(k * k):
+        x, y = node % k, node // k
+        for dim in range(n):
+            for cnt in range(k):
+                other = y * k + cnt if dim == 0 else cnt * k + x
+                if other == node:
+                    continue
+                chan = (k - 1) * n * node + (k - 1) * dim + cnt + (-1 if node < other else 0)
+                if chan in out:
+                    raise ValueError(f"flatfly channel {chan} is used twice")
+                out[chan] = (node, chan - (k - 1) * n * node, other)
+    return out
+
+
+def flatfly_graph(k: int, c: int):
+    """BookSim's 2-D ``flatfly`` as an undirected networkx graph (node attribute
+    ``hosts``: ``c`` per router) from :func:`flatfly_channels`."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(k * k), hosts=c)
+    arcs = {(u, w) for u, _, w in flatfly_channels(k).values()}
+    if any((w, u) not in arcs for u, w in arcs):
+        raise ValueError("flatfly wiring is not symmetric")
+    g.add_edges_from(arcs)
+    return g
+
+
+def _merlin_loc(rid: int, dims) -> list:
+    """``idToLocation`` of merlin's torus (dimension 0 fastest)."""
+    loc = []
+    for k in dims:
+        loc.append(rid % k)
+        rid //= k
+    return loc
+
+
+def merlin_torus_wiring(dims, local_ports: int = 1, mesh: bool = False) -> dict:
+    """SST merlin's ``merlin.torus`` / ``merlin.mesh`` cabling rebuilt from
+    ``pymerlin-topo-mesh.py`` (``_build_impl``, width 1): ``{(router, port): (router,
+    port)}`` for every router-router port.  Router ``i`` at ``idToLocation(i)``; port
+    ``2d`` goes to the + neighbour of dimension ``d`` over link ``link_<me>_<+nbr>``,
+    port ``2d + 1`` to the - neighbour over ``link_<-nbr>_<me>`` (the same link as that
+    neighbour's port ``2d``); ports ``2n ..`` are the ``local_ports`` endpoints
+    ``local_ports * i + j`` (``torus.cc``'s ``get_dest_router = dest / local_ports``)."""
+    n_routers = int(np.prod(dims))
+    ends: dict = {}
+    for i in range(n_routers):
+        me = _merlin_loc(i, dims)
+        port = 0
+        for d, k in enumerate(dims):
+            for sign in (1, -1):
+                if mesh and not 0 <= me[d] + sign < k:
+                    port += 1
+                    continue
+                other = list(me)
+                other[d] = (me[d] + sign) % k
+                key = (tuple(me), tuple(other)) if sign == 1 else (tuple(other), tuple(me))
+                ends.setdefault(key, []).append((i, port))
+                port += 1
+    out = {}
+    for key, pair in ends.items():
+        if len(pair) != 2:
+            raise ValueError(f"merlin link {key} has {len(pair)} ends")
+        (a, pa), (b, pb) = pair
+        out[a, pa], out[b, pb] = (b, pb), (a, pa)
+    return out
+
+
+def merlin_torus_route(dims, src: int, dst: int) -> list:
+    """The hops ``(router, output port, VC)`` of a packet from router ``src`` to router
+    ``dst`` in ``merlin.torus`` (``torus.cc``'s ``route_packet``, width 1, VN 0): the
+    first dimension that differs, the + direction when ``dist_pos <= dist_neg``; VC 0 from
+    ``process_input``, reset to the even VC when a dimension is done, toggled (``vc ^ 1``)
+    at a router whose coordinate in the routing dimension is 0 when the packet came in on
+    a network port."""
+    wiring = merlin_torus_wiring(dims)
+    hops, rid, in_net, vc, rdim = [], src, False, 0, 0
+    while rid != dst:
+        me, dest = _merlin_loc(rid, dims), _merlin_loc(dst, dims)
+        for d in range(rdim, len(dims)):
+            if dest[d] != me[d]:
+                k = dims[d]
+                pos, neg = (dest[d] - me[d]) % k, (me[d] - dest[d]) % k
+                port = 2 * d + (0 if pos <= neg else 1)
+                if me[d] == 0 and in_net:
+                    vc ^= 1
+                break
+            rdim += 1
+            vc &= ~1
+        hops.append((rid, port, vc))
+        rid = wiring[rid, port][0]
+        in_net = True
+    return hops
+
+
+def merlin_dragonfly_wiring(p: int, a: int, h: int, groups: int | None = None) -> dict:
+    """SST merlin's ``merlin.dragonfly`` cabling rebuilt from
+    ``pymerlin-topo-dragonfly.py`` (``_build_impl`` with the default ``global_link_map``,
+    ``global_routes = "absolute"``, one intragroup link, ``intergroup_links = 1``):
+    ``{(router, port): (router, port)}``.  Router ``g a + r``; ports ``0 .. p-1`` its
+    hosts, then one port to each other router of the group in increasing ``r``, then ``h``
+    global ports: port ``j`` carries the link numbered ``r h + j`` among the other groups
+    (``dest_grp``, plus one from the router's own group on).  Raises if a link does not
+    have two ends."""
+    groups = a * h + 1 if groups is None else int(groups)
+    ng = groups - 1
+    total = ng  # intergroup_links = 1
+    igpr = (total + a - 1) // a
+    empty = igpr * a - total
+    gmap, count = [-1] * (igpr * a), 0
+    for i in range(a):
+        for j in range(igpr - (1 if i >= a - empty else 0)):
+            gmap[i * igpr + j] = count
+            count += 1
+    ends: dict = {}
+    for g in range(groups):
+        for r in range(a):
+            rid, port = g * a + r, p
+            for q in range(a):
+                if q != r:
+                    ends.setdefault(("l", g, min(q, r), max(q, r)), []).append((rid, port))
+                    port += 1
+            for j in range(igpr):
+                raw = gmap[r * igpr + j]
+                if raw != -1:
+                    num, dest = divmod(raw, ng)
+                    dest += dest >= g
+                    ends.setdefault(("g", min(dest, g), max(dest, g), num), []).append((rid, port))
+                port += 1
+    out = {}
+    for key, pair in ends.items():
+        if len(pair) != 2:
+            raise ValueError(f"merlin dragonfly link {key} has {len(pair)} ends")
+        (x, px), (y, py) = pair
+        out[x, px], out[y, py] = (y, py), (x, px)
+    return out
 
 
 def _topogen_graph(topology):
@@ -261,6 +489,16 @@ def isomorphic(fam: NativeFamily, topology) -> tuple[bool, bool]:
              and all(a.nodes[i]["hosts"] == b.nodes[i]["hosts"] for i in a.nodes))
     return iso, ident
 
+
+#: what anynet's ``min`` (the only routing of an anynet export) is beside each native routing
+_EXPORT_ROUTING = {
+    "mesh": "one fixed shortest path per pair, not dimension order",
+    "torus": "one fixed shortest path per pair, not dimension order",
+    "dragonfly": "one fixed shortest path per pair on every VC, not min's VC 0 / VC 1 dateline",
+    "flatfly": "one fixed shortest path per pair, not always the lower dimension first",
+    "fattree": "one fixed up port per router and destination, not nca's random or anca's adaptive "
+               "up port: anynet runs no table but its own",
+}
 
 #: router options of topogen's BookSim setup (the ``vct33`` template's) on top of
 #: :func:`topogen.experiments.simulators.booksim_options`
@@ -333,6 +571,11 @@ def topogen_network(fam: NativeFamily):
 def link_cycles(fam: NativeFamily, topology):
     """Cycles of each link of ``topology`` (per kind for a network whose channels differ,
     else the family's one latency)."""
+    if fam.family == "flatfly":  # use_noc_latency: xr cycles per router spanned (flatfly_onchip.cpp)
+        xr = int(fam.booksim["xr"])
+        u, w = topology.edges[:, 0].astype(np.int64), topology.edges[:, 1].astype(np.int64)
+        k = fam.k
+        return xr * (np.abs(u % k - w % k) + np.abs(u // k - w // k))
     if not fam.kind_latency:
         return np.full(topology.num_links, fam.link_latency, dtype=np.int64)
     names = list(topology.kind_names)
@@ -349,10 +592,12 @@ def _reference_native_adapter(fam, spec, seed, routing):
     cfg = _reference_config(spec)
     if _native_ports(fam):
         cfg = replace(cfg, port_order="booksim-native")
+    if fam.flow_control != cfg.flow_control:
+        cfg = replace(cfg, flow_control=fam.flow_control, engine="python")
     traffic = _traffic_for("reference", spec.traffic, int(routing.topology.num_hosts))
 
     layout = None
-    if fam.kind_latency:  # per-link cycles through the layout's delays (exact multiples of the cycle)
+    if fam.kind_latency or fam.family == "flatfly":  # per-link cycles as the layout's delays (whole cycles)
         from types import SimpleNamespace
 
         cfg = replace(cfg, link_latency=None)
@@ -523,7 +768,25 @@ def default_loads(saturation: float, up_to: float = UP_TO) -> tuple[float, ...]:
     return (0.01, down(saturation / 2), down(saturation * up_to))
 
 
-def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
+def native_routing(fam: NativeFamily, topology, num_vcs=None, seed: int = 1):
+    """topogen's routing of ``fam`` on ``topology`` (its generator's network)."""
+    from ..routing import route
+
+    if fam.routing == "dragonfly-min":
+        return dragonfly_min(topology, num_vcs or 2)
+    if fam.routing == "ugal-booksim":
+        from ..routing.ugal_booksim import ugal_booksim
+
+        return ugal_booksim(topology, seed=seed)
+    if fam.routing == "anca":
+        from ..routing.anca import anca
+
+        return anca(topology, select="booksim")  # anca_fattree: two random up ports, fewer credits used
+    return route(topology, None, fam.routing, seed=seed)
+
+
+def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: str | None = None, c: int = 1,
+                    loads=None,
                     repeats: int = 3, seed: int = 1, columns=("native", "reference", "export"),
                     saturation: bool = True, up_to: float = UP_TO,
                     binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
@@ -548,9 +811,7 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
     from .. import registry
     from .._validate import check_int
     from ..experiments.simulators import CrossvalSpec, fresh_dir
-    from ..routing import route
-
-    fam = native_family(family, k, n)
+    fam = native_family(family, k, n, routing, c)
     repeats = check_int("repeats", repeats, 1)
     bad = [c for c in columns if c not in ("native", "reference", "export")]
     if bad:
@@ -567,10 +828,7 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
     topology = topogen_network(fam)
     iso, ident = isomorphic(fam, topology)
     out = fresh_dir(out_dir)
-    if fam.routing == "dragonfly-min":
-        routing = dragonfly_min(topology, spec.num_vcs)
-    else:
-        routing = route(topology, None, fam.routing, seed=seed)
+    routing = native_routing(fam, topology, spec.num_vcs, seed)
     cols = []
     for col in columns:
         if col == "native":
@@ -620,17 +878,22 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, loads=None,
         if name != "native" and "native" in brackets:
             entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
         sat[name] = entry
-    source = "kncube.cpp, use_noc_latency=1" if fam.family in ("mesh", "torus") else "dragonfly.cpp"
+    source = {"mesh": "kncube.cpp, use_noc_latency=1", "torus": "kncube.cpp, use_noc_latency=1",
+              "dragonfly": "dragonfly.cpp", "fattree": "fattree.cpp",
+              "flatfly": "flatfly_onchip.cpp, use_noc_latency=1"}[fam.family]
     notes = [f"native: BookSim {fam.label} routing_function={fam.routing_function}, "
-             + (f"channels of {fam.link_latency} cycle(s)" if not fam.kind_latency else
-                "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items()))
+             + (f"channels of {fam.link_latency} cycle(s)" if fam.link_latency else
+                "channels of " + ", ".join(f"{v} cycles ({k})" for k, v in fam.kind_latency.items())
+                if fam.kind_latency else f"channels of {fam.booksim.get('xr')} cycle(s) per router spanned")
              + f" ({source})"
              + (f", {fam.num_vcs} VCs (all the routing uses)" if fam.num_vcs else ""),
              f"reference: topogen {fam.generator} {fam.params} with {fam.routing} on the "
              "reference simulator, same links"
+             + (f", {fam.flow_control} flow control (BookSim's flit-level router)" if fam.flow_control == "wormhole"
+                else "")
              + (", ports numbered as BookSim's (port_order=booksim-native)" if _native_ports(fam) else ""),
              "export: topogen's anynet export of that topology on BookSim, routed by anynet's min "
-             "(not dimension order: the router model with another routing)",
+             f"({_EXPORT_ROUTING[fam.family]}: the router model with another routing)",
              f"seeds {seed}..{seed + repeats - 1}; tolerances: {ZERO_TOLERANCE:.0%} at the zero-load "
              f"point (load <= {ZERO_LOAD:g}), {LATENCY_TOLERANCE:.0%} elsewhere, or within 2 standard errors"]
     if saturation:
@@ -690,8 +953,8 @@ def native_command(args) -> int:
     params = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")
-        if not sep or key.strip() not in ("k", "n"):
-            raise ParameterError(f"--native takes --param k=K and --param n=N, got {item!r}")
+        if not sep or key.strip() not in ("k", "n", "c"):
+            raise ParameterError(f"--native takes --param k=K, --param n=N (and c=C for flatfly), got {item!r}")
         try:
             params[key.strip()] = int(value)
         except ValueError:
@@ -705,11 +968,25 @@ def native_command(args) -> int:
     if loads is not None and (not loads or any(not 0 < x <= 1 for x in loads)):
         raise ParameterError(f"--loads must be offered loads in (0, 1] flits/node/cycle, got {args.loads!r}")
     seed = 1 if args.seed is None else int(args.seed)
-    res = crossval_native(args.native, args.out_dir, loads=loads, seed=seed,
-                          repeats=3 if args.repeats is None else args.repeats, binary=args.booksim,
-                          timeout=3600.0 if args.timeout is None else args.timeout,
-                          saturation=not getattr(args, "no_saturation", False),
-                          up_to=UP_TO if args.up_to is None else args.up_to, **params)
+    sims = [x.strip() for x in (getattr(args, "simulators", None) or "").split(",") if x.strip()]
+    if sims and sims != ["booksim"]:
+        if sims != ["sst"] or args.native != "torus":
+            raise ParameterError(f"--native compares BookSim's own networks (--simulators booksim, the default) "
+                                 f"or SST merlin's torus (--native torus --simulators sst), got --native "
+                                 f"{args.native} --simulators {','.join(sims)}")
+        extra = set(params) - {"k", "n"}
+        if extra:
+            raise ParameterError(f"--native torus --simulators sst takes --param k=K and n=N, got "
+                                 f"{', '.join(sorted(extra))}")
+        res = crossval_native_sst(args.out_dir, loads=loads or (0.05, 0.2, 0.3), seed=seed,
+                                  repeats=3 if args.repeats is None else args.repeats, binary=args.sst,
+                                  timeout=3600.0 if args.timeout is None else args.timeout, **params)
+    else:
+        res = crossval_native(args.native, args.out_dir, loads=loads, seed=seed, routing=args.routing,
+                              repeats=3 if args.repeats is None else args.repeats, binary=args.booksim,
+                              timeout=3600.0 if args.timeout is None else args.timeout,
+                              saturation=not getattr(args, "no_saturation", False),
+                              up_to=UP_TO if args.up_to is None else args.up_to, **params)
     f = res.family
     print(f"crossval --native {f.family}: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
     print(f"structure: {'isomorphic' if res.structure['isomorphic'] else 'NOT isomorphic'}"
@@ -722,3 +999,143 @@ def native_command(args) -> int:
     for note in res.notes:
         print(f"  - {note}")
     return 1 if args.strict and not res.passed else 0
+
+
+def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
+    """topogen's SST bundle of ``torus(dims)`` rewritten as SST merlin's own
+    ``merlin.torus``: every cable on the ports :func:`merlin_torus_wiring` gives it,
+    endpoint ``e`` on port ``2n + e % local_ports`` of router ``e // local_ports``, and
+    ``native_topology`` naming the subcomponent and its parameters (the model,
+    ``sst_models/topogen_sst.py``, then builds ``merlin.torus`` routers and NICs without
+    source routes).  Every other field (latencies, router and NIC parameters) is the
+    export's."""
+    import json
+
+    from ..results import atomic_write_text
+
+    doc = json.loads(Path(bundle_path).read_text())
+    dims = tuple(int(k) for k in dims)
+    if min(dims) < 3:
+        raise ParameterError(f"merlin.torus with a side of 2 has two cables between a pair of routers; "
+                             f"compare sides of 3 or more, got {dims}")
+    wiring = merlin_torus_wiring(dims, local_ports)
+    port_to = {(u, w): p for (u, p), (w, _) in wiring.items()}
+    for link in doc["links"]:
+        u, v = int(link["u"]), int(link["v"])
+        link["port_u"], link["port_v"] = port_to[u, v], port_to[v, u]
+    net = 2 * len(dims)
+    for ep in doc["endpoints"]:
+        e = int(ep["id"])
+        if int(ep["router"]) != e // local_ports:
+            raise ParameterError(f"endpoint {e} is on router {ep['router']}, merlin.torus puts it on "
+                                 f"{e // local_ports}")
+        ep["port"] = net + e % local_ports
+    for r in doc["routers"]:
+        r["num_ports"] = net + local_ports
+    doc["native_topology"] = {"name": "merlin.torus",
+                              "params": {"shape": "x".join(map(str, dims)), "width": "x".join("1" * len(dims)),
+                                         "local_ports": int(local_ports)}}
+    atomic_write_text(Path(out_path), json.dumps(doc, indent=1, sort_keys=True))
+    return Path(out_path)
+
+
+def crossval_native_sst(out_dir, *, k: int = 4, n: int = 2, loads=(0.01, 0.2, 0.4), repeats: int = 1,
+                        seed: int = 1, binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
+    """SST merlin's own ``merlin.torus`` (``k``-ary ``n``-cube, one endpoint per router,
+    its dimension-order routing with 2 VCs) beside topogen's ``torus`` exported to SST
+    (``merlin.anytopo`` with ``dor``'s source routes, VC = hop) and the reference
+    simulator run as SST runs (``reference-sst``: the output-buffered router, periodic
+    injection, latency to the head), all with the shared settings of
+    :func:`topogen.experiments.simulators.sst_parameters` (1-cycle cables).  merlin's
+    uniform traffic takes no seed, so SST columns run once per load; ``repeats`` applies
+    to the reference column."""
+    from .._validate import check_int
+    from ..drivers.sst import find_sst, run_sst
+    from ..experiments.simulators import (Adapter, CrossvalSpec, _reference_adapter, _sst_adapter, fresh_dir,
+                                          sst_parameters)
+    from ..export.sst import write_bundle
+    from .. import registry
+    from ..routing import route
+
+    k = check_int("k", k, 3, hint=" (merlin.torus side; 2 would double the cables)")
+    n = check_int("n", n, 1)
+    dims = (k,) * n
+    topology = registry.generate("torus", dims=dims)
+    spec = CrossvalSpec("torus", params={"dims": list(dims)}, seed=seed, routing="dor", loads=tuple(loads),
+                        link_latency=1, repeats=repeats, timeout=timeout, simulators=("sst",))
+    routing = route(topology, None, "dor", seed=seed)
+    out = fresh_dir(out_dir)
+    exe = find_sst(binary)
+    p = sst_parameters(spec)
+    folder = fresh_dir(out / "native")
+    plain = write_bundle(folder / "export.json", topology, None, routing, clock_ns=spec.clock_ns,
+                         link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
+                         router_params=p["router_params"], nic_params=p["nic_params"])
+    native_bundle = merlin_native_bundle(plain, folder / "native.json", dims)
+    traffic = "uniform"
+
+    def run_native(load, run_seed=seed, capacity=False):
+        return run_sst(native_bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
+                       warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
+                       timeout=spec.timeout, binary=exe, raise_on_failure=False, generator="offered_load",
+                       validate=False)[0]
+
+    cols = [_Column(Adapter("native", run_native, "merlin.torus dor", seeded=False,
+                            router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
+            _Column(_reference_adapter(spec, seed, topology, None, routing, out, like="sst"), seed, repeats, progress),
+            _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
+    cols[1].ad = replace(cols[1].ad, simulator="reference")
+    cols[2].ad = replace(cols[2].ad, simulator="export")
+    for c in cols:
+        for load in loads:
+            c.run(load)
+    lines = []
+    low = min(loads)
+    for load in loads:
+        load = float(f"{load:.6g}")
+        tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
+        base = _sst_point(cols[0].run(load), p["clock_ns"])
+        for c in cols:
+            pt = dict(_sst_point(c.run(load), getattr(c.ad, "clock_ns", None) or spec.clock_ns),
+                      column=c.name, load=load, routing=c.ad.routing)
+            if c.name != "native":
+                pt["ratio"], pt["verdict"] = verdict(pt, base, tol)
+                pt["tolerance"] = tol
+            lines.append(pt)
+    g_native = nx_graph_of_wiring(merlin_torus_wiring(dims), 1, k ** n)
+    iso_topo = _topogen_graph(topology)
+    import networkx as nx
+
+    iso = nx.is_isomorphic(g_native, iso_topo, node_match=nx.algorithms.isomorphism.categorical_node_match("hosts", 0))
+    ident = {frozenset(e) for e in g_native.edges} == {frozenset(e) for e in iso_topo.edges}
+    fam = NativeFamily("torus", k, n, {"topology": "merlin.torus"}, "torus", {"dims": list(dims)}, "dor", 1,
+                       hosts=k ** n)
+    notes = [f"native: SST merlin.torus shape {'x'.join(map(str, dims))}, its dimension-order routing (ties to +, "
+             "VC toggled at coordinate 0), cables of 1 cycle, topogen's NICs and router parameters",
+             "reference: topogen torus with dor on the reference simulator's output-buffered router as SST runs "
+             "(reference-sst)",
+             "export: topogen's SST export (merlin.anytopo, dor's source routes, VC = hop index)",
+             "latencies in cycles of the shared clock; merlin's uniform traffic takes no seed: SST columns run "
+             "once per load"]
+    return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, {})
+
+
+def nx_graph_of_wiring(wiring: dict, hosts: int, routers: int):
+    """An undirected networkx graph of a ``{(router, port): (router, port)}`` cabling."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(routers), hosts=hosts)
+    g.add_edges_from((a, b) for (a, _), (b, _) in wiring.items())
+    return g
+
+
+def _sst_point(rows, clock_ns) -> dict:
+    """:func:`_point` of rows whose latency is in the rows' own unit (SST: ns) or cycles."""
+    conv = []
+    for r in rows:
+        r = dict(r)
+        if r.get("latency_unit") == "ns" and clock_ns:
+            r["latency_avg"] = float(r["latency_avg"]) / clock_ns
+        conv.append(r)
+    return _point(conv)

@@ -42,6 +42,7 @@ _EXPORTS = {
     # DSN-F routing (Truong et al., Fig. 2): a table routing built from the node labels.
     "dsnf_routing": ".dsnf",
     **dict.fromkeys(("anca", "nca", "AncaRouting", "NcaRouting"), ".anca"),
+    **dict.fromkeys(("ugal_booksim", "UgalBooksimRouting", "dragonfly_min"), ".ugal_booksim"),
 }
 
 __all__ = [
@@ -49,7 +50,7 @@ __all__ = [
     "DeadlockReport", "nearest", "fastest", "dor", "updown", "escape", "hop_indexed",
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
-    "anca", "nca", "AncaRouting", "NcaRouting",
+    "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
 ]
 
 
@@ -100,6 +101,8 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     (default 4, Slim Fly IV-C), ``vcs`` hop-indexed VCs (default and minimum ``2 * D``).
     ``nca`` / ``anca`` (:func:`nca`, :func:`anca`): nearest-common-ancestor routing of a
     k-ary n-tree (``kary-ntree`` / ``fat-tree`` topologies), one VC.
+    ``ugal-booksim`` (:func:`ugal_booksim`): BookSim2 dragonflynew's ``ugal`` on a
+    dragonfly with one global link per pair of groups, 3 VCs.
     """
     from ..errors import ParameterError
     from .anca import anca, nca
@@ -186,6 +189,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         if vcs == 1:
             return dsnf_routing(topology, layout, vcs="const")
         return dsnf_routing(topology, layout, vcs="hop", num_vcs=vcs)
+    if algorithm == "ugal-booksim":  # BookSim dragonflynew's ugal (its own paths and 3 VCs)
+        from .ugal_booksim import ugal_booksim
+
+        return ugal_booksim(topology, seed=seed, num_vcs=vcs)
     if algorithm in UGAL_VARIANTS:
         return ugal(_base(), UGAL_VARIANTS[algorithm], candidates=candidates, seed=seed, num_vcs=vcs)
     return valiant(_base(), seed=seed, num_vcs=vcs)

@@ -110,7 +110,7 @@ def read_metadata(directory: Path) -> dict:
                               f"{num_vcs}), got {vc_const!r}{_RERUN}", path=path)
     if kind == "ugal":
         params = md.get("params", {})
-        if params.get("variant") not in ("local", "global"):
+        if params.get("variant") not in ("local", "global", "booksim"):  # booksim: ugal_booksim.py
             raise FormatError(f"params.variant must be \"local\" or \"global\", got "
                               f"{params.get('variant')!r}{_RERUN}", path=path)
         k = params.get("candidates")

@@ -75,6 +75,10 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
             from .anca import AncaRouting
 
             return AncaRouting(base, select=params.get("select", "queue"))
+        if kind == "ugal" and params.get("variant") == "booksim":
+            from .ugal_booksim import UgalBooksimRouting
+
+            return UgalBooksimRouting(base, seed=params.get("seed"), threshold=params.get("threshold", 30))
         if kind == "ugal":
             from .ugal import UgalRouting
 

@@ -32,6 +32,8 @@ def compiled_covers(network) -> str | None:
         return "numba is not available"
     if network.adaptive:
         return "escape (adaptive) routing is routed hop by hop by the Python engine"
+    if network.ugal and network.routing.variant not in ("local", "global"):
+        return f"UGAL variant {network.routing.variant!r} (its own choice rule) runs on the Python engine"
     if network.config.router != "input-queued":
         return f"the {network.config.router} router runs on the Python engine"
     if network.config.flow_control == "wormhole":

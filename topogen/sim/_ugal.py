@@ -18,6 +18,10 @@ plus ``packet_size`` per packet waiting at the switch for that port.  Hop ``h`` 
 chosen path uses routing VC ``h`` (the first VC of its class), as Valiant routing does,
 so all candidates share one acyclic VC order.  From then on the packet follows its path
 like a packet of a table routing.
+
+BookSim dragonflynew's ``ugal`` (:mod:`topogen.routing.ugal_booksim`, variant
+``"booksim"``) takes its own rule here (:meth:`UgalChoice._choose_ugal_booksim`): one
+random intermediate terminal, BookSim's used-credit comparison, VC = phase.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ class UgalChoice:
         # first VC of each port of a path: injection, then hop h on routing VC h
         self.ugal_vlo = (0,) + tuple(h * self.kcls for h in range(2 * max(1, r.longest) + 1))
         self.ugal_choices = [0] * (r.k + 1)  # packets that took MIN, VAL 1, ... (diagnostics)
+        # BookSim dragonflynew's ugal (topogen.routing.ugal_booksim): its own rule and VCs
+        self.ugal_booksim = r.variant == "booksim"
+        if self.ugal_booksim:
+            self.ugal_glob = r.is_global.tolist()
+            self.ugal_group = r.group_of.tolist()
+            self.ugal_bias = (2, r.threshold)
 
     def _ugal_route(self, s: int, d: int) -> tuple:
         """CSR entries of the base (MIN) route from switch ``s`` to ``d`` (cached)."""
@@ -86,6 +96,8 @@ class UgalChoice:
 
     def _choose_ugal(self, pkt: _Packet) -> None:
         """Give ``pkt`` (ready at its source switch) the UGAL path (module docs)."""
+        if self.ugal_booksim:
+            return self._choose_ugal_booksim(pkt)
         hs = self.host_switch
         s, d = hs[pkt.src], hs[pkt.dst]
         route = self._ugal_route
@@ -120,3 +132,44 @@ class UgalChoice:
         pkt.ports = pkt.ports + best + (self.ej_base + pkt.dst,)
         pkt.vlo = self.ugal_vlo[:len(best) + 1]
         pkt.links = len(best)
+
+    def _choose_ugal_booksim(self, pkt: _Packet) -> None:
+        """BookSim ``ugal_dragonflynew``'s choice (:mod:`topogen.routing.ugal_booksim`): one
+        random intermediate terminal; minimal when it is in the source group or
+        ``q_min <= 2 q_nonmin + threshold`` with ``q`` the used credits (all VCs) of the
+        first-hop ports; VC = phase (0 to the intermediate, 1 minimal, 2 from the
+        minimal path's global hop on, or inside the source group)."""
+        hs = self.host_switch
+        s, d = hs[pkt.src], hs[pkt.dst]
+        route = self._ugal_route
+        grp, glob = self.ugal_group, self.ugal_glob
+        first = ()
+        if grp[s] == grp[d]:
+            ph = 2
+        else:
+            draws = self.ugal_draws
+            if not draws:
+                draws.extend(self.rng.random(_DRAWS).tolist())
+            m = hs[int(draws.pop() * len(hs))]
+            ph = 1
+            if grp[m] != grp[s]:
+                mn, nm = route(s, d), route(s, m)
+                V, c, full = self.V, self.credits, self.ugal_full
+                q_min = full - sum(c[mn[0] * V:mn[0] * V + V])
+                q_non = full - sum(c[nm[0] * V:nm[0] * V + V])
+                factor, bias = self.ugal_bias
+                if q_min > factor * q_non + bias:
+                    first = nm
+                    s = m
+        self.ugal_choices[0 if not first else 1] += 1
+        rest = route(s, d)
+        kc = self.kcls
+        vlo = [0] + [0] * len(first)
+        for e in rest:
+            if ph == 1 and glob[e]:
+                ph = 2
+            vlo.append(ph * kc)
+        path = first + rest
+        pkt.ports = pkt.ports + path + (self.ej_base + pkt.dst,)
+        pkt.vlo = tuple(vlo)
+        pkt.links = len(path)

@@ -501,7 +501,11 @@ def build(sst, bundle, args):
     tables = [r["routing_entry_string"] for r in bundle["routers"]]
 
     table = getattr(args, "topology", "anytopo") == "table"
-    if table:
+    native = bundle.get("native_topology")  # {"name": "merlin.torus", "params": {...}}
+    if native:
+        table = True  # no source routes: the NICs carry no routing plugin
+        table_topo = None
+    elif table:
         try:
             table_topo = table_params(bundle, getattr(args, "num_vcs", TABLE_NUM_VCS),
                                       getattr(args, "vc_credits", TABLE_VC_CREDITS[0]),
@@ -527,6 +531,10 @@ def build(sst, bundle, args):
         rtr.addParams(params)
         if mine is not None and part[r["id"]] != mine:
             routers.append(rtr)  # another rank's router: that rank builds it, here it only ends links
+            continue
+        if native:  # merlin's own topology (topogen crossval --native): ports as it numbers them
+            rtr.setSubComponent("topology", native["name"]).addParams(native["params"])
+            routers.append(rtr)
             continue
         if table:
             if table_topo[r["id"]]["vc_credits"] == "downstream":  # queue lengths count the next input buffer
