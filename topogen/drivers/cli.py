@@ -468,7 +468,8 @@ def _run_sst(args, src: Path, out_dir: Path):
     if routing is None:
         bundle = src.resolve()
     else:
-        bundle = _fresh_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing)
+        bundle = _fresh_bundle(out_dir / f"{src.stem}.sst.json", topology, layout, routing,
+                               routes=_route_form(args.sst_topology, routing))
     print(f"bundle: {bundle}", flush=True)  # at once; each load's raw log is on its results line
     rows = run_sst(bundle, load=loads, traffic=args.traffic, message_size=args.message_size,
                    warmup=args.warmup, collect=args.collect, drain=args.drain, windows=args.windows,
@@ -480,7 +481,24 @@ def _run_sst(args, src: Path, out_dir: Path):
     return rows, None
 
 
-def _fresh_bundle(target: Path, topology, layout, routing) -> Path:
+def _route_form(sst_topology: str, routing) -> str:
+    """``next_hops`` (a matrix of ports beside the JSON, ``docs/sst.md``) for the table
+    topology when the routing has one next hop per destination and constant VCs, else
+    ``full`` (source routes; the table topology then checks and names what it refuses)."""
+    if sst_topology != "table":
+        return "full"
+    from ..errors import RoutingError
+    from ..export.sst import effective_vc_rule
+    from ..export.sst_tables import next_hop_table
+
+    try:
+        next_hop_table(routing)
+    except RoutingError:
+        return "full"
+    return "next_hops" if effective_vc_rule(routing) == "const" else "full"
+
+
+def _fresh_bundle(target: Path, topology, layout, routing, routes: str = "full") -> Path:
     """Export the SST bundle to ``target`` without replacing any bundle there: a bundle of
     the same bytes (``target`` or one of its ``<stem>.1.json`` ... siblings) is used as it
     is; other bytes (another routing, topology or version) get the next free name, since
@@ -491,14 +509,17 @@ def _fresh_bundle(target: Path, topology, layout, routing) -> Path:
     from ..export.sst import write_bundle
     from .base import fresh_path, numbered
 
-    new = write_bundle(fresh_path(target, claim=True), topology, layout, routing)
+    from ..export.sst import next_hop_path
+
+    new = write_bundle(fresh_path(target, claim=True), topology, layout, routing, routes=routes)
     for old in numbered(target.resolve()):
         if old == new:
             continue
         if not old.exists():
             return new
-        if filecmp.cmp(new, old, shallow=False):
+        if filecmp.cmp(new, old, shallow=False):  # a next-hop bundle's JSON holds its matrix's SHA-256
             new.unlink()  # the file this call just made: the same bundle is there
+            next_hop_path(new).unlink(missing_ok=True)
             return old
 
 

@@ -111,13 +111,17 @@ def topology_args(sst_topology: str, num_vcs: int | None, bundle: dict[str, Any]
     """
     check_routing_name(sst_topology, None, num_vcs)
     if sst_topology == "anytopo":
+        if "next_hops" in bundle:
+            raise ParameterError(f"{path} carries next hops (a next-hop bundle), not the source routes merlin.anytopo "
+                                 "runs: run it with --sst-topology table, or export full routes")
         return [], {"sst_topology": "anytopo", "num_vcs": int(bundle.get("vcs_per_vn", 0))}
     n = sim_defaults.NUM_VCS if num_vcs is None else num_vcs
     model = model_module()
     try:
         # the refusals by name and by source_routing_algo, without reading the routes
         model.table_next_hops({**bundle, "num_routers": 0, "routers": []})
-        checked = next_hops_hold(bundle)
+        # a next-hop bundle's rows are one table by construction (read_bundle walked them)
+        checked = "next_hops" in bundle or next_hops_hold(bundle)
         if not checked:
             model.table_params(bundle, n)  # the model's own construction names the fault
     except model.TableRoutingError as exc:

@@ -46,6 +46,9 @@ from .sst_tables import _router_tables, routing_entry_string
 __all__ = [
     "BUNDLE_FORMAT",
     "BUNDLE_VERSION",
+    "ROUTE_FORMS",
+    "next_hop_path",
+    "next_port_rows",
     "DEFAULT_ROUTER_PARAMS",
     "DEFAULT_NIC_PARAMS",
     "model_path",
@@ -61,6 +64,13 @@ __all__ = [
 
 BUNDLE_FORMAT = "topogen-sst-bundle"
 BUNDLE_VERSION = 1
+
+#: ``write_bundle(routes=...)``: every router's source routes in the JSON, or a binary
+#: matrix of next-hop ports beside it (``<stem>.nexthop.npy``).
+ROUTE_FORMS = ("full", "next_hops")
+
+#: Suffix of a next-hop bundle's matrix, beside its JSON.
+NEXT_HOP_SUFFIX = ".nexthop.npy"
 
 #: ``merlin.hr_router`` parameters used unless overridden: topogen's shared simulator
 #: defaults (:func:`topogen.sim_defaults.sst_router_params`).
@@ -118,6 +128,7 @@ def bundle_dict(
     vcs_per_vn: int | None = None,
     router_params: Mapping[str, Any] | None = None,
     nic_params: Mapping[str, Any] | None = None,
+    routes: str = "full",
 ) -> dict[str, Any]:
     """The SST bundle of a routed, laid-out topology as a plain dict.
 
@@ -150,6 +161,15 @@ def bundle_dict(
         Overrides of the defaults (:func:`topogen.sim_defaults.sst_router_params` /
         :func:`~topogen.sim_defaults.sst_nic_params` of ``clock_ns``; for the default clock
         :data:`DEFAULT_ROUTER_PARAMS` / :data:`DEFAULT_NIC_PARAMS`).
+    routes : {"full", "next_hops"}
+        ``full`` (default): every router's source-routing table (``routing_entry_string``,
+        N - 1 routes), which ``merlin.anytopo`` and ``topogen.table_topo`` both run.
+        ``next_hops``: no routes in the JSON; ``doc["next_hops"]["rows"]`` is the
+        ``(N, N)`` matrix of output ports (:func:`topogen.export.sst_tables.next_port_matrix`),
+        which :func:`write_bundle` writes beside the JSON as ``<stem>.nexthop.npy`` and
+        ``topogen.table_topo`` reads row by row (``docs/sst.md``, "Next-hop bundles").
+        Only for routings with one next hop per (router, destination) and VCs that
+        ``topogen.table_topo`` may choose (VC rule ``const``).
 
     Returns
     -------
@@ -195,8 +215,28 @@ def bundle_dict(
             rank[v][int(w)] = k
     offsets = np.concatenate([[0], np.cumsum(hosts)[:-1]]).astype(np.int64)
 
-    ugal_k = _ugal_export(routing)
-    tables, max_hops = _router_tables(routing, topology)
+    if routes not in ROUTE_FORMS:
+        raise ParameterError(f"routes must be one of {', '.join(ROUTE_FORMS)}, got {routes!r}")
+    next_ports = None
+    if routes == "next_hops":
+        sst_tables.next_hop_table(routing)  # one next hop per destination, before the VC rule
+        rule = effective_vc_rule(routing)
+        if rule != "const":
+            raise RoutingError(
+                f"routing {_routing_name(routing)} has VC rule {rule or 'of its own'}: a next-hop bundle is run by "
+                "topogen.table_topo, which chooses every hop's VC itself; export full routes (routes='full') "
+                "for merlin.anytopo")
+        next_ports = sst_tables.next_port_matrix(routing, topology)
+        port_router = sst_tables.port_routers(
+            [{w: [k] for w, k in rank[v].items()} for v in range(n)], n, max_degree)
+        max_hops, fault = sst_tables.next_port_walk(next_ports, port_router)
+        if fault is not None:
+            raise RoutingError(f"routing {_routing_name(routing)}: router {fault[0]} towards router {fault[1]}: "
+                               f"{fault[2]}")
+        ugal_k, tables = 0, None
+    else:
+        ugal_k = _ugal_export(routing)
+        tables, max_hops = _router_tables(routing, topology)
     need = max_hops + 1
     if ugal_k:  # Valiant candidates: two MIN segments, VC = hop number
         need = 2 * max_hops + 1
@@ -222,8 +262,9 @@ def bundle_dict(
             "connectivity": conn,
             "endpoint_to_port_map": _map_string(e2p),
             "port_to_endpoint_map": _map_string((p, e) for e, p in e2p),
-            "routing_entry_string": tables[v],
         })
+        if tables is not None:
+            routers[-1]["routing_entry_string"] = tables[v]
         endpoints.extend({"id": e, "router": v, "port": p} for e, p in e2p)
     links = []
     for i, (u, v) in enumerate(edges.tolist()):
@@ -280,6 +321,9 @@ def bundle_dict(
     if ugal_k:
         doc["source_routing_algo"] = "UGAL"
         doc["ugal_num_valiant"] = ugal_k
+    if next_ports is not None:
+        doc["next_hops"] = {"dtype": next_ports.dtype.name, "shape": [n, n],
+                            "none": int(np.iinfo(next_ports.dtype).max), "rows": next_ports}
     return doc
 
 
@@ -328,7 +372,9 @@ def write_bundle(path, topology, layout=None, routing=None, **kwargs) -> Path:
     Parameters
     ----------
     path : path-like
-        Output ``.json`` file.
+        Output ``.json`` file.  With ``routes="next_hops"`` the next-hop matrix goes to
+        :func:`next_hop_path` (``<stem>.nexthop.npy``, a NumPy ``.npy`` file) first, and the
+        JSON records its name, type, data offset and SHA-256.
     topology, layout, routing, **kwargs
         See :func:`bundle_dict`.
 
@@ -341,10 +387,69 @@ def write_bundle(path, topology, layout=None, routing=None, **kwargs) -> Path:
     # str.encode would each copy again
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if "next_hops" in bundle:
+        bundle["next_hops"] = _write_next_hops(path, bundle["next_hops"])
     with atomic_open(path, "w") as fh:
         fh.writelines(json.JSONEncoder(indent=1, sort_keys=True).iterencode(bundle))
         fh.write("\n")
     return path
+
+
+def next_hop_path(path) -> Path:
+    """Where the next-hop matrix of the bundle ``path`` goes: ``net.json`` ->
+    ``net.nexthop.npy``."""
+    path = Path(path)
+    return path.with_name(path.name[: -len(path.suffix)] + NEXT_HOP_SUFFIX if path.suffix else
+                          path.name + NEXT_HOP_SUFFIX)
+
+
+def _write_next_hops(path: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
+    import hashlib
+
+    rows = np.ascontiguousarray(entry["rows"])
+    target = next_hop_path(path)
+    with atomic_open(target, "wb", encoding=None) as fh:
+        np.lib.format.write_array(fh, rows, allow_pickle=False)
+        size = fh.tell()
+    out = {k: v for k, v in entry.items() if k != "rows"}
+    out.update({"file": target.name, "offset": size - rows.nbytes,
+                "sha256": hashlib.sha256(memoryview(rows).cast("B")).hexdigest()})
+    return out
+
+
+def next_port_rows(doc: Mapping[str, Any], path) -> np.ndarray:
+    """The ``(N, N)`` next-hop ports of a next-hop bundle, memory-mapped read-only.
+
+    Parameters
+    ----------
+    doc : mapping
+        The bundle; ``doc["next_hops"]["rows"]`` (an unwritten bundle) is returned as it is.
+    path : path-like
+        The bundle's JSON; the matrix is ``doc["next_hops"]["file"]`` beside it.
+
+    Raises
+    ------
+    FormatError
+        No matrix, or one whose file, type, shape or data offset differ from the JSON's.
+    """
+    entry = doc.get("next_hops")
+    if not isinstance(entry, Mapping):
+        raise FormatError(f"the bundle has no next_hops entry; {_FIX}", path=path)
+    if "rows" in entry:
+        return entry["rows"]
+    n = int(doc["num_routers"])
+    file = Path(path).parent / str(entry.get("file", ""))
+    try:
+        rows = np.load(file, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise FormatError(f"next-hop matrix {file} cannot be read ({exc}); it must sit beside the JSON it "
+                          f"belongs to; {_FIX}", path=path) from None
+    if rows.shape != (n, n) or rows.dtype.name != entry.get("dtype") or not rows.flags.c_contiguous \
+            or rows.offset != entry.get("offset"):
+        raise FormatError(f"next-hop matrix {file} is {rows.dtype.name} {rows.shape} at byte {rows.offset}, the "
+                          f"bundle says {entry.get('dtype')} ({n}, {n}) at byte {entry.get('offset')}; {_FIX}",
+                          path=path)
+    return rows
 
 
 def read_bundle(path, *, validate: bool = True) -> dict[str, Any]:
@@ -595,7 +700,10 @@ def _validate(doc, fail, path) -> None:
     cyc = doc.get("cycle_ps")
     if cyc is not None and (isinstance(cyc, bool) or not isinstance(cyc, int) or cyc < 1):
         fail(f"cycle_ps {cyc!r} must be a whole positive number of ps (the cycle SST runs)")
-    longest = _check_routes(routers, conn, n, fail)
+    if "next_hops" in doc:
+        longest = _check_next_hops(doc, conn, n, routers, fail, path)
+    else:
+        longest = _check_routes(routers, conn, n, fail)
     algo = doc.get("source_routing_algo", "weighted")
     if algo not in ("weighted", "UGAL"):
         fail(f"source_routing_algo must be 'weighted' or 'UGAL', got {algo!r}")
@@ -607,6 +715,32 @@ def _validate(doc, fail, path) -> None:
     if vcs < longest + 1:
         fail(f"vcs_per_vn = {vcs} but the longest route has {longest} router-router hops; anytopo "
              f"uses VC = hop number and needs vcs_per_vn >= {longest + 1} (fewer crash SST)")
+
+
+def _check_next_hops(doc, conn, n, routers, fail, path) -> int:
+    """Check a next-hop bundle's matrix (file, checksum, every route); the longest route."""
+    import hashlib
+
+    if doc.get("source_routing_algo", "weighted") != "weighted":
+        fail("a next-hop bundle routes by destination: it cannot have source_routing_algo "
+             f"{doc['source_routing_algo']!r}")
+    if any("routing_entry_string" in r for r in routers):
+        fail("a next-hop bundle carries no routing_entry_string (its routes are the next_hops matrix)")
+    rows = next_port_rows(doc, path)
+    want = doc["next_hops"].get("sha256")
+    if want is not None and "rows" not in doc["next_hops"]:
+        h = hashlib.sha256()
+        step = max(1, (64 << 20) // max(rows.strides[0], 1))
+        for lo in range(0, n, step):
+            h.update(np.ascontiguousarray(rows[lo:lo + step]).data)
+        if h.hexdigest() != want:
+            fail(f"next-hop matrix {doc['next_hops'].get('file')} is not the one this bundle was written with "
+                 "(SHA-256 differs)")
+    ports = max((int(r["num_R2R_ports"]) for r in routers), default=0)
+    longest, fault = sst_tables.next_port_walk(rows, sst_tables.port_routers(conn, n, ports))
+    if fault is not None:
+        fail(f"router {fault[0]}: next hop towards router {fault[1]}: {fault[2]}")
+    return longest
 
 
 def _check_routes(routers, conn, n, fail) -> int:

@@ -127,5 +127,10 @@ def write_relabelled_bundle(source, path, seed: int) -> Path:
     doc = read_bundle(source)
     out = relabel_endpoints(doc, endpoint_permutation(int(doc["num_endpoints"]), seed))
     out["metadata"] = dict(out.get("metadata") or {}, endpoint_relabel_seed=int(seed))
+    if "next_hops" in out:  # the same matrix file, named from the new bundle's folder
+        import os
+
+        matrix = Path(source).resolve().parent / out["next_hops"]["file"]
+        out["next_hops"] = dict(out["next_hops"], file=os.path.relpath(matrix, Path(path).resolve().parent))
     validate_bundle(out, path=path)
     return atomic_write_text(path, json.dumps(out, indent=1, sort_keys=True) + "\n")

@@ -22,7 +22,8 @@ import numpy as np
 from .. import _progress
 from ..errors import RoutingError
 
-__all__ = ["routing_entry_string", "router_tables", "single_path_table_check", "parse_single_path"]
+__all__ = ["routing_entry_string", "router_tables", "single_path_table_check", "parse_single_path",
+           "next_port_matrix", "port_routers", "next_port_walk"]
 
 #: Routes walked at once by the vectorised path (bounds the (hops, routes) work arrays:
 #: about 8 bytes x longest route x this many).
@@ -267,3 +268,170 @@ def single_path_table_check(v: int, entry: str, n: int, links: np.ndarray) -> in
 
 
 _router_tables = router_tables  # the name export.sst used before the split
+
+
+# ---------------------------------------------------------------- next-hop rows
+#: Destinations walked at once by :func:`next_port_walk` (bounds its (N, block) arrays).
+WALK_BLOCK_PAIRS = 1 << 23
+
+
+def next_port_dtype(max_degree: int) -> np.dtype:
+    """The unsigned type of a next-hop row: one byte up to 254 ports, else two (the type's
+    largest value marks a router's own column)."""
+    if max_degree < 255:
+        return np.dtype(np.uint8)
+    if max_degree < 65535:
+        return np.dtype(np.uint16)
+    raise RoutingError(f"a router with {max_degree} ports does not fit a next-hop row of 16 bits")
+
+
+def next_hop_table(routing):
+    """The table whose next hops ``routing``'s routes follow (see :func:`next_port_matrix`).
+
+    Raises
+    ------
+    RoutingError
+        Valiant, UGAL or a routing that is not a table.
+    """
+    from ..routing.ugal import UgalRouting
+
+    table = None if isinstance(routing, UgalRouting) else _single_path_table(routing)
+    if table is None:
+        name = getattr(routing, "algorithm", type(routing).__name__)
+        raise RoutingError(f"routing {name} has no next hop per (router, destination) (several paths, or chosen "
+                           "at the source); export full routes instead (write_bundle(..., routes='full')), which "
+                           "merlin.anytopo runs")
+    return table
+
+
+def next_port_matrix(routing, topology) -> np.ndarray:
+    """The output port of every router towards every destination router: ``(N, N)``.
+
+    Row ``v``, column ``d`` is the port (the rank of the next router in
+    ``topology.neighbors(v)``, the bundle's port convention) of the first hop of the
+    routing's route from ``v`` to ``d``; the diagonal holds the type's largest value.
+    For a one-phase :class:`~topogen.routing.base.TableRouting` this is its table as it
+    is (every route walks it); for a phased table (up*/down*) it is built from the routes'
+    first hops, and every route is checked to follow it.
+
+    Raises
+    ------
+    RoutingError
+        A routing that does not give one next hop per (router, destination): Valiant, UGAL,
+        a routing that is not a table, or routes whose next hop depends on the source
+        (the message names the first such route).
+    """
+    name = getattr(routing, "algorithm", type(routing).__name__)
+    table = next_hop_table(routing)
+    fix = "export full routes instead (write_bundle(..., routes='full')), which merlin.anytopo runs"
+    n = topology.num_switches
+    dtype = next_port_dtype(int(topology.degree) if topology.num_links else 0)
+    none = np.iinfo(dtype).max
+    if table.num_phases == 1:
+        ranks = table.ranks[0]
+        out = np.empty((n, n), dtype=dtype)
+        step = max(1, WALK_BLOCK_PAIRS // max(n, 1))
+        sentinel = table.sentinel
+        for lo in range(0, n, step):  # row blocks: a memory-mapped table is read once
+            block = np.asarray(ranks[lo:lo + step])
+            missing = block == sentinel
+            missing[np.arange(len(block)), np.arange(lo, lo + len(block))] = False
+            if missing.any():
+                v, d = (int(x) for x in np.argwhere(missing)[0])
+                raise RoutingError(f"routing {name} has no route from router {lo + v} to router {d}")
+            out[lo:lo + step] = block
+        np.fill_diagonal(out, none)
+        return out
+    return _next_ports_from_routes(table, n, dtype, name, fix)
+
+
+def _next_ports_from_routes(table, n, dtype, name, fix) -> np.ndarray:
+    """First hops of the routes as ports, every later hop checked against them."""
+    indptr, indices = table.view.indptr, table.view.indices
+    out = np.full((n, n), np.iinfo(dtype).max, dtype=dtype)
+    per_chunk = max(1, CHUNK_ROUTES // max(n - 1, 1))
+    all_dst = np.arange(n, dtype=np.int64)
+
+    def chunks():
+        for first in range(0, n, per_chunk):
+            sources = np.arange(first, min(n, first + per_chunk), dtype=np.int64)
+            k = len(sources)
+            dst = np.broadcast_to(all_dst, (k, n))[all_dst[None, :] != sources[:, None]].ravel()
+            src = np.repeat(sources, n - 1)
+            ent, _ = table.route_matrix(src, dst, with_vcs=False)
+            yield src, dst, ent
+
+    for src, dst, ent in chunks():
+        out[src, dst] = ent[0] - indptr[src]
+    for src, dst, ent in chunks():
+        at = src.copy()
+        for h in range(ent.shape[0]):
+            live = ent[h] >= 0
+            want = indptr[at[live]] + out[at[live], dst[live]]
+            if (ent[h][live] != want).any():
+                k = np.flatnonzero(live)[int(np.argmax(ent[h][live] != want))]
+                raise RoutingError(
+                    f"routing {name}: the next hop depends on the source (the route {src[k]} -> {dst[k]} leaves "
+                    f"router {at[k]} for router {indices[ent[h][k]]}, the route {at[k]} -> {dst[k]} for router "
+                    f"{indices[indptr[at[k]] + out[at[k], dst[k]]]}); {fix}")
+            at[live] = indices[ent[h][live]]
+    return out
+
+
+def port_routers(conn, n: int, ports: int) -> np.ndarray:
+    """``(N, ports)`` int32: the router at the other end of every router port (-1: none),
+    from each router's ``connectivity`` (``conn[v]`` maps a router to its ports)."""
+    out = np.full((n, max(ports, 1)), -1, dtype=np.int32)
+    for v, table in enumerate(conn):
+        for w, plist in table.items():
+            out[v, plist] = w
+    return out
+
+
+def next_port_walk(next_port, port_router) -> tuple[int, tuple[int, int, str] | None]:
+    """Walk every route of a next-hop matrix: ``(longest route in hops, fault)``.
+
+    ``fault`` is None when, from every router, following ``next_port[v, d]`` reaches every
+    destination ``d`` through ports that have a router at their other end; else
+    ``(router, destination, why)`` of the first fault found.  Routes are resolved
+    destination block by destination block (``hops[v, d] = 1 + hops[next, d]``), one pass
+    per hop of the longest route.
+    """
+    n = next_port.shape[0]
+    none = np.iinfo(next_port.dtype).max
+    ports = port_router.shape[1]
+    block = max(1, WALK_BLOCK_PAIRS // max(n, 1))
+    rows = np.arange(n, dtype=np.int64)
+    longest = 0
+    for lo in range(0, n, block):
+        hi = min(n, lo + block)
+        cols = np.arange(lo, hi, dtype=np.int64)
+        p = np.asarray(next_port[:, lo:hi]).astype(np.int64)
+        own = rows[:, None] == cols[None, :]
+        bad = ~own & ((p >= ports) | (p == none))
+        if bad.any():
+            v, j = (int(x) for x in np.argwhere(bad)[0])
+            return longest, (v, lo + j, f"port {int(p[v, j])} is not a router port (0..{ports - 1})")
+        if (p[own] != none).any():
+            v = int(np.flatnonzero(p[own] != none)[0]) + lo
+            return longest, (v, v, "a router's own column must be empty")
+        p[own] = 0
+        nxt = port_router[rows[:, None], p]
+        nxt[own] = -1
+        if (nxt[~own] < 0).any():
+            v, j = (int(x) for x in np.argwhere(~own & (nxt < 0))[0])
+            return longest, (v, lo + j, f"port {int(p[v, j])} has no router at its other end")
+        hops = np.where(own, 0, -1).astype(np.int32)
+        col = np.broadcast_to(np.arange(hi - lo), (n, hi - lo))
+        todo = ~own
+        while todo.any():
+            cand = hops[nxt[todo], col[todo]]
+            got = cand >= 0
+            if not got.any():
+                v, j = (int(x) for x in np.argwhere(todo)[0])
+                return longest, (v, lo + j, "the next hops go round a loop and never reach the destination")
+            idx = np.flatnonzero(todo.ravel())[got]
+            hops.ravel()[idx] = cand[got] + 1
+            todo.ravel()[idx] = False
+        longest = max(longest, int(hops.max()))
+    return longest, None

@@ -47,6 +47,7 @@ Traffic patterns of ``offered_load``: ``uniform`` (``merlin.targetgen.uniform``)
 
 import argparse
 import json
+import os
 import sys
 
 TRAFFIC = {
@@ -126,12 +127,33 @@ def my_rank(sst):
 
 
 def load_bundle(path):
-    """The bundle as a dict (checked for the topogen format marker)."""
+    """The bundle as a dict (checked for the topogen format marker).  A next-hop bundle's
+    matrix file (``next_hops.file``, beside the JSON) gets its absolute path in
+    ``next_hops.path``: the routers read their rows from it."""
     with open(path) as fh:
         bundle = json.load(fh)
     if bundle.get("format") != "topogen-sst-bundle":
         raise SystemExit("topogen_sst.py: %s is not a topogen SST bundle" % path)
+    nh = bundle.get("next_hops")
+    if nh is not None:
+        nh["path"] = os.path.join(os.path.dirname(os.path.abspath(path)), nh["file"])
+        if not os.path.isfile(nh["path"]):
+            raise SystemExit("topogen_sst.py: %s: its next-hop matrix %s is missing" % (path, nh["path"]))
     return bundle
+
+
+def next_hop_row_params(bundle):
+    """``topogen.table_topo``'s parameters that point every router at its row of a next-hop
+    bundle's matrix (row ``router id``, ``num_routers`` entries of ``next_port_width``
+    bytes from ``next_port_offset``): the router reads its row itself, so no rank holds
+    another rank's rows and no table passes through Python or SST's parameters."""
+    nh = bundle["next_hops"]
+    widths = {"uint8": 1, "uint16": 2}
+    if nh.get("dtype") not in widths or nh.get("shape") != [bundle["num_routers"]] * 2:
+        raise SystemExit("topogen_sst.py: next_hops must be a uint8 or uint16 matrix of %d x %d routers, got %s %s"
+                         % (bundle["num_routers"], bundle["num_routers"], nh.get("dtype"), nh.get("shape")))
+    return {"next_port_file": nh["path"], "next_port_offset": int(nh["offset"]),
+            "next_port_width": widths[nh["dtype"]], "num_routers": bundle["num_routers"]}
 
 
 def _traffic(spec):
@@ -339,6 +361,12 @@ TABLE_VC_REFUSED = ("dor",)
 TABLE_VC_CREDITS = ("output", "downstream")
 
 
+#: SST's shared parameter set holding ``endpoint_router`` (the router of every endpoint),
+#: which every ``topogen.table_topo`` takes: one copy in SST's configuration, one parsed
+#: array per process (the C++ keeps it by content), instead of one per router.
+SHARED_ENDPOINT_ROUTER = "topogen_table_topo_endpoints"
+
+
 class TableRoutingError(ValueError):
     """A bundle whose routes ``topogen.table_topo`` cannot follow (one-line message)."""
 
@@ -379,6 +407,8 @@ def table_next_hops(bundle, check=True):
         raise TableRoutingError("topogen.table_topo cannot take routing %s: source_routing_algo %s chooses the path "
                                 "at the source; %s" % (name, bundle["source_routing_algo"], fix))
     n = bundle["num_routers"]
+    if "next_hops" in bundle:  # the routers read their rows from the matrix (next_hop_row_params)
+        return None
     # Two passes over each router's string, one router at a time (16.8 M routes at 4,096
     # routers: parsed all at once they took gigabytes): first hops, then every route's
     # later hops against the next hops of the routers it passes.
@@ -438,6 +468,7 @@ def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0], 
         raise TableRoutingError("topogen.table_topo's vc_credits must be %s, got %r"
                                 % (" or ".join(TABLE_VC_CREDITS), vc_credits))
     nxt = table_next_hops(bundle, check)
+    rows = next_hop_row_params(bundle) if "next_hops" in bundle else None
     n = bundle["num_routers"]
     port_to = []
     for r in bundle["routers"]:
@@ -466,22 +497,25 @@ def table_params(bundle, num_vcs=TABLE_NUM_VCS, vc_credits=TABLE_VC_CREDITS[0], 
     out = []
     for r in bundle["routers"]:
         v = r["id"]
-        try:
-            ports = [-1 if d == v else port_to[v][nxt[v][d]] for d in range(n)]
-        except KeyError:
-            bad = next(d for d in range(n) if d != v and nxt[v][d] not in port_to[v])
-            raise TableRoutingError("router %d's route to router %d starts with router %d, which is not its "
-                                    "neighbour; re-export the bundle" % (v, bad, nxt[v][bad])) from None
-        out.append({
+        entry = {
             "num_R2R_ports": r["num_R2R_ports"],
             "num_R2N_ports": r["num_R2N_ports"],
             "num_vcs": num_vcs,
             "vc_credits": vc_credits,
-            "next_port": ports,
             "endpoint_router": owner,
             "endpoint_to_port_map": r["endpoint_to_port_map"],
             "tree_ports": sorted(tree[v]),
-        })
+        }
+        if rows is not None:
+            entry.update(rows)
+        else:
+            try:
+                entry["next_port"] = [-1 if d == v else port_to[v][nxt[v][d]] for d in range(n)]
+            except KeyError:
+                bad = next(d for d in range(n) if d != v and nxt[v][d] not in port_to[v])
+                raise TableRoutingError("router %d's route to router %d starts with router %d, which is not its "
+                                        "neighbour; re-export the bundle" % (v, bad, nxt[v][bad])) from None
+        out.append(entry)
     return out
 
 
@@ -498,10 +532,12 @@ def build(sst, bundle, args):
     if args.link_bw:
         nic_params["link_bw"] = args.link_bw
     ep_map = bundle["endpoint_router_mapping"]
-    tables = [r["routing_entry_string"] for r in bundle["routers"]]
-
     table = getattr(args, "topology", "anytopo") == "table"
     native = bundle.get("native_topology")  # {"name": "merlin.torus", "params": {...}}
+    if "next_hops" in bundle and not table and not native:
+        raise SystemExit("topogen_sst.py: %s carries next hops, not source routes: run it with --topology table, "
+                         "or export full routes for merlin.anytopo" % args.bundle)
+    tables = None if (table or native) else [r["routing_entry_string"] for r in bundle["routers"]]
     if native:
         table = True  # no source routes: the NICs carry no routing plugin
         table_topo = None
@@ -521,6 +557,9 @@ def build(sst, bundle, args):
         simple = untimed_tables(bundle, simple)
     part = load_partition(args.partition, num_routers) if getattr(args, "partition", None) else None
     mine = my_rank(sst) if part is not None else None
+    shared_owner = table and table_topo is not None and hasattr(sst, "addSharedParams")
+    if shared_owner:
+        sst.addSharedParams(SHARED_ENDPOINT_ROUTER, {"endpoint_router": table_topo[0]["endpoint_router"]})
     routers = []
     for r in bundle["routers"]:
         rtr = sst.Component("rtr_%d" % r["id"], "merlin.hr_router")
@@ -539,7 +578,13 @@ def build(sst, bundle, args):
         if table:
             if table_topo[r["id"]]["vc_credits"] == "downstream":  # queue lengths count the next input buffer
                 rtr.addParams({"oql_track_remote": True})
-            rtr.setSubComponent("topology", "topogen.table_topo").addParams(table_topo[r["id"]])
+            topo = rtr.setSubComponent("topology", "topogen.table_topo")
+            params = table_topo[r["id"]]
+            if shared_owner:  # one copy of the endpoints' routers in SST's configuration
+                params = dict(params)
+                del params["endpoint_router"]
+                topo.addSharedParamSet(SHARED_ENDPOINT_ROUTER)
+            topo.addParams(params)
             routers.append(rtr)
             continue
         topo = rtr.setSubComponent("topology", "merlin.anytopo")

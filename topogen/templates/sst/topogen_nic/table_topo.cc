@@ -21,11 +21,74 @@
 #include <sst/core/sst_config.h>
 #include "table_topo.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
 #include <string>
+#include <unistd.h>
 
 using namespace SST;
 using namespace SST::Merlin;
 using namespace Topogen;
+
+namespace {
+// endpoint_router arrays by their parameter text: every router of a process that gets the
+// same text (a shared parameter set) shares one parsed array
+std::mutex endpoint_mutex;
+std::map<std::string, std::shared_ptr<const std::vector<int>>> endpoint_arrays;
+
+std::shared_ptr<const std::vector<int>> endpoint_array(Params& params)
+{
+    std::string text = params.find<std::string>("endpoint_router", "");
+    std::lock_guard<std::mutex> lock(endpoint_mutex);
+    auto it = endpoint_arrays.find(text);
+    if (it != endpoint_arrays.end()) return it->second;
+    auto values = std::make_shared<std::vector<int>>();
+    params.find_array<int>("endpoint_router", *values);
+    endpoint_arrays[text] = values;
+    return values;
+}
+}  // namespace
+
+int TableTopo::next_port_of(int r) const
+{
+    if (width == 1) {
+        unsigned v = next_port[r];
+        return v == 0xFFu ? -1 : (int)v;
+    }
+    unsigned v = (unsigned)next_port[2 * (size_t)r] | ((unsigned)next_port[2 * (size_t)r + 1] << 8);
+    return v == 0xFFFFu ? -1 : (int)v;
+}
+
+void TableTopo::read_row(const std::string& file, size_t offset, int w, int routers)
+{
+    if (w != 1 && w != 2)
+        output.fatal(CALL_INFO, -1, "topogen.table_topo: next_port_width must be 1 or 2, got %d\n", w);
+    if (routers < 1)
+        output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d: next_port_file needs num_routers >= 1\n",
+                     router_id);
+    width = w;
+    num_routers = routers;
+    size_t bytes = (size_t)routers * w;
+    next_port.resize(bytes);
+    int fd = open(file.c_str(), O_RDONLY);
+    if (fd < 0)
+        output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d cannot open %s: %s\n", router_id, file.c_str(),
+                     strerror(errno));
+    size_t done = 0;
+    off_t at = (off_t)(offset + (size_t)router_id * bytes);
+    while (done < bytes) {
+        ssize_t got = pread(fd, next_port.data() + done, bytes - done, at + (off_t)done);
+        if (got <= 0) {
+            close(fd);
+            output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d: %s ends before its row (%zu of %zu bytes "
+                         "from byte %lld)\n", router_id, file.c_str(), done, bytes, (long long)at);
+        }
+        done += (size_t)got;
+    }
+    close(fd);
+}
 
 TableTopo::TableTopo(ComponentId_t cid, Params& params, int num_ports_in, int rtr_id, int num_vns_in) :
     Topology(cid), router_id(rtr_id), num_ports(num_ports_in), num_vns(num_vns_in)
@@ -45,26 +108,43 @@ TableTopo::TableTopo(ComponentId_t cid, Params& params, int num_ports_in, int rt
         output.fatal(CALL_INFO, -1,
                      "topogen.table_topo: router %d has %d ports, not num_R2R_ports %d + num_R2N_ports %d\n",
                      router_id, num_ports, num_R2R_ports, num_R2N_ports);
-    params.find_array<int>("next_port", next_port);
-    params.find_array<int>("endpoint_router", endpoint_router);
+    std::string row_file = params.find<std::string>("next_port_file", "");
+    if (!row_file.empty()) {
+        read_row(row_file, params.find<size_t>("next_port_offset", 0), params.find<int>("next_port_width", 1),
+                 params.find<int>("num_routers", 0));
+    } else {
+        std::vector<int> ports;
+        params.find_array<int>("next_port", ports);
+        width = 2;
+        num_routers = (int)ports.size();
+        next_port.resize(2 * ports.size());
+        for (size_t d = 0; d < ports.size(); ++d) {
+            unsigned v = ports[d] < 0 || ports[d] >= 0xFFFF ? 0xFFFFu : (unsigned)ports[d];
+            next_port[2 * d] = (unsigned char)(v & 0xFF);
+            next_port[2 * d + 1] = (unsigned char)(v >> 8);
+        }
+    }
+    endpoint_router = endpoint_array(params);
     params.find_array<int>("tree_ports", tree_ports);
     params.find_map<int, int>("endpoint_to_port_map", endpoint_port);
-    if (next_port.empty() || endpoint_router.empty())
-        output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d needs next_port and endpoint_router\n", router_id);
-    if (router_id < 0 || router_id >= (int)next_port.size() || next_port[router_id] != -1)
+    if (num_routers == 0 || endpoint_router->empty())
+        output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d needs next_port (or next_port_file) and "
+                     "endpoint_router\n", router_id);
+    if (router_id < 0 || router_id >= num_routers || next_port_of(router_id) != -1)
         output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d: next_port must have -1 at its own id\n",
                      router_id);
-    for (size_t d = 0; d < next_port.size(); ++d) {
-        int p = next_port[d];
-        if ((int)d != router_id && (p < 0 || p >= num_R2R_ports))
-            output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d: next_port[%zu] = %d is not a router port "
+    for (int d = 0; d < num_routers; ++d) {
+        int p = next_port_of(d);
+        if (d != router_id && (p < 0 || p >= num_R2R_ports))
+            output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d: next_port[%d] = %d is not a router port "
                          "0..%d\n", router_id, d, p, num_R2R_ports - 1);
     }
-    for (size_t e = 0; e < endpoint_router.size(); ++e) {
-        int r = endpoint_router[e];
-        if (r < 0 || r >= (int)next_port.size())
-            output.fatal(CALL_INFO, -1, "topogen.table_topo: endpoint %zu is on router %d, outside 0..%zu\n", e, r,
-                         next_port.size() - 1);
+    const std::vector<int>& owner = *endpoint_router;
+    for (size_t e = 0; e < owner.size(); ++e) {
+        int r = owner[e];
+        if (r < 0 || r >= num_routers)
+            output.fatal(CALL_INFO, -1, "topogen.table_topo: endpoint %zu is on router %d, outside 0..%d\n", e, r,
+                         num_routers - 1);
         if (r == router_id && !endpoint_port.count((int)e))
             output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d has no port for its endpoint %zu\n",
                          router_id, e);
@@ -79,12 +159,13 @@ TableTopo::TableTopo(ComponentId_t cid, Params& params, int num_ports_in, int rt
 
 int TableTopo::out_port(int dest) const
 {
-    if (dest < 0 || dest >= (int)endpoint_router.size())
+    const std::vector<int>& owner = *endpoint_router;
+    if (dest < 0 || dest >= (int)owner.size())
         output.fatal(CALL_INFO, -1, "topogen.table_topo: router %d: destination endpoint %d outside 0..%zu\n",
-                     router_id, dest, endpoint_router.size() - 1);
-    int r = endpoint_router[dest];
+                     router_id, dest, owner.size() - 1);
+    int r = owner[dest];
     if (r == router_id) return endpoint_port.at(dest);
-    return next_port[r];
+    return next_port_of(r);
 }
 
 internal_router_event* TableTopo::process_input(RtrEvent* ev)
@@ -119,8 +200,8 @@ void TableTopo::route_packet(int port, int vc, internal_router_event* ev)
 
 std::pair<int, int> TableTopo::getDeliveryPortForEndpointID(int ep_id)
 {
-    if (ep_id < 0 || ep_id >= (int)endpoint_router.size()) return std::make_pair(-1, -1);
-    int r = endpoint_router[ep_id];
+    if (ep_id < 0 || ep_id >= (int)endpoint_router->size()) return std::make_pair(-1, -1);
+    int r = (*endpoint_router)[ep_id];
     auto it = endpoint_port.find(ep_id);
     return std::make_pair(r, r == router_id && it != endpoint_port.end() ? it->second : -1);
 }

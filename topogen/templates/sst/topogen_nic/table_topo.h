@@ -12,6 +12,8 @@
 #include <sst/elements/merlin/router.h>
 
 #include <map>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,7 +34,14 @@ public:
                        "flits in the output buffer and the next router's input buffer: needs hr_router's "
                        "oql_track_remote = true)", "output"},
         {"next_port", "Array: output port towards every destination router (-1: this router)", ""},
-        {"endpoint_router", "Array: router of every endpoint", ""},
+        {"next_port_file", "Instead of next_port: a file of one row per router (num_routers entries of "
+                           "next_port_width bytes, unsigned, little-endian, the type's largest value at the router's "
+                           "own column) from byte next_port_offset; the router reads its own row", ""},
+        {"next_port_offset", "Byte offset of row 0 in next_port_file", "0"},
+        {"next_port_width", "Bytes per entry of next_port_file: 1 or 2", "1"},
+        {"num_routers", "Routers (entries per row of next_port_file)", "0"},
+        {"endpoint_router", "Array: router of every endpoint (parsed once per process for equal values, so a "
+                            "shared parameter set keeps one copy)", ""},
         {"endpoint_to_port_map", "This router's endpoints: {endpoint:port, ...}", ""},
         {"tree_ports", "Array: this router's ports on a spanning tree (untimed broadcasts)", ""},
     )
@@ -55,6 +64,8 @@ public:
 
 private:
     int out_port(int dest_endpoint) const;
+    int next_port_of(int router) const;
+    void read_row(const std::string& file, size_t offset, int width, int routers);
 
     int router_id = -1;
     int num_ports = 0;
@@ -66,8 +77,11 @@ private:
     bool downstream = false;       // vc_credits: pick by the queue lengths, else by the output credits
     int const* credits = nullptr;  // hr_router's output-buffer credits, [port * total_vcs + vc]
     int const* queued = nullptr;   // hr_router's output queue lengths, same layout
-    std::vector<int> next_port;        // destination router -> output port
-    std::vector<int> endpoint_router;  // endpoint -> router
+    // destination router -> output port: `width` bytes per router, kNone at this router
+    std::vector<unsigned char> next_port;
+    int width = 2;
+    int num_routers = 0;
+    std::shared_ptr<const std::vector<int>> endpoint_router;  // endpoint -> router (shared)
     std::map<int, int> endpoint_port;  // this router's endpoints -> port
     std::map<int, int> port_endpoint;
     std::vector<int> tree_ports;
