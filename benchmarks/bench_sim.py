@@ -32,7 +32,10 @@ peer) on topogen's anynet export of the same network.  The reference simulator's
 leaves out its set-up (network build, routing tables: ``benchmarks/bench_setup.py``);
 BookSim2's is its marginal CPU per cycle (two runs that differ only in the sample period,
 so its set-up cancels) divided by the packets per cycle and hops it reports (``Injected
-packet rate average`` x nodes: below saturation what it delivers; ``Hops average``).
+packet rate average`` x nodes: below saturation what it delivers; ``Hops average``).  The
+adaptive routings that anynet cannot run (``skywalk2048``: the Skywalk paper's 2,048-switch
+Skywalk with its escape routing, 33-flit packets; ``ft3``: the Slim Fly paper's FT-3 with
+ANCA, 1-flit) are compared with topogen's own Python engine (same results) instead.
 
     python benchmarks/bench_sim.py --packet-hop --sizes sf19,torus256 --packet-sizes 1
     python benchmarks/bench_sim.py --packet-hop --quick   # shorter runs
