@@ -563,8 +563,9 @@ def _anca_draws(a, cf, pk, pc, pt, credits, sw, vq, dsw, eptr, aspan, V, kc, S, 
 
 @_inline
 def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind, aspan,
-                 aweight, ud, V, kc, S, vca, EJ):
-    """Extend packet ``a``'s route at its switch (the draws it takes are in ``ud``)."""
+                 aweight, ud, V, kc, S, vca, EJ, fr):
+    """Extend packet ``a``'s route at its switch (the draws it takes are in ``ud``;
+    ``fr``: room for ``k`` values)."""
     v = np.int64(dsw[pk[a, P_BUF] // V])
     d = np.int64(pt[EJ + pc[a, PC_DST], OUT_SWITCH])
     P = cf[C_APL]
@@ -597,24 +598,41 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
             f1 += credits[r1 * V + x]
             f2 += credits[r2 * V + x]
         o = r2 if f1 < f2 else r1
-    else:  # the shortest queue, ties drawn
-        best = np.int64(0)
-        nt = 0
+    else:  # the shortest queue, ties drawn (the free credits of up port lo + i in fr[i]:
+        # _anca_free's, the switch's VC requests counted in one pass)
+        for i in range(k):
+            e = lo + i
+            f = np.int64(0)
+            for x in range(e * V, e * V + kc):
+                f += credits[x]
+            p = pt[e, W_HEAD]
+            while p >= 0:
+                f -= S
+                p = pk[p, P_WNEXT]
+            fr[i] = f
+        if vca:
+            nsw = sw.shape[0]
+            for q in range(sw[v, VA_N]):
+                i = np.int64(vq[q * nsw + v, VQ_LO]) // V - lo
+                if 0 <= i < k:
+                    fr[i] -= S
+        best = fr[0]
+        nt = 1
         o = lo
-        for e in range(lo, lo + k):
-            f = _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca)
-            if nt == 0 or f > best:
-                best, nt, o = f, 1, e
+        for i in range(1, k):
+            f = fr[i]
+            if f > best:
+                best, nt, o = f, 1, lo + i
             elif f == best:
                 nt += 1
         if nt > 1:
             n_ = sc[UD_N] - 1
             sc[UD_N] = n_
             j = np.int64(ud[n_] * nt)
-            for e in range(lo, lo + k):
-                if _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca) == best:
+            for i in range(k):
+                if fr[i] == best:
                     if j == 0:
-                        o = e
+                        o = lo + i
                         break
                     j -= 1
     p_route[a, h] = o * V
@@ -847,9 +865,10 @@ def run(st, until):
                                     ud, ub, uc):
                     sc[BLOCK_ARG] = a
                     return R_ROUTE
-            if anca and p_route[a, pk[a, P_HOP]] < 0:  # ANCA: route the head here
+            if anca and p_route[a, pk[a, P_HOP]] < 0:  # ANCA: route the head here (held:
+                # its scratch, used by allocations only)
                 _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind,
-                             aspan, aweight, ud, V, kcls, S, vca, EJ)
+                             aspan, aweight, ud, V, kcls, S, vca, EJ, held)
             o = np.int64(p_route[a, pk[a, P_HOP]]) // V
             tl = pt[o, W_TAIL]  # append to the waiting list of o
             pk[a, P_WPREV] = tl
@@ -873,9 +892,10 @@ def run(st, until):
         elif kind == K_ALLOC:
             alloc = a
         elif kind == K_VREQ:  # _vc_request: join the switch's heads waiting for a VC
-            if anca and p_route[a, pk[a, P_HOP]] < 0:  # ANCA: route the head here
+            if anca and p_route[a, pk[a, P_HOP]] < 0:  # ANCA: route the head here (held:
+                # its scratch, used by allocations only)
                 _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind,
-                             aspan, aweight, ud, V, kcls, S, vca, EJ)
+                             aspan, aweight, ud, V, kcls, S, vca, EJ, held)
             lo = np.int64(p_route[a, pk[a, P_HOP]])
             o = lo // V
             s_ = pt[o, OUT_SWITCH]
