@@ -32,7 +32,10 @@ peer) on topogen's anynet export of the same network.  The reference simulator's
 leaves out its set-up (network build, routing tables: ``benchmarks/bench_setup.py``);
 BookSim2's is its marginal CPU per cycle (two runs that differ only in the sample period,
 so its set-up cancels) divided by the packets per cycle and hops it reports (``Injected
-packet rate average`` x nodes: below saturation what it delivers; ``Hops average``).
+packet rate average`` x nodes: below saturation what it delivers; ``Hops average``).  The
+adaptive routings that anynet cannot run (``skywalk2048``: the Skywalk paper's 2,048-switch
+Skywalk with its escape routing, 33-flit packets; ``ft3``: the Slim Fly paper's FT-3 with
+ANCA, 1-flit) are compared with topogen's own Python engine (same results) instead.
 
     python benchmarks/bench_sim.py --packet-hop --sizes sf19,torus256 --packet-sizes 1
     python benchmarks/bench_sim.py --packet-hop --quick   # shorter runs
@@ -151,6 +154,29 @@ def _load_core(ps: int, seed: int) -> None:
               seed=seed, **_sim_args(ps))
 
 
+def _load_core_for(alg: str, ps: int, seed: int, engine: str) -> None:
+    """:func:`_load_core` for the routings whose state arrays give the core another
+    signature (escape routing, ANCA), on a small network of the same kind."""
+    import topogen
+    from topogen.sim import run_fixed
+
+    if engine != "compiled" or alg not in PH_PYTHON_PEER:
+        return
+    if alg == "escape":
+        from topogen.layout import Floor, place
+        from topogen.routing import escape
+
+        t = topogen.generate("skywalk", switches_per_cabinet=4, cabinets=4, intra_degree=3,
+                             inter_degree=2, seed=seed)
+        r = escape(t, place(t, Floor.skywalk(4, 4)), num_vcs=4, base="fr", switch_delay=60.0)
+    else:
+        from topogen.routing import anca
+
+        r = anca(topogen.generate("kary-ntree", k=4, n=2))
+    run_fixed(r, 10, traffic="uniform", load=LOAD, load_unit="flits", seed=seed,
+              **_ph_args(ps, r.num_vcs))
+
+
 def booksim_marginal(switches: int, ps: int, seed: int, periods: tuple[int, int]) -> dict | None:
     """BookSim2's CPU per simulated cycle on the ``switches`` network, without its set-up
     (reading the netlist and building anynet's routing tables take minutes at 4,096
@@ -234,8 +260,8 @@ def main() -> int:
     ap.add_argument("--ph-child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.ph_child is not None:
-        name, ps, cycles = a.ph_child.split(",")
-        print(json.dumps(ph_reference(name, int(ps), int(cycles), a.seed)))
+        name, ps, cycles, engine = a.ph_child.split(",")
+        print(json.dumps(ph_reference(name, int(ps), int(cycles), a.seed, engine)))
         return 0
     if a.packet_hop:
         return packet_hop(a)
@@ -305,11 +331,21 @@ PH_NETS = {
     "torus1024": ("torus", dict(dims=(32, 32)), "dor", 0.05),
     "torus4096": ("torus", dict(dims=(16, 16, 16)), "dor", 0.1),
     "torus16384": ("torus", dict(dims=(32, 32, 16)), "dor", 0.05),
+    # adaptive routings chosen hop by hop in the run: the Skywalk paper's 2,048-switch
+    # Skywalk with its escape routing (adaptive FR-minimal VCs 1-3, up*/down* escape VC 0,
+    # FR routes over the cabinet floor, links simulated at 1 cycle as in every row here),
+    # the Slim Fly paper's FT-3 (44-port 3-level fat tree, 10,648 hosts) with ANCA
+    "skywalk2048": ("skywalk", dict(switches_per_cabinet=8, cabinets=256, intra_degree=7,
+                                    inter_degree=4, seed=1), "escape", 0.2),
+    "ft3": ("fat-tree", dict(), "anca", 0.3),
 }
 #: hosts of each network (to size the runs before building it)
 PH_HOSTS = {"sf19": 10830, "df1386": 9702, "torus256": 256, "torus1024": 1024,
-            "torus4096": 4096, "torus16384": 16384}
-PH_DEFAULT = "sf19,df1386,torus256,torus1024,torus4096,torus16384"
+            "torus4096": 4096, "torus16384": 16384, "skywalk2048": 2048, "ft3": 10648}
+PH_DEFAULT = "sf19,df1386,torus256,torus1024,torus4096,torus16384,skywalk2048,ft3"
+#: routings BookSim2's anynet export cannot run: their peer is topogen's own Python engine
+#: (the same results, the engine the compiled one replaces for them)
+PH_PYTHON_PEER = ("escape", "anca")
 
 
 def _ph_network(name: str):
@@ -320,6 +356,12 @@ def _ph_network(name: str):
     if gen == "torus":
         params = dict(params, hosts_per_switch=1)
     topo = topogen.generate(gen, **params)
+    if alg == "escape":  # as `topogen reproduce skywalk-sim`: FR over the cabinet floor
+        from topogen.layout import Floor, place
+        from topogen.routing import escape
+
+        layout = place(topo, Floor.skywalk(params["cabinets"], params["switches_per_cabinet"]))
+        return topo, escape(topo, layout, num_vcs=4, base="fr", switch_delay=60.0), load
     return topo, route(topo, None, alg), load
 
 
@@ -330,17 +372,18 @@ def _ph_args(ps: int, num_vcs: int) -> dict:
                 link_latency=1)
 
 
-def ph_reference(name: str, ps: int, cycles: int, seed: int) -> dict:
+def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "compiled") -> dict:
     """The reference simulator's CPU per packet-hop on ``name`` (its run only)."""
     from topogen.sim import SimConfig
     from topogen.sim import _core
     from topogen.sim.measure import fixed_run, packet_rate
 
     _load_core(ps, seed)
+    _load_core_for(PH_NETS[name][2], ps, seed, engine)
     c0 = time.process_time()
     topo, routing, load = _ph_network(name)
     setup = time.process_time() - c0
-    cfg = SimConfig(**_ph_args(ps, routing.num_vcs))
+    cfg = SimConfig(**_ph_args(ps, routing.num_vcs), engine=engine)
     acc = [0, 0, 0]  # delivered, their links, packets given to a per-packet callback
     start = [0.0]
 
@@ -423,8 +466,8 @@ def ph_booksim(name: str, ps: int, periods: tuple[int, int], seed: int,
     return out
 
 
-def _ph_child(name: str, ps: int, cycles: int, seed: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--ph-child", f"{name},{ps},{cycles}",
+def _ph_child(name: str, ps: int, cycles: int, seed: int, engine: str = "compiled") -> dict:
+    out = subprocess.run([sys.executable, __file__, "--ph-child", f"{name},{ps},{cycles},{engine}",
                           "--seed", str(seed)], capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
@@ -441,9 +484,10 @@ def packet_hop(a) -> int:
     sizes = [int(x) for x in a.packet_sizes.split(",")]
     print("cost per packet-hop: CPU us per hop (router traversed) of a delivered packet "
           "(uniform traffic, below saturation); peer: BookSim2 on topogen's anynet export of the "
-          "same network")
+          "same network, or for the routings anynet has not (escape, ANCA) topogen's Python "
+          "engine (same results)")
     print(f"{'network':<11} {'switches':>8} {'hosts':>6} {'flits':>5} {'load':>5} "
-          f"{'reference us':>12} {'BookSim2 us':>11} {'BookSim2/ref':>12}  notes")
+          f"{'reference us':>12} {'peer us':>11} {'peer/ref':>12}  notes")
     for name in names:
         for ps in sizes:
             # runs long enough to time: packets delivered by the reference simulator and in
@@ -453,6 +497,21 @@ def packet_hop(a) -> int:
             cycles = max(500, math.ceil(ref_packets / per_cycle))
             ref = _ph_child(name, ps, cycles, a.seed)
             bs = None
+            if PH_NETS[name][2] in PH_PYTHON_PEER:
+                # the Python engine, 30-60x slower per hop: a shorter run (its first cycles
+                # fill the network, as the compiled run's do)
+                py = _ph_child(name, ps, max(100 if a.quick else 200, cycles // 20), a.seed,
+                               "python")
+                ratio = py["us_per_hop"] / ref["us_per_hop"]
+                print(f"{name:<11} {ref['switches']:>8} {ref['hosts']:>6} {ps:>5} {ref['load']:>5} "
+                      f"{ref['us_per_hop']:>12.3f} {py['us_per_hop']:>11.3f} {ratio:>11.1f}x  "
+                      f"peer: Python engine ({PH_NETS[name][2]}, {py['cycles']} cycles, "
+                      f"{py['delivered']:,} packets, {py['cpu']:.1f} s CPU); ref {ref['cycles']} "
+                      f"cycles, {ref['delivered']:,} packets, "
+                      f"{1 + ref['link_hops'] / max(ref['delivered'], 1):.2f} hops/packet, "
+                      f"{ref['cpu']:.1f} s CPU, set-up {ref['setup_cpu']:.1f} s, "
+                      f"RSS {ref['peak_rss_mb']:.0f} MB, {ref['engine']}", flush=True)
+                continue
             if not a.no_booksim:
                 extra = max(100, math.ceil(bs_packets / per_cycle / 2))
                 bs = ph_booksim(name, ps, (extra, 3 * extra), a.seed)

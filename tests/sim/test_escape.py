@@ -32,7 +32,9 @@ def _burst(n_hosts, k, span, seed):
 
 
 def _record_hops(monkeypatch):
-    """Record every network hop (pid, switch, next switch, buffer) the engine takes."""
+    """Record every network hop (pid, switch, next switch, buffer) the Python engine takes
+    (its runs here pass engine="python"; the compiled engine makes the same choices,
+    tests/sim/test_compiled_escape.py)."""
     hops = []
     orig = sim_model.Engine._send_adaptive
 
@@ -115,7 +117,7 @@ def test_empty_network_uses_adaptive_vcs_only(monkeypatch):
     rng = np.random.default_rng(3)
     src, dst = rng.integers(0, t.num_hosts, 40), rng.integers(0, t.num_hosts, 40)
     run_trace(r, np.c_[np.arange(40) * 500, src, dst], packet_size=4, vc_buf_size=8,
-              num_vcs=4, link_latency=1)
+              num_vcs=4, link_latency=1, engine="python")
     assert hops and all(vc == 1 for *_, vc in hops)  # most credits, ties: lowest VC
 
 
@@ -130,7 +132,7 @@ def test_escape_hops_follow_the_updown_route_to_the_end(monkeypatch, num_vcs):
     r = escape(t, num_vcs=num_vcs, base="nr")
     times, src, dst = _burst(t.num_hosts, 6000, 1500, 2)
     tr = run_trace(r, np.c_[times, src, dst], packet_size=4, vc_buf_size=4, num_vcs=num_vcs,
-                   link_latency=1)
+                   link_latency=1, engine="python")
     assert not tr.deadlocked and len(tr.pid) == 6000
     dist = nearest(t, all_next_hops=True).distances
     sw = tr.network.host_switch
@@ -173,7 +175,8 @@ def test_conservation_under_load():
     t = _random()
     r = escape(t, num_vcs=4, base="fr")
     times, src, dst = _burst(t.num_hosts, 5000, 3000, 11)
-    tr = run_trace(r, np.c_[times, src, dst], packet_size=4, vc_buf_size=8, num_vcs=4)
+    tr = run_trace(r, np.c_[times, src, dst], packet_size=4, vc_buf_size=8, num_vcs=4,
+                   engine="python")
     assert not tr.deadlocked
     assert sorted(tr.pid.tolist()) == list(range(5000))  # each delivered exactly once
     np.testing.assert_array_equal(src[tr.pid], tr.src)

@@ -32,7 +32,7 @@ def _heavy_trace(r, seed=4, k=3000, span=200):
     src = rng.integers(0, n, k)
     dst = (src + rng.integers(1, n, k)) % n
     tr = run_trace(r, np.c_[np.sort(rng.integers(0, span, k)), src, dst], packet_size=4,
-                   vc_buf_size=8, num_vcs=4, link_latency=1)
+                   vc_buf_size=8, num_vcs=4, link_latency=1, engine="python")  # (hops recorded)
     assert not tr.deadlocked and len(tr.pid) == k
     return tr
 

@@ -3,8 +3,11 @@ of :mod:`topogen.sim._core` (arrays, growth, routes, traffic callbacks, delivery
 
 It runs the same model as the pure-Python :class:`~topogen.sim.model.Engine`, event for
 event, and gives the same results for the same seed (tests compare them row for row).  It
-covers deterministic and random table routings with both allocators; escape (adaptive)
-routings run on the Python engine (:func:`engine_for` chooses).
+covers deterministic and random table routings with both allocators, UGAL-L / UGAL-G, the
+escape routing (adaptive minimal with an up*/down* escape VC, routed hop by hop in the
+event core; its engine has no separable allocator) and ANCA on a k-ary n-tree (both
+allocators); other routers and wormhole flow control run on the Python engine
+(:func:`engine_for` chooses).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 from .._validate import check_memory
 from ..errors import ParameterError
 from . import _core as C
+from . import _anca as _anca_mod
 from . import _ugal as _ugal_mod
 from ._core_knots import deadlocked_buffers as _deadlocked_buffers
 
@@ -30,8 +34,10 @@ def compiled_covers(network) -> str | None:
     """``None`` when the compiled engine covers ``network``, else why it does not."""
     if not C.AVAILABLE:
         return "numba is not available"
-    if network.adaptive:
-        return "escape (adaptive) routing is routed hop by hop by the Python engine"
+    if network.adaptive and (getattr(network.routing, "adaptive", "minimal") == "minimal"
+                             and (network._min_dist is None or network._min_weight is None)):
+        return ("the escape routing's minimal tables carry no distances (one next hop per "
+                "pair): its options are taken by the Python engine")
     if network.ugal and network.routing.variant not in ("local", "global"):
         return f"UGAL variant {network.routing.variant!r} (its own choice rule) runs on the Python engine"
     if network.config.router != "input-queued":
@@ -75,6 +81,7 @@ _SORT_LATE = True
 #: packets routed at a time by :meth:`CompiledEngine.inject_many`
 _CHUNK = 16384
 _UGAL_DRAWS = _ugal_mod._DRAWS
+_ANCA_DRAWS = _anca_mod._DRAWS
 
 
 def _aligned(shape, dtype, fill=0) -> np.ndarray:
@@ -161,10 +168,11 @@ class CompiledEngine:
         cf[C.C_INJBUF0] = network.inj_base * V
         cf[C.C_EJ], cf[C.C_INJ] = network.ej_base, network.inj_base
         cf[C.C_DL] = self.deadlock_cycles
-        cf[C.C_SEP] = int(c.allocator == "separable")
-        # (UGAL runs without the VC allocation stage, as on the Python engine)
+        # (the escape routing runs without the separable allocator, UGAL without the VC
+        # allocation stage, as on the Python engine)
+        cf[C.C_SEP] = int(c.allocator == "separable" and not network.adaptive)
         cf[C.C_VCA] = int(c.allocator == "separable" and c.vc_alloc == "booksim"
-                          and not network.ugal)
+                          and not network.ugal and not network.adaptive)
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
         cf[C.C_MARGIN] = 8 * (K + 2) + 8
         cf[C.C_K] = K
@@ -173,7 +181,9 @@ class CompiledEngine:
         cf[C.C_PF] = _PF_DIST if 16 * 4 * P * (1 + V / 4) > _PF_BYTES else 0
         # (not with UGAL: a choice reads the queues of other switches, so the order of the
         # events that change them within a cycle matters)
-        self._sort = self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA])) and not network.ugal
+        # (nor with ANCA, whose choices draw from one sequence in event order)
+        self._sort = (self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA])) and not network.ugal
+                      and not network.anca and not network.adaptive)
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
         # port numbering of every switch (config.port_order; BookSim anynet's by default)
@@ -215,8 +225,16 @@ class CompiledEngine:
             srt=np.zeros(n, np.int32),  # switch order of the allocations: a count per switch
         )
         st.update(self._ugal_state(network, cf, sc))
+        st["dsw"] = np.concatenate([np.asarray(network.indices, np.int32), i64(H, -1).astype(np.int32),
+                                    np.asarray(network.host_switch, np.int32)])
+        st["eptr"] = indptr
+        st["eind"] = np.asarray(network.indices, np.int32)
+        st.update(self._escape_state(network, cf))
+        st.update(self._anca_state(network, cf, sc))
+        self._draws = _ANCA_DRAWS if network.anca else _UGAL_DRAWS
         self._st = st
-        self._width = 2 * (network.routing.longest + 1) if network.ugal else 2
+        self._width = (2 * (network.routing.longest + 1) if network.ugal else
+                       2 * network.routing.shape.n + 2 if network.anca else 2)
         self._grow_slots(1024)
         self._grow_nodes(4 * int(cf[C.C_MARGIN]) + P // 2)
         self._grow_log(max(4096, 4 * (K + 1)))
@@ -266,14 +284,56 @@ class CompiledEngine:
                     uc=np.zeros(r.k + 1, np.int64))
 
     def _ugal_draw(self) -> None:
-        """Fetch the next uniform draws of the UGAL choice from the generator, at the
-        moment the Python engine fetches them (the draws left are used first)."""
+        """Fetch the next uniform draws of the UGAL (or ANCA) choice from the generator,
+        at the moment the Python engine fetches them (the draws left are used first)."""
         st = self._st
         ud, sc = st["ud"], st["sc"]
+        n = self._draws
         r = int(sc[C.UD_N])
-        ud[_UGAL_DRAWS:_UGAL_DRAWS + r] = ud[:r].copy()
-        ud[:_UGAL_DRAWS] = self.rng.random(_UGAL_DRAWS)
-        sc[C.UD_N] = _UGAL_DRAWS + r
+        ud[n:n + r] = ud[:r].copy()
+        ud[:n] = self.rng.random(n)
+        sc[C.UD_N] = n + r
+
+    # ------------------------------------------------------------ escape routing, ANCA
+    @staticmethod
+    def _escape_state(network, cf) -> dict:
+        """The arrays of the escape routing's hop-by-hop choice (:mod:`topogen.sim._core`,
+        ``State.mdist ...``); empty ones for other routings."""
+        one = lambda dt: np.zeros(1, dt)  # noqa: E731
+        out = dict(mdist=np.zeros((1, 1), np.uint16), mw=one(np.int64), ldist=np.zeros((1, 2), np.int64),
+                   lw=one(np.int64), eph=one(np.int8), erank=np.zeros((1, 1, 1), np.uint8))
+        cf[C.C_WMAX] = 1
+        if not network.adaptive:
+            return out
+        r = network.routing
+        updown = getattr(r, "adaptive", "minimal") == "updown"
+        cf[C.C_ESC] = 2 if updown else 1
+        cf[C.C_ERET] = int(network.escape_return)
+        cf[C.C_EA0], cf[C.C_EA1] = network.adaptive_vcs
+        cf[C.C_ESENT] = int(network._esc_sentinel)
+        # wait ports of a packet: its options' (at most the switch's links) and the escape's
+        cf[C.C_WMAX] = int(np.diff(np.asarray(network.indptr)).max()) + 1
+        esc = r.escape_routing
+        out.update(eph=np.asarray(esc.entry_phase, np.int8), erank=np.asarray(network._esc_ranks))
+        if updown:
+            out.update(ldist=np.asarray(r.legal_distances()), lw=np.asarray(r._legal_weights(), np.int64))
+        else:
+            out.update(mdist=np.asarray(network._min_dist), mw=np.asarray(network._min_weight, np.int64))
+        return out
+
+    @staticmethod
+    def _anca_state(network, cf, sc) -> dict:
+        """The arrays of the ANCA choice (``State.aspan``, ``aweight``; draws in ``ud``)."""
+        if not network.anca:
+            return dict(aspan=np.ones(1, np.int64), aweight=np.ones(1, np.int64))
+        r = network.routing
+        sh = r.shape
+        cf[C.C_ANCA] = 2 if r.select == "booksim" else 1
+        cf[C.C_AK], cf[C.C_APL], cf[C.C_ALEAF0] = sh.k, sh.per_level, sh.leaf0
+        cf[C.C_AN1] = len(sh.span) - 1
+        sc[C.UD_N] = 0
+        return dict(aspan=np.asarray(sh.span, np.int64), aweight=np.asarray(sh.weight, np.int64),
+                    ud=np.zeros(_ANCA_DRAWS + 2))
 
     @property
     def ugal_choices(self) -> list:
@@ -295,6 +355,10 @@ class CompiledEngine:
         pk = _aligned((cap, _pad(len(C.GROUPS["pk"]), 4)), np.int32)
         pc = _aligned((cap, _pad(len(C.GROUPS["pc"]), 4)), np.int32)
         r = _aligned((cap, _pad(w, 4)), np.int32, -1)
+        # escape routing: each packet's option / wait ports and wait nodes (prev, next)
+        wm = int(st["cf"][C.C_WMAX]) if self.net.adaptive else 0
+        ao = np.zeros((cap if wm else 1, max(wm, 1)), np.int32)
+        wn = np.zeros((cap * wm if wm else 1, 2), np.int32)
         nfree = int(st["sc"][C.NFREE_SLOTS])
         fs = np.zeros(cap, np.int64)
         if old:
@@ -302,9 +366,12 @@ class CompiledEngine:
             pc[:old] = st["pc"]
             r[:old, :st["p_route"].shape[1]] = st["p_route"]
             fs[:nfree] = st["free_slots"][:nfree]
+            if wm:
+                ao[:old] = st["ao"]
+                wn[:old * wm] = st["wn"]
         new = np.arange(cap - 1, old - 1, -1, dtype=np.int64)
         fs[nfree:nfree + len(new)] = new
-        st.update(pk=pk, pc=pc, p_route=r, free_slots=fs)
+        st.update(pk=pk, pc=pc, p_route=r, free_slots=fs, ao=ao, wn=wn)
         st["sc"][C.NFREE_SLOTS] = nfree + len(new)
         self._state = None
 
@@ -432,8 +499,10 @@ class CompiledEngine:
         net = self.net
         m = len(s)
         V = self.V
-        if net.ugal:  # chosen at the source switch (run): -1 links until then
+        if net.ugal or net.anca:  # chosen in the run: -1 links until then
             return np.where(s == d, 0, -1), np.zeros((m, 0), np.int64)
+        if net.adaptive:  # routed hop by hop in the run, links counted there
+            return np.zeros(m, np.int64), np.zeros((m, 0), np.int64)
         if net._table:
             ent, vcs = net.routing.route_matrix(s, d)
             if not ent.shape[0]:
@@ -504,8 +573,12 @@ class CompiledEngine:
             elif code == C.R_ROUTE:
                 from ..errors import RoutingError
 
-                raise RoutingError(f"the UGAL base routing has no route for packet "
-                                   f"{int(st['pc'][int(sc[C.BLOCK_ARG]), C.PC_PID])} (or one "
+                pid = int(st['pc'][int(sc[C.BLOCK_ARG]), C.PC_PID])
+                if self.net.adaptive:
+                    raise RoutingError(f"the escape routing has no next hop for packet {pid} "
+                                       f"(no minimal next hop, or no up*/down* escape entry); "
+                                       f"its tables do not route every pair of this network")
+                raise RoutingError(f"the UGAL base routing has no route for packet {pid} (or one "
                                    f"longer than its longest route)")
             else:  # R_DEADLOCK
                 return

@@ -64,7 +64,14 @@ C_PF = 18  # prefetch the rows of the next block's events (0: no)
 C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
 C_SORT = 20  # run each cycle's switch allocations in switch order (0: no; see memory order below)
 C_UGAL, C_UK, C_UFULL = 21, 22, 23  # UGAL: 0 off, 1 UGAL-L, 2 UGAL-G; candidates k; V x buffer
-NUM_CF = 24
+# escape routing (topogen.sim._adaptive): 0 off, 1 the minimal reading, 2 the updown reading;
+# escape_return; the adaptive VCs a0 .. a1 - 1 of a port; wait nodes per packet; the
+# escape table's "no entry" rank
+C_ESC, C_ERET, C_EA0, C_EA1, C_WMAX, C_ESENT = 24, 25, 26, 27, 28, 29
+# ANCA (topogen.sim._anca): 0 off, 1 select="queue", 2 select="booksim"; k, switches per
+# level, first leaf, levels - 1
+C_ANCA, C_AK, C_APL, C_ALEAF0, C_AN1 = 30, 31, 32, 33, 34
+NUM_CF = 35
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -77,6 +84,9 @@ SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N = range(6)  # State.sw
 #: output port's and the buffer's places in the switch; all fixed while it waits)
 VQ_PKT, VQ_LO, VQ_HI, VQ_B, VQ_P0, VQ_OL, VQ_IK = range(7)
 P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = range(10)  # State.pk (every hop)
+#: escape routing (State.pk): up*/down* state (as the Python engine's ``esc``), adaptive
+#: options at the current switch (ports in State.ao), wait nodes (State.wn), escape port
+P_ESC, P_NA, P_NW, P_EO = range(10, 14)
 PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
 EV_HEAD, EV_TAIL, EV_HPOS, EV_TPOS = range(4)  # State.ev (first and last block, next read and write)
 NODE_NEXT = 0  # State.nd: a block of EVB events; event j is (kind, arg) in columns EV0 + 2 j, + 1
@@ -90,6 +100,8 @@ SL_IP, SL_N, CH_O, CH_N = range(4)  # State.sv
 K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3, 4, 5, 6, 7, 8
 # return codes of run()
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK, R_DRAWS, R_ROUTE = range(8)
+#: the updown reading's "unreachable" legal distance (topogen.routing.updown.UNREACHABLE)
+UD_UNREACHABLE = (1 << 61) - 1
 #: "no entry" in the UGAL base table (State.ur)
 UR_NONE = 65535
 
@@ -99,13 +111,24 @@ State = namedtuple("State", [
     # UGAL (topogen.sim._ugal): the base routing's rank table ranks[phase, v, dst] (uint16,
     # UR_NONE: no entry), CSR indptr, indices and entry phases, the uniform draws, two
     # route buffers and the count of each choice (MIN, VAL 1 .. k)
-    "ur", "ui", "uj", "uph", "ud", "ub", "uc"])
+    "ur", "ui", "uj", "uph", "ud", "ub", "uc",
+    # the switch downstream of each port (-1: ejection); the CSR indptr and indices of the
+    # links (escape routing and ANCA)
+    "dsw", "eptr", "eind",
+    # escape routing (topogen.sim._adaptive): minimal distances mdist[dst, v] and link
+    # weights; the updown reading's legal distances ldist[dst, phase * n + v] and weights;
+    # the up*/down* phase of each link (1: down); the escape ranks erank[phase, v, dst];
+    # each packet's option / wait ports (a row per packet slot) and wait nodes (prev, next;
+    # node j of packet p is p * C_WMAX + j)
+    "mdist", "mw", "ldist", "lw", "eph", "erank", "ao", "wn",
+    # ANCA (topogen.sim._anca): the span and digit weight of each level
+    "aspan", "aweight"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq', 'p_esc', 'p_na', 'p_nw', 'p_eo'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -376,6 +399,245 @@ def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, u
     return True
 
 
+# ---------------------------------------------------------------------------- escape
+# Escape routing (topogen.sim._adaptive.EscapeRouting, the Python engine's rule): a packet's
+# head is routed hop by hop where it is ready at a switch, from the same credits, port
+# states and up*/down* phase; a packet that cannot go waits on every port of its options
+# at once (a wait node per port: State.wn), in the Python engine's list order.
+@_inline
+def _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph, erank):
+    """Packet ``a``'s options at switch ``v`` toward ``d``: its adaptive ports in
+    ``ao[a, :P_NA]`` (increasing link id) and its escape port ``P_EO``; False when a table
+    has no entry (the Python engine's RoutingError)."""
+    esc = pk[a, P_ESC]
+    if esc < 0:
+        phase = -1 - esc
+        want = True
+        ephase = 0
+    else:
+        phase = esc
+        want = cf[C_ERET] != 0
+        ephase = esc
+    lo = eptr[v]
+    hi = eptr[v + 1]
+    na = 0
+    if want:
+        if cf[C_ESC] == 1:  # any minimal next hop
+            here = np.int64(mdist[d, v])
+            for e in range(lo, hi):
+                if np.int64(mdist[d, eind[e]]) + np.int64(mw[e]) == here:
+                    ao[a, na] = e
+                    na += 1
+            if na == 0:
+                return False
+        else:  # next hops on a shortest up*/down*-legal route in the packet's phase
+            n = ldist.shape[1] // 2
+            here = np.int64(ldist[d, phase * n + v])
+            if here < UD_UNREACHABLE:
+                for e in range(lo, hi):
+                    down = eph[e] != 0
+                    if down or phase == 0:
+                        nx = np.int64(eind[e]) + (n if (down or phase == 1) else 0)
+                        if np.int64(ldist[d, nx]) + np.int64(lw[e]) == here:
+                            ao[a, na] = e
+                            na += 1
+    r = np.int64(erank[ephase, v, d])
+    if r == cf[C_ESENT]:
+        return False
+    pk[a, P_NA] = na
+    pk[a, P_EO] = lo + r
+    return True
+
+
+@_inline
+def _esc_choose(a, t, pk, ao, pt, credits, S, V, a0, a1, e1):
+    """``(port, buffer)`` packet ``a`` takes now, or ``(-1, -1)`` (Duato's selection:
+    :meth:`topogen.sim._adaptive.EscapeRouting._choose`)."""
+    best, bc, bport = -1, S - 1, -1
+    later = False
+    for j in range(pk[a, P_NA]):
+        o = np.int64(ao[a, j])
+        free = pt[o, BUSY] <= t
+        for b in range(o * V + a0, o * V + a1):
+            cb = credits[b]
+            if cb > bc:
+                if free:
+                    best, bc, bport = b, cb, o
+                else:
+                    later = True
+            elif cb >= S and not free:
+                later = True
+    if best >= 0:
+        return bport, best
+    if later:
+        return -1, -1
+    o = np.int64(pk[a, P_EO])
+    if pt[o, BUSY] > t:
+        return -1, -1
+    best = _best_vc(credits, S, o * V, e1)
+    if best < 0:
+        return -1, -1
+    return o, best
+
+
+@_inline
+def _esc_unwait(a, pk, ao, wn, pt, wmax):
+    """Take packet ``a`` off the waiting lists of all its wait ports."""
+    for j in range(pk[a, P_NW]):
+        o = ao[a, j]
+        node = a * wmax + j
+        wp, wx = wn[node, 0], wn[node, 1]
+        if wp < 0:
+            pt[o, W_HEAD] = wx
+        else:
+            wn[wp, 1] = wx
+        if wx < 0:
+            pt[o, W_TAIL] = wp
+        else:
+            wn[wx, 0] = wp
+    pk[a, P_NW] = 0
+    pk[a, P_WAIT] = -1
+
+
+@_inline
+def _esc_next_state(esc, b, o, V, kcls, mode, eph):
+    """The packet's up*/down* state after it takes buffer ``b`` of port ``o``
+    (:meth:`topogen.sim._adaptive.EscapeRouting._send_adaptive`)."""
+    if b % V < kcls:  # the escape VC: its phase (entered in phase 0)
+        ph = np.int64(eph[o])
+        return ph if ph > esc else (esc if esc > 0 else 0)
+    if mode == 1:
+        return -1
+    ph = -1 - esc if esc < 0 else esc
+    if eph[o] > ph:
+        ph = 1
+    return -1 - ph
+
+
+# ---------------------------------------------------------------------------- ANCA
+# ANCA (topogen.sim._anca.AncaChoice, the Python engine's rule): where a packet's head is
+# routed at a switch (ready, or asking for an output VC with the VC allocation stage) its
+# route grows by one up port, or by the path down and the ejection port at an ancestor of
+# its destination; draws as the UGAL choice's (State.ud, R_DRAWS).
+@_inline
+def _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca):
+    """Free credits of up port ``e`` of switch ``v`` minus ``S`` per packet routed to it
+    and not sent (waiting for it, or for one of its output VCs)."""
+    f = np.int64(0)
+    for x in range(e * V, e * V + kc):
+        f += credits[x]
+    p = pt[e, W_HEAD]
+    while p >= 0:
+        f -= S
+        p = pk[p, P_WNEXT]
+    if vca:
+        nsw = sw.shape[0]
+        for q in range(sw[v, VA_N]):
+            if np.int64(vq[q * nsw + v, VQ_LO]) // V == e:
+                f -= S
+    return f
+
+
+@_inline
+def _anca_draws(a, cf, pk, pc, pt, credits, sw, vq, dsw, eptr, aspan, V, kc, S, vca, EJ):
+    """The uniform draws packet ``a``'s ANCA choice takes now (0, 1 or 2)."""
+    v = np.int64(dsw[pk[a, P_BUF] // V])
+    d = np.int64(pt[EJ + pc[a, PC_DST], OUT_SWITCH])
+    P = cf[C_APL]
+    sp = aspan[v // P]
+    if (v % P) // sp == (d - cf[C_ALEAF0]) // sp:
+        return 0
+    if cf[C_ANCA] == 2:
+        return 2
+    lo = eptr[v]
+    best = np.int64(0)
+    nt = 0
+    for e in range(lo, lo + cf[C_AK]):
+        f = _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca)
+        if nt == 0 or f > best:
+            best, nt = f, 1
+        elif f == best:
+            nt += 1
+    return 1 if nt > 1 else 0
+
+
+@_inline
+def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind, aspan,
+                 aweight, ud, V, kc, S, vca, EJ, fr):
+    """Extend packet ``a``'s route at its switch (the draws it takes are in ``ud``;
+    ``fr``: room for ``k`` values)."""
+    v = np.int64(dsw[pk[a, P_BUF] // V])
+    d = np.int64(pt[EJ + pc[a, PC_DST], OUT_SWITCH])
+    P = cf[C_APL]
+    k = cf[C_AK]
+    level = v // P
+    sp = aspan[level]
+    dpos = d - cf[C_ALEAF0]
+    lo = eptr[v]
+    h = np.int64(pk[a, P_HOP])
+    if (v % P) // sp == dpos // sp:  # an ancestor: the path down, then eject
+        n1 = cf[C_AN1]
+        while level < n1:
+            e = lo + (k if level else 0) + (dpos // aweight[level]) % k
+            p_route[a, h] = e * V
+            h += 1
+            v = np.int64(eind[e])
+            level += 1
+            lo = eptr[v]
+        p_route[a, h] = (EJ + pc[a, PC_DST]) * V
+        pc[a, PC_LINKS] = h - 1
+        return
+    if cf[C_ANCA] == 2:  # BookSim's: two draws, the one with more free credits
+        n_ = sc[UD_N]
+        r1 = lo + np.int64(ud[n_ - 1] * k)
+        r2 = lo + np.int64(ud[n_ - 2] * k)
+        sc[UD_N] = n_ - 2
+        f1 = np.int64(0)
+        f2 = np.int64(0)
+        for x in range(kc):
+            f1 += credits[r1 * V + x]
+            f2 += credits[r2 * V + x]
+        o = r2 if f1 < f2 else r1
+    else:  # the shortest queue, ties drawn (the free credits of up port lo + i in fr[i]:
+        # _anca_free's, the switch's VC requests counted in one pass)
+        for i in range(k):
+            e = lo + i
+            f = np.int64(0)
+            for x in range(e * V, e * V + kc):
+                f += credits[x]
+            p = pt[e, W_HEAD]
+            while p >= 0:
+                f -= S
+                p = pk[p, P_WNEXT]
+            fr[i] = f
+        if vca:
+            nsw = sw.shape[0]
+            for q in range(sw[v, VA_N]):
+                i = np.int64(vq[q * nsw + v, VQ_LO]) // V - lo
+                if 0 <= i < k:
+                    fr[i] -= S
+        best = fr[0]
+        nt = 1
+        o = lo
+        for i in range(1, k):
+            f = fr[i]
+            if f > best:
+                best, nt, o = f, 1, lo + i
+            elif f == best:
+                nt += 1
+        if nt > 1:
+            n_ = sc[UD_N] - 1
+            sc[UD_N] = n_
+            j = np.int64(ud[n_] * nt)
+            for i in range(k):
+                if fr[i] == best:
+                    if j == 0:
+                        o = lo + i
+                        break
+                    j -= 1
+    p_route[a, h] = o * V
+
+
 @_jit
 def run(st, until):
     """Process events with cycle < ``until`` (see the module docs for the return codes).
@@ -401,6 +663,12 @@ def run(st, until):
     vca = cf[C_VCA]
     ugal, uk = cf[C_UGAL], cf[C_UK]
     ur, ui, uj, uph, ud, ub, uc = st.ur, st.ui, st.uj, st.uph, st.ud, st.ub, st.uc
+    dsw, eptr, eind = st.dsw, st.eptr, st.eind
+    esc, wmax, ea0, ea1 = cf[C_ESC], cf[C_WMAX], cf[C_EA0], cf[C_EA1]
+    mdist, mw, ldist, lw, eph, erank, ao, wn = (st.mdist, st.mw, st.ldist, st.lw, st.eph,
+                                                st.erank, st.ao, st.wn)
+    anca = cf[C_ANCA]
+    aspan, aweight = st.aspan, st.aweight
     # a head at a switch first asks for an output VC (one cycle before the switch) with VCA
     rkind = K_VREQ if vca else K_READY
     rlead = 1 if vca else 0
@@ -453,6 +721,8 @@ def run(st, until):
                 pk[pkt, P_QNEXT] = -1
                 pk[pkt, P_OVC] = -1
                 pk[pkt, P_VAQ] = 0
+                pk[pkt, P_ESC] = -1
+                pk[pkt, P_NW] = 0
                 for h in range(width):
                     p_route[pkt, h] = g_route[gh, h]
                 if hs[src, Q_HEAD] < 0:
@@ -486,6 +756,11 @@ def run(st, until):
         if (ugal and kind == K_READY and pc[a, PC_LINKS] < 0 and pk[a, P_HOP] > 0
                 and sc[UD_N] < uk):
             return R_DRAWS  # the Python side draws (as the Python engine: now) and resumes
+        if (anca and sc[UD_N] < 2 and (kind == K_READY or kind == K_VREQ)
+                and p_route[a, pk[a, P_HOP]] < 0
+                and _anca_draws(a, cf, pk, pc, pt, credits, sw, vq, dsw, eptr, aspan, V, kcls,
+                                S, vca, EJ) > sc[UD_N]):
+            return R_DRAWS  # (a choice that draws: the Python engine draws now)
         if pfd and pos == 0:
             # entering a block: a two-stage pipeline over the blocks ahead (the order of
             # the events is unchanged; the tables of a large network outgrow the caches):
@@ -530,12 +805,70 @@ def run(st, until):
         sc[NOW] = t
         serve = -1
         alloc = -1
-        if kind == K_READY:
+        nsend = 0
+        again = -1  # escape: the network port served (more packets may leave from it)
+        if kind == K_READY and esc and pk[a, P_HOP] > 0:
+            # ------------------------------------------------ _ready_adaptive
+            v = np.int64(dsw[pk[a, P_BUF] // V])
+            dst = pc[a, PC_DST]
+            d = np.int64(pt[EJ + dst, OUT_SWITCH])
+            if v == d:  # eject
+                o = EJ + dst
+                tl = pt[o, W_TAIL]
+                pk[a, P_WPREV] = tl
+                pk[a, P_WNEXT] = -1
+                if tl < 0:
+                    pt[o, W_HEAD] = a
+                else:
+                    pk[tl, P_WNEXT] = a
+                pt[o, W_TAIL] = a
+                pk[a, P_WAIT] = o
+                serve = o
+            else:
+                if not _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph,
+                                    erank):
+                    sc[BLOCK_ARG] = a
+                    return R_ROUTE
+                co, cb = _esc_choose(a, t, pk, ao, pt, credits, S, V, ea0, ea1, kcls)
+                if co >= 0:
+                    sq[0, 0], sq[1, 0], sq[2, 0] = a, co, cb
+                    nsend = 1
+                else:  # wait on every port of its options (adaptive, then the escape's)
+                    na = pk[a, P_NA]
+                    nw = na
+                    eo = pk[a, P_EO]
+                    j = 0
+                    while j < na and ao[a, j] != eo:
+                        j += 1
+                    if j == na:
+                        ao[a, na] = eo
+                        nw += 1
+                    for j in range(nw):
+                        o = np.int64(ao[a, j])
+                        node = a * wmax + j
+                        tl = pt[o, W_TAIL]
+                        wn[node, 0] = tl
+                        wn[node, 1] = -1
+                        if tl < 0:
+                            pt[o, W_HEAD] = node
+                        else:
+                            wn[tl, 1] = node
+                        pt[o, W_TAIL] = node
+                        if pt[o, BUSY] > t and pt[o, WAKE] == 0:
+                            pt[o, WAKE] = 1
+                            _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+                    pk[a, P_NW] = nw
+                    pk[a, P_WAIT] = eo
+        elif kind == K_READY:
             if ugal and pc[a, PC_LINKS] < 0 and pk[a, P_HOP] > 0:  # UGAL: choose the path
                 if not _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph,
                                     ud, ub, uc):
                     sc[BLOCK_ARG] = a
                     return R_ROUTE
+            if anca and p_route[a, pk[a, P_HOP]] < 0:  # ANCA: route the head here (held:
+                # its scratch, used by allocations only)
+                _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind,
+                             aspan, aweight, ud, V, kcls, S, vca, EJ, held)
             o = np.int64(p_route[a, pk[a, P_HOP]]) // V
             tl = pt[o, W_TAIL]  # append to the waiting list of o
             pk[a, P_WPREV] = tl
@@ -559,6 +892,10 @@ def run(st, until):
         elif kind == K_ALLOC:
             alloc = a
         elif kind == K_VREQ:  # _vc_request: join the switch's heads waiting for a VC
+            if anca and p_route[a, pk[a, P_HOP]] < 0:  # ANCA: route the head here (held:
+                # its scratch, used by allocations only)
+                _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind,
+                             aspan, aweight, ud, V, kcls, S, vca, EJ, held)
             lo = np.int64(p_route[a, pk[a, P_HOP]])
             o = lo // V
             s_ = pt[o, OUT_SWITCH]
@@ -591,7 +928,6 @@ def run(st, until):
         else:  # K_BLOCK: a Python callback
             sc[BLOCK_ARG] = a
             return R_BLOCK
-        nsend = 0
         if serve >= 0:
             # ---------------------------------------------- _serve / _serve_switch
             o = serve
@@ -599,6 +935,17 @@ def run(st, until):
                 if pt[o, WAKE] == 0:
                     pt[o, WAKE] = 1
                     _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+            elif esc and o < EJ:  # _serve_adaptive: the first waiting packet that can go
+                node = pt[o, W_HEAD]
+                while node >= 0:
+                    p_ = node // wmax
+                    co, cb = _esc_choose(p_, t, pk, ao, pt, credits, S, V, ea0, ea1, kcls)
+                    if co >= 0:
+                        sq[0, 0], sq[1, 0], sq[2, 0] = p_, co, cb
+                        nsend = 1
+                        again = o
+                        break
+                    node = wn[node, 1]
             elif sep and o < INJ:
                 s_ = pt[o, OUT_SWITCH]
                 pend[o] = 1
@@ -802,102 +1149,119 @@ def run(st, until):
                 pt[ip, VC_PTR] = (pk[pkt, P_BUF] % V + 1) % V
                 sq[0, nsend], sq[1, nsend], sq[2, nsend] = pkt, o, ch[CH_B, c, j]
                 nsend += 1
-        for i in range(nsend):
-            # -------------------------------------------------------------- _send
-            pkt, o, b = sq[0, i], sq[1, i], sq[2, i]
-            # leave the waiting list of o
-            wp, wn = pk[pkt, P_WPREV], pk[pkt, P_WNEXT]
-            if wp < 0:
-                pt[o, W_HEAD] = wn
-            else:
-                pk[wp, P_WNEXT] = wn
-            if wn < 0:
-                pt[o, W_TAIL] = wp
-            else:
-                pk[wn, P_WPREV] = wp
-            pk[pkt, P_WAIT] = -1
-            end = t + S
-            pt[o, BUSY] = end
-            pt[o, PORT_FLITS] += S
-            old = pk[pkt, P_BUF]
-            oarr = pk[pkt, P_ARR]
-            onext = pk[pkt, P_BNEXT]
-            arr = t + pt[o, LAT]
-            if b >= 0:
-                credits[b] -= S
-                pk[pkt, P_BUF] = b
-                pk[pkt, P_ARR] = arr
-                pk[pkt, P_BNEXT] = -1
-                if bf[b, BUF_HEAD] < 0:
-                    bf[b, BUF_HEAD] = pkt
-                    bf[b, BUF_TAIL] = pkt
-                    r = bf[b, FRONT_FREE] + G
-                    x = arr + D
-                    _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, pkt, False)
+        while nsend:
+            for i in range(nsend):
+                # -------------------------------------------------------------- _send
+                pkt, o, b = sq[0, i], sq[1, i], sq[2, i]
+                if esc and o < EJ:  # _send_adaptive: leave every waiting list; next state
+                    _esc_unwait(pkt, pk, ao, wn, pt, wmax)
+                    pk[pkt, P_ESC] = _esc_next_state(pk[pkt, P_ESC], b, o, V, kcls, esc, eph)
+                    pc[pkt, PC_LINKS] += 1
+                else:  # leave the waiting list of o
+                    wp, wx = pk[pkt, P_WPREV], pk[pkt, P_WNEXT]
+                    if wp < 0:
+                        pt[o, W_HEAD] = wx
+                    else:
+                        pk[wp, P_WNEXT] = wx
+                    if wx < 0:
+                        pt[o, W_TAIL] = wp
+                    else:
+                        pk[wx, P_WPREV] = wp
+                    pk[pkt, P_WAIT] = -1
+                end = t + S
+                pt[o, BUSY] = end
+                pt[o, PORT_FLITS] += S
+                old = pk[pkt, P_BUF]
+                oarr = pk[pkt, P_ARR]
+                onext = pk[pkt, P_BNEXT]
+                arr = t + pt[o, LAT]
+                if b >= 0:
+                    credits[b] -= S
+                    pk[pkt, P_BUF] = b
+                    pk[pkt, P_ARR] = arr
+                    pk[pkt, P_BNEXT] = -1
+                    if bf[b, BUF_HEAD] < 0:
+                        bf[b, BUF_HEAD] = pkt
+                        bf[b, BUF_TAIL] = pkt
+                        r = bf[b, FRONT_FREE] + G
+                        x = arr + D
+                        _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, pkt, False)
+                    else:
+                        pk[bf[b, BUF_TAIL], P_BNEXT] = pkt
+                        bf[b, BUF_TAIL] = pkt
+                pk[pkt, P_HOP] += 1
+                if old < 0:  # left the source queue (injection)
+                    src = pc[pkt, PC_SRC]
+                    nxt = pk[pkt, P_QNEXT]
+                    hs[src, Q_HEAD] = nxt
+                    sc[IN_SRC] -= 1
+                    sc[SRCQ_CTIME] -= pc[pkt, PC_CTIME]
+                    if sc[IN_NET] == 0:
+                        sc[LAST_MOVE] = t
+                    sc[IN_NET] += 1
+                    pc[pkt, PC_SENT] = t
+                    hs[src, SRC_FREE] = end
+                    if nxt >= 0:
+                        r = pc[nxt, PC_CTIME] + ovh
+                        _push(sc, ev, nd, free_nodes, mask, W, r if r > end else end, K_READY, nxt, False)
+                    else:
+                        hs[src, Q_TAIL] = -1
                 else:
-                    pk[bf[b, BUF_TAIL], P_BNEXT] = pkt
-                    bf[b, BUF_TAIL] = pkt
-            pk[pkt, P_HOP] += 1
-            if old < 0:  # left the source queue (injection)
-                src = pc[pkt, PC_SRC]
-                nxt = pk[pkt, P_QNEXT]
-                hs[src, Q_HEAD] = nxt
-                sc[IN_SRC] -= 1
-                sc[SRCQ_CTIME] -= pc[pkt, PC_CTIME]
-                if sc[IN_NET] == 0:
                     sc[LAST_MOVE] = t
-                sc[IN_NET] += 1
-                pc[pkt, PC_SENT] = t
-                hs[src, SRC_FREE] = end
-                if nxt >= 0:
-                    r = pc[nxt, PC_CTIME] + ovh
-                    _push(sc, ev, nd, free_nodes, mask, W, r if r > end else end, K_READY, nxt, False)
-                else:
-                    hs[src, Q_TAIL] = -1
-            else:
-                sc[LAST_MOVE] = t
-                if vca:  # the output VC is free for VC allocation once the tail has crossed
-                    _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VFREE, pk[pkt, P_OVC], False)
-                    pk[pkt, P_OVC] = -1
-                nxt = onext  # pkt was the front of buffer old
-                bf[old, BUF_HEAD] = nxt
-                if nxt < 0:
-                    bf[old, BUF_TAIL] = -1
-                iend = end
-                if speedup:  # the tail leaves the input buffer early, but not before it arrived
-                    iend = t + Sx
-                    if oarr + S > iend:
-                        iend = oarr + S
-                bf[old, FRONT_FREE] = iend
-                pt[old // V, IN_BUSY] = iend
-                cd = cdelay
-                if cd and old >= injbuf0:
-                    cd = 0
-                _push(sc, ev, nd, free_nodes, mask, W, iend - 1 + pt[old // V, LAT] + cd, K_CREDIT,
-                      old, False)
-                if nxt >= 0:
-                    r = iend + G
-                    x = pk[nxt, P_ARR] + D
-                    _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, nxt, False)
-            if b < 0:  # ejected
-                sc[IN_NET] -= 1
-                sc[DELIVERED] += 1
-                sc[CTIME_SUM] -= pc[pkt, PC_CTIME]
-                ln = sc[LOG_N]
-                lg[L_PID, ln] = pc[pkt, PC_PID]
-                lg[L_SRC, ln] = pc[pkt, PC_SRC]
-                lg[L_DST, ln] = pc[pkt, PC_DST]
-                lg[L_CTIME, ln] = pc[pkt, PC_CTIME]
-                lg[L_SENT, ln] = pc[pkt, PC_SENT]
-                lg[L_TAIL, ln] = arr + S - 1
-                lg[L_LINKS, ln] = pc[pkt, PC_LINKS]
-                lg[L_MEASURED, ln] = pc[pkt, PC_MEASURED]
-                sc[LOG_N] = ln + 1
-                free_slots[sc[NFREE_SLOTS]] = pkt
-                sc[NFREE_SLOTS] += 1
-            if pt[o, W_HEAD] >= 0 and pt[o, WAKE] == 0:  # serve o again when it frees
-                pt[o, WAKE] = 1
-                _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+                    if vca:  # the output VC is free for VC allocation once the tail has crossed
+                        _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VFREE, pk[pkt, P_OVC], False)
+                        pk[pkt, P_OVC] = -1
+                    nxt = onext  # pkt was the front of buffer old
+                    bf[old, BUF_HEAD] = nxt
+                    if nxt < 0:
+                        bf[old, BUF_TAIL] = -1
+                    iend = end
+                    if speedup:  # the tail leaves the input buffer early, but not before it arrived
+                        iend = t + Sx
+                        if oarr + S > iend:
+                            iend = oarr + S
+                    bf[old, FRONT_FREE] = iend
+                    pt[old // V, IN_BUSY] = iend
+                    cd = cdelay
+                    if cd and old >= injbuf0:
+                        cd = 0
+                    _push(sc, ev, nd, free_nodes, mask, W, iend - 1 + pt[old // V, LAT] + cd, K_CREDIT,
+                          old, False)
+                    if nxt >= 0:
+                        r = iend + G
+                        x = pk[nxt, P_ARR] + D
+                        _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, nxt, False)
+                if b < 0:  # ejected
+                    sc[IN_NET] -= 1
+                    sc[DELIVERED] += 1
+                    sc[CTIME_SUM] -= pc[pkt, PC_CTIME]
+                    ln = sc[LOG_N]
+                    lg[L_PID, ln] = pc[pkt, PC_PID]
+                    lg[L_SRC, ln] = pc[pkt, PC_SRC]
+                    lg[L_DST, ln] = pc[pkt, PC_DST]
+                    lg[L_CTIME, ln] = pc[pkt, PC_CTIME]
+                    lg[L_SENT, ln] = pc[pkt, PC_SENT]
+                    lg[L_TAIL, ln] = arr + S - 1
+                    lg[L_LINKS, ln] = pc[pkt, PC_LINKS]
+                    lg[L_MEASURED, ln] = pc[pkt, PC_MEASURED]
+                    sc[LOG_N] = ln + 1
+                    free_slots[sc[NFREE_SLOTS]] = pkt
+                    sc[NFREE_SLOTS] += 1
+                if pt[o, W_HEAD] >= 0 and pt[o, WAKE] == 0:  # serve o again when it frees
+                    pt[o, WAKE] = 1
+                    _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+            nsend = 0
+            if again >= 0 and sq[1, 0] != again and pt[again, W_HEAD] >= 0:
+                # _serve_adaptive goes on: the packet left on another port
+                node = pt[again, W_HEAD]
+                while node >= 0:
+                    p_ = node // wmax
+                    co, cb = _esc_choose(p_, t, pk, ao, pt, credits, S, V, ea0, ea1, kcls)
+                    if co >= 0:
+                        sq[0, 0], sq[1, 0], sq[2, 0] = p_, co, cb
+                        nsend = 1
+                        break
+                    node = wn[node, 1]
         if alloc >= 0:
             # ---------------------------------------- losers retry; held inputs wake
             for part in range(2):

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import (BUF_HEAD, C_EJ, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W, CREDITS, EV_HEAD, K_CREDIT,
-                    EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT, OWNER, P_HOP, P_OVC, P_VAQ, P_WAIT, _jit)
+from ._core import (BUF_HEAD, C_EA0, C_EA1, C_EJ, C_ESC, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W,
+                    CREDITS, EV_HEAD, K_CREDIT, EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT,
+                    OWNER, P_EO, P_HOP, P_NA, P_OVC, P_VAQ, P_WAIT, _jit)
 
 #: numba freezes the constants above into this module's cached code and keys the cache by
 #: this file alone: the SHA-256 (first 16 hex digits) of ``_core``'s integer constants.  A
 #: test fails until it is updated after they change, and the update changes this file, so
 #: no cached function here keeps old constants (``tests/sim/test_compiled_sort.py``).
-CORE_CONSTANTS_SHA256 = "e4500ac16cebdb2d"
+CORE_CONSTANTS_SHA256 = "487f7274fa491969"
 
 
 @_jit
@@ -62,6 +63,27 @@ def _wait_range(st, f, o, vca):
 
 
 @_jit
+def _esc_targets(st, f, out):
+    """Escape routing: the buffers packet ``f`` (waiting at a switch) may take: the
+    adaptive VCs of its options and the escape VCs of its escape port, in ``out``;
+    returns how many."""
+    cf = st.cf
+    V = np.int64(cf[C_V])
+    a0, a1 = cf[C_EA0], cf[C_EA1]
+    n = 0
+    for j in range(st.pk[f, P_NA]):
+        o = np.int64(st.ao[f, j])
+        for x in range(o * V + a0, o * V + a1):
+            out[n] = x
+            n += 1
+    o = np.int64(st.pk[f, P_EO])
+    for x in range(o * V, o * V + cf[C_KCLS]):
+        out[n] = x
+        n += 1
+    return n
+
+
+@_jit
 def deadlocked_buffers(st, pending, dead):
     """Mark in ``dead`` the input buffers whose packets can never move again (see
     :meth:`topogen.sim.model.Engine.deadlocked_buffers`); returns how many."""
@@ -72,9 +94,25 @@ def deadlocked_buffers(st, pending, dead):
     nb = bf.shape[0]
     pending_credits(st, pending)
     nd = 0
+    esc = cf[C_ESC]
+    tg = np.zeros((st.ao.shape[1] + 1) * cf[C_V] if esc else 1, np.int64)
     for b in range(nb):
         f = bf[b, BUF_HEAD]
         if f < 0:
+            continue
+        if esc:  # waiting at a switch on its options' ports (or for its ejection port)
+            o = np.int64(pk[f, P_WAIT])
+            if o < 0 or cf[C_EJ] <= o < cf[C_INJ]:
+                continue
+            free = False
+            for i in range(_esc_targets(st, f, tg)):
+                x = tg[i]
+                if ob[x, CREDITS] + pending[x] >= S:
+                    free = True
+                    break
+            if not free:
+                dead[b] = 1
+                nd += 1
             continue
         o = np.int64(st.p_route[f, pk[f, P_HOP]]) // cf[C_V]
         if vca and pk[f, P_VAQ]:  # waits for an output VC: blocked while its owners are
@@ -109,6 +147,14 @@ def deadlocked_buffers(st, pending, dead):
             if dead[b] == 0:
                 continue
             f = bf[b, BUF_HEAD]
+            if esc:
+                for i in range(_esc_targets(st, f, tg)):
+                    if dead[tg[i]] == 0:
+                        dead[b] = 0
+                        nd -= 1
+                        changed = True
+                        break
+                continue
             o = np.int64(st.p_route[f, pk[f, P_HOP]]) // cf[C_V]
             if vca and pk[f, P_VAQ]:
                 lo, hi = _va_range(st, f, o)

@@ -93,8 +93,8 @@ class Network:
 
         self._valiant = isinstance(routing, ValiantRouting) and not self.ugal
         self._segments: dict[int, tuple] = {}
-        # ANCA: the up ports chosen hop by hop from the credits (Engine, topogen.sim._anca),
-        # on the Python engine; route() gives the NCA table's route
+        # ANCA: the up ports chosen hop by hop from the credits (Engine, topogen.sim._anca;
+        # the compiled engine's event core likewise); route() gives the NCA table's route
         from ..routing.anca import AncaRouting
 
         self.anca = isinstance(routing, AncaRouting)
@@ -104,10 +104,6 @@ class Network:
                     f"ANCA chooses its up ports in the input-queued virtual cut-through router; "
                     f"got router={config.router!r}, flow_control={config.flow_control!r}: use "
                     f"router='input-queued' with virtual cut-through, or routing nca")
-            if config.engine != "python":  # the compiled engine routes from tables only
-                from dataclasses import replace
-
-                self.config = replace(config, engine="python")
 
     def local_ports(self):
         """(out_local, in_local): each port's index among its switch's outputs and inputs,
