@@ -41,7 +41,8 @@ from ..errors import ParameterError
 
 __all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "toml_text",
            "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
-           "draw_curves", "VERDICTS", "run_study", "points_table"]
+           "draw_curves", "VERDICTS", "run_study", "points_table", "crosscheck", "crosscheck_document",
+           "crosscheck_table"]
 
 #: widest bracket around a curve's knee on which a saturation claim is judged (offered load)
 KNEE_RESOLUTION = 0.02
@@ -668,3 +669,115 @@ def run_study(study: Study, exp, claims: Sequence[Claim], *, title: str, submit:
     out_notes += list(notes)
     return ExperimentResult(title=title, table=curves_table(results), notes=out_notes,
                             extra_tables={"claims": claims_table})
+
+
+# ------------------------------------------------------------------------------- on another simulator
+def crosscheck_document(study: Study, loads: dict, *, simulator: str = "booksim",
+                        routing: str = "booksim-min") -> dict:
+    """A spec that runs the networks of some of ``study``'s curves on the reference simulator
+    and on ``simulator`` (BookSim or SST) at fixed loads: ``loads`` maps a curve
+    ``(label, panel)`` to its loads.  BookSim's anynet routes only with its own minimal
+    tables, so every point takes ``routing`` (``booksim-min``, topogen's copy of them) on
+    both simulators, the curve's traffic (uniform or tornado: the patterns both take) and
+    the study's ``[measure]`` without ``[reference]`` (BookSim has no internal speedup or
+    shared port buffer option here).  Same networks and loads, same routes on both: a
+    check of the simulator under the figure, not of the figure's routing (the reference
+    curves of UGAL, VAL or ANCA have no BookSim counterpart)."""
+    from ..experiments.spec import SIMULATOR_ROUTINGS
+
+    allowed = SIMULATOR_ROUTINGS.get(simulator)
+    if allowed is not None and routing not in allowed:
+        raise ParameterError(f"{simulator} takes the routings {', '.join(allowed)}, not {routing}")
+    by_key = {(c.label, c.panel): c for c in study.curves}
+    topologies, zip_rows = [], []
+    for key, curve_loads in loads.items():
+        c = by_key.get(tuple(key))
+        if c is None:
+            raise ParameterError(f"study {study.name} has no curve {key[0]} in panel {key[1]}")
+        if c.traffic not in ("uniform", "tornado"):
+            raise ParameterError(f"curve {key[0]} ({key[1]}) runs {c.traffic}; the cross-check takes uniform or "
+                                 "tornado traffic, the patterns both simulators have")
+        net = study.networks[c.network]
+        entry = {"generator": net.generator, "params": net.params}
+        if entry not in topologies:
+            topologies.append(entry)
+        for x in curve_loads:
+            zip_rows.append((net, float(x)))
+    traffics = sorted({by_key[tuple(k)].traffic for k in loads})
+    all_loads = sorted({x for _, x in zip_rows})
+    exclude = []
+    for t in topologies:
+        mine = {x for n, x in zip_rows if {"generator": n.generator, "params": n.params} == t}
+        other = [x for x in all_loads if x not in mine]
+        if other:
+            exclude.append({"topology": topology_label(t["generator"], t["params"]), "load": other})
+    nets = list(dict.fromkeys(n.key for n, _ in zip_rows))
+    layouts = study._layouts(nets)
+    if len(layouts) > 1:  # each network on its study layout
+        labels = [Network("", "", {}, "", lay).layout_label() for lay in layouts]
+        for k in nets:
+            mine = study.networks[k].layout_label()
+            exclude.append({"topology": study.label_of(k), "layout": [lab for lab in labels if lab != mine]})
+    doc = {"experiment": {"name": f"{study.name}-{simulator}", "store": f"{study.name}-{simulator}.store",
+                          "description": f"study {study.name}: its networks on reference and {simulator}"},
+           "axes": {"topology": topologies, **({"layout": layouts} if layouts != [{}] else {}),
+                    "routing": [routing], "traffic": traffics, "load": all_loads,
+                    "simulator": ["reference", simulator], "seed": [int(study.seed)]},
+           "measure": {k: v for k, v in study.measure.items()}}
+    if exclude:
+        doc["exclude"] = exclude
+    return doc
+
+
+def crosscheck_table(exp, *, latency_tolerance: float = 0.03) -> pd.DataFrame:
+    """Reference against the other simulator, per network and load, from ``exp``'s store:
+    both latencies and accepted rates, their relative difference and whether the
+    latencies agree within ``latency_tolerance`` (the crossval default, 3 %) when both
+    completed, or both saturated."""
+    store = _open_store(exp, create=False)
+    done = store.done_ids()
+    rows: dict = {}
+    for p in exp.points:
+        if p.id not in done:
+            continue
+        r = store.record(p.id).get("row") or {}
+        key = (p.content["topology"]["label"], p.content["traffic"], p.content["load"])
+        rows.setdefault(key, {})[p.content["simulator"]] = r
+    out = []
+    for (label, traffic, load), by_sim in sorted(rows.items()):
+        ref = by_sim.get("reference")
+        others = [s for s in by_sim if s != "reference"]
+        if ref is None or not others:
+            continue
+        oth = by_sim[others[0]]
+        lr, lo = float(ref.get("latency_avg") or math.nan), float(oth.get("latency_avg") or math.nan)
+        both = ref.get("status") == oth.get("status") == "completed"
+        diff = abs(lr - lo) / lo if both and lo > 0 else math.nan
+        agree = (diff <= latency_tolerance) if both else (ref.get("status") != "completed"
+                                                           and oth.get("status") != "completed")
+        out.append({"network": label, "traffic": traffic, "load": load, "simulator": others[0],
+                    "status_reference": ref.get("status"), f"status_other": oth.get("status"),
+                    "latency_reference": lr, "latency_other": lo, "latency_diff": diff,
+                    "accepted_reference": float(ref.get("accepted_flit_rate") or math.nan),
+                    "accepted_other": float(oth.get("accepted_flit_rate") or math.nan), "agree": bool(agree)})
+    return pd.DataFrame(out)
+
+
+def crosscheck(study: Study, loads: dict, folder, *, simulator: str = "booksim", jobs: int = 1,
+               latency_tolerance: float = 0.03):
+    """Write :func:`crosscheck_document`'s spec into ``folder``, run its points (resuming)
+    and return :func:`crosscheck_table`."""
+    from .._input import parse_toml
+    from ..experiments.spec import parse_experiment
+    from ..output import atomic_write
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = crosscheck_document(study, loads, simulator=simulator)
+    path = folder / f"{doc['experiment']['name']}.toml"
+    text = toml_text(doc, header=f"topogen study {study.name}: a cross-check on {simulator}")
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        atomic_write(path, text)
+    exp = parse_experiment(parse_toml(text, path=path, what="experiment spec"), path=path)
+    run_local(exp, jobs=jobs, progress=False)
+    return crosscheck_table(exp, latency_tolerance=latency_tolerance)
