@@ -545,8 +545,9 @@ FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
 QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
 #: CPU seconds per packet-hop of the escape routing (the reference simulator's Python
 #: engine: adaptive next hops chosen at run time) on Fig. 11's setup, for the estimate
-#: printed before a run; measured on one full-size point (docs/reproductions.md)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 2.0e-5, "escape": 2.0e-5}
+#: printed before a run: the plan's packet-hops of one full-size point, Skywalk(4,64,3,4)
+#: under transpose (16 loads), over its measured 27.4 s of CPU (2026-11-29, docs/reproductions.md)
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.0e-5, "escape": 1.0e-5}
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: int = 1):
