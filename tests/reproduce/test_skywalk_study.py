@@ -132,8 +132,12 @@ def test_plan_is_announced_and_the_bisection_mode_is_unchanged(tmp_path):
     text = sw._announce(full=True, traffic="all", out=str(tmp_path / "f"))
     assert text.startswith("study skywalk-fig11-full: 30 curves as experiment points, 30 to run")
     assert "CPU minutes" in text
-    # without --quick/--full the recorded bisection estimate (README's main job)
-    assert sw._announce().startswith("plan: 10 sweeps, 10 to 70 simulations")
+    # without --quick/--full the CLI prints the bisection's recorded estimate (README's main job)
+    from topogen.reproduce.plans import estimate_text
+
+    assert sw._announce() is None and sw._announce(traffic="all") is None
+    assert estimate_text("skywalk-sim").startswith("10 sweeps, 10 to 70 simulations")
+    assert sw._announce(full=True, plan=True) == ""  # --plan runs nothing: no plan line
     from topogen.errors import ParameterError
 
     with pytest.raises(ParameterError, match="exactly one of --quick"):

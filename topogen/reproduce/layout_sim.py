@@ -693,19 +693,16 @@ def _expanded(kwargs):
 
 
 def _announce(**kwargs) -> str | None:
-    """What a run will do, printed before it starts: a --quick/--full run's study plan,
-    else the bisection's recorded estimate."""
+    """What a run will do, printed before it starts: a --quick/--full run's study plan;
+    None for the bisection, whose recorded estimate the CLI prints."""
     if kwargs.get("quick") or kwargs.get("full"):
         if kwargs.get("plan") or kwargs.get("collect"):
-            return None
+            return ""  # nothing runs: no plan line
         from .study import plan as study_plan
 
         study, exp = _expanded(kwargs)
         return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
-    from .plans import estimate_text
-
-    text = estimate_text("layout-sim", kwargs)
-    return f"plan: {text}" if text else None
+    return None  # the bisection: the recorded estimate (topogen.reproduce.plans)
 
 
 def _study_run(**kwargs):
