@@ -465,8 +465,10 @@ STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "nr", "router_delay"
 FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
 QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
 #: CPU seconds per packet-hop of the escape routing on this setup (Python engine), for the
-#: estimate printed before a run; measured on one full-size point (docs/reproductions.md)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 2.0e-5, "escape": 2.0e-5}
+#: estimate printed before a run: the plan's packet-hops of one full-size point, the
+#: 512-switch HYPERCUBE under uniform traffic (11 loads, every one sustained), over its
+#: measured 154.7 s of CPU (2026-11-29, docs/reproductions.md)
+CPU_SECONDS_PER_PACKET_HOP = {"*": 2.3e-5, "escape": 2.3e-5}
 
 
 def study_networks(mode: str) -> dict:
