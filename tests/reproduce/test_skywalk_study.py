@@ -165,3 +165,20 @@ def test_a_tiny_quick_study_runs_and_judges(tmp_path):
         assert (curves.sustained >= 1.0).all()
     rows = (tmp_path / "tiny" / "curves.csv").read_text().splitlines()
     assert rows[0] == "panel,curve,offered,accepted,latency_cycles,hops_avg,status" and len(rows) > 6
+
+
+def test_reference_keys_of_the_paper_setup_are_checked(tmp_path):
+    from topogen.errors import ParameterError
+
+    study = sw.study_of("quick", ("uniform",), ("torus",))
+    for bad, match in (({"router_delay": 3}, "at least 4"), ({"switch_delay_ns": -1.0}, "delay >= 0"),
+                       ({"self_packets": 1}, "true/false")):
+        broken = dataclasses.replace(study, reference=dict(study.reference, **bad))
+        with pytest.raises(ParameterError, match=match):
+            st.expand(broken, tmp_path / str(len(bad)) / next(iter(bad)))
+    # each key enters the point's id only when given
+    a = st.expand(study, tmp_path / "a").points[0]
+    plain = dataclasses.replace(study, reference={k: v for k, v in study.reference.items()
+                                                  if k not in ("router_delay", "switch_delay_ns", "self_packets")})
+    b = st.expand(plain, tmp_path / "b").points[0]
+    assert a.id != b.id and "router_delay" not in b.content["reference"]

@@ -289,6 +289,9 @@ def submit(exp, *, dry_run: bool = False, **options) -> dict:
     return slurm_submit(exp, store, opts, dry_run=dry_run)
 
 
+_submit_points = submit  # run_study's ``submit`` flag hides the function
+
+
 @dataclass
 class CurveResult:
     """One curve as the store holds it: its rows (one per load, in load order) and its
@@ -645,7 +648,7 @@ def run_study(study: Study, exp, claims: Sequence[Claim], *, title: str, submit:
     if plan_only:
         return ExperimentResult(title=title + ": plan", table=points_table(study, exp), notes=out_notes)
     if submit:
-        info = globals()["submit"](exp)
+        info = _submit_points(exp)
         out_notes.append(f"submitted {info['points']} point(s) as SLURM job {info['job']} ({info['tasks']} array "
                          f"task(s)); collect job {info['collect_job']}. When it has ended run the same command "
                          "with --collect instead of --submit." if info["points"] else
