@@ -520,10 +520,10 @@ def _cmd_reproduce(args, pairs) -> int:
         _check_writable(args.csv)
     # what a long run will do, before it starts: the reproduction's own plan, else the
     # count of its sweeps and simulations with a recorded rate (reproduce/plans.py)
+    # (an ``announce`` that returns None leaves it to the recorded estimate; "" prints nothing)
     announce = getattr(spec.func, "announce", None)
-    if announce is not None:
-        text = announce(**kwargs)
-    else:
+    text = announce(**kwargs) if announce is not None else None
+    if text is None:
         from .reproduce.plans import estimate_text
 
         text = estimate_text(args.name, kwargs)

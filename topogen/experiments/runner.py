@@ -55,6 +55,8 @@ def point_routing(point, spec, topology, layout):
     from ..routing import route
 
     extra = {"base": ref["routing_base"]} if "routing_base" in ref else {}
+    if "switch_delay_ns" in ref:
+        extra["switch_delay"] = ref["switch_delay_ns"]
     return route(topology, layout if spec.link_latency is None else None, spec.routing, seed=spec.seed,
                  candidates=ref["candidates"], **extra)
 
@@ -78,6 +80,8 @@ def reference_config(point, spec, routing):
             raise ParameterError(f"port_buffer {ref['port_buffer']} shared by {vcs} VCs gives {buf} flits per VC, "
                                  f"less than a packet of {spec.packet_size}; raise port_buffer")
         cfg = replace(cfg, num_vcs=vcs, vc_buf_size=buf)
+    if "router_delay" in ref:  # routing takes what the three one-cycle stages leave
+        cfg = replace(cfg, routing_delay=ref["router_delay"] - 3, vc_alloc_delay=1, sw_alloc_delay=1, st_delay=1)
     return cfg
 
 
@@ -187,10 +191,12 @@ def _reference_run(point, spec, routing, layout):
 
     cfg = reference_config(point, spec, routing)
     traffic = point.content["traffic"]
+    extra = {"self_packets": point.content["reference"]["self_packets"]} \
+        if "self_packets" in point.content["reference"] else {}
 
     def run(load: float) -> dict:
         return simulate(routing, traffic=traffic, load=load, load_unit="flits", config=cfg, seed=spec.seed,
-                        layout=layout if spec.link_latency is None else None)
+                        layout=layout if spec.link_latency is None else None, **extra)
 
     return run
 

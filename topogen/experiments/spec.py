@@ -76,8 +76,13 @@ _SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep", "refe
 #: specs): router ``internal_speedup``, the routing's ``routing_base`` (``nr``, ``fr``,
 #: ``updown``) and UGAL ``candidates``, and ``port_buffer``: flits per port shared by the
 #: VCs, which are then the smallest multiple of the routing's VC count that is at least
-#: ``[measure] num_vcs`` (``vc_buf_size = port_buffer // num_vcs``)
-REFERENCE_KEYS = {"internal_speedup": (int, float), "routing_base": str, "candidates": int, "port_buffer": int}
+#: ``[measure] num_vcs`` (``vc_buf_size = port_buffer // num_vcs``); ``router_delay``: cycles
+#: a header spends in each switch (default 4: routing, VC and switch allocation, crossbar
+#: one cycle each), ``switch_delay_ns``: the switch delay the ``fr`` base routes weigh
+#: against the cables (default 60), ``self_packets``: whether uniform traffic may pick the
+#: source itself (default true)
+REFERENCE_KEYS = {"internal_speedup": (int, float), "routing_base": str, "candidates": int, "port_buffer": int,
+                  "router_delay": int, "switch_delay_ns": (int, float), "self_packets": bool}
 #: settings of ``load = "sweep"`` points (:func:`topogen.load_points.knee_sweep`)
 SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
 _TOPOLOGY_KEYS = ("generator", "params", "file", "label")
@@ -397,6 +402,20 @@ def _reference(doc, path, simulators, traffics) -> dict | None:
             raise ParameterError(f"port_buffer in {_where(path, 'reference')} must be a positive number of "
                                  f"flits, got {doc['port_buffer']!r}")
         out["port_buffer"] = int(doc["port_buffer"])
+    # the keys below enter a point's content (and id) only when given: older specs keep their ids
+    if "router_delay" in doc:
+        if doc["router_delay"] < 4:
+            raise ParameterError(f"router_delay in {_where(path, 'reference')} is the cycles a header spends in a "
+                                 f"switch, at least 4 (routing, VC and switch allocation, crossbar), "
+                                 f"got {doc['router_delay']!r}")
+        out["router_delay"] = int(doc["router_delay"])
+    if "switch_delay_ns" in doc:
+        if not (math.isfinite(doc["switch_delay_ns"]) and doc["switch_delay_ns"] >= 0):
+            raise ParameterError(f"switch_delay_ns in {_where(path, 'reference')} must be a delay >= 0 ns, "
+                                 f"got {doc['switch_delay_ns']!r}")
+        out["switch_delay_ns"] = float(doc["switch_delay_ns"])
+    if "self_packets" in doc:
+        out["self_packets"] = bool(doc["self_packets"])
     if not (math.isfinite(out["internal_speedup"]) and out["internal_speedup"] >= 1):
         raise ParameterError(f"internal_speedup in {_where(path, 'reference')} must be >= 1, "
                              f"got {out['internal_speedup']!r}")

@@ -114,7 +114,9 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
                        sim_seed: int = 1, tolerance: float = 0.02, low: float = 0.01,
                        high: float = 1.0, similar: float = 0.25, results: str = "",
                        max_samples: int = 10, transpose: str = "rotate", routing: str = "escape",
-                       simulator: str = "reference") -> ExperimentResult:
+                       simulator: str = "reference", quick: bool = False, full: bool = False,
+                       submit: bool = False, collect: bool = False, plan: bool = False, out: str = "",
+                       workers: int = 2, plot: str = "") -> ExperimentResult:
     """DSN-F V (Figs. 8-9) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -149,7 +151,33 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
     simulator : str
         ``reference`` (default), ``booksim`` or ``sst`` (``--routing min``); see
         :mod:`topogen.reproduce._backend`.  Raw output goes beside ``results``.
+    quick : bool
+        Run Figs. 8-9 as an experiment (:func:`study_of`): one content-keyed sweep point
+        per network and traffic, each a latency-accepted traffic curve with its knee
+        resolved to 0.02 flits/host/cycle, a short measurement (what the tests run).
+        Without --quick or --full the bisection above runs.
+    full : bool
+        As --quick with the full measurement (3 warm-up periods, at most 10 of 1,000
+        cycles) and 10 loads below saturation.
+    submit : bool
+        With --quick or --full: send the points the store lacks to SLURM as a job array
+        (and a collect job); run again with --collect when it has ended.
+    collect : bool
+        With --quick or --full: run nothing, judge and draw what the store holds.
+    plan : bool
+        With --quick or --full: print what the run would do and stop.
+    out : str
+        With --quick or --full: the study's folder (default ``dsnf-sim-quick`` or
+        ``dsnf-sim-full``).  A rerun resumes.
+    workers : int
+        With --quick or --full: curves simulated in parallel (processes).
+    plot : str
+        With --quick or --full: the figure's file (default ``fig8-9.png`` in the folder).
     """
+    if quick or full or submit or collect or plan or out:
+        return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
+                          traffic=traffic, topologies=topologies, seed=sim_seed, workers=workers, plot=plot,
+                          simulator=simulator, similar=similar)
     from ..metrics.hops import distance_stats
     from ..routing import escape, route
     from ._backend import check, raw_dir_for
@@ -233,3 +261,159 @@ def reproduce_dsnf_sim(*, traffic: str = "all", topologies: str = "all", seed: i
         notes=notes,
         extra_tables={"claims": claims},
     )
+
+
+# =============================================================================== Figs. 8-9 as a study
+#: the figures' panels by traffic
+PANELS = {"uniform": "8", "transpose": "9"}
+PANEL_TITLES = {"8": "Fig. 8: uniform", "9": "Fig. 9: matrix transpose (rotate by 3 of 7 bits)"}
+#: key -> (generator, parameters, placement on the IV-C floor of 16 switches per cabinet):
+#: DSN-F on its native cabinets, the others sequentially (:func:`topogen.reproduce.dsn.build`)
+STUDY_NETWORKS = {
+    "dsnf": ("dsnf", {"num_switches": N, "switches_per_cabinet": 16}, "native"),
+    "dsn": ("dsn", {"num_switches": N}, "sequential"),
+    "torus": ("torus", {"dims": [16, 8]}, "sequential"),
+    "dln": ("dln", {"num_switches": N, "x": 4}, "sequential"),
+}
+#: V-A as an experiment (the bisection mode's model, module docs): cable delays of the
+#: layout, 38-cycle switches, fastest routes with the 100 ns switch delay
+FULL_MEASURE = {"packet_size": 33, "num_vcs": 4, "vc_buf_size": 66, "flit_bits": 256, "clock_ns": 256 / 96,
+                "link_latency": "layout", "credit_delay": 0, "latency_thres": 2000.0,
+                "warmup_periods": 3, "sample_period": 1000, "max_samples": 10}
+QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
+STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "fr", "router_delay": 38,
+                   "switch_delay_ns": SWITCH_NS, "self_packets": False}
+FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
+QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: CPU seconds per packet-hop of the escape routing on this setup, for the estimate
+#: printed before a run: the plan's packet-hops of one full-size point, DSN-F under
+#: uniform traffic (16 loads), over its measured 16.8 s of CPU (2026-11-29)
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.0e-5, "escape": 1.0e-5}
+
+
+def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: int = 1):
+    """Figs. 8-9 as a :class:`~topogen.reproduce.study.Study`: the 128-switch networks
+    ``keys`` of :data:`NETWORKS` on the floor of IV-C, the paper's escape routing, one
+    curve per network and traffic (Fig. 8 uniform, Fig. 9 the transpose as ``rotate``).
+    ``full``: 3 warm-up and at most 10 sample periods of 1,000 cycles, 10 loads below
+    saturation; ``quick``: 1 warm-up and at most 4 periods of 500 cycles, 8 loads.  Knees
+    resolved to 0.02 flits/host/cycle."""
+    from .study import Curve, Network, Study
+
+    if mode not in ("full", "quick"):
+        raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    nets = {}
+    for k in keys:
+        gen, params, placement = STUDY_NETWORKS[k]
+        nets[k] = Network(k, gen, dict(params), NETWORKS[k],
+                          {"switches_per_cabinet": 16, "cabinets": N // 16, "placement": placement})
+    pattern = {"uniform": "uniform", "transpose": "rotate"}
+    curves = [Curve(NETWORKS[k], k, "escape", pattern[t], PANELS[t]) for t in traffics for k in keys]
+    return Study(name=f"dsnf-fig8-9-{mode}", networks=nets, curves=curves,
+                 measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
+                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 seed=seed, description=f"DSN-F (Truong et al.) Figs. 8-9, {mode}")
+
+
+def study_claims(study, similar: float = 0.25):
+    """The two statements of V-B as :class:`~topogen.reproduce.study.Claim` objects per
+    panel (each about all four networks): the latencies at the lowest load in the order of
+    the average shortest path lengths (DLN lowest, 2-D torus highest), and every
+    saturation within ``similar`` of the highest (resolved knees)."""
+    from ..metrics.hops import distance_stats
+    from ..registry import generate
+    from .study import Claim
+
+    keys = [k for k in NETWORKS if k in study.networks]
+    if len(keys) < len(NETWORKS):
+        return []
+    aspl = {}
+    for k in keys:
+        net = study.networks[k]
+        aspl[k] = float(distance_stats(generate(net.generator, **net.params, **(
+            {"seed": study.seed} if net.generator == "dln" else {}))).aspl)
+    claims = []
+    for t, panel in PANELS.items():
+        ck = tuple((NETWORKS[k], panel) for k in keys)
+        if not all(any((c.label, c.panel) == x for c in study.curves) for x in ck):
+            continue
+
+        def order(res, panel=panel):
+            lat = {k: res[NETWORKS[k], panel].latency_at_lowest() * 256 / 96 for k in keys}
+            by_aspl = sorted(keys, key=lambda k: aspl[k])
+            by_lat = sorted(keys, key=lambda k: lat[k])
+            ok = by_aspl == by_lat
+            return ("ASPL " + " < ".join(f"{NETWORKS[k]} {aspl[k]:.2f}" for k in by_aspl) + "; latency "
+                    + " < ".join(f"{NETWORKS[k]} {lat[k]:.0f} ns" for k in by_lat), ok,
+                    "" if ok else "the latency order is not the ASPL order")
+        claims.append(Claim("zero-load latency in the order of the average shortest path length (Fig. 6)", panel,
+                            "ASPL order", "none", ck, order, False))
+
+        def extremes(res, panel=panel):
+            lat = {k: res[NETWORKS[k], panel].latency_at_lowest() for k in keys}
+            lo, hi = min(lat, key=lat.get), max(lat, key=lat.get)
+            ok = lo == "dln" and hi == "torus"
+            return f"lowest {NETWORKS[lo]}, highest {NETWORKS[hi]}", ok, "" if ok else "not DLN lowest, torus highest"
+        claims.append(Claim("DLN lowest and 2-D torus highest latency (III-C order)", panel, "DLN < ... < torus",
+                            "none", ck, extremes, False))
+
+        def similar_sat(res, panel=panel):
+            v = {k: res[NETWORKS[k], panel].sustained for k in keys}
+            lo, hi = min(v.values()), max(v.values())
+            ok = lo >= (1 - similar) * hi
+            return ", ".join(f"{NETWORKS[k]} {x:.3g}" for k, x in v.items()) + f" (lowest/highest {lo / hi:.2f})", \
+                ok, "" if ok else f"the lowest is below {1 - similar:.0%} of the highest"
+        claims.append(Claim(f"similar throughput (all within {similar:.0%} of the best)", panel, "similar",
+                            f"within {similar:.0%}", ck, similar_sat, True, capped=True))
+    return claims
+
+
+def _expanded(kwargs):
+    from .study import expand
+
+    quick, full = kwargs.get("quick", False), kwargs.get("full", False)
+    if quick == full:
+        raise ParameterError("give exactly one of --quick (a short measurement) and --full (the full measurement); "
+                             "both run the paper's 128-switch networks")
+    mode = "full" if full else "quick"
+    trs = _choose(kwargs.get("traffic") or "all", TRAFFICS, "traffic")
+    keys = _choose(kwargs.get("topologies") or "all", NETWORKS, "topologies")
+    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)))
+    return study, expand(study, kwargs.get("out") or f"dsnf-sim-{mode}")
+
+
+def _announce(**kwargs) -> str | None:
+    """What a run will do, printed before it starts: a --quick/--full run's study plan;
+    None for the bisection, whose recorded estimate the CLI prints."""
+    if kwargs.get("quick") or kwargs.get("full"):
+        if kwargs.get("plan") or kwargs.get("collect"):
+            return ""  # nothing runs: no plan line
+        from .study import plan as study_plan
+
+        study, exp = _expanded(kwargs)
+        return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
+    return None  # the bisection: the recorded estimate (topogen.reproduce.plans)
+
+
+def _study_run(**kwargs):
+    """Figs. 8-9 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
+    from .study import run_study
+
+    if kwargs.get("simulator", "reference") != "reference":
+        raise ParameterError("--quick/--full run on the reference simulator (the escape routing runs nowhere else); "
+                             "the BookSim/SST comparison is the bisection mode's --routing min --simulator ...")
+    study, exp = _expanded(kwargs)
+    return run_study(
+        study, exp, study_claims(study, kwargs.get("similar", 0.25)),
+        title=f"DSN-F V (Figs. 8-9) as experiment {exp.name}", submit=kwargs["submit"], collect=kwargs["collect"],
+        plan_only=kwargs["plan"], workers=kwargs["workers"],
+        figure=kwargs.get("plot") or Path(exp.path).parent / "fig8-9.png", seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
+        draw=dict(titles=PANEL_TITLES, x_label="accepted traffic (flits/host/cycle)", y_scale=256 / 96,
+                  y_label="latency (ns)", y_max=4000.0, dashed=lambda label: label.startswith("DLN"),
+                  suptitle="DSN-F Figs. 8-9: latency vs accepted traffic, 128 switches"),
+        notes=["Setup (V-A): 128 switches, one host each, 16 switches per cabinet (DSN-F native, the others "
+               "sequential), escape routing on fastest routes with 100 ns switches (38 cycles), 4 VCs x 66 flits, "
+               "33-flit packets of 256 bits, cables 5 ns/m rounded up to 2.667 ns cycles."])
+
+
+reproduce_dsnf_sim.announce = _announce

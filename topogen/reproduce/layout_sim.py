@@ -268,7 +268,9 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
                          results: str = "", max_samples: int = 10,
                          anneal_iterations: int = 10**5, host_port: str = "shared",
-                         routing: str = "escape", simulator: str = "reference") -> ExperimentResult:
+                         routing: str = "escape", simulator: str = "reference", quick: bool = False,
+                         full: bool = False, submit: bool = False, collect: bool = False, plan: bool = False,
+                         out: str = "", workers: int = 2, plot: str = "") -> ExperimentResult:
     """Koibuchi et al. III-C (Figs. 6 and 8) on the reference simulator.
 
     Parameters
@@ -313,7 +315,36 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     simulator : str
         ``reference`` (default), ``booksim`` or ``sst`` (``--routing min``); see
         :mod:`topogen.reproduce._backend`.  Raw output goes beside ``results``.
+    quick : bool
+        Run the figures as an experiment (:func:`study_of`): one content-keyed sweep point
+        per network and traffic of ``--traffic`` (``all``: every pattern its figure has),
+        each a latency-accepted traffic curve with its knee resolved to 0.02 of the port;
+        Fig. 6 (256 switches) and the 80-switch Myrinet-Clos of Fig. 8 with a short
+        measurement (what the tests run).  Without --quick or --full the bisection above
+        runs.  ``--topologies`` is ``default`` (every network of the mode) or a list of
+        the study's keys (``hypercube-256``, ``clos-512`` ...: ``--plan`` lists them).
+    full : bool
+        The paper's Figs. 5-8 and 13: 64, 256 and 512 switches, the 80- and 160-switch
+        Myrinet-Clos, the constrained shortcuts; the full measurement.
+    submit : bool
+        With --quick or --full: send the points the store lacks to SLURM as a job array
+        (and a collect job); run again with --collect when it has ended.
+    collect : bool
+        With --quick or --full: run nothing, judge and draw what the store holds.
+    plan : bool
+        With --quick or --full: print what the run would do and stop.
+    out : str
+        With --quick or --full: the study's folder (default ``layout-sim-quick`` or
+        ``layout-sim-full``).  A rerun resumes.
+    workers : int
+        With --quick or --full: curves simulated in parallel (processes).
+    plot : str
+        With --quick or --full: the figure's file (default ``figs.png`` in the folder).
     """
+    if quick or full or submit or collect or plan or out:
+        return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
+                          traffic=traffic, topologies=topologies, seed=sim_seed, workers=workers, plot=plot,
+                          simulator=simulator, points=points, similar=similar)
     from ._backend import check, raw_dir_for
     from ._backend import notes as backend_notes
     from ._backend import sweep as backend_sweep
@@ -414,3 +445,292 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         notes=notes,
         extra_tables={"claims": claims},
     )
+
+
+# =============================================================================== Figs. 5-8 and 13 as a study
+#: the figures' panels by traffic (Figs. 5-7: three patterns; Figs. 8 and 13: uniform and
+#: matrix transpose, bit reversal "omitted": similar / "virtually identical" to uniform)
+STUDY_TRAFFICS = {"5": TRAFFICS, "6": TRAFFICS, "7": TRAFFICS, "8": ("uniform", "transpose"),
+                  "13": ("uniform", "transpose")}
+_LETTER = {"uniform": "a", "transpose": "b", "bitrev": "c"}
+#: Gbit/s per host of one flit per simulated host: the direct networks' shared 96 Gbit/s
+#: port of 8 hosts; Myrinet-Clos simulates its hosts, each with a 96 Gbit/s channel
+GBPS_SHARED, GBPS_OWN = 96.0 / HOSTS, 96.0
+#: III-C1 as an experiment (the bisection mode's model, module docs)
+FULL_MEASURE = {"packet_size": 33, "num_vcs": 4, "vc_buf_size": 66, "flit_bits": 256, "clock_ns": 256 / 96,
+                "link_latency": 8, "credit_delay": 0, "latency_thres": 2000.0,
+                "warmup_periods": 3, "sample_period": 1000, "max_samples": 10}
+QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
+STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "nr", "router_delay": 38, "self_packets": False}
+FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
+QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: CPU seconds per packet-hop of the escape routing on this setup (Python engine), for the
+#: estimate printed before a run: the plan's packet-hops of one full-size point, the
+#: 512-switch HYPERCUBE under uniform traffic (11 loads, every one sustained), over its
+#: measured 154.7 s of CPU (2026-11-29, docs/reproductions.md)
+CPU_SECONDS_PER_PACKET_HOP = {"*": 2.3e-5, "escape": 2.3e-5}
+
+
+def study_networks(mode: str) -> dict:
+    """The networks of the study: key -> (label, generator, parameters, figure, hosts).
+    ``quick``: Fig. 6 (256 switches) and the 80-switch Myrinet-Clos of Fig. 8 (what the
+    bisection mode runs); ``full``: also Figs. 5 (64 switches, 8 per cabinet) and 7 (512),
+    the 160-switch Myrinet-Clos and the constrained shortcuts of Fig. 13."""
+    nets = {}
+    fig6 = ["hypercube", "p-hypercube", "pf-hypercube", "ring8", "torus4", "p-torus4", "pf-torus4", "ring4"]
+    for k in fig6:
+        label, gen, params, _ = NETWORKS[k]
+        nets[f"{k}-256"] = (label, gen, dict(params, hosts_per_switch=1), "6", "shared")
+    for k, n in (("clos", 256), ("pf-clos", 256)) + ((("clos", 512), ("pf-clos", 512)) if mode == "full" else ()):
+        label, gen, _, _ = NETWORKS[k]
+        nets[f"{k}-{n}"] = (f"{label} {n // 256 * 80}", gen, {"hosts": n}, "8", "own")
+    if mode == "full":
+        for n, dim, z in ((64, 6, 8), (512, 9, 16)):
+            fig = "5" if n == 64 else "7"
+            nets[f"hypercube-{n}"] = ("HYPERCUBE", "hypercube", {"dimension": dim, "hosts_per_switch": 1}, fig,
+                                      "shared")
+            for k, gen in (("p-hypercube", "p-hypercube"), ("pf-hypercube", "pf-hypercube")):
+                nets[f"{k}-{n}"] = (NETWORKS[k][0], gen, {"dimension": dim, "switches_per_cabinet": z,
+                                                          "hosts_per_switch": 1}, fig, "shared")
+            nets[f"ring{dim}-{n}"] = (f"RING-{dim}", "ring", {"num_switches": n, "degree": dim,
+                                                              "hosts_per_switch": 1}, fig, "shared")
+        for k in FIG13:
+            label, gen, params, _ = NETWORKS[k]
+            nets[f"{k}-256"] = (label, gen, dict(params, hosts_per_switch=1), "13", "shared")
+    return nets
+
+
+def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1):
+    """Figs. 5-8 and 13 as a :class:`~topogen.reproduce.study.Study` (networks of
+    :func:`study_networks`, or those of ``keys``): one curve per network and traffic of
+    ``traffics`` that its figure has, the paper's escape routing (minimal adaptive, an
+    up*/down* escape VC), 38-cycle switches, 8-cycle links; RING-8's curves are drawn in
+    Fig. 13's panels too.  ``full``: 3 warm-up and at most 10 sample periods of 1,000
+    cycles, 10 loads below saturation; ``quick``: 1 warm-up and at most 4 periods of 500
+    cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks)."""
+    from .study import Curve, Network, Study
+
+    if mode not in ("full", "quick"):
+        raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    allnets = study_networks(mode)
+    keys = list(allnets) if keys is None else list(keys)
+    for k in keys:
+        if k not in allnets:
+            raise ParameterError(f"layout-sim --{mode} has no network {k!r}; its networks are "
+                                 + ", ".join(allnets))
+    nets = {k: Network(k, allnets[k][1], allnets[k][2], allnets[k][0]) for k in keys}
+    curves = []
+    for k in keys:
+        label, _, _, fig, _ = allnets[k]
+        for t in traffics:
+            if t not in STUDY_TRAFFICS[fig]:
+                continue
+            also = (f"13{_LETTER[t]}",) if (k == "ring8-256" and mode == "full" and t in STUDY_TRAFFICS["13"]
+                                            and any(allnets[j][3] == "13" for j in keys)) else ()
+            curves.append(Curve(label, k, "escape", t, f"{fig}{_LETTER[t]}", also))
+    if not curves:
+        raise ParameterError("no curve: the figures of these networks have none of these traffics")
+    return Study(name=f"layout-figs-{mode}", networks=nets, curves=curves,
+                 measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
+                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 seed=seed, description=f"layout-conscious random topologies (Koibuchi et al.) Figs. 5-8, 13, {mode}")
+
+
+def study_claims(study, points: float = 5.0, similar: float = 0.25):
+    """The statements of III-C2 and IV-B3 as :class:`~topogen.reproduce.study.Claim`
+    objects over the curves ``study`` has: latencies at the lowest load (a printed
+    percentage holds within ``points`` percentage points), throughputs on resolved
+    knees (a network that sustains the whole port counts at it; "similar" / "the same"
+    = within ``similar``)."""
+    from .study import KNEE_RESOLUTION as EPS
+    from .study import Claim
+
+    have = {}
+    for c in study.curves:
+        for p in (c.panel, *c.also):
+            have[c.network, p] = (c.label, p)
+    claims = []
+
+    def add(text, panel, paper, tolerance, keys, check, saturation):
+        ck = [have.get((k, p)) for k, p in keys]
+        if all(ck):
+            claims.append(Claim(text, panel, paper, tolerance, tuple(ck), check, saturation, capped=True))
+
+    def lat(res, k, p):
+        return res[have[k, p]].latency_at_lowest() * 256 / 96
+
+    def sat(res, k, p):
+        return res[have[k, p]].sustained
+
+    def pct(res, a, b, p):
+        return 100.0 * (1.0 - lat(res, a, p) / lat(res, b, p))
+
+    for t, letter in _LETTER.items():
+        # ---- Figs. 5-7: hypercube versions and RING-n at 64, 256, 512 switches
+        for fig, n, dim in (("5", 64, 6), ("6", 256, 8), ("7", 512, 9)):
+            p = f"{fig}{letter}"
+            hc, ph, pf, ring = (f"hypercube-{n}", f"p-hypercube-{n}", f"pf-hypercube-{n}", f"ring{dim}-{n}")
+            cubes = [hc, ph, pf]
+
+            def ring_best(res, p=p, cubes=cubes, ring=ring):
+                lr, sr = lat(res, ring, p), sat(res, ring, p)
+                ok = all(lr < lat(res, k, p) for k in cubes) and all(sr >= sat(res, k, p) - EPS for k in cubes)
+                return (f"RING latency {lr:.0f} ns vs " + ", ".join(f"{lat(res, k, p):.0f}" for k in cubes)
+                        + f"; saturation {sr:.3g} vs " + ", ".join(f"{sat(res, k, p):.3g}" for k in cubes), ok,
+                        "" if ok else "a hypercube version has lower latency or higher throughput")
+            add(f"RING-{dim} better than all HYPERCUBE versions in latency and throughput ({n} switches)", p,
+                "RING lower latency, >= throughput", f"{EPS:g} load", [(k, p) for k in cubes + [ring]],
+                ring_best, True)
+
+            def pf_worse(res, p=p, pf=pf, ph=ph):
+                a, b = lat(res, pf, p), lat(res, ph, p)
+                return f"{a:.0f} vs {b:.0f} ns", a > b, "" if a > b else "PF-HYPERCUBE is not slower"
+            add(f"PF-HYPERCUBE inferior to P-HYPERCUBE (latency, {n} switches)", p, "higher", "none",
+                [(pf, p), (ph, p)], pf_worse, False)
+
+            def similar_sat(res, p=p, ks=cubes + [ring]):
+                v = [sat(res, k, p) for k in ks]
+                ok = min(v) >= (1 - similar) * max(v)
+                return ", ".join(f"{x:.3g}" for x in v), ok, "" if ok else f"lowest below {1 - similar:.0%} of highest"
+            add(f"hypercube versions and RING-{dim} achieve similar throughput ({n} switches)", p, "similar",
+                f"within {similar:.0%}", [(k, p) for k in cubes + [ring]], similar_sat, True)
+        p = f"6{letter}"
+        for claim, tr, a, b, paper in LOWER_BY:
+            if tr is not None and tr != t:
+                continue
+
+            def lower(res, a=f"{a}-256", b=f"{b}-256", p=p, paper=paper):
+                v = pct(res, a, b, p)
+                ok = abs(v - paper) <= points
+                return f"{v:.1f} %", ok, "" if ok else f"{v - paper:+.1f} points from {paper:.1f} %"
+            add(claim + " (256 switches)", p, f"{paper:.1f} %", f"+-{points:g} points",
+                [(f"{a}-256", p), (f"{b}-256", p)], lower, False)
+        order = ["torus4-256", "pf-torus4-256", "p-torus4-256", "ring4-256"]
+
+        def sat_order(res, p=p):
+            v = [sat(res, k, p) for k in order]
+            ok = all(x <= y + EPS for x, y in zip(v, v[1:]))
+            return " <= ".join(f"{x:.3g}" for x in v), ok, "" if ok else "not in increasing order"
+        add("saturation reached first by TORUS-4, then PF-TORUS-4, P-TORUS-4, RING-4", p, "increasing",
+            f"{EPS:g} load", [(k, p) for k in order], sat_order, True)
+
+        def torus_out(res, p=p):
+            lt = lat(res, "torus4-256", p)
+            ok = all(lt > lat(res, k, p) for k in order[1:])
+            return f"TORUS-4 {lt:.0f} ns vs " + ", ".join(f"{lat(res, k, p):.0f}" for k in order[1:]), ok, \
+                "" if ok else "a random topology is slower"
+        add("TORUS-4 widely outperformed by same-degree random topologies (latency)", p, "higher", "none",
+            [(k, p) for k in order], torus_out, False)
+        # ---- the advantage of randomness grows with the size (Figs. 5, 6, 7)
+        sizes = (("5", 64, 6), ("6", 256, 8), ("7", 512, 9))
+        for what in ("ring", "p-hypercube"):
+            def grows(res, what=what):
+                v = [pct(res, f"ring{d}-{n}" if what == "ring" else f"p-hypercube-{n}", f"hypercube-{n}",
+                         f"{f}{letter}") for f, n, d in sizes]
+                ok = v[0] < v[1] < v[2]
+                return " < ".join(f"{x:.1f} %" for x in v), ok, "" if ok else "does not grow with the size"
+            keys = [(f"ring{d}-{n}" if what == "ring" else f"p-hypercube-{n}", f"{f}{letter}") for f, n, d in sizes] \
+                + [(f"hypercube-{n}", f"{f}{letter}") for f, n, _ in sizes]
+            add(f"the advantage of {'RING-n' if what == 'ring' else 'P-HYPERCUBE'} over HYPERCUBE (latency) "
+                "increases with the size (64, 256, 512)", f"5-7{letter}", "increasing", "none", keys, grows, False)
+        # ---- Fig. 8: Myrinet-Clos, original and permuted
+        p = f"8{letter}"
+        for n in (256, 512):
+            a, b = f"pf-clos-{n}", f"clos-{n}"
+
+            def clos_lat(res, a=a, b=b, p=p):
+                v = pct(res, a, b, p)
+                ok = 0 < v <= 23.4 + points
+                return f"{v:.1f} %", ok, "" if ok else "not lower by 0-23.4 %"
+            add(f"permuted Myrinet-Clos ({n // 256 * 80} switches): latency lower (up to 23.4 %)", p,
+                "> 0, <= 23.4 %", f"+{points:g} points", [(a, p), (b, p)], clos_lat, False)
+
+            def clos_sat(res, a=a, b=b, p=p):
+                x, y = sat(res, a, p), sat(res, b, p)
+                ok = abs(x / y - 1) <= similar
+                return f"{x:.3g} vs {y:.3g}", ok, "" if ok else f"more than {similar:.0%} apart"
+            add(f"permuted Myrinet-Clos ({n // 256 * 80} switches): sensibly the same throughput", p, "same",
+                f"within {similar:.0%}", [(a, p), (b, p)], clos_sat, True)
+        # ---- Fig. 13: constrained shortcuts
+        p = f"13{letter}"
+        f13 = ["ring8-256"] + [f"{k}-256" for k in FIG13]
+        if t == "uniform":
+            def same(res, p=p):
+                s_ = [sat(res, k, p) for k in f13]
+                l_ = [lat(res, k, p) for k in f13]
+                ok = min(s_) >= (1 - similar) * max(s_) and min(l_) >= (1 - similar) * max(l_)
+                return (f"latency {min(l_):.0f}-{max(l_):.0f} ns, saturation {min(s_):.3g}-{max(s_):.3g}", ok,
+                        "" if ok else f"not within {similar:.0%}")
+            add("Fig. 13, uniform: RING-8, Nbr and Gau lead to sensibly the same results", p, "same",
+                f"within {similar:.0%}", [(k, p) for k in f13], same, True)
+        if t == "transpose":
+            weak = ["nbr04-256", "gau07-256"]
+
+            def drops(res, p=p, weak=weak):
+                strong = [k for k in f13 if k not in weak]
+                w = max(sat(res, k, p) for k in weak)
+                s_ = min(sat(res, k, p) for k in strong)
+                ok = w < (1 - similar) * s_
+                return ", ".join(f"{k[:-4]} {sat(res, k, p):.3g}" for k in f13), ok, \
+                    "" if ok else f"Nbr(0.4)/Gau(0.7) not {similar:.0%} below the others"
+            add("Fig. 13, transpose: throughput decreases significantly for Nbr(0.4)-8 and Gau(0.7)-8", p,
+                "lower", f"{similar:.0%}", [(k, p) for k in f13], drops, True)
+    return claims
+
+
+def _expanded(kwargs):
+    from .study import expand
+
+    quick, full = kwargs.get("quick", False), kwargs.get("full", False)
+    if quick == full:
+        raise ParameterError("give exactly one of --quick (Fig. 6 and the 80-switch Myrinet-Clos, a short "
+                             "measurement) and --full (Figs. 5-8 and 13 at 64, 256 and 512 switches, the 80- and "
+                             "160-switch Clos, the full measurement)")
+    mode = "full" if full else "quick"
+    trs = _choose(kwargs.get("traffic") or "uniform", TRAFFICS, "traffic")
+    which = (kwargs.get("topologies") or "default").strip()
+    keys = None if which == "default" else [k.strip() for k in which.split(",") if k.strip()]
+    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)))
+    return study, expand(study, kwargs.get("out") or f"layout-sim-{mode}")
+
+
+def _announce(**kwargs) -> str | None:
+    """What a run will do, printed before it starts: a --quick/--full run's study plan;
+    None for the bisection, whose recorded estimate the CLI prints."""
+    if kwargs.get("quick") or kwargs.get("full"):
+        if kwargs.get("plan") or kwargs.get("collect"):
+            return ""  # nothing runs: no plan line
+        from .study import plan as study_plan
+
+        study, exp = _expanded(kwargs)
+        return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
+    return None  # the bisection: the recorded estimate (topogen.reproduce.plans)
+
+
+def _study_run(**kwargs):
+    """Figs. 5-8 and 13 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
+    from .study import run_study
+
+    if kwargs.get("simulator", "reference") != "reference":
+        raise ParameterError("--quick/--full run on the reference simulator (the escape routing runs nowhere else); "
+                             "the BookSim/SST comparison is the bisection mode's --routing min --simulator ...")
+    study, exp = _expanded(kwargs)
+    panels = list(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)))
+    return run_study(
+        study, exp, study_claims(study, kwargs.get("points", 5.0), kwargs.get("similar", 0.25)),
+        title=f"Koibuchi et al. Figs. 5-8, 13 as experiment {exp.name}",
+        submit=kwargs["submit"], collect=kwargs["collect"], plan_only=kwargs["plan"], workers=kwargs["workers"],
+        figure=kwargs.get("plot") or Path(exp.path).parent / "figs.png", seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
+        draw=dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
+                  dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
+                  x_scale={p: GBPS_OWN if p.startswith("8") else GBPS_SHARED for p in panels},
+                  x_label="accepted traffic (Gbit/s/host)", y_scale=256 / 96, y_label="latency (ns)", y_max=3000.0,
+                  suptitle="Koibuchi et al.: latency vs accepted traffic"),
+        notes=["Setup (III-C1): 100 ns switches -> 38 cycles, 20 ns links -> 8 cycles, virtual cut-through, 4 VCs x "
+               "66 flits, 33-flit packets of 256 bits; escape routing (minimal adaptive, up*/down* escape VC; the "
+               "paper: DOR escape on hypercube and torus, up*/down* on Myrinet-Clos); direct networks: 8 hosts per "
+               "switch sharing one simulated 96 Gbit/s port (load 1 = 12 Gbit/s/host), patterns on switch ids; "
+               "Myrinet-Clos: its hosts, a 96 Gbit/s channel each."])
+
+
+reproduce_layout_sim.announce = _announce

@@ -327,7 +327,9 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
                           low: float = 0.1, high: float = 12.0, results: str = "",
                           max_samples: int = 10, host_port: str = "shared",
                           ties: str = "random", simulator: str = "reference",
-                          adaptive: str = "minimal", root: int = -1) -> ExperimentResult:
+                          adaptive: str = "minimal", root: int = -1, quick: bool = False, full: bool = False,
+                          submit: bool = False, collect: bool = False, plan: bool = False, out: str = "",
+                          workers: int = 2, plot: str = "") -> ExperimentResult:
     """Skywalk IV (Fig. 11) on the reference simulator: zero-load latency and saturation.
 
     Parameters
@@ -381,7 +383,35 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         ``escape`` routing only: the switch id at the root of the up*/down* tree (of every
         network; the paper does not say).  Default -1: the switch of minimum hop
         eccentricity (lowest id on ties).
+    quick : bool
+        Run Fig. 11 as an experiment (:func:`study_of`): one content-keyed sweep point
+        per network and traffic of ``--traffic`` (``all``: the three panels) and
+        ``--topologies``, each curve a latency-accepted traffic curve with its knee
+        resolved to 0.02 of the port (0.24 Gbit/s/host), a short measurement; what the
+        tests run.  Without --quick or --full the bisection above runs.
+    full : bool
+        As --quick with the simulator's full measurement (3 warm-up periods, at most 10
+        of 1,000 cycles) and 10 loads below saturation: the paper's Fig. 11.
+    submit : bool
+        With --quick or --full: send the points the store lacks to SLURM as a job array
+        (and a collect job); run again with --collect when it has ended.
+    collect : bool
+        With --quick or --full: run nothing, judge and draw what the store holds.
+    plan : bool
+        With --quick or --full: print what the run would do and stop.
+    out : str
+        With --quick or --full: the study's folder (spec, store, figure, claims; default
+        ``skywalk-sim-quick`` or ``skywalk-sim-full``).  A rerun resumes.
+    workers : int
+        With --quick or --full: curves simulated in parallel (processes).
+    plot : str
+        With --quick or --full: the figure's file (.png/.svg/.pdf; default
+        ``fig11.png`` in the study's folder).
     """
+    if quick or full or submit or collect or plan or out:
+        return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
+                          traffic=traffic, topologies=topologies, seed=sim_seed, workers=workers, plot=plot,
+                          simulator=simulator)
     from ._backend import check, raw_dir_for
     from ._backend import notes as backend_notes
     from ._backend import sweep as backend_sweep
@@ -495,3 +525,257 @@ def reproduce_skywalk_sim(*, traffic: str = "uniform", topologies: str = "all", 
         notes=notes,
         extra_tables={"claims": claims},
     )
+
+
+# =============================================================================== Fig. 11 as a study
+#: Fig. 11's panels by traffic
+PANELS = {"uniform": "11a", "bitrev": "11b", "transpose": "11c"}
+PANEL_TITLES = {"11a": "uniform", "11b": "bit reversal", "11c": "matrix transpose"}
+#: Gbit/s per host of one flit per simulated host (the shared 96 Gbit/s port of 8 hosts)
+GBPS_PER_LOAD = 96.0 / HOSTS
+#: IV-A as an experiment: the bisection mode's model (module docs) in [measure] and
+#: [reference]; link delays from the layout's cables (5 ns/m over the 2.667 ns cycle)
+FULL_MEASURE = {"packet_size": 33, "num_vcs": 4, "vc_buf_size": 66, "flit_bits": 256, "clock_ns": CYCLE_NS,
+                "link_latency": "layout", "credit_delay": 0, "latency_thres": 2000.0,
+                "warmup_periods": 3, "sample_period": 1000, "max_samples": 10}
+QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
+STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "fr", "router_delay": 23,
+                   "switch_delay_ns": SWITCH_NS, "self_packets": False}
+FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
+QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: CPU seconds per packet-hop of the escape routing (the reference simulator's Python
+#: engine: adaptive next hops chosen at run time) on Fig. 11's setup, for the estimate
+#: printed before a run: the plan's packet-hops of one full-size point, Skywalk(4,64,3,4)
+#: under transpose (16 loads), over its measured 27.4 s of CPU (2026-11-29, docs/reproductions.md)
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.0e-5, "escape": 1.0e-5}
+
+
+def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: int = 1):
+    """Fig. 11 as a :class:`~topogen.reproduce.study.Study`: the networks ``keys`` of
+    :data:`NETWORKS` (256 switches on the 64-cabinet floor of III-A, z = 4, one simulated
+    96 Gbit/s host port per switch shared by its 8 hosts) under the paper's escape
+    routing, one curve per network and traffic of ``traffics`` (panels 11a-c).  ``mode``
+    ``"full"``: the simulator's full measurement (3 warm-up and at most 10 sample
+    periods of 1,000 cycles, 10 loads below saturation); ``"quick"``: a short one (1
+    warm-up and at most 4 periods of 500 cycles, 8 loads).  Both resolve each knee to
+    0.02 of the port (0.24 Gbit/s/host)."""
+    from .study import Curve, Network, Study
+
+    if mode not in ("full", "quick"):
+        raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    nets = {}
+    for key in keys:
+        label, name, params, _ = NETWORKS[key]
+        nets[key] = Network(key, name, dict(params, hosts_per_switch=1), label,
+                            {"switches_per_cabinet": Z, "cabinets": C})
+    curves = [Curve(NETWORKS[k][0], k, "escape", PATTERNS[t], PANELS[t]) for t in traffics for k in keys]
+    return Study(name=f"skywalk-fig11-{mode}", networks=nets, curves=curves,
+                 measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
+                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 seed=seed, description=f"Skywalk (Fujiwara et al.) Fig. 11, {mode}")
+
+
+def study_claims(study):
+    """The statements of IV-B as :class:`~topogen.reproduce.study.Claim` objects over the
+    curves ``study`` has.  Latency: the mean at the lowest load (0.12 Gbit/s/host).
+    Throughput: the highest sustained load, a network that sustains the whole port
+    (12 Gbit/s/host) counting as 12 (``capped``); values within the knee resolution
+    (0.02 of the port, 0.24 Gbit/s/host) count as equal."""
+    from .study import KNEE_RESOLUTION as EPS
+    from .study import Claim
+
+    have = {(c.label, c.panel) for c in study.curves}
+    claims = []
+    lab = {k: v[0] for k, v in NETWORKS.items()}
+    keys_in = [k for k in NETWORKS if k in study.networks]
+
+    def add(text, panel, paper, tolerance, keys, check, saturation=True):
+        ck = tuple((lab[k], panel) for k in keys)
+        if keys and all(c in have for c in ck):
+            claims.append(Claim(text, panel, paper, tolerance, ck, check, saturation, capped=True))
+
+    def lat(res, k, panel):
+        return res[lab[k], panel].latency_at_lowest() * CYCLE_NS
+
+    def gb(res, k, panel):
+        return res[lab[k], panel].sustained * GBPS_PER_LOAD
+
+    def gbs(res, keys, panel):
+        return ", ".join(f"{lab[k]} {gb(res, k, panel):.3g}" for k in keys)
+
+    eps = EPS * GBPS_PER_LOAD
+    for tr, panel in PANELS.items():
+        if not any(c.panel == panel for c in study.curves):
+            continue
+        th = [k for k in ("torus", "hypercube") if k in keys_in]
+        rest = [k for k in keys_in if k not in th]
+
+        def highest(res, panel=panel, th=th, rest=rest):
+            lo = min(lat(res, k, panel) for k in th)
+            top = max(rest, key=lambda k: lat(res, k, panel))
+            ok = lo > lat(res, top, panel)
+            return (", ".join(f"{lab[k]} {lat(res, k, panel):.0f}" for k in th)
+                    + f" ns; highest other {lab[top]} {lat(res, top, panel):.0f} ns", ok,
+                    "" if ok else f"{lab[top]} is slower than Torus or Hypercube")
+        if th and rest:
+            add("Torus and Hypercube lead to the highest latency", panel, "highest", "none", th + rest, highest,
+                saturation=False)
+        for d in (7, 9, 11):
+            a, b = f"skywalk{d}", f"random{d}"
+
+            def lower(res, a=a, b=b, panel=panel):
+                la, lb = lat(res, a, panel), lat(res, b, panel)
+                return f"{la:.0f} vs {lb:.0f} ns", la < lb, "" if la < lb else "Skywalk is not faster"
+            add(f"Skywalk latency lower than Random at degree {d}", panel, "Skywalk < Random", "none", [a, b],
+                lower, saturation=False)
+        sky = [k for k in keys_in if k.startswith("skywalk")]
+        dfhx = [k for k in ("dragonfly", "hyperx") if k in keys_in]
+
+        def only_dfhx(res, panel=panel, sky=sky, dfhx=dfhx):
+            best = min(sky, key=lambda k: lat(res, k, panel))
+            below = [k for k in keys_in if not k.startswith("skywalk") and lat(res, k, panel) < lat(res, best, panel)]
+            ok = set(below) == set(dfhx)
+            return (f"below {lab[best]} ({lat(res, best, panel):.0f} ns): "
+                    + (", ".join(f"{lab[k]} {lat(res, k, panel):.0f}" for k in below) or "none"), ok,
+                    "" if ok else "the networks below the best Skywalk are not exactly Dragonfly and HyperX")
+        if sky and len(dfhx) == 2 and len(keys_in) == len(NETWORKS):
+            add("Only Dragonfly and HyperX have lower latency than Skywalk", panel, "Dragonfly, HyperX", "none",
+                keys_in, only_dfhx, saturation=False)
+        # --- throughput
+        if "torus" in keys_in and len(keys_in) > 1:
+            others = [k for k in keys_in if k != "torus"]
+
+            def torus_worst(res, panel=panel, others=others):
+                t = gb(res, "torus", panel)
+                low = min(others, key=lambda k: gb(res, k, panel))
+                ok = t <= gb(res, low, panel) + eps
+                return (f"Torus {t:.3g}; lowest other {lab[low]} {gb(res, low, panel):.3g} Gbit/s/host", ok,
+                        "" if ok else f"{lab[low]} saturates below Torus")
+            add("Torus has the worst throughput", panel, "lowest", f"{eps:.2g} Gbit/s/host", ["torus"] + others,
+                torus_worst)
+        for d in (7, 9, 11):
+            a, b = f"skywalk{d}", f"random{d}"
+            if tr == "bitrev" and d == 7:
+                def half(res, a=a, b=b, panel=panel):
+                    r = gb(res, a, panel) / gb(res, b, panel)
+                    ok = 0.3 <= r <= 0.7
+                    return f"{gbs(res, [a, b], panel)} (ratio {r:.2f})", ok, "" if ok else "ratio outside 0.3-0.7"
+                add("bit reversal, low degree: Skywalk throughput roughly half of Random's", panel, "about 0.5",
+                    "0.3-0.7", [a, b], half)
+            elif tr != "bitrev":
+                def geq(res, a=a, b=b, panel=panel):
+                    ok = gb(res, a, panel) >= gb(res, b, panel) - eps
+                    return gbs(res, [a, b], panel), ok, "" if ok else "Random sustains more"
+                add(f"Skywalk throughput similar to or better than Random at degree {d}", panel, "Skywalk >= Random",
+                    f"{eps:.2g} Gbit/s/host", [a, b], geq)
+        if "skywalk11" in keys_in and "hypercube" in keys_in:
+            def approaches(res, panel=panel):
+                s, h = gb(res, "skywalk11", panel), gb(res, "hypercube", panel)
+                ok = s / h >= 0.75 and s <= h + eps
+                return f"{gbs(res, ['skywalk11', 'hypercube'], panel)} (ratio {s / h:.2f})", ok, \
+                    "" if ok else "not within 75-100 % of Hypercube's"
+            add("Skywalk degree 11 approaches the throughput of Hypercube", panel, "close to Hypercube",
+                "75 % to +eps", ["skywalk11", "hypercube"], approaches)
+        if "dragonfly" in keys_in:
+            rest2 = [k for k in keys_in if k not in ("dragonfly", "torus")]
+
+            def df_low(res, panel=panel, rest2=rest2):
+                df = gb(res, "dragonfly", panel)
+                higher = [k for k in rest2 if gb(res, k, panel) > df + eps]
+                ok = len(higher) >= len(rest2) / 2
+                return f"Dragonfly {df:.3g}; higher: {len(higher)} of {len(rest2)}", ok, \
+                    "" if ok else "fewer than half of the non-Torus networks sustain more"
+            if rest2:
+                add("Dragonfly does not lead to high throughput despite its degree (below at least half of the "
+                    "non-Torus networks)", panel, "low", f"{eps:.2g} Gbit/s/host", ["dragonfly"] + rest2, df_low)
+        if "hyperx" in keys_in and sky:
+            def hx_sky(res, panel=panel, sky=sky):
+                h = gb(res, "hyperx", panel)
+                ok = all(h > gb(res, k, panel) + eps or (h >= GBPS_PER_LOAD - 1e-9 and gb(res, k, panel) < h)
+                         for k in sky)
+                return gbs(res, ["hyperx"] + sky, panel), ok, "" if ok else "a Skywalk sustains as much"
+            add("HyperX has better throughput than Skywalk", panel, "HyperX > Skywalk", f"{eps:.2g} Gbit/s/host",
+                ["hyperx"] + sky, hx_sky)
+        if "hyperx" in keys_in and len(keys_in) > 1:
+            others = [k for k in keys_in if k != "hyperx"]
+
+            def hx_best(res, panel=panel, others=others):
+                h = gb(res, "hyperx", panel)
+                top = max(others, key=lambda k: gb(res, k, panel))
+                ok = h >= gb(res, top, panel) - eps
+                return f"HyperX {h:.3g}; best other {lab[top]} {gb(res, top, panel):.3g}", ok, \
+                    "" if ok else f"{lab[top]} sustains more"
+            add("HyperX achieves the best throughput overall", panel, "highest", f"{eps:.2g} Gbit/s/host",
+                ["hyperx"] + others, hx_best)
+    if "dragonfly" in keys_in and ("Dragonfly(4,64,19)", "11b") in have:
+        panels = [p for p in PANELS.values() if (lab["dragonfly"], p) in have]
+        if len(panels) > 1:
+            def df_bitrev(res, panels=panels):
+                b = gb(res, "dragonfly", "11b")
+                ok = all(b < gb(res, "dragonfly", p) - eps for p in panels if p != "11b")
+                return ", ".join(f"{p} {gb(res, 'dragonfly', p):.3g}" for p in panels) + " Gbit/s/host", ok, \
+                    "" if ok else "bit reversal is not the lowest"
+            claims.append(Claim("Dragonfly's throughput is particularly low for bit reversal", "all",
+                                "bit reversal lowest", f"{eps:.2g} Gbit/s/host",
+                                tuple((lab["dragonfly"], p) for p in panels), df_bitrev, True, capped=True))
+    return claims
+
+
+def _study_kwargs(kwargs):
+    quick, full = kwargs.get("quick", False), kwargs.get("full", False)
+    if quick == full:
+        raise ParameterError("give exactly one of --quick (a short measurement) and --full (the simulator's full "
+                             "measurement); both run the paper's 256-switch networks")
+    mode = "full" if full else "quick"
+    trs = _choose(kwargs.get("traffic") or "uniform", TRAFFICS, "traffic")
+    keys = _choose(kwargs.get("topologies") or "all", NETWORKS, "topologies")
+    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)))
+    return mode, study
+
+
+def _expanded(kwargs):
+    from .study import expand
+
+    mode, study = _study_kwargs(kwargs)
+    return study, expand(study, kwargs.get("out") or f"skywalk-sim-{mode}")
+
+
+def _announce(**kwargs) -> str | None:
+    """What a run will do, printed before it starts: a --quick/--full run's study plan;
+    None for the bisection, whose recorded estimate the CLI prints."""
+    if kwargs.get("quick") or kwargs.get("full"):
+        if kwargs.get("plan") or kwargs.get("collect"):
+            return ""  # nothing runs: no plan line
+        from .study import plan as study_plan
+
+        study, exp = _expanded(kwargs)
+        return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
+    return None  # the bisection: the recorded estimate (topogen.reproduce.plans)
+
+
+def _study_run(**kwargs):
+    """Fig. 11 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
+    from .study import run_study
+
+    if kwargs.get("simulator", "reference") != "reference":
+        raise ParameterError("--quick/--full run on the reference simulator (the paper's escape routing runs nowhere "
+                             "else); the BookSim/SST comparison is the bisection mode's --routing fr --simulator ...")
+    study, exp = _expanded(kwargs)
+    keys = list(study.networks)
+    return run_study(
+        study, exp, study_claims(study), title=f"Skywalk IV (Fig. 11) as experiment {exp.name}",
+        submit=kwargs["submit"], collect=kwargs["collect"], plan_only=kwargs["plan"], workers=kwargs["workers"],
+        figure=kwargs.get("plot") or Path(exp.path).parent / "fig11.png",
+        seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
+        draw=dict(titles=PANEL_TITLES, dashed=lambda label: label.startswith("Random"),
+                  x_scale=GBPS_PER_LOAD, x_label="accepted traffic (Gbit/s/host)", y_scale=CYCLE_NS,
+                  y_label="latency (ns)", y_max=2500.0,
+                  suptitle="Skywalk Fig. 11: latency vs accepted traffic, 256 switches in 64 cabinets"),
+        notes=[f"networks: {', '.join(NETWORKS[k][0] for k in keys)} (256 switches, Floor.skywalk(64, 4), 8 hosts "
+               "per switch sharing one simulated 96 Gbit/s port: load 1 = 12 Gbit/s/host). Setup (IV-A): escape "
+               "routing on FR routes (60 ns switches), 4 VCs x 66 flits, 33-flit packets of 256 bits, 23-cycle "
+               "switches, cables 5 ns/m rounded up to 2.667 ns cycles; uniform traffic over the other switches; "
+               "transpose = rotate (Dally & Towles)."])
+
+
+reproduce_skywalk_sim.announce = _announce

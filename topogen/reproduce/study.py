@@ -41,7 +41,8 @@ from ..errors import ParameterError
 
 __all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "toml_text",
            "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
-           "draw_curves", "VERDICTS"]
+           "draw_curves", "VERDICTS", "run_study", "points_table", "crosscheck", "crosscheck_document",
+           "crosscheck_table"]
 
 #: widest bracket around a curve's knee on which a saturation claim is judged (offered load)
 KNEE_RESOLUTION = 0.02
@@ -51,24 +52,35 @@ VERDICTS = ("holds", "differs", "unresolved", "not run")
 
 @dataclass(frozen=True)
 class Network:
-    """One network of a study: a registered generator and its parameters."""
+    """One network of a study: a registered generator and its parameters, and the
+    ``layout`` it is simulated on (a ``layout`` axis value of
+    :mod:`topogen.experiments.layouts`; None or ``{}``: the topology's default layout)."""
 
     key: str
     generator: str
     params: dict
     description: str = ""
+    layout: dict | None = None
+
+    def layout_label(self) -> str:
+        """The label the experiment layer gives this network's layout (``default``)."""
+        from ..experiments.layouts import parse_layout
+
+        return parse_layout(dict(self.layout or {}), "a study").get("label", "default")
 
 
 @dataclass(frozen=True)
 class Curve:
     """One curve of a figure: ``network`` (a :class:`Network` key) under ``routing`` and
-    ``traffic`` (a :mod:`topogen.sim.traffic` pattern), drawn in ``panel``."""
+    ``traffic`` (a :mod:`topogen.sim.traffic` pattern), drawn in ``panel`` and in the
+    panels ``also`` (the same simulation in another panel of the paper: one point)."""
 
     label: str
     network: str
     routing: str
     traffic: str
     panel: str
+    also: tuple = ()
 
 
 @dataclass
@@ -89,7 +101,7 @@ class Study:
     slurm: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        labels = [c.label + "|" + c.panel for c in self.curves]
+        labels = [c.label + "|" + p for c in self.curves for p in (c.panel, *c.also)]
         if len(set(labels)) != len(labels):
             raise ParameterError(f"study {self.name}: a curve is listed twice in one panel")
         keys = {(c.network, c.routing, c.traffic) for c in self.curves}
@@ -102,6 +114,15 @@ class Study:
     def label_of(self, key: str) -> str:
         n = self.networks[key]
         return topology_label(n.generator, n.params)
+
+    def _layouts(self, used) -> list:
+        """The distinct layouts of the networks ``used`` (``{}`` the default), in order."""
+        out = []
+        for k in used:
+            lay = dict(self.networks[k].layout or {})
+            if lay not in out:
+                out.append(lay)
+        return out
 
     def document(self) -> dict:
         """The TOML experiment spec (as a dict) whose points are the curves."""
@@ -122,11 +143,21 @@ class Study:
                 for t in mine_t:
                     if (k, r, t) not in wanted:
                         exclude.append({"topology": label, "routing": r, "traffic": t})
+        layouts = self._layouts(used)
+        if len(layouts) > 1:  # each network on its own layout: the other layouts dropped
+            from ..experiments.layouts import parse_layout
+
+            labels = [parse_layout(dict(lay), "a study").get("label", "default") for lay in layouts]
+            for k in used:
+                mine = self.networks[k].layout_label()
+                others = [lab for lab in labels if lab != mine]
+                exclude.append({"topology": self.label_of(k), "layout": others})
         doc = {
             "experiment": {"name": self.name, "store": f"{self.name}.store",
                            "description": self.description or f"study {self.name}"},
             "axes": {"topology": [{"generator": self.networks[k].generator, "params": self.networks[k].params}
                                   for k in used],
+                     **({"layout": layouts} if layouts != [{}] else {}),
                      "routing": routings, "traffic": traffics, "load": ["sweep"],
                      "simulator": ["reference"], "seed": [int(self.seed)]},
             "measure": dict(self.measure),
@@ -142,9 +173,11 @@ class Study:
     def curve_of(self, content: dict) -> Curve | None:
         """The curve a point's content simulates (None: not one of the study's)."""
         label = content["topology"]["label"]
+        layout = (content.get("layout") or {}).get("label", "default")
         for c in self.curves:
             if (self.label_of(c.network) == label and c.routing == content["routing"]
-                    and c.traffic == content["traffic"]):
+                    and c.traffic == content["traffic"]
+                    and self.networks[c.network].layout_label() == layout):
                 return c
         return None
 
@@ -256,6 +289,9 @@ def submit(exp, *, dry_run: bool = False, **options) -> dict:
     return slurm_submit(exp, store, opts, dry_run=dry_run)
 
 
+_submit_points = submit  # run_study's ``submit`` flag hides the function
+
+
 @dataclass
 class CurveResult:
     """One curve as the store holds it: its rows (one per load, in load order) and its
@@ -355,6 +391,9 @@ def gather(study: Study, exp) -> dict:
                 out[c.label, c.panel] = CurveResult(c, res.rows, res.status, res.error)
     for c in study.curves:
         out.setdefault((c.label, c.panel), CurveResult(c, [], "missing"))
+        for p in c.also:  # the same simulation drawn in another panel
+            r = out[c.label, c.panel]
+            out[c.label, p] = CurveResult(Curve(c.label, c.network, c.routing, c.traffic, p), r.rows, r.status, r.error)
     return out
 
 
@@ -393,6 +432,10 @@ class Claim:
 
     ``curves`` are the ``(label, panel)`` keys it is about (all must have run);
     ``saturation`` says it is judged on the curves' knees (then all must be resolved);
+    ``capped``: a curve that sustained the whole injection bandwidth (load 1, no load
+    saturated) counts as resolved, its throughput being that bandwidth (a paper whose
+    axis ends at the injection bandwidth, such as Skywalk's 12 Gbit/s per host, plots
+    such a curve as one that never shoots up);
     ``check(results) -> (topogen value text, holds, reason)`` judges it."""
 
     text: str
@@ -402,6 +445,7 @@ class Claim:
     curves: tuple
     check: Callable
     saturation: bool = True
+    capped: bool = False
 
 
 def judge(claims: Sequence[Claim], results: dict) -> pd.DataFrame:
@@ -415,9 +459,9 @@ def judge(claims: Sequence[Claim], results: dict) -> pd.DataFrame:
             verdict, value = "not run", ""
             reason = (f"{len(missing)} of the {len(cl.curves)} curve(s) it is about did not run: "
                       + ", ".join(missing))
-        elif cl.saturation and not all(r.resolved for r in rs):
+        elif cl.saturation and not all(r.resolved or (cl.capped and _at_capacity(r)) for r in rs):
             bad = [f"{r.curve.label} ({r.curve.panel}): knee between {r.sustained:g} and {r.saturated:g}"
-                   for r in rs if not r.resolved]
+                   for r in rs if not (r.resolved or (cl.capped and _at_capacity(r)))]
             verdict, value = "unresolved", ""
             reason = f"knee not resolved to {KNEE_RESOLUTION:g}: " + "; ".join(bad)
         else:
@@ -426,6 +470,11 @@ def judge(claims: Sequence[Claim], results: dict) -> pd.DataFrame:
         rows.append({"claim": cl.text, "panel": cl.panel, "paper": cl.paper, "topogen": value,
                      "tolerance": cl.tolerance, "verdict": verdict, "reason": reason})
     return pd.DataFrame(rows, columns=["claim", "panel", "paper", "topogen", "tolerance", "verdict", "reason"])
+
+
+def _at_capacity(r: CurveResult) -> bool:
+    """Whether a curve sustained the whole injection bandwidth (load 1) with no load saturated."""
+    return r.ran and math.isinf(r.saturated) and r.sustained >= 1.0 - 1e-9
 
 
 # ------------------------------------------------------------------------------- plan
@@ -508,10 +557,15 @@ def _measured_rates(exp, store) -> dict:
 
 # ------------------------------------------------------------------------------- figure
 def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | None = None,
-                dashed: Callable = lambda label: False, suptitle: str = ""):
+                dashed: Callable = lambda label: False, suptitle: str = "", x_scale: float | dict = 1.0,
+                x_label: str = "accepted traffic (flits/endpoint/cycle)", y_scale: float = 1.0,
+                y_label: str = "latency (cycles)", y_max: float | None = None):
     """Latency against accepted traffic, one panel per entry of ``panels``, one line per
     curve (completed loads; the knee bracket in the legend), written to ``path``
-    (.png/.svg/.pdf, atomically)."""
+    (.png/.svg/.pdf, atomically).  ``x_scale`` and ``y_scale`` convert the rows' flits per
+    endpoint and cycle and cycles into the paper's units (``x_label``, ``y_label``; e.g.
+    Gbit/s per host and ns; ``x_scale`` may map panels to their own factor, when the
+    endpoints of the panels differ); ``y_max`` cuts the latency axis (None: all of it)."""
     import io
 
     import matplotlib
@@ -524,19 +578,23 @@ def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | No
     path = Path(path)
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
     for ax, panel in zip(axes[0], panels):
+        xs = float(x_scale.get(panel, 1.0)) if isinstance(x_scale, dict) else float(x_scale)
         for (label, pnl), r in results.items():
             if pnl != panel or not r.ran:
                 continue
             ok = sorted(r.completed, key=lambda x: float(x["offered_load"]))
-            knee = (f"{r.sustained:.3g}-{r.saturated:.3g}" if math.isfinite(r.saturated)
-                    else f">= {r.sustained:.3g}")
-            ax.plot([float(x["accepted_flit_rate"]) for x in ok], [float(x["latency_avg"]) for x in ok],
+            knee = (f"{r.sustained * xs:.3g}-{r.saturated * xs:.3g}" if math.isfinite(r.saturated)
+                    else f">= {r.sustained * xs:.3g}")
+            ax.plot([float(x["accepted_flit_rate"]) * xs for x in ok],
+                    [float(x["latency_avg"]) * y_scale for x in ok],
                     marker="o", markersize=3, linestyle="--" if dashed(label) else "-",
                     label=f"{label} (knee {knee})")
         ax.set_title((titles or {}).get(panel, panel))
-        ax.set_xlabel("accepted traffic (flits/endpoint/cycle)")
-        ax.set_ylabel("latency (cycles)")
-        ax.set_xlim(0, 1)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
+        ax.set_xlim(0, xs)
+        if y_max is not None:
+            ax.set_ylim(0, y_max)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     if suptitle:
@@ -548,3 +606,181 @@ def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | No
                 else {"Creator": "topogen"})
     plt.close(fig)
     return atomic_write_bytes(path, buf.getvalue())
+
+
+# ------------------------------------------------------------------------------- a study's run
+def points_table(study: Study, exp) -> pd.DataFrame:
+    """One row per point of ``exp`` that is a curve of ``study``: id, panel, curve, network,
+    layout, routing, traffic."""
+    rows = []
+    for pt in exp.points:
+        c = study.curve_of(pt.content)
+        if c is not None:
+            rows.append({"point": pt.id, "panel": c.panel, "curve": c.label, "network": study.label_of(c.network),
+                         "layout": study.networks[c.network].layout_label(), "routing": c.routing,
+                         "traffic": c.traffic})
+    return pd.DataFrame(rows)
+
+
+def run_study(study: Study, exp, claims: Sequence[Claim], *, title: str, submit: bool = False,
+              collect: bool = False, plan_only: bool = False, workers: int = 1, figure=None,
+              seconds_per_hop: dict | None = None, draw: dict | None = None, notes: Sequence[str] = ()):
+    """Plan, run (local pool), submit (SLURM array) or collect ``study``'s points, then
+    judge ``claims``, write ``claims.csv``, ``curves.csv`` and the figure (``figure``,
+    default ``fig.png`` beside the spec; ``draw``: :func:`draw_curves` keywords besides
+    the results and path) and return the
+    :class:`~topogen.reproduce._base.ExperimentResult` (the curves table, the claims as
+    an extra table).  ``notes`` are appended to the result's notes."""
+    from ..output import atomic_write
+    from ._base import ExperimentResult
+
+    if submit and collect:
+        raise ParameterError("--submit sends the points to SLURM, --collect gathers them when the array has "
+                             "ended: give one")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    folder = Path(exp.path).parent
+    figure = Path(figure) if figure else folder / "fig.png"
+    if not str(figure).lower().endswith((".png", ".svg", ".pdf")):
+        raise ParameterError(f"plot must end in .png, .svg or .pdf, got {str(figure)!r}")
+    pl = plan(study, exp, seconds_per_hop=seconds_per_hop)
+    out_notes = [pl["text"], f"spec: {exp.path}; store: {exp.store}"]
+    if plan_only:
+        return ExperimentResult(title=title + ": plan", table=points_table(study, exp), notes=out_notes)
+    if submit:
+        info = _submit_points(exp)
+        out_notes.append(f"submitted {info['points']} point(s) as SLURM job {info['job']} ({info['tasks']} array "
+                         f"task(s)); collect job {info['collect_job']}. When it has ended run the same command "
+                         "with --collect instead of --submit." if info["points"] else
+                         "nothing to submit: every point is in the store; run with --collect")
+        return ExperimentResult(title=title + ": submitted", table=points_table(study, exp), notes=out_notes)
+    if not collect:
+        summary = run_local(exp, jobs=workers)
+        out_notes.append(summary.table().replace("\n", "; "))
+    results = gather(study, exp)
+    claims_table = judge(claims, results)
+    atomic_write(folder / "claims.csv", claims_table.to_csv(index=False))
+    atomic_write(folder / "curves.csv", curve_rows(results).to_csv(index=False))
+    if any(r.ran for r in results.values()):
+        options = dict(draw or {})
+        options.setdefault("panels", list(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also))))
+        draw_curves(results, figure, **options)
+        out_notes.append(f"figure: {figure}")
+    out_notes.append(f"claims: {folder / 'claims.csv'}; every load of every curve: {folder / 'curves.csv'}")
+    counts = claims_table.verdict.value_counts()
+    out_notes.append("claims: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS))
+    out_notes += list(notes)
+    return ExperimentResult(title=title, table=curves_table(results), notes=out_notes,
+                            extra_tables={"claims": claims_table})
+
+
+# ------------------------------------------------------------------------------- on another simulator
+def crosscheck_document(study: Study, loads: dict, *, simulator: str = "booksim",
+                        routing: str = "booksim-min") -> dict:
+    """A spec that runs the networks of some of ``study``'s curves on the reference simulator
+    and on ``simulator`` (BookSim or SST) at fixed loads: ``loads`` maps a curve
+    ``(label, panel)`` to its loads.  BookSim's anynet routes only with its own minimal
+    tables, so every point takes ``routing`` (``booksim-min``, topogen's copy of them) on
+    both simulators, the curve's traffic (uniform or tornado: the patterns both take) and
+    the study's ``[measure]`` without ``[reference]`` (BookSim has no internal speedup or
+    shared port buffer option here).  Same networks and loads, same routes on both: a
+    check of the simulator under the figure, not of the figure's routing (the reference
+    curves of UGAL, VAL or ANCA have no BookSim counterpart)."""
+    from ..experiments.spec import SIMULATOR_ROUTINGS
+
+    allowed = SIMULATOR_ROUTINGS.get(simulator)
+    if allowed is not None and routing not in allowed:
+        raise ParameterError(f"{simulator} takes the routings {', '.join(allowed)}, not {routing}")
+    by_key = {(c.label, c.panel): c for c in study.curves}
+    topologies, zip_rows = [], []
+    for key, curve_loads in loads.items():
+        c = by_key.get(tuple(key))
+        if c is None:
+            raise ParameterError(f"study {study.name} has no curve {key[0]} in panel {key[1]}")
+        if c.traffic not in ("uniform", "tornado"):
+            raise ParameterError(f"curve {key[0]} ({key[1]}) runs {c.traffic}; the cross-check takes uniform or "
+                                 "tornado traffic, the patterns both simulators have")
+        net = study.networks[c.network]
+        entry = {"generator": net.generator, "params": net.params}
+        if entry not in topologies:
+            topologies.append(entry)
+        for x in curve_loads:
+            zip_rows.append((net, float(x)))
+    traffics = sorted({by_key[tuple(k)].traffic for k in loads})
+    all_loads = sorted({x for _, x in zip_rows})
+    exclude = []
+    for t in topologies:
+        mine = {x for n, x in zip_rows if {"generator": n.generator, "params": n.params} == t}
+        other = [x for x in all_loads if x not in mine]
+        if other:
+            exclude.append({"topology": topology_label(t["generator"], t["params"]), "load": other})
+    nets = list(dict.fromkeys(n.key for n, _ in zip_rows))
+    layouts = study._layouts(nets)
+    if len(layouts) > 1:  # each network on its study layout
+        labels = [Network("", "", {}, "", lay).layout_label() for lay in layouts]
+        for k in nets:
+            mine = study.networks[k].layout_label()
+            exclude.append({"topology": study.label_of(k), "layout": [lab for lab in labels if lab != mine]})
+    doc = {"experiment": {"name": f"{study.name}-{simulator}", "store": f"{study.name}-{simulator}.store",
+                          "description": f"study {study.name}: its networks on reference and {simulator}"},
+           "axes": {"topology": topologies, **({"layout": layouts} if layouts != [{}] else {}),
+                    "routing": [routing], "traffic": traffics, "load": all_loads,
+                    "simulator": ["reference", simulator], "seed": [int(study.seed)]},
+           "measure": {k: v for k, v in study.measure.items()}}
+    if exclude:
+        doc["exclude"] = exclude
+    return doc
+
+
+def crosscheck_table(exp, *, latency_tolerance: float = 0.03) -> pd.DataFrame:
+    """Reference against the other simulator, per network and load, from ``exp``'s store:
+    both latencies and accepted rates, their relative difference and whether the
+    latencies agree within ``latency_tolerance`` (the crossval default, 3 %) when both
+    completed, or both saturated."""
+    store = _open_store(exp, create=False)
+    done = store.done_ids()
+    rows: dict = {}
+    for p in exp.points:
+        if p.id not in done:
+            continue
+        r = store.record(p.id).get("row") or {}
+        key = (p.content["topology"]["label"], p.content["traffic"], p.content["load"])
+        rows.setdefault(key, {})[p.content["simulator"]] = r
+    out = []
+    for (label, traffic, load), by_sim in sorted(rows.items()):
+        ref = by_sim.get("reference")
+        others = [s for s in by_sim if s != "reference"]
+        if ref is None or not others:
+            continue
+        oth = by_sim[others[0]]
+        lr, lo = float(ref.get("latency_avg") or math.nan), float(oth.get("latency_avg") or math.nan)
+        both = ref.get("status") == oth.get("status") == "completed"
+        diff = abs(lr - lo) / lo if both and lo > 0 else math.nan
+        agree = (diff <= latency_tolerance) if both else (ref.get("status") != "completed"
+                                                           and oth.get("status") != "completed")
+        out.append({"network": label, "traffic": traffic, "load": load, "simulator": others[0],
+                    "status_reference": ref.get("status"), f"status_other": oth.get("status"),
+                    "latency_reference": lr, "latency_other": lo, "latency_diff": diff,
+                    "accepted_reference": float(ref.get("accepted_flit_rate") or math.nan),
+                    "accepted_other": float(oth.get("accepted_flit_rate") or math.nan), "agree": bool(agree)})
+    return pd.DataFrame(out)
+
+
+def crosscheck(study: Study, loads: dict, folder, *, simulator: str = "booksim", jobs: int = 1,
+               latency_tolerance: float = 0.03):
+    """Write :func:`crosscheck_document`'s spec into ``folder``, run its points (resuming)
+    and return :func:`crosscheck_table`."""
+    from .._input import parse_toml
+    from ..experiments.spec import parse_experiment
+    from ..output import atomic_write
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = crosscheck_document(study, loads, simulator=simulator)
+    path = folder / f"{doc['experiment']['name']}.toml"
+    text = toml_text(doc, header=f"topogen study {study.name}: a cross-check on {simulator}")
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        atomic_write(path, text)
+    exp = parse_experiment(parse_toml(text, path=path, what="experiment spec"), path=path)
+    run_local(exp, jobs=jobs, progress=False)
+    return crosscheck_table(exp, latency_tolerance=latency_tolerance)
