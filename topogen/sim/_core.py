@@ -223,7 +223,9 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads next (reading the rows
     :func:`_prefetch_event` asked for)."""
     if kind == K_READY or kind == K_VREQ:
-        r = p_route[a, pk[a, P_HOP]]
+        h = pk[a, P_HOP]
+        # (an escape packet's route is not in p_route: its hops may outnumber the columns)
+        r = p_route[a, h] if h < p_route.shape[1] else -1
         if r >= 0:
             prefetch_row(pt, r // V)
             prefetch(pend, r // V)
