@@ -383,16 +383,10 @@ def _expanded(kwargs):
 
 
 def _announce(**kwargs) -> str | None:
-    """What a run will do, printed before it starts: a --quick/--full run's study plan;
-    None for the bisection, whose recorded estimate the CLI prints."""
-    if kwargs.get("quick") or kwargs.get("full"):
-        if kwargs.get("plan") or kwargs.get("collect"):
-            return ""  # nothing runs: no plan line
-        from .study import plan as study_plan
+    """What a run will do, printed before it starts (:func:`topogen.reproduce.study.announce`)."""
+    from .study import announce
 
-        study, exp = _expanded(kwargs)
-        return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
-    return None  # the bisection: the recorded estimate (topogen.reproduce.plans)
+    return announce(kwargs, _expanded, CPU_SECONDS_PER_PACKET_HOP)
 
 
 def _study_run(**kwargs):

@@ -724,13 +724,11 @@ def study_claims(study, p: int):
 
 
 def _study_announce(**kwargs) -> str | None:
-    """The plan of a --quick/--full run, printed by ``topogen reproduce`` before it starts."""
-    if not (kwargs.get("quick") or kwargs.get("full")) or kwargs.get("plan") or kwargs.get("collect"):
-        return None
-    study, exp = _expanded(kwargs)
-    from .study import plan as study_plan
+    """The plan of a --quick/--full run, printed by ``topogen reproduce`` before it starts
+    (:func:`topogen.reproduce.study.announce`)."""
+    from .study import announce
 
-    return study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)["text"]
+    return announce(kwargs, _expanded, CPU_SECONDS_PER_PACKET_HOP)
 
 
 def _expanded(kwargs):

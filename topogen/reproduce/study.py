@@ -478,6 +478,19 @@ def _at_capacity(r: CurveResult) -> bool:
 
 
 # ------------------------------------------------------------------------------- plan
+def announce(kwargs: dict, expanded: Callable, seconds_per_hop: dict | None) -> str | None:
+    """The ``announce`` of a reproduction with study modes: for ``--quick``/``--full`` the
+    plan of the spec ``expanded(kwargs)`` returns (``(study, experiment)``), ``""`` when
+    nothing runs (``--plan``, ``--collect``), None for the reproduction's other mode (its
+    recorded estimate is then printed by the command line)."""
+    if not (kwargs.get("quick") or kwargs.get("full")):
+        return None
+    if kwargs.get("plan") or kwargs.get("collect"):
+        return ""
+    study, exp = expanded(kwargs)
+    return plan(study, exp, seconds_per_hop=seconds_per_hop)["text"]
+
+
 def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     """What a run will do: points (curves) to run, simulations (loads of a sweep, about),
     and an estimate of CPU minutes from ``seconds_per_hop`` (CPU seconds per packet-hop,
@@ -759,7 +772,7 @@ def crosscheck_table(exp, *, latency_tolerance: float = 0.03) -> pd.DataFrame:
         agree = (diff <= latency_tolerance) if both else (ref.get("status") != "completed"
                                                            and oth.get("status") != "completed")
         out.append({"network": label, "traffic": traffic, "load": load, "simulator": others[0],
-                    "status_reference": ref.get("status"), f"status_other": oth.get("status"),
+                    "status_reference": ref.get("status"), "status_other": oth.get("status"),
                     "latency_reference": lr, "latency_other": lo, "latency_diff": diff,
                     "accepted_reference": float(ref.get("accepted_flit_rate") or math.nan),
                     "accepted_other": float(oth.get("accepted_flit_rate") or math.nan), "agree": bool(agree)})
