@@ -72,10 +72,12 @@ def point_key(row) -> tuple | None:
 
     def key_text(c):
         v = row.get(c)
-        if c == "params" and isinstance(v, str) and '"engine"' in v:
-            # the engine does not change the numbers: not part of the key
+        if c == "params" and isinstance(v, str) and ('"engine"' in v or '"routing_default"' in v):
+            # neither the engine nor a note that the routing was the family default changes
+            # the numbers: not part of the key
             d = json.loads(v)
             d.pop("engine", None)
+            d.pop("routing_default", None)
             v = make_row(params=d)["params"]
         return text(v)
 
