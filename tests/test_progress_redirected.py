@@ -144,8 +144,10 @@ def test_simulate_sweep_logs_a_line_per_point_to_a_file(tmp_path):
             stdout=subprocess.PIPE, stderr=fh, text=True, env=_env(TOPOGEN_PROGRESS_INTERVAL="0.5"),
             cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, err.read_text()
-    first = proc.stdout.splitlines()[0]
-    # before the first point: low, high and one bisection step ((0.4 - 0.05) / 0.2 < 2)
+    lines = proc.stdout.splitlines()
+    # the plan comes before the first point (after the note naming the family's routing):
+    # low, high and one bisection step ((0.4 - 0.05) / 0.2 < 2)
+    first = next(ln for ln in lines if not ln.startswith("routing "))
     assert first.startswith("plan: 1 sweep, 1 to 3 simulations")
     points = _points(proc.stdout)
     steps = _steps("sweep", err.read_text())
