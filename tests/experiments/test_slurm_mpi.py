@@ -18,7 +18,8 @@ from topogen.results import read_results
 from .conftest import cli, cli_env, write_spec
 from .test_slurm import _cluster_up, _wait_gone
 
-pytestmark = [pytest.mark.slurm, pytest.mark.sst]
+# a minute of SLURM and MPI start-up: in the slow run (and with -m slurm / -m sst)
+pytestmark = [pytest.mark.slurm, pytest.mark.sst, pytest.mark.slow]
 
 SPEC = """
 [experiment]

@@ -28,6 +28,7 @@ def test_dragonflynew_min_zero_load(tmp_path):
 
 
 @pytest.mark.booksim
+@pytest.mark.slow  # a loaded point on BookSim and the flit-level model: in the slow run
 @pytest.mark.skipif(BOOKSIM is None, reason="BookSim not installed")
 def test_dragonflynew_min_under_load_on_the_wormhole_router(tmp_path):
     """At 0.2 flits/node/cycle (75 % of BookSim's saturation) the 100-cycle global
