@@ -98,3 +98,12 @@ def test_cli_quick_subset_prints_not_measured(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "not measured: missing" in p.stdout and "random rank mapping" in p.stdout
     assert (tmp_path / "q" / "fig10.png").exists()
+
+
+def test_pairwise_alltoall_splits_ft_into_rounds(tmp_path):
+    res = reproduce_dsnf_apps(quick=True, apps="npb-ft", topologies="torus", alltoall="pairwise", out=str(tmp_path))
+    row = res.table.iloc[0]
+    # 31 rounds of the all-to-all and the 5 steps of the checksum reduce on 32 ranks
+    assert row["phases"] == 31 + 5 and row["status"] == "completed"
+    with pytest.raises(ParameterError, match="alltoall must be"):
+        reproduce_dsnf_apps(quick=True, alltoall="ring", out=str(tmp_path))

@@ -253,3 +253,16 @@ def test_booksim_export_refuses_application_patterns_by_name():
         with pytest.raises(ParameterError, match="reference simulator; BookSim has no equivalent"):
             check_traffic(name, 64)
     assert set(APPS) <= set(APP_PATTERNS)
+
+
+def test_pairwise_alltoall_is_one_shift_permutation_per_round():
+    burst = workload("npb-is", 16)
+    wl = workload("npb-is", 16, alltoall="pairwise")
+    keys = [p for p in wl.phases if p.label.startswith("key all-to-all")]
+    assert len(keys) == 15
+    for k, p in enumerate(keys, start=1):
+        assert p.msgs[:, :2].tolist() == [[s, (s + k) % 16] for s in range(16)]
+    # the same messages as the burst, only split into rounds
+    assert wl.packets == burst.packets
+    with pytest.raises(ParameterError, match="alltoall must be one of"):
+        workload("npb-ft", 16, alltoall="bruck")

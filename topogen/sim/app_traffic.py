@@ -36,9 +36,11 @@ Conventions
 * **Collectives**: an allreduce is recursive doubling (partner ``r XOR 2**k``, one phase per
   bit; with ``P`` not a power of two the ranks ``>= M`` first send to ``r - M`` and get the
   result back at the end, MPICH's scheme); a reduce to rank 0 is a binomial tree (phase
-  ``k``: rank ``r`` with lowest set bit ``k`` sends to ``r - 2**k``); an all-to-all is one
-  phase in which source ``s`` sends to ``s+1, s+2, ... (mod P)`` in that order (pairwise
-  order of large-message all-to-all).
+  ``k``: rank ``r`` with lowest set bit ``k`` sends to ``r - 2**k``); an all-to-all is by
+  default one phase in which source ``s`` sends to ``s+1, s+2, ... (mod P)`` in that order
+  (``burst``: every send posted at once, MPICH's algorithm for medium messages of 256 bytes
+  to 32 KiB), or (``alltoall="pairwise"``, MPICH's long-message algorithm) ``P - 1``
+  phases, in round ``k`` rank ``s`` sending to ``(s + k) mod P``.
 
 The applications (one iteration of the main loop)
 -------------------------------------------------
@@ -114,7 +116,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["PACKET_BYTES", "APPS", "GENERIC", "APP_PATTERNS", "Phase", "Workload", "dims_create",
+__all__ = ["PACKET_BYTES", "APPS", "GENERIC", "APP_PATTERNS", "Phase", "Workload", "dims_create", "ALLTOALLS",
            "grid_neighbours", "workload", "traffic_matrix", "DestinationTable", "destination_table"]
 
 #: payload bytes of one packet (33 flits of 256 bits: one header flit, 32 payload flits)
@@ -274,6 +276,15 @@ def _alltoall(p: int, packets: int, label: str) -> Phase:
     return Phase(label, _msgs(s, (s + k) % p, packets))
 
 
+def _alltoall_phases(p: int, packets: int, label: str, algorithm: str) -> list:
+    """``burst``: one phase (:func:`_alltoall`); ``pairwise``: round ``k = 1 .. p-1`` a
+    phase of its own in which rank ``s`` sends to ``(s + k) mod p``."""
+    if algorithm == "burst":
+        return [_alltoall(p, packets, label)]
+    s = np.arange(p, dtype=np.int64)
+    return [Phase(f"{label} round {k}", _msgs(s, (s + k) % p, packets)) for k in range(1, p)]
+
+
 def _halo(dims, periodic: bool, face_packets, label: str, axes=None) -> list:
     """One phase per axis: every rank sends its face to both neighbours along the axis."""
     phases = []
@@ -309,9 +320,15 @@ def _cg_grid(p: int) -> tuple:
     return 1 << (k // 2), 1 << ((k + 1) // 2)  # nprows, npcols
 
 
-def workload(app: str, num_hosts: int, *, scale: float = 1.0) -> Workload:
+#: all-to-all algorithms of :func:`workload`
+ALLTOALLS = ("burst", "pairwise")
+
+
+def workload(app: str, num_hosts: int, *, scale: float = 1.0, alltoall: str = "burst") -> Workload:
     """One iteration of ``app`` (:data:`APPS`) on the first ranks of ``num_hosts`` hosts
-    (module docs), message bytes multiplied by ``scale``."""
+    (module docs), message bytes multiplied by ``scale``; ``alltoall``: ``burst`` (every
+    send of an all-to-all posted at once, one phase) or ``pairwise`` (``P - 1`` rounds, a
+    barrier after each)."""
     n = int(num_hosts)
     if app not in APPS:
         raise ParameterError(f"application must be one of {', '.join(APPS)}, got {app!r}")
@@ -319,6 +336,8 @@ def workload(app: str, num_hosts: int, *, scale: float = 1.0) -> Workload:
         raise ParameterError(f"{app} needs at least 2 hosts, got {n}")
     if not scale > 0:
         raise ParameterError(f"message scale must be > 0, got {scale!r}")
+    if alltoall not in ALLTOALLS:
+        raise ParameterError(f"alltoall must be one of {', '.join(ALLTOALLS)}, got {alltoall!r}")
     p = n if app == "himeno" else _pow2(n)
     ph: list = []
     if app == "npb-ep":
@@ -337,12 +356,12 @@ def workload(app: str, num_hosts: int, *, scale: float = 1.0) -> Workload:
         ph += _row_allreduce(rows, cols, 1, "dot product 1") + _row_allreduce(rows, cols, 1, "dot product 2")
     elif app == "npb-ft":
         nx, ny, nz = FT_GRID
-        ph.append(_alltoall(p, _packets(16.0 * nx * ny * nz / p ** 2, scale), "transpose all-to-all"))
+        ph += _alltoall_phases(p, _packets(16.0 * nx * ny * nz / p ** 2, scale), "transpose all-to-all", alltoall)
         ph += _reduce(p, 1, "checksum reduce")
     elif app == "npb-is":
         ph += _allreduce(p, _packets(4.0 * IS_BUCKETS, scale), "bucket-size allreduce")
-        ph.append(_alltoall(p, 1, "send-count all-to-all"))
-        ph.append(_alltoall(p, _packets(4.0 * IS_KEYS / p ** 2, scale), "key all-to-all"))
+        ph += _alltoall_phases(p, 1, "send-count all-to-all", alltoall)
+        ph += _alltoall_phases(p, _packets(4.0 * IS_KEYS / p ** 2, scale), "key all-to-all", alltoall)
     elif app == "npb-mg":
         dims = dims_create(p, 3)
         local = [MG_GRID / d for d in dims]
