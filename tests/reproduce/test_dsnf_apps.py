@@ -17,6 +17,12 @@ from topogen.reproduce.dsnf_apps import APPS, NETWORKS, claims, relative, reprod
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_registered():
+    from topogen import registry
+
+    assert registry.experiments()["dsnf-apps"].paper.startswith("DSN-F")
+
+
 def _table(cycles: dict) -> pd.DataFrame:
     """A results table from {(app label, network label): cycles}."""
     return pd.DataFrame([{"app": a, "network": n, "cycles": c} for (a, n), c in cycles.items()])

@@ -30,8 +30,13 @@ Setup (VI-A and our choices)
   31.25 cycles, rounded up to **32** (``routing_delay = 29`` plus three one-cycle stages).
 * Routing: "We take a minimal routing": the escape routing of ``dsnf-sim`` (minimal
   adaptive next hops on fastest routes with the 200 ns switch delay, an up*/down*
-  escape VC; a deterministic minimal table can deadlock under these loads, SimGrid's
-  flow model cannot).
+  escape VC).  The deterministic minimal tables alone (``fr``, ``nr``) deadlock on all
+  four networks under FT and MG; SimGrid's flow model cannot deadlock.
+* Rank mapping (``mapping``): ``linear``, rank ``r`` on host ``r`` (the paper does not
+  say; it lines the torus's row-major numbering up with the process grids), or
+  ``random``, one seeded permutation of the hosts for every network.
+* All-to-all (``alltoall``): ``burst``, every send posted at once (MPICH's algorithm for
+  the medium messages of FT and IS), or ``pairwise``, ``P - 1`` rounds with a barrier.
 * 33-flit packets of 1,024 payload bytes, 4 VCs of 66 flits, virtual cut-through.
 
 What differs from the paper's runs
@@ -289,6 +294,9 @@ def reproduce_dsnf_apps(*, apps: str = "all", topologies: str = "all", seed: int
         + ", 40 Gbit/s links (6.4 ns cycles), "
         "200 ns switches (32 cycles), dsnf-sim's escape routing on fastest minimal routes, 33-flit packets of "
         "1,024 payload bytes, 4 VCs x 66 flits, cables of the 16-switch-cabinet floor at 5 ns/m.",
+        f"All-to-alls of FT and IS: {alltoall} ("
+        + ("every send posted at once, one phase" if alltoall == "burst" else "P - 1 rounds, a barrier after each")
+        + "); routing deadlock-free by its escape VC (the minimal tables alone deadlock under FT and MG).",
         "Differs from the paper's runs: communication only (no 1 GFLOPS compute), one iteration of each main "
         "loop with messages from the benchmarks' Class A (Himeno M) data layout instead of traces, a barrier "
         "between phases, packet-level VCT instead of SimGrid's flow model; BT and SP (square process counts) "
