@@ -210,8 +210,8 @@ def draw(rel: pd.DataFrame, output: Path, title: str) -> Path:
 
 @register_experiment("dsnf-apps", paper="DSN-F (Truong et al.) VI, Fig. 10")
 def reproduce_dsnf_apps(*, apps: str = "all", topologies: str = "all", seed: int = 1, sim_seed: int = 1,
-                        quick: bool = False, scale: float = 0.0, mapping: str = "linear", alltoall: str = "burst", tie: float = 0.01, similar: float = 0.10,
-                        out: str = "", plot: str = "") -> ExperimentResult:
+                        quick: bool = False, scale: float = 0.0, mapping: str = "linear", alltoall: str = "burst",
+                        tie: float = 0.01, similar: float = 0.10, out: str = "", plot: str = "") -> ExperimentResult:
     """DSN-F VI (Fig. 10) with NPB- and Himeno-like workloads: relative communication time.
 
     Parameters
