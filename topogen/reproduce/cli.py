@@ -103,7 +103,11 @@ def add_parsers(subparsers, parents=()) -> None:
 def crossval_command(args) -> int:
     """Handler of ``topogen crossval``: :func:`topogen.reproduce.crossval.crossval_command`."""
     if getattr(args, "native", None):
-        from .crossval_native import native_command
+        sims = [x.strip() for x in (args.simulators or "").split(",") if x.strip()]
+        if "sst" in sims:  # SST merlin's own topologies
+            from .crossval_native_sst import native_command
+        else:
+            from .crossval_native import native_command
 
         return native_command(args)
     from .crossval import crossval_command as run
