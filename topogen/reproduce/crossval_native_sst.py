@@ -16,7 +16,7 @@ gives the reading and the measurements.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +26,9 @@ from .crossval_native import (LATENCY_TOLERANCE, ZERO_LOAD, ZERO_TOLERANCE, Nati
                               _point, _topogen_graph, verdict)
 
 __all__ = ["merlin_torus_wiring", "merlin_torus_route", "merlin_dragonfly_wiring", "merlin_native_bundle",
-           "crossval_native_sst", "nx_graph_of_wiring", "native_command"]
+           "crossval_native_sst", "nx_graph_of_wiring", "native_command",
+           "merlin_network", "MerlinNetwork", "merlin_route", "merlin_hyperx_wiring", "merlin_fattree_wiring",
+           "merlin_global_link_map", "native_bundle", "SST_FAMILIES", "SST_ROUTINGS"]
 
 
 def _merlin_loc(rid: int, dims) -> list:
@@ -108,14 +110,8 @@ def merlin_dragonfly_wiring(p: int, a: int, h: int, groups: int | None = None) -
     have two ends."""
     groups = a * h + 1 if groups is None else int(groups)
     ng = groups - 1
-    total = ng  # intergroup_links = 1
-    igpr = (total + a - 1) // a
-    empty = igpr * a - total
-    gmap, count = [-1] * (igpr * a), 0
-    for i in range(a):
-        for j in range(igpr - (1 if i >= a - empty else 0)):
-            gmap[i * igpr + j] = count
-            count += 1
+    gmap = merlin_global_link_map(a, h, groups)
+    igpr = len(gmap) // a
     ends: dict = {}
     for g in range(groups):
         for r in range(a):
@@ -180,31 +176,390 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
     return Path(out_path)
 
 
-def crossval_native_sst(out_dir, *, k: int = 4, n: int = 2, loads=(0.01, 0.2, 0.4), repeats: int = 1,
-                        seed: int = 1, binary=None, timeout: float = 3600.0, progress=None) -> NativeResult:
-    """SST merlin's own ``merlin.torus`` (``k``-ary ``n``-cube, one endpoint per router,
-    its dimension-order routing with 2 VCs) beside topogen's ``torus`` exported to SST
-    (``merlin.anytopo`` with ``dor``'s source routes, VC = hop) and the reference
+#: SST merlin's own topologies compared (``--native FAMILY --simulators sst``)
+SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
+#: merlin's routing of each family compared here (the first is the default)
+SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR",), "dragonfly": ("minimal",),
+                "fattree": ("deterministic",)}
+
+
+@dataclass(frozen=True)
+class MerlinNetwork:
+    """One merlin-native network: its cabling, host attachment and subcomponent, and
+    topogen's generator and routing of the same network."""
+
+    family: str
+    k: int
+    n: int
+    name: str  # merlin's subcomponent, e.g. "merlin.hyperx"
+    params: dict  # the subcomponent's parameters (as pymerlin gives them)
+    wiring: dict  # {(router, port): (router, port)} of every router-router port
+    endpoints: tuple  # endpoint e -> (router, port)
+    num_ports: tuple  # ports of each router (hr_router num_ports)
+    generator: str
+    gen_params: dict
+    routing: str  # topogen's routing name
+    native_routing: str  # merlin's
+    note: str = ""  # how merlin's routing and VCs read
+    router_params: dict = field(default_factory=dict)  # hr_router parameters the native run needs
+
+    @property
+    def hosts_per_router(self) -> list:
+        c = [0] * len(self.num_ports)
+        for r, _ in self.endpoints:
+            c[r] += 1
+        return c
+
+    def graph(self):
+        """merlin's router graph (node attribute ``hosts``)."""
+        import networkx as nx
+
+        g = nx.Graph()
+        for r, h in enumerate(self.hosts_per_router):
+            g.add_node(r, hosts=h)
+        g.add_edges_from((a, b) for (a, _), (b, _) in self.wiring.items())
+        return g
+
+
+def merlin_network(family: str, k: int = 4, n: int = 2, routing: str | None = None) -> MerlinNetwork:
+    """merlin's own ``family`` and topogen's equivalent: ``torus``/``mesh``/``hyperx`` of
+    side ``k`` in ``n`` dimensions (one endpoint per router), ``dragonfly`` with ``k``
+    hosts per router, ``2k`` routers per group, ``k`` global links per router and ``2k^2 +
+    1`` groups (``n`` must be 1), ``fattree``: the ``k``-ary ``n``-tree (merlin shape
+    ``k,k:...:k,k:k``)."""
+    from .._validate import check_int
+
+    if family not in SST_FAMILIES:
+        raise ParameterError(f"SST merlin's native family must be one of {', '.join(SST_FAMILIES)}, got {family!r}")
+    choices = SST_ROUTINGS[family]
+    routing = choices[0] if routing is None else routing
+    if routing not in choices:
+        raise ParameterError(f"SST merlin's {family} is compared with its routing {' or '.join(choices)}, got "
+                             f"{routing!r} (--routing)")
+    if family in ("torus", "mesh", "hyperx"):
+        k = check_int("k", k, 3 if family == "torus" else 2,
+                      hint=" (merlin.torus side; 2 would double the cables)" if family == "torus" else "")
+        n = check_int("n", n, 1)
+        dims = (k,) * n
+        shape = {"shape": "x".join(map(str, dims)), "width": "x".join("1" * n), "local_ports": 1}
+        if family == "hyperx":
+            wiring = merlin_hyperx_wiring(dims)
+            net = n * (k - 1)
+            return MerlinNetwork("hyperx", k, n, "merlin.hyperx", dict(shape, algorithm=routing), wiring,
+                                 tuple((r, net) for r in range(k ** n)), (net + 1,) * k ** n, "hyperx",
+                                 {"dims": list(dims)}, "dor", routing,
+                                 "DOR: the lowest dimension that differs first, straight to the destination's "
+                                 "coordinate; one VC (hyperx.cc routeDOR)")
+        wiring = merlin_torus_wiring(dims, mesh=family == "mesh")
+        name = "merlin.torus" if family == "torus" else "merlin.mesh"
+        if family == "torus":
+            note, extra = "dimension order, ties to +, VC toggled at coordinate 0 (torus.cc)", {}
+        else:
+            # mesh.cc declares one VC per VN (getVCsPerVN) but route_packet still toggles
+            # the VC (vc ^ 1) when a packet turns into a dimension at coordinate 0: with
+            # hr_router's num_vns = 1 that VC does not exist (packets are lost); with
+            # hr_router's own default num_vns = 2 it is VN 1's VC, which VN 0 then borrows
+            note = ("dimension order; VC toggled when a packet turns into a dimension at coordinate 0 "
+                    "(mesh.cc route_packet), which needs hr_router's default num_vns = 2 (mesh.cc declares "
+                    "1 VC per VN)")
+            extra = {"num_vns": 2}
+        return MerlinNetwork(family, k, n, name, shape, wiring, tuple((r, 2 * n) for r in range(k ** n)),
+                             (2 * n + 1,) * k ** n, family, {"dims": list(dims)}, "dor", "dor", note, extra)
+    if family == "dragonfly":
+        p = check_int("k", k, 1, hint=" (merlin dragonfly's hosts per router)")
+        if n != 1:
+            raise ParameterError(f"the dragonfly compared is sized by k alone (hosts per router): n must be 1, "
+                                 f"got n={n}")
+        a, h = 2 * p, p
+        groups = a * h + 1
+        wiring = merlin_dragonfly_wiring(p, a, h)
+        params = {"hosts_per_router": p, "routers_per_group": a, "intergroup_per_router": h,
+                  "num_groups": groups, "intergroup_links": 1, "intragroup_links": 1,
+                  "algorithm": routing, "global_route_mode": "absolute",
+                  "global_link_map": merlin_global_link_map(a, h, groups)}
+        routers = a * groups
+        return MerlinNetwork("dragonfly", p, 1, "merlin.dragonfly", params, wiring,
+                             tuple((e // p, e % p) for e in range(routers * p)), (p + a - 1 + h,) * routers,
+                             "dragonfly", {"a": a, "p": p, "h": h, "arrangement": "absolute",
+                                           "global_port_order": "router"}, "dragonfly-min", routing,
+                             "minimal: local, global, local; VC 0, VC 1 from the router a global link "
+                             "enters (dragonfly.cc route_nonadaptive)")
+    k = check_int("k", k, 2, hint=" (the fat tree's arity)")
+    n = check_int("n", n, 2, hint=" (the fat tree's levels)")
+    shape = ":".join([f"{k},{k}"] * (n - 1) + [str(k)])
+    wiring, endpoints, num_ports = merlin_fattree_wiring(shape)
+    return MerlinNetwork("fattree", k, n, "merlin.fattree", {"shape": shape, "routing_alg": routing}, wiring,
+                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, "nca", routing,
+                         "deterministic: up port (dest / k^level) mod k, the destination host's digit "
+                         "(fattree.cc route_deterministic); one VC")
+
+
+def merlin_hyperx_wiring(dims) -> dict:
+    """SST merlin's ``merlin.hyperx`` cabling rebuilt from ``pymerlin-topo-hyperx.py``
+    (``_build_impl``, width 1): router ``i`` at ``idToLocation(i)`` (dimension 0 fastest);
+    in dimension ``d`` its ports ``port_start[d] ..`` go to the routers that differ only in
+    coordinate ``d``, in increasing coordinate, skipping its own (``hyperx.cc``'s
+    ``routeDORBase``: offset ``c - (c > mine)``); the endpoint ports come last."""
+    dims = tuple(int(k) for k in dims)
+    strides = [int(np.prod(dims[:d])) for d in range(len(dims))]
+    starts = [sum(k - 1 for k in dims[:d]) for d in range(len(dims))]
+    out = {}
+    for i in range(int(np.prod(dims))):
+        me = _merlin_loc(i, dims)
+        for d, k in enumerate(dims):
+            for c in range(k):
+                if c == me[d]:
+                    continue
+                other = i + (c - me[d]) * strides[d]
+                mine_at_other = me[d] - (me[d] > c)
+                out[i, starts[d] + c - (c > me[d])] = (other, starts[d] + mine_at_other)
+    return out
+
+
+def merlin_global_link_map(a: int, h: int, groups: int) -> list:
+    """pymerlin-topo-dragonfly.py's default ``global_link_map`` (``intergroup_links = 1``):
+    entry ``r h + j`` is the raw link number on router ``r``'s global port ``j`` (``-1``
+    when unused); raw ``x`` reaches the ``x mod (groups - 1)``-th other group."""
+    total = groups - 1
+    igpr = (total + a - 1) // a
+    empty = igpr * a - total
+    gmap, count = [-1] * (igpr * a), 0
+    for i in range(a):
+        for j in range(igpr - (1 if i >= a - empty else 0)):
+            gmap[i * igpr + j] = count
+            count += 1
+    return gmap
+
+
+def merlin_fattree_wiring(shape: str):
+    """SST merlin's ``merlin.fattree`` rebuilt from ``pymerlin-topo-fattree.py``
+    (``_shape_callback``, ``_build_impl``'s recursive ``fattree_rb``): ``(wiring,
+    endpoints, num_ports)`` with ``wiring`` ``{(router, port): (router, port)}``,
+    ``endpoints[e] = (leaf router, port)`` and each router's port count.  Level 0 (the
+    leaves) is numbered first; a leaf's ports ``0 .. downs-1`` are its hosts, the next its
+    up links; every other router's ports are its down links then its up links, in the
+    order ``fattree_rb`` adds them."""
+    downs, ups = [], []
+    for level in shape.split(":"):
+        parts = [int(x) for x in level.split(",")]
+        downs.append(parts[0])
+        if len(parts) > 1:
+            ups.append(parts[1])
+    if len(downs) < 2 or len(ups) != len(downs) - 1:
+        raise ParameterError(f"a fat-tree shape is 'down,up:...:down' with at least two levels, got {shape!r}")
+    total = int(np.prod(downs))
+    rpl = [total // downs[0]]
+    for i in range(1, len(downs)):
+        rpl.append(rpl[i - 1] * ups[i - 1] // downs[i])
+    start = [0]
+    for i in range(1, len(downs)):
+        start.append(start[-1] + rpl[i - 1])
+    gpl = [1] * len(downs)
+    gpl[0] = total // downs[0]
+    for i in range(1, len(downs) - 1):
+        gpl[i] = gpl[i - 1] // downs[i]
+    ends: dict = {}  # link -> [(router, port)]
+    endpoints: dict = {}
+    num_ports = [0] * sum(rpl)
+
+    def attach(router, links):
+        for port, link in enumerate(links):
+            if isinstance(link, tuple) and link[0] == "host":
+                endpoints[link[1]] = (router, port)
+            else:
+                ends.setdefault(link, []).append((router, port))
+        num_ports[router] = downs[level_of(router)] + (ups[level_of(router)] if level_of(router) < len(ups) else 0)
+
+    def level_of(router):
+        return max(i for i in range(len(start)) if start[i] <= router)
+
+    def build(level, group, links):
+        rid = start[level] + group * (rpl[level] // gpl[level])
+        if level == 0:
+            attach(rid, [("host", rid * downs[0] + i) for i in range(downs[0])] + list(links))
+            return
+        in_group = rpl[level] // gpl[level]
+        rtr_links = [[("l", level, group, i, j) for j in range(downs[level])] for i in range(in_group)]
+        for i in range(downs[level]):
+            build(level - 1, group * downs[level] + i, [rtr_links[j][i] for j in range(in_group)])
+        for i, link in enumerate(links):
+            rtr_links[i % in_group].append(link)
+        for i in range(in_group):
+            attach(rid + i, rtr_links[i])
+
+    top = len(ups)
+    in_group = rpl[top] // gpl[top]
+    rtr_links = [[("l", top, 0, i, j) for j in range(downs[top])] for i in range(in_group)]
+    for i in range(downs[top]):
+        build(top - 1, i, [rtr_links[j][i] for j in range(in_group)])
+    for i in range(rpl[top]):
+        attach(start[top] + i, rtr_links[i])
+    wiring = {}
+    for link, pair in ends.items():
+        if len(pair) != 2:
+            raise ValueError(f"merlin fattree link {link} has {len(pair)} ends")
+        (x, px), (y, py) = pair
+        wiring[x, px], wiring[y, py] = (y, py), (x, px)
+    return wiring, [endpoints[e] for e in range(total)], num_ports
+
+
+def merlin_route(net: MerlinNetwork, src: int, dst: int) -> list:
+    """The hops ``(router, output port, VC)`` of a packet from endpoint ``src`` to endpoint
+    ``dst`` in merlin's ``net`` as its ``route_packet`` computes them (VN 0, width 1, one
+    intragroup and intergroup link), followed over :attr:`MerlinNetwork.wiring`; the last
+    hop's port is ``dst``'s endpoint port.  Read from ``mesh.cc``/``torus.cc``
+    (``merlin_torus_route``), ``hyperx.cc`` (``routeDOR``), ``dragonfly.cc``
+    (``process_input``, ``route_nonadaptive``, ``port_for_group``, ``port_for_router``,
+    ``RouteToGroup``) and ``fattree.cc`` (``route_deterministic``)."""
+    rid, vc, port_in = net.endpoints[src][0], 0, None
+    dst_router, dst_port = net.endpoints[dst]
+    hops = []
+    if net.family in ("torus", "mesh", "hyperx"):
+        dims = (net.k,) * net.n
+        dest = _merlin_loc(dst_router, dims)
+        rdim = 0
+    for _ in range(4 * len(net.num_ports) + 4):
+        if net.family in ("torus", "mesh"):
+            if rid == dst_router:
+                port = dst_port
+            else:
+                me = _merlin_loc(rid, dims)
+                while dest[rdim] == me[rdim]:
+                    rdim += 1
+                    vc &= ~1
+                k = dims[rdim]
+                if net.family == "mesh":
+                    plus = me[rdim] < dest[rdim]
+                else:
+                    plus = (dest[rdim] - me[rdim]) % k <= (me[rdim] - dest[rdim]) % k
+                port = 2 * rdim + (0 if plus else 1)
+                if me[rdim] == 0 and port_in is not None:
+                    vc ^= 1
+        elif net.family == "hyperx":
+            me = _merlin_loc(rid, dims)
+            diff = [d for d in range(net.n) if dest[d] != me[d]]
+            if not diff:
+                port = dst_port
+            else:
+                d = diff[0]
+                port = d * (net.k - 1) + dest[d] - (dest[d] > me[d])
+        elif net.family == "dragonfly":
+            prm = net.params
+            p, a, h = prm["hosts_per_router"], prm["routers_per_group"], prm["intergroup_per_router"]
+            grp, r = divmod(rid, a)
+            dgrp, drtr = divmod(dst // p, a)
+            gstart = p + a - 1
+
+            def to_router(x):
+                return p + x - (x > r)
+
+            def to_group(g):
+                idx = g - (g > grp)  # absolute mode: the index among the other groups
+                slot = prm["global_link_map"].index(idx)
+                owner, j = divmod(slot, h)
+                return gstart + j if owner == r else to_router(owner)
+
+            if port_in is not None and port_in >= gstart:
+                vc += 1  # came in from another group
+            elif port_in is not None and dgrp == grp and drtr != r:
+                vc += 1  # a local hop in the destination group after a local hop
+            if dgrp == grp:
+                port = dst % p if drtr == r else to_router(drtr)
+            else:
+                port = to_group(dgrp)
+        else:  # fattree
+            downs = [int(x.split(",")[0]) for x in net.params["shape"].split(":")]
+            ups = [int(x.split(",")[1]) for x in net.params["shape"].split(":")[:-1]]
+            level, lid, per, count = 0, rid, 1, 0
+            rpl = [len(net.endpoints) // downs[0]]
+            for i in range(1, len(downs)):
+                rpl.append(rpl[-1] * ups[i - 1] // downs[i])
+            for level in range(len(downs)):
+                if rid < count + rpl[level]:
+                    lid = rid - count
+                    break
+                count += rpl[level]
+                per *= ups[level]
+            group = lid // per
+            span = int(np.prod(downs[:level + 1]))
+            factor = span // downs[level]
+            low = group * span
+            if low <= dst < low + span:
+                port = (dst - low) // factor
+            else:
+                port = downs[level] + (dst // factor) % ups[level]
+        hops.append((rid, port, vc))
+        if rid == dst_router and port == dst_port:
+            return hops
+        port_in = None
+        rid, port_in = net.wiring[rid, port]
+    raise ValueError(f"merlin {net.family} route {src} -> {dst} does not arrive")
+
+
+def native_bundle(bundle_path, out_path, net: MerlinNetwork):
+    """topogen's SST bundle of ``net``'s generator rewritten as merlin's own network:
+    routers numbered and cabled as merlin numbers and cables them (:attr:`MerlinNetwork.wiring`),
+    endpoint ``e`` on merlin's router and port, ``native_topology`` naming the subcomponent
+    and its parameters (the model, ``sst_models/topogen_sst.py``, then builds merlin's
+    routers and NICs without source routes).  Latencies, router and NIC parameters are the
+    export's (one latency for every cable: the export's must be uniform)."""
+    import json
+
+    from ..results import atomic_write_text
+
+    doc = json.loads(Path(bundle_path).read_text())
+    lats = {str(x["latency"]) for x in doc["links"]}
+    if len(lats) != 1:
+        raise ParameterError(f"a merlin-native bundle gives every cable one latency, the export has {sorted(lats)}")
+    lat = lats.pop()
+    links = []
+    for (u, pu), (v, pv) in sorted(net.wiring.items()):
+        if (u, pu) < (v, pv):
+            links.append({"name": f"link_{u}_{pu}_{v}_{pv}", "u": u, "v": v, "port_u": pu, "port_v": pv,
+                          "latency": lat})
+    if len(links) != len(doc["links"]) or len(net.endpoints) != len(doc["endpoints"]):
+        raise ParameterError(f"merlin's {net.name} has {len(links)} cables and {len(net.endpoints)} endpoints, "
+                             f"the export {len(doc['links'])} and {len(doc['endpoints'])}")
+    doc["links"] = links
+    doc["endpoints"] = [{"id": e, "router": r, "port": q} for e, (r, q) in enumerate(net.endpoints)]
+    doc["routers"] = [{"id": r, "num_ports": int(m)} for r, m in enumerate(net.num_ports)]
+    doc["num_routers"] = len(net.num_ports)
+    doc["endpoint_router_mapping"] = "{" + ", ".join(f"{e}:{r}" for e, (r, _) in enumerate(net.endpoints)) + "}"
+    doc["native_topology"] = {"name": net.name, "params": dict(net.params)}
+    doc["router_params"] = dict(doc["router_params"], **net.router_params)
+    atomic_write_text(Path(out_path), json.dumps(doc, indent=1, sort_keys=True))
+    return Path(out_path)
+
+
+def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 2, routing: str | None = None,
+                        loads=(0.01, 0.2, 0.4), repeats: int = 1, seed: int = 1, binary=None,
+                        timeout: float = 3600.0, progress=None) -> NativeResult:
+    """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
+    ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
+    topogen's generator and routing of the same network exported to SST
+    (``merlin.anytopo`` with the routing's source routes, VC = hop) and on the reference
     simulator run as SST runs (``reference-sst``: the output-buffered router, periodic
     injection, latency to the head), all with the shared settings of
     :func:`topogen.experiments.simulators.sst_parameters` (1-cycle cables).  merlin's
     uniform traffic takes no seed, so SST columns run once per load; ``repeats`` applies
     to the reference column."""
-    from .._validate import check_int
+    import networkx as nx
+
     from ..drivers.sst import find_sst, run_sst
     from ..experiments.simulators import (Adapter, CrossvalSpec, _reference_adapter, _sst_adapter, fresh_dir,
                                           sst_parameters)
     from ..export.sst import write_bundle
     from .. import registry
-    from ..routing import route
+    from .crossval_native import native_routing
 
-    k = check_int("k", k, 3, hint=" (merlin.torus side; 2 would double the cables)")
-    n = check_int("n", n, 1)
-    dims = (k,) * n
-    topology = registry.generate("torus", dims=dims)
-    spec = CrossvalSpec("torus", params={"dims": list(dims)}, seed=seed, routing="dor", loads=tuple(loads),
+    net = merlin_network(family, k, n, routing)
+    gen_params = {key: (tuple(v) if isinstance(v, list) else v) for key, v in net.gen_params.items()}
+    topology = registry.generate(net.generator, **gen_params)
+    spec = CrossvalSpec(net.generator, params=net.gen_params, seed=seed, routing=net.routing, loads=tuple(loads),
                         link_latency=1, repeats=repeats, timeout=timeout, simulators=("sst",))
-    routing = route(topology, None, "dor", seed=seed)
+    fam = NativeFamily(family, net.k, net.n, {"topology": net.name, "routing_function": net.native_routing},
+                       net.generator, net.gen_params, net.routing, 1, hosts=len(net.endpoints))
+    routing = native_routing(fam, topology, None, seed)
     out = fresh_dir(out_dir)
     exe = find_sst(binary)
     p = sst_parameters(spec)
@@ -212,16 +567,16 @@ def crossval_native_sst(out_dir, *, k: int = 4, n: int = 2, loads=(0.01, 0.2, 0.
     plain = write_bundle(folder / "export.json", topology, None, routing, clock_ns=spec.clock_ns,
                          link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
                          router_params=p["router_params"], nic_params=p["nic_params"])
-    native_bundle = merlin_native_bundle(plain, folder / "native.json", dims)
+    nb = native_bundle(plain, folder / "native.json", net)
     traffic = "uniform"
 
     def run_native(load, run_seed=seed, capacity=False):
-        return run_sst(native_bundle, load=float(load), traffic=traffic, message_size=p["message_size"],
+        return run_sst(nb, load=float(load), traffic=traffic, message_size=p["message_size"],
                        warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
                        timeout=spec.timeout, binary=exe, raise_on_failure=False, generator="offered_load",
                        validate=False)[0]
 
-    cols = [_Column(Adapter("native", run_native, "merlin.torus dor", seeded=False,
+    cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=False,
                             router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
             _Column(_reference_adapter(spec, seed, topology, None, routing, out, like="sst"), seed, repeats, progress),
             _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
@@ -243,19 +598,15 @@ def crossval_native_sst(out_dir, *, k: int = 4, n: int = 2, loads=(0.01, 0.2, 0.
                 pt["ratio"], pt["verdict"] = verdict(pt, base, tol)
                 pt["tolerance"] = tol
             lines.append(pt)
-    g_native = nx_graph_of_wiring(merlin_torus_wiring(dims), 1, k ** n)
-    iso_topo = _topogen_graph(topology)
-    import networkx as nx
-
-    iso = nx.is_isomorphic(g_native, iso_topo, node_match=nx.algorithms.isomorphism.categorical_node_match("hosts", 0))
-    ident = {frozenset(e) for e in g_native.edges} == {frozenset(e) for e in iso_topo.edges}
-    fam = NativeFamily("torus", k, n, {"topology": "merlin.torus"}, "torus", {"dims": list(dims)}, "dor", 1,
-                       hosts=k ** n)
-    notes = [f"native: SST merlin.torus shape {'x'.join(map(str, dims))}, its dimension-order routing (ties to +, "
-             "VC toggled at coordinate 0), cables of 1 cycle, topogen's NICs and router parameters",
-             "reference: topogen torus with dor on the reference simulator's output-buffered router as SST runs "
-             "(reference-sst)",
-             "export: topogen's SST export (merlin.anytopo, dor's source routes, VC = hop index)",
+    g_native, g_topo = net.graph(), _topogen_graph(topology)
+    iso = nx.is_isomorphic(g_native, g_topo, node_match=nx.algorithms.isomorphism.categorical_node_match("hosts", 0))
+    ident = ({frozenset(e) for e in g_native.edges} == {frozenset(e) for e in g_topo.edges}
+             and all(g_native.nodes[i]["hosts"] == g_topo.nodes[i]["hosts"] for i in g_native.nodes))
+    notes = [f"native: SST {net.name} {net.params.get('shape', '')} with {net.native_routing} ({net.note}), "
+             "cables of 1 cycle, topogen's NICs and router parameters",
+             f"reference: topogen {net.generator} {net.gen_params} with {net.routing} on the reference "
+             "simulator's output-buffered router as SST runs (reference-sst)",
+             f"export: topogen's SST export (merlin.anytopo, {net.routing}'s source routes, VC = hop index)",
              "latencies in cycles of the shared clock; merlin's uniform traffic takes no seed: SST columns run "
              "once per load"]
     return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, {})
