@@ -114,9 +114,9 @@ def test_cli_refuses_what_it_does_not_compare(tmp_path):
 
     from topogen.reproduce.crossval_native_sst import native_command
 
-    args = argparse.Namespace(param=[], loads=None, seed=None, simulators="sst", native="fattree",
+    args = argparse.Namespace(param=[], loads=None, seed=None, simulators="sst", native="flatfly",
                               out_dir=str(tmp_path / "o"), repeats=None, sst=None, timeout=None, routing=None, strict=False)
-    with pytest.raises(ParameterError, match="SST merlin's torus"):
+    with pytest.raises(ParameterError, match="SST merlin's torus, mesh"):
         native_command(args)
 
 

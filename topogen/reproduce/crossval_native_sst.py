@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
-from .crossval_native import (LATENCY_TOLERANCE, ZERO_LOAD, ZERO_TOLERANCE, NativeFamily, NativeResult, _Column,
-                              _point, _topogen_graph, verdict)
+from .crossval_native import (LATENCY_TOLERANCE, SATURATION_BRACKET, SATURATION_TOLERANCE, UP_TO, ZERO_LOAD,
+                              ZERO_TOLERANCE, NativeFamily, NativeResult, _Column, _point, _topogen_graph,
+                              default_loads, saturation_verdict, verdict)
 
 __all__ = ["merlin_torus_wiring", "merlin_torus_route", "merlin_dragonfly_wiring", "merlin_native_bundle",
            "crossval_native_sst", "nx_graph_of_wiring", "native_command",
@@ -221,16 +222,23 @@ class MerlinNetwork:
         return g
 
 
-def merlin_network(family: str, k: int = 4, n: int = 2, routing: str | None = None) -> MerlinNetwork:
+#: (k, n) of each family when not given: 16 routers, the 72-host dragonfly, the 16-host fat tree
+SST_DEFAULT_SIZES = {"torus": (4, 2), "mesh": (4, 2), "hyperx": (4, 2), "dragonfly": (2, 1), "fattree": (4, 2)}
+
+
+def merlin_network(family: str, k: int | None = None, n: int | None = None,
+                   routing: str | None = None) -> MerlinNetwork:
     """merlin's own ``family`` and topogen's equivalent: ``torus``/``mesh``/``hyperx`` of
     side ``k`` in ``n`` dimensions (one endpoint per router), ``dragonfly`` with ``k``
     hosts per router, ``2k`` routers per group, ``k`` global links per router and ``2k^2 +
     1`` groups (``n`` must be 1), ``fattree``: the ``k``-ary ``n``-tree (merlin shape
-    ``k,k:...:k,k:k``)."""
+    ``k,k:...:k,k:k``); sizes default to :data:`SST_DEFAULT_SIZES`."""
     from .._validate import check_int
 
     if family not in SST_FAMILIES:
         raise ParameterError(f"SST merlin's native family must be one of {', '.join(SST_FAMILIES)}, got {family!r}")
+    k = SST_DEFAULT_SIZES[family][0] if k is None else k
+    n = SST_DEFAULT_SIZES[family][1] if n is None else n
     choices = SST_ROUTINGS[family]
     routing = choices[0] if routing is None else routing
     if routing not in choices:
@@ -531,9 +539,10 @@ def native_bundle(bundle_path, out_path, net: MerlinNetwork):
     return Path(out_path)
 
 
-def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 2, routing: str | None = None,
-                        loads=(0.01, 0.2, 0.4), repeats: int = 1, seed: int = 1, binary=None,
-                        timeout: float = 3600.0, progress=None) -> NativeResult:
+def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None, n: int | None = None, routing: str | None = None,
+                        loads=None, repeats: int = 1, seed: int = 1, binary=None,
+                        timeout: float = 3600.0, progress=None, saturation: bool = False,
+                        up_to: float = UP_TO) -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -542,8 +551,21 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 
     injection, latency to the head), all with the shared settings of
     :func:`topogen.experiments.simulators.sst_parameters` (1-cycle cables).  merlin's
     uniform traffic takes no seed, so SST columns run once per load; ``repeats`` applies
-    to the reference column."""
+    to the reference column.
+
+    A network with switches that hold no endpoint (the fat tree's upper levels) has no
+    ``export`` column: ``merlin.anytopo`` refuses a router without an endpoint ("No
+    endpoint-to-port mapping provided").  With ``saturation`` each column's
+    saturation load is bisected as :func:`topogen.reproduce.crossval_native.crossval_native`
+    does (a load is sustained when SST's offered_load, or the reference run as SST, reports
+    it completed) and compared within 5 %; latencies are compared up to ``up_to`` of the
+    native saturation, and ``loads`` defaults to the zero-load point, half and ``up_to`` of
+    it (without ``saturation``: 0.01, 0.2, 0.3)."""
+    import math
+
     import networkx as nx
+
+    from .._validate import check_int
 
     from ..drivers.sst import find_sst, run_sst
     from ..experiments.simulators import (Adapter, CrossvalSpec, _reference_adapter, _sst_adapter, fresh_dir,
@@ -553,9 +575,15 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 
     from .crossval_native import native_routing
 
     net = merlin_network(family, k, n, routing)
+    repeats = check_int("repeats", repeats, 1)
     gen_params = {key: (tuple(v) if isinstance(v, list) else v) for key, v in net.gen_params.items()}
     topology = registry.generate(net.generator, **gen_params)
-    spec = CrossvalSpec(net.generator, params=net.gen_params, seed=seed, routing=net.routing, loads=tuple(loads),
+    if loads is not None:
+        loads = tuple(float(x) for x in loads)
+        if not loads or any(not 0 < x <= 1 for x in loads):
+            raise ParameterError(f"loads must be offered loads in (0, 1] flits/node/cycle, got {loads}")
+    spec = CrossvalSpec(net.generator, params=net.gen_params, seed=seed, routing=net.routing,
+                        loads=loads or (0.01, 0.2, 0.3),
                         link_latency=1, repeats=repeats, timeout=timeout, simulators=("sst",))
     fam = NativeFamily(family, net.k, net.n, {"topology": net.name, "routing_function": net.native_routing},
                        net.generator, net.gen_params, net.routing, 1, hosts=len(net.endpoints))
@@ -582,6 +610,17 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 
             _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
     cols[2].ad = replace(cols[2].ad, simulator="export")
+    if not _anytopo(topology):
+        del cols[2]
+    brackets = {}
+    if saturation:
+        brackets["native"] = cols[0].saturation()
+        for c in cols[1:]:
+            brackets[c.name] = c.saturation(probes=[v for v in brackets["native"] if 0 < v <= 1])
+    nat = brackets.get("native", (math.nan, math.inf))
+    nat_sat = (nat[0] + nat[1]) / 2 if not math.isinf(nat[1]) else math.nan
+    if loads is None:
+        loads = default_loads(nat_sat, up_to) if saturation else spec.loads
     for c in cols:
         for load in loads:
             c.run(load)
@@ -591,13 +630,24 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 
         load = float(f"{load:.6g}")
         tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
         base = _sst_point(cols[0].run(load), p["clock_ns"])
+        above = nat_sat == nat_sat and load > up_to * nat_sat
         for c in cols:
             pt = dict(_sst_point(c.run(load), getattr(c.ad, "clock_ns", None) or spec.clock_ns),
                       column=c.name, load=load, routing=c.ad.routing)
             if c.name != "native":
-                pt["ratio"], pt["verdict"] = verdict(pt, base, tol)
+                if above:
+                    pt["ratio"], pt["verdict"] = math.nan, f"n/a (above {up_to:.0%} of saturation)"
+                else:
+                    pt["ratio"], pt["verdict"] = verdict(pt, base, tol)
                 pt["tolerance"] = tol
             lines.append(pt)
+    sat = {}
+    for name, br in brackets.items():
+        entry = {"low": br[0], "high": br[1],
+                 "saturation": (br[0] + br[1]) / 2 if not (math.isnan(br[0]) or math.isinf(br[1])) else math.nan}
+        if name != "native":
+            entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
+        sat[name] = entry
     g_native, g_topo = net.graph(), _topogen_graph(topology)
     iso = nx.is_isomorphic(g_native, g_topo, node_match=nx.algorithms.isomorphism.categorical_node_match("hosts", 0))
     ident = ({frozenset(e) for e in g_native.edges} == {frozenset(e) for e in g_topo.edges}
@@ -606,10 +656,23 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int = 4, n: int = 
              "cables of 1 cycle, topogen's NICs and router parameters",
              f"reference: topogen {net.generator} {net.gen_params} with {net.routing} on the reference "
              "simulator's output-buffered router as SST runs (reference-sst)",
-             f"export: topogen's SST export (merlin.anytopo, {net.routing}'s source routes, VC = hop index)",
+             (f"export: topogen's SST export (merlin.anytopo, {net.routing}'s source routes, VC = hop index)"
+              if _anytopo(topology) else "export: not run: merlin.anytopo refuses a router without endpoints "
+              "('No endpoint-to-port mapping provided'), and topogen.table_topo runs with topogen's Bernoulli "
+              "NIC only"),
              "latencies in cycles of the shared clock; merlin's uniform traffic takes no seed: SST columns run "
              "once per load"]
-    return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, {})
+    if saturation:
+        notes.append(f"saturation: the load at which a column's runs stop completing (SST offered_load's "
+                     f"sustained test; the reference as SST runs), bisected to {SATURATION_BRACKET:.0%}, the "
+                     f"middle of the bracket compared within {SATURATION_TOLERANCE:.0%}; latencies compared up to "
+                     f"{up_to:.0%} of the native saturation")
+    return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, sat)
+
+
+def _anytopo(topology) -> bool:
+    """Whether ``merlin.anytopo`` can run ``topology`` (every switch holds an endpoint)."""
+    return bool(np.all(np.asarray(topology.hosts) > 0))
 
 
 def nx_graph_of_wiring(wiring: dict, hosts: int, routers: int):
@@ -662,17 +725,19 @@ def native_command(args) -> int:
 
     sims = [x.strip() for x in (getattr(args, "simulators", None) or "").split(",") if x.strip()]
     params, loads, seed = _parse(args)
-    if sims != ["sst"] or args.native != "torus":
-        raise ParameterError(f"--native compares BookSim's own networks (--simulators booksim, the default) "
-                             f"or SST merlin's torus (--native torus --simulators sst), got --native "
+    if sims != ["sst"] or args.native not in SST_FAMILIES:
+        raise ParameterError(f"--native compares BookSim's own networks (--simulators booksim, the default) or "
+                             f"SST merlin's {', '.join(SST_FAMILIES)} (--simulators sst alone), got --native "
                              f"{args.native} --simulators {','.join(sims)}")
     extra = set(params) - {"k", "n"}
     if extra:
-        raise ParameterError(f"--native torus --simulators sst takes --param k=K and n=N, got "
+        raise ParameterError(f"--native {args.native} --simulators sst takes --param k=K and n=N, got "
                              f"{', '.join(sorted(extra))}")
-    res = crossval_native_sst(args.out_dir, loads=loads or (0.05, 0.2, 0.3), seed=seed,
+    res = crossval_native_sst(args.out_dir, family=args.native, routing=args.routing, loads=loads, seed=seed,
                               repeats=3 if args.repeats is None else args.repeats, binary=args.sst,
-                              timeout=3600.0 if args.timeout is None else args.timeout, **params)
+                              timeout=3600.0 if args.timeout is None else args.timeout,
+                              saturation=not getattr(args, "no_saturation", False),
+                              up_to=UP_TO if getattr(args, "up_to", None) is None else args.up_to, **params)
     f = res.family
     print(f"crossval --native {f.family} --simulators sst: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
     print(f"structure: {'isomorphic' if res.structure['isomorphic'] else 'NOT isomorphic'}"
