@@ -542,7 +542,7 @@ def native_bundle(bundle_path, out_path, net: MerlinNetwork):
 def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None, n: int | None = None, routing: str | None = None,
                         loads=None, repeats: int = 1, seed: int = 1, binary=None,
                         timeout: float = 3600.0, progress=None, saturation: bool = False,
-                        up_to: float = UP_TO) -> NativeResult:
+                        up_to: float = UP_TO, obuf_vcs: str = "routing") -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -551,7 +551,10 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     injection, latency to the head), all with the shared settings of
     :func:`topogen.experiments.simulators.sst_parameters` (1-cycle cables).  merlin's
     uniform traffic takes no seed, so SST columns run once per load; ``repeats`` applies
-    to the reference column.
+    to the reference column, whose output-buffered router gives a hop the VC of its class
+    in topogen's routing (``obuf_vcs="routing"``: ``merlin.hyperx``'s DOR runs on one VC,
+    and topogen's ``dor`` declares one) or, with ``obuf_vcs="hop"``, hop ``h`` VC ``h`` as
+    topogen's export on ``merlin.anytopo`` runs.
 
     A network with switches that hold no endpoint (the fat tree's upper levels) has no
     ``export`` column: ``merlin.anytopo`` refuses a router without an endpoint ("No
@@ -568,7 +571,7 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     from .._validate import check_int
 
     from ..drivers.sst import find_sst, run_sst
-    from ..experiments.simulators import (Adapter, CrossvalSpec, _reference_adapter, _sst_adapter, fresh_dir,
+    from ..experiments.simulators import (Adapter, CrossvalSpec, _sst_adapter, fresh_dir,
                                           sst_parameters)
     from ..export.sst import write_bundle
     from .. import registry
@@ -576,6 +579,8 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
 
     net = merlin_network(family, k, n, routing)
     repeats = check_int("repeats", repeats, 1)
+    if obuf_vcs not in ("routing", "hop"):
+        raise ParameterError(f"obuf_vcs must be routing or hop, got {obuf_vcs!r}")
     gen_params = {key: (tuple(v) if isinstance(v, list) else v) for key, v in net.gen_params.items()}
     topology = registry.generate(net.generator, **gen_params)
     if loads is not None:
@@ -606,7 +611,7 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
 
     cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=False,
                             router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
-            _Column(_reference_adapter(spec, seed, topology, None, routing, out, like="sst"), seed, repeats, progress),
+            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs), seed, repeats, progress),
             _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
     cols[2].ad = replace(cols[2].ad, simulator="export")
@@ -655,7 +660,9 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     notes = [f"native: SST {net.name} {net.params.get('shape', '')} with {net.native_routing} ({net.note}), "
              "cables of 1 cycle, topogen's NICs and router parameters",
              f"reference: topogen {net.generator} {net.gen_params} with {net.routing} on the reference "
-             "simulator's output-buffered router as SST runs (reference-sst)",
+             "simulator's output-buffered router as SST runs (reference-sst), "
+             + ("one VC per VC class of the routing, as merlin's own topologies declare theirs (obuf_vcs=routing)"
+                if obuf_vcs == "routing" else "hop h on VC h as merlin.anytopo (obuf_vcs=hop)"),
              (f"export: topogen's SST export (merlin.anytopo, {net.routing}'s source routes, VC = hop index)"
               if _anytopo(topology) else "export: not run: merlin.anytopo refuses a router without endpoints "
               "('No endpoint-to-port mapping provided'), and topogen.table_topo runs with topogen's Bernoulli "
@@ -668,6 +675,30 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
                      f"middle of the bracket compared within {SATURATION_TOLERANCE:.0%}; latencies compared up to "
                      f"{up_to:.0%} of the native saturation")
     return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, sat)
+
+
+def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str):
+    """The reference simulator as SST runs (:func:`topogen.experiments.simulators._reference_adapter`
+    with ``like="sst"``), its output-buffered router's VCs by ``obuf_vcs``: ``hop``
+    (anytopo's hop-number VCs, what topogen's SST export runs) or ``routing`` (one VC per
+    VC class of the routing, as merlin's own topologies declare theirs)."""
+    from ..experiments.reference_sst import run_like_sst
+    from ..experiments.simulators import (_reference_adapter, _reference_config, _traffic_for, output_buf_flits,
+                                          sst_parameters)
+
+    ad = _reference_adapter(spec, seed, topology, None, routing, out, like="sst")
+    if obuf_vcs == "hop":
+        return ad
+    cfg = replace(_reference_config(spec), injection="periodic", latency_at="head", router="output-buffered",
+                  output_buf_size=output_buf_flits(spec), obuf_vcs=obuf_vcs)
+    traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
+    times = sst_parameters(spec)
+
+    def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
+        return run_like_sst(routing, cfg, traffic=traffic, load=load, seed=run_seed, sst_times=times,
+                            clock_ns=times["clock_ns"])
+
+    return replace(ad, run=run, note=ad.note.replace("hop h on VC h", "one VC per VC class of the routing"))
 
 
 def _anytopo(topology) -> bool:
