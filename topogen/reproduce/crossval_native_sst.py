@@ -203,6 +203,7 @@ class MerlinNetwork:
     native_routing: str  # merlin's
     note: str = ""  # how merlin's routing and VCs read
     router_params: dict = field(default_factory=dict)  # hr_router parameters the native run needs
+    vc_rule: str | None = None  # merlin's VC rule on topogen's routing (topogen.routing.merlin_vcs)
 
     @property
     def hosts_per_router(self) -> list:
@@ -272,7 +273,8 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
                     "1 VC per VN)")
             extra = {"num_vns": 2}
         return MerlinNetwork(family, k, n, name, shape, wiring, tuple((r, 2 * n) for r in range(k ** n)),
-                             (2 * n + 1,) * k ** n, family, {"dims": list(dims)}, "dor", "dor", note, extra)
+                             (2 * n + 1,) * k ** n, family, {"dims": list(dims)}, "dor", "dor", note, extra,
+                             "toggle")
     if family == "dragonfly":
         p = check_int("k", k, 1, hint=" (merlin dragonfly's hosts per router)")
         if n != 1:
@@ -291,7 +293,7 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
                              "dragonfly", {"a": a, "p": p, "h": h, "arrangement": "absolute",
                                            "global_port_order": "router"}, "dragonfly-min", routing,
                              "minimal: local, global, local; VC 0, VC 1 from the router a global link "
-                             "enters (dragonfly.cc route_nonadaptive)")
+                             "enters (dragonfly.cc route_nonadaptive)", vc_rule="after-global")
     k = check_int("k", k, 2, hint=" (the fat tree's arity)")
     n = check_int("n", n, 2, hint=" (the fat tree's levels)")
     shape = ":".join([f"{k},{k}"] * (n - 1) + [str(k)])
@@ -553,8 +555,9 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     uniform traffic takes no seed, so SST columns run once per load; ``repeats`` applies
     to the reference column, whose output-buffered router gives a hop the VC of its class
     in topogen's routing (``obuf_vcs="routing"``: ``merlin.hyperx``'s DOR runs on one VC,
-    and topogen's ``dor`` declares one) or, with ``obuf_vcs="hop"``, hop ``h`` VC ``h`` as
-    topogen's export on ``merlin.anytopo`` runs.
+    and topogen's ``dor`` declares one; on the torus, mesh and dragonfly the routing
+    carries merlin's own VC rule, :mod:`topogen.routing.merlin_vcs`) or, with
+    ``obuf_vcs="hop"``, hop ``h`` VC ``h`` as topogen's export on ``merlin.anytopo`` runs.
 
     A network with switches that hold no endpoint (the fat tree's upper levels) has no
     ``export`` column: ``merlin.anytopo`` refuses a router without an endpoint ("No
@@ -593,6 +596,10 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     fam = NativeFamily(family, net.k, net.n, {"topology": net.name, "routing_function": net.native_routing},
                        net.generator, net.gen_params, net.routing, 1, hosts=len(net.endpoints))
     routing = native_routing(fam, topology, None, seed)
+    if net.vc_rule:  # merlin's VCs on topogen's routes (the reference's VC classes; anytopo ignores them)
+        from ..routing.merlin_vcs import merlin_vcs
+
+        routing = merlin_vcs(routing, net.vc_rule)
     out = fresh_dir(out_dir)
     exe = find_sst(binary)
     p = sst_parameters(spec)
