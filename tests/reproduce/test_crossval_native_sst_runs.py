@@ -92,3 +92,10 @@ def test_cli_runs_merlin_hyperx(tmp_path):
                           "--param", "k=1", "--out-dir", str(tmp_path / "cv2")],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_hyperx_without_sst_says_how():
+    from topogen.reproduce.cli import crossval_command
+
+    with pytest.raises(ParameterError, match="add --simulators sst"):
+        crossval_command(argparse.Namespace(native="hyperx", simulators=None))

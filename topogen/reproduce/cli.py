@@ -109,6 +109,11 @@ def crossval_command(args) -> int:
         sims = [x.strip() for x in (args.simulators or "").split(",") if x.strip()]
         if "sst" in sims:  # SST merlin's own topologies
             from .crossval_native_sst import native_command
+        elif args.native == "hyperx":
+            from ..errors import ParameterError
+
+            raise ParameterError("--native hyperx is SST merlin's merlin.hyperx (BookSim has no HyperX of its "
+                                 "own): add --simulators sst")
         else:
             from .crossval_native import native_command
 
