@@ -78,3 +78,17 @@ def test_rules_are_refused_where_they_do_not_apply():
         merlin_vcs(route(t, None, "dor", vcs=2), "after-global")
     with pytest.raises(ParameterError, match="torus or mesh"):
         merlin_vcs(dragonfly_min(df, 2), "toggle")
+
+
+def test_toggle_flips_the_incoming_vc():
+    """torus.cc toggles route_packet's vc argument (the VC the packet came in on), after
+    setting the reset one: on a 4x4 torus from (3,0) to (1,1) the packet wraps 3 -> 0 on
+    VC 0, leaves x = 0 on VC 1, and turns into y at y = 0 having come in on VC 1: it
+    leaves on 1 ^ 1 = VC 0 (toggling the reset VC would give VC 1)."""
+    assert merlin_torus_route((4, 4), 3, 5) == [(3, 0, 0), (0, 0, 1), (1, 2, 0)]
+    t = registry.generate("torus", dims=(4, 4))
+    r = merlin_vcs(route(t, None, "dor", vcs=2), "toggle")
+    assert list(r.path(3, 5)[1]) == [0, 1, 0]
+    mesh = merlin_network("mesh", 4, 2)
+    # mesh.cc has the same code: (1,0) -> (0,0) -> (0,1) turns at y = 0 having come in on VC 0
+    assert [h[2] for h in merlin_route(mesh, 1, 4)] == [0, 1, 1]

@@ -77,23 +77,25 @@ def merlin_torus_route(dims, src: int, dst: int) -> list:
     """The hops ``(router, output port, VC)`` of a packet from router ``src`` to router
     ``dst`` in ``merlin.torus`` (``torus.cc``'s ``route_packet``, width 1, VN 0): the
     first dimension that differs, the + direction when ``dist_pos <= dist_neg``; VC 0 from
-    ``process_input``, reset to the even VC when a dimension is done, toggled (``vc ^ 1``)
-    at a router whose coordinate in the routing dimension is 0 when the packet came in on
-    a network port."""
+    ``process_input``, reset to the even VC when a dimension is done; at a router whose
+    coordinate in the routing dimension is 0, when the packet came in on a network port,
+    the VC it came in on toggled (``vc ^ 1`` of the argument: a packet that came in on VC 1
+    and turns there leaves on VC 0)."""
     wiring = merlin_torus_wiring(dims)
     hops, rid, in_net, vc, rdim = [], src, False, 0, 0
     while rid != dst:
         me, dest = _merlin_loc(rid, dims), _merlin_loc(dst, dims)
+        vc_in = vc  # route_packet's vc argument: the VC the packet came in on
         for d in range(rdim, len(dims)):
             if dest[d] != me[d]:
                 k = dims[d]
                 pos, neg = (dest[d] - me[d]) % k, (me[d] - dest[d]) % k
                 port = 2 * d + (0 if pos <= neg else 1)
                 if me[d] == 0 and in_net:
-                    vc ^= 1
+                    vc = vc_in ^ 1  # toggles the incoming VC, not the reset one
                 break
             rdim += 1
-            vc &= ~1
+            vc = vc_in & ~1
         hops.append((rid, port, vc))
         rid = wiring[rid, port][0]
         in_net = True
@@ -434,9 +436,10 @@ def merlin_route(net: MerlinNetwork, src: int, dst: int) -> list:
                 port = dst_port
             else:
                 me = _merlin_loc(rid, dims)
+                vc_in = vc
                 while dest[rdim] == me[rdim]:
                     rdim += 1
-                    vc &= ~1
+                    vc = vc_in & ~1
                 k = dims[rdim]
                 if net.family == "mesh":
                     plus = me[rdim] < dest[rdim]
@@ -444,7 +447,7 @@ def merlin_route(net: MerlinNetwork, src: int, dst: int) -> list:
                     plus = (dest[rdim] - me[rdim]) % k <= (me[rdim] - dest[rdim]) % k
                 port = 2 * rdim + (0 if plus else 1)
                 if me[rdim] == 0 and port_in is not None:
-                    vc ^= 1
+                    vc = vc_in ^ 1
         elif net.family == "hyperx":
             me = _merlin_loc(rid, dims)
             diff = [d for d in range(net.n) if dest[d] != me[d]]

@@ -7,11 +7,12 @@ packet has been:
 
 ``"toggle"`` (``torus.cc`` / ``mesh.cc`` ``route_packet``)
     a packet starts on VC 0; when a dimension is done the VC is reset to the even VC;
-    at a router whose coordinate in the dimension being routed is 0 the VC is toggled
-    (``vc ^ 1``) if the packet came in on a network port (not at its source).  So the
-    hop leaving coordinate 0 and the rest of that dimension's segment run on VC 1: a
-    + wrap hop (from ``k - 1`` to 0) still runs on VC 0, and a packet that turns into a
-    dimension at coordinate 0 runs it on VC 1 without wrapping.
+    at a router whose coordinate in the dimension being routed is 0 the VC the packet
+    came in on is toggled (``vc ^ 1`` of ``route_packet``'s ``vc`` argument, not of the
+    reset VC) if it came in on a network port (not at its source).  So a + wrap hop
+    (from ``k - 1`` to 0) still runs on VC 0 and the rest of that segment on VC 1; a
+    packet that turns into a dimension at coordinate 0 runs it on VC 1 if it came in on
+    VC 0, and on VC 0 if it came in on VC 1.
 
 ``"after-global"`` (``dragonfly.cc`` ``route_nonadaptive``, ``minimal``)
     VC 0 up to and over the global link; VC 1 from the router the global link enters
@@ -77,7 +78,8 @@ class MerlinVcRouting(TableRouting):
         same = d2 == self.entry_dim[e].astype(np.int64)
         at = self.view.indices[e]  # the router between the two hops (never the source)
         toggle = self.zero_at[at, d2]
-        return (np.where(same, vc, 0) ^ toggle).astype(np.int64)
+        # torus.cc toggles the VC the packet came in on (vc ^ 1), not the reset one
+        return np.where(toggle, vc ^ 1, np.where(same, vc, 0)).astype(np.int64)
 
     def path(self, src: int, dst: int, rng=None):
         sw, _ = super().path(src, dst, rng)
