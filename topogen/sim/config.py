@@ -44,6 +44,10 @@ ENGINES = ("compiled", "python")
 #: the crossbar moves a whole packet into an output buffer of ``output_buf_size`` flits,
 #: hop ``h`` on VC ``h`` as merlin.anytopo does; :mod:`topogen.sim._obuf`, Python engine)
 ROUTERS = ("input-queued", "output-buffered")
+#: VCs of the output-buffered router: ``hop`` (hop ``h`` on VC ``h``, merlin.anytopo's
+#: rule, the default) or ``routing`` (one VC per VC class of the routing, its class per
+#: hop: what SST merlin's own topologies do, e.g. merlin.hyperx's DOR on one VC)
+OBUF_VCS = ("hop", "routing")
 #: flow control of the input-queued router: ``vct`` (packet-level virtual cut-through: a
 #: packet moves when its output VC has credits for the whole packet, the default) or
 #: ``wormhole`` (BookSim's flit-level IQ router: a flit moves with one credit, a packet may
@@ -78,7 +82,8 @@ class SimConfig:
     ``vc_alloc`` chooses how the input-queued router picks a packet's output VC
     (:data:`VC_ALLOCS`: BookSim's VC allocation stage by default).
     ``router`` chooses the router model (:data:`ROUTERS`); ``output_buf_size`` is the
-    flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``).
+    flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``),
+    ``obuf_vcs`` its VC rule (:data:`OBUF_VCS`).
     ``flow_control`` chooses the input-queued router's flow control (:data:`FLOW_CONTROLS`):
     packet-level virtual cut-through (default) or BookSim's flit-level wormhole router
     (:mod:`topogen.sim._wormhole`, Python engine; ``vc_buf_size`` may then be smaller than
@@ -124,6 +129,7 @@ class SimConfig:
     engine: str = "compiled"
     router: str = "input-queued"
     output_buf_size: int | None = None
+    obuf_vcs: str = "hop"
     flow_control: str = "vct"
     port_order: str = "hosts-first"
 
@@ -170,6 +176,11 @@ class SimConfig:
         if ob is not None and self.router != "output-buffered":
             raise ParameterError("output_buf_size applies to router='output-buffered' only; "
                                  "drop it or set router='output-buffered'")
+        if self.obuf_vcs not in OBUF_VCS:
+            raise ParameterError(f"obuf_vcs must be one of {', '.join(OBUF_VCS)}, got {self.obuf_vcs!r}")
+        if self.obuf_vcs != "hop" and self.router != "output-buffered":
+            raise ParameterError("obuf_vcs applies to router='output-buffered' only; drop it or set "
+                                 "router='output-buffered'")
         if self.vc_alloc not in VC_ALLOCS:
             raise ParameterError(f"vc_alloc must be one of {', '.join(VC_ALLOCS)}, got {self.vc_alloc!r}")
         if self.allocator not in ALLOCATORS:
@@ -274,6 +285,8 @@ class SimConfig:
         d.pop("engine")
         if self.flow_control == "vct":
             d.pop("flow_control")  # rows and resume keys of the default model stay as they were
+        if self.obuf_vcs == "hop":
+            d.pop("obuf_vcs")  # rows and resume keys of the anytopo model stay as they were
         if self.router == "input-queued":
             d.pop("router")
             d.pop("output_buf_size")
