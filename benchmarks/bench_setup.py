@@ -197,7 +197,7 @@ def _floor(path: str, sources: int) -> dict:
         cmask = buckets - 1
         acc = 0
         for s in range(s0, s1):
-            dist[:] = np.iinfo(np.int64).max
+            dist[:] = np.iinfo(dist.dtype).max
             done[:] = False
             head[:] = -1
             dist[s] = 0
@@ -237,16 +237,17 @@ def _floor(path: str, sources: int) -> dict:
         layout = default_layout(topo)
     view = csr_view(topo)
     n = view.n
-    indptr = view.indptr.astype(np.int64)
-    indices = view.indices.astype(np.int64)
+    # compact types, as the product kernels use: 32-bit links, distances and queues
+    indptr = view.indptr.astype(np.int32)
+    indices = view.indices.astype(np.int32)
     w = fr_weights(layout)
-    inc = w // int(np.gcd.reduce(w))
+    inc = (w // int(np.gcd.reduce(w))).astype(np.int32)
     buckets = 1 << int(inc.max()).bit_length()
     k = min(n, sources)
-    dist = np.empty(n, np.int64)
-    queue = np.empty(n + 1, np.int64)
-    work = (np.empty(n, np.int64), np.empty(n, np.bool_), np.empty(buckets, np.int64),
-            np.empty(len(indices) + 1, np.int64), np.empty(len(indices) + 1, np.int64))
+    dist = np.empty(n, np.int32)
+    queue = np.empty(n + 1, np.int32)
+    work = (np.empty(n, np.int32), np.empty(n, np.bool_), np.empty(buckets, np.int32),
+            np.empty(len(indices) + 1, np.int32), np.empty(len(indices) + 1, np.int32))
     bfs(indptr, indices, 0, 1, dist, queue)  # compile outside the timing
     dial(indptr, indices, inc, buckets, 0, 1, *work)
     c0 = cpu()

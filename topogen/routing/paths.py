@@ -27,7 +27,9 @@ are exact (integer sums).
 
 Algorithms: FR (and NR on request) by default builds each switch's row from one search
 from it (:mod:`._rows`: Dial's bucket queue with 64-bit masks of the tied first links,
-memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given).  NR uses a
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given; from
+:data:`PER_SOURCE_MIN_WORK` on, below which the block algorithms need less than loading
+numba and the kernels on a fresh machine).  NR uses a
 bit-parallel breadth-first search (64 destinations per machine word, all destinations of
 a block at once).  FR works per block of destinations, either
 with a vectorised Bellman–Ford whose converging round also yields the lowest-id next
@@ -99,7 +101,9 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         one breadth-first search per source switch gives its whole row (:mod:`._rows`;
         numba, degree <= 64, memory ``O(N + E)`` per thread; less CPU and memory than
         the other for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
-        it applies (not with ``all_next_hops``), else bit-parallel.  Same tables.
+        it applies (not with ``all_next_hops``) and the network has at least
+        :data:`PER_SOURCE_MIN_WORK` switches x (switches + directed links), else
+        bit-parallel (no numba needed).  Same tables.
     workers : int, optional
         Threads of the per-source method (default: the CPUs this process may use).
     ranks_file : path-like, optional
@@ -218,7 +222,7 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         vectorised Bellman–Ford over a block of destinations that also yields the next
         hops (fast on low-diameter networks: random, Skywalk, Slim Fly...).  ``"auto"``
         takes ``"per-source"`` when it applies (not with ``all_next_hops`` or
-        ``ties="random"``), else Bellman–Ford when a cost model says it pays (few hops,
+        ``ties="random"``) from :data:`PER_SOURCE_MIN_WORK` on, else Bellman–Ford when a cost model says it pays (few hops,
         see :func:`_bf_budget`), falling back to Dijkstra for a block that needs too
         many rounds; ``"bellman-ford"`` always iterates to convergence.
     ties : {"spread", "lowest", "random"}
