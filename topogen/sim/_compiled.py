@@ -223,6 +223,7 @@ class CompiledEngine:
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),
             srt=np.zeros(n, np.int32),  # switch order of the allocations: a count per switch
+            gq=i64(K * V + 1),  # heads granted an output VC by one allocation
         )
         st.update(self._ugal_state(network, cf, sc))
         st["dsw"] = np.concatenate([np.asarray(network.indices, np.int32), i64(H, -1).astype(np.int32),
