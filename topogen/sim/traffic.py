@@ -284,16 +284,28 @@ class BernoulliArrivals:
         self._end = t1
         nxt = self._next
         idx = np.flatnonzero(nxt < t1)
+        w = t1 - t0
+        # the keys (cycle - t0) * n + source are unique: where the window is dense (a hit
+        # per 16 cells or more) they are marked in a (cycle, source) table and read back in
+        # order, which costs less than sorting them
+        dense = w * n <= min(16 * self.p * w * n + 4096, 1 << 26)
+        hits = np.zeros(w * n if dense else 0, dtype=bool)
         keys = []
         while len(idx):
             t = nxt[idx]
-            keys.append((t - t0) * n + idx)  # unique per (cycle, source)
+            if dense:
+                hits[(t - t0) * n + idx] = True
+            else:
+                keys.append((t - t0) * n + idx)  # unique per (cycle, source)
             t = t + np.minimum(self.rng.geometric(self.p, len(idx)), _FAR)
             nxt[idx] = t
             idx = idx[t < t1]
-        if not keys:
+        if dense:
+            k = np.flatnonzero(hits)
+        elif keys:
+            k = np.sort(np.concatenate(keys))
+        else:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        k = np.sort(np.concatenate(keys))
         return k // n + t0, k % n
 
 
