@@ -43,6 +43,17 @@ def test_mean_route_links_of_a_small_table_routing_is_the_mean_over_all_pairs(t4
     assert mean_route_links(t44) == pytest.approx(2.0)
 
 
+def test_mean_route_links_of_a_routing_without_tables_is_twice_the_minimal():
+    # Valiant: routes chosen per packet; the estimate is twice the mean hop distance
+    t = torus((4, 4))
+    r = route(t, None, "valiant")
+    assert not hasattr(r, "route_lengths")
+    n = t.num_switches
+    ring = lambda x, y: min(abs(x - y), 4 - abs(x - y))  # noqa: E731 (a ring of 4)
+    hops = [ring(a % 4, b % 4) + ring(a // 4, b // 4) for a in range(n) for b in range(n)]
+    assert mean_route_links(r) == pytest.approx(2 * np.mean(hops)) == pytest.approx(4.0)
+
+
 def test_estimated_work_is_packets_times_routers(t44):
     cfg = SimConfig()
     p = packet_rate(0.1, "flits", cfg)

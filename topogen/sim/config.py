@@ -346,8 +346,13 @@ def mean_route_links(routing) -> float:
     dst = _spaced(n, 4 * _HOP_SAMPLE)
     lengths = getattr(routing, "route_lengths", None)
     if lengths is not None:
+        from ..errors import TopogenError
+
         s, d = np.meshgrid(src, dst, indexing="ij")
-        return float(np.mean(lengths(s.ravel(), d.ravel())))
+        try:
+            return float(np.mean(lengths(s.ravel(), d.ravel())))
+        except TopogenError:  # a table the simulation will refuse with its own message
+            pass
     from scipy.sparse.csgraph import shortest_path
 
     dist = shortest_path(topo.csr(), unweighted=True, indices=src)[:, dst]
