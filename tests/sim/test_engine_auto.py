@@ -143,3 +143,24 @@ def test_a_small_simulate_compiles_nothing(tmp_path):
 
     row = read_results(tmp_path / "r.csv").to_dict("records")[0]
     assert json.loads(row["params"])["engine"] == "python"
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_sweep_takes_the_compiled_core_only_when_it_is_cached(cached, t44, tmp_path, monkeypatch):
+    from topogen.sim import sweep as sweep_module
+
+    asked = []
+
+    def recording(routing, **kw):
+        asked.append(kw.get("engine"))
+        return simulate(routing, **dict(kw, engine="python"))  # (no compilation in the test)
+
+    monkeypatch.setattr(sweep_module, "_core_cached", lambda: cached)
+    monkeypatch.setattr(sweep_module, "simulate", recording)
+    res = sweep_module.sweep(t44, tmp_path / "s.csv", low=0.05, high=0.9, tolerance=0.3, **FAST)
+    assert res.simulated == len(asked) > 1
+    assert set(asked) == {"compiled" if cached else None}
+    # an explicit engine is kept
+    asked.clear()
+    sweep_module.sweep(t44, tmp_path / "p.csv", low=0.05, high=0.9, tolerance=0.3, engine="python", **FAST)
+    assert set(asked) == {"python"}
