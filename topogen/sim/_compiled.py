@@ -55,7 +55,7 @@ def engine_for(network, rng):
     from .model import Engine
 
     why = None
-    if network.config.engine == "compiled":
+    if network.config.engine in ("compiled", "auto"):  # auto outside simulate(): compiled
         why = compiled_covers(network)
         if why is None:
             return CompiledEngine(network, rng)
