@@ -787,7 +787,8 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
         1,024 is built: minutes).  Fig. 7: the table ``readings`` of III-D's degree-64
         Skywalk at 8,192 switches (degree split, construction, straight/diagonal split,
         routing, instance selection) against Dragonfly and HyperX, and a claim row saying
-        whether any reading meets the printed 1.0 % / 2.3 % (about 2.5 min of CPU).
+        whether any reading meets the printed 1.0 % / 2.3 % (6.3 min of CPU with
+        ``seeds=2``, about 8 with the default 3).
     plot : str, optional
         Draw the figure to this .png, .svg or .pdf file.
 
