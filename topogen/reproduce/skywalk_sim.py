@@ -749,27 +749,23 @@ def _announce(**kwargs) -> str | None:
 
 def _study_run(**kwargs):
     """Fig. 11 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
-    from .study import run_study
+    from .study import reference_study_run
 
-    if kwargs.get("simulator", "reference") != "reference":
-        raise ParameterError("--quick/--full run on the reference simulator (the paper's escape routing runs nowhere "
-                             "else); the BookSim/SST comparison is the bisection mode's --routing fr --simulator ...")
-    study, exp = _expanded(kwargs)
-    keys = list(study.networks)
-    return run_study(
-        study, exp, study_claims(study), title=f"Skywalk IV (Fig. 11) as experiment {exp.name}",
-        submit=kwargs["submit"], collect=kwargs["collect"], plan_only=kwargs["plan"], workers=kwargs["workers"],
-        figure=kwargs.get("plot") or Path(exp.path).parent / "fig11.png",
+    return reference_study_run(
+        kwargs, _expanded, study_claims, title="Skywalk IV (Fig. 11) as experiment {name}", figure="fig11.png",
+        refusal="--quick/--full run on the reference simulator (the paper's escape routing runs nowhere else); the "
+                "BookSim/SST comparison is the bisection mode's --routing fr --simulator ...",
         seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
         draw=dict(titles=PANEL_TITLES, dashed=lambda label: label.startswith("Random"),
                   x_scale=GBPS_PER_LOAD, x_label="accepted traffic (Gbit/s/host)", y_scale=CYCLE_NS,
                   y_label="latency (ns)", y_max=2500.0,
                   suptitle="Skywalk Fig. 11: latency vs accepted traffic, 256 switches in 64 cabinets"),
-        notes=[f"networks: {', '.join(NETWORKS[k][0] for k in keys)} (256 switches, Floor.skywalk(64, 4), 8 hosts "
-               "per switch sharing one simulated 96 Gbit/s port: load 1 = 12 Gbit/s/host). Setup (IV-A): escape "
-               "routing on FR routes (60 ns switches), 4 VCs x 66 flits, 33-flit packets of 256 bits, 23-cycle "
-               "switches, cables 5 ns/m rounded up to 2.667 ns cycles; uniform traffic over the other switches; "
-               "transpose = rotate (Dally & Towles)."])
+        notes=lambda study: [
+            f"networks: {', '.join(NETWORKS[k][0] for k in study.networks)} (256 switches, Floor.skywalk(64, 4), 8 "
+            "hosts per switch sharing one simulated 96 Gbit/s port: load 1 = 12 Gbit/s/host). Setup (IV-A): escape "
+            "routing on FR routes (60 ns switches), 4 VCs x 66 flits, 33-flit packets of 256 bits, 23-cycle "
+            "switches, cables 5 ns/m rounded up to 2.667 ns cycles; uniform traffic over the other switches; "
+            "transpose = rotate (Dally & Towles)."])
 
 
 reproduce_skywalk_sim.announce = _announce
