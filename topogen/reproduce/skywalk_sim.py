@@ -543,11 +543,12 @@ STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "fr", "router_delay"
                    "switch_delay_ns": SWITCH_NS, "self_packets": False}
 FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
 QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
-#: CPU seconds per packet-hop of the escape routing (the reference simulator's Python
-#: engine: adaptive next hops chosen at run time) on Fig. 11's setup, for the estimate
-#: printed before a run: the plan's packet-hops of one full-size point, Skywalk(4,64,3,4)
-#: under transpose (16 loads), over its measured 27.4 s of CPU (2026-11-29, docs/reproductions.md)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 1.0e-5, "escape": 1.0e-5}
+#: CPU seconds per packet-hop of the escape routing on Fig. 11's setup, for the estimate
+#: printed before a run: the whole ``--full --traffic all`` run (30 curves, 434 simulations,
+#: 46.4 million packet-hops) took 115 s of CPU (user + system of the process, start-up and
+#: numba compilation included; 2026-11-29, one worker under ``nice`` on the 2-core
+#: machine shared with other jobs, 18 min of wall), docs/reproductions.md
+CPU_SECONDS_PER_PACKET_HOP = {"*": 2.5e-6, "escape": 2.5e-6}
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: int = 1):

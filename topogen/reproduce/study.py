@@ -328,6 +328,17 @@ class CurveResult:
         return min(above) if above else math.inf
 
     @property
+    def accepted_at_knee(self) -> float:
+        """Accepted over offered traffic at the highest sustained load (nan: none): under 1
+        by more than the measurement's noise, the load is past the network's throughput
+        though the run completed (a short measurement's latency did not reach
+        ``latency_thres``), so the knee lies lower than :attr:`sustained`."""
+        ok = [r for r in self.completed if float(r["offered_load"]) == self.sustained]
+        if not ok or _nan(ok[0].get("accepted_flit_rate")):
+            return math.nan
+        return float(ok[0]["accepted_flit_rate"]) / float(ok[0]["offered_load"])
+
+    @property
     def knee_width(self) -> float:
         return self.saturated - self.sustained
 
@@ -409,6 +420,7 @@ def curves_table(results: dict) -> pd.DataFrame:
                      "traffic": r.curve.traffic, "status": r.status if r.status != "done" or r.ran else "no load sustained",
                      "sustained": r.sustained, "saturated": r.saturated,
                      "knee_resolved": r.resolved, "loads_below_saturation": r.below_saturation,
+                     "accepted_at_knee": r.accepted_at_knee,
                      "throughput": r.throughput, "latency_low_load": r.latency_at_lowest(),
                      "loads": len(r.rows)})
     return pd.DataFrame(rows)
@@ -494,6 +506,10 @@ def announce(kwargs: dict, expanded: Callable, seconds_per_hop: dict | None) -> 
     return plan(study, exp, seconds_per_hop=seconds_per_hop)["text"]
 
 
+#: a plan's mean path length of a routing over the network's minimal one: Valiant's two
+#: minimal legs; UGAL's mix of minimal and Valiant paths (SF q=19 at 0.4 under uniform
+#: traffic: UGAL-L 1.26, UGAL-G 1.11 times MIN's hops; more Valiant paths near saturation)
+PATH_STRETCH = {"valiant": 2.0, "ugal-l": 1.5, "ugal-g": 1.5}
 #: where a plan assumes a curve saturates (fraction of the injection bandwidth) when its
 #: study names no expected knee for it
 DEFAULT_KNEE = 0.5
@@ -518,7 +534,7 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     measurement takes when its convergence test stops it at the first chance (warm-up,
     four sample periods, a drain of about one more) at the offered load; a saturated one
     all ``max_samples`` periods at the knee's rate (:func:`topogen._estimate.measured_cycles`).
-    Packet-hops: packets times the network's mean hops (doubled for Valiant and UGAL,
+    Packet-hops: packets times the network's mean hops (stretched by :data:`PATH_STRETCH`,
     plus the ejection hop), priced by ``seconds_per_hop`` (:func:`rate_for`; the rates
     measured on this store's finished curves replace them by routing).
 
@@ -552,7 +568,7 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
 
             sizes[curve.network] = (int(t.num_hosts), float(distance_stats(t, sample=64, seed=1).aspl))
         hosts, hops = sizes[curve.network]
-        hops = hops * (2.0 if curve.routing in ("valiant", "ugal-l", "ugal-g") else 1.0) + 1.0
+        hops = hops * PATH_STRETCH.get(curve.routing, 1.0) + 1.0
         knee = float(study.knees.get((curve.label, curve.panel), DEFAULT_KNEE))
         knees_used.add((curve.label, curve.panel) in study.knees)
         loads = sweep_loads(sw["low"], sw["high"], sw["tolerance"], sw["points"], knee)
@@ -570,8 +586,9 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
             f"estimate {cpu / 60:,.0f} CPU minutes (assuming {assumed}; a sustained load runs {cycles_ok:,} "
             f"cycles: {m['warmup_periods']} warm-up and 4 sample periods of {m['sample_period']:,} until the "
             f"convergence test stops it, and a drain; a saturated one at most {cycles_sat:,}; seconds per "
-            "packet-hop " + (f"measured on this store's finished curves for {', '.join(sorted(measured))}, "
-                             "recorded for the rest" if measured else "as recorded") + ")")
+            "packet-hop " + (f"from the wall time of this store's finished curves for {', '.join(sorted(measured))} "
+                             "(more than their CPU time on a busy machine), recorded for the rest" if measured
+                             else "as recorded") + ")")
     return {"points": len(exp.points), "pending": len(pending), "simulations": sims, "cpu_minutes": cpu / 60,
             "text": text}
 
@@ -694,7 +711,8 @@ def run_study(study: Study, exp, claims: Sequence[Claim], *, title: str, submit:
     pl = plan(study, exp, seconds_per_hop=seconds_per_hop)
     out_notes = [pl["text"], f"spec: {exp.path}; store: {exp.store}"]
     if plan_only:
-        return ExperimentResult(title=title + ": plan", table=points_table(study, exp), notes=out_notes)
+        return ExperimentResult(title=title + ": plan", table=points_table(study, exp),
+                                notes=out_notes + list(notes))
     if submit:
         info = _submit_points(exp)
         out_notes.append(f"submitted {info['points']} point(s) as SLURM job {info['job']} ({info['tasks']} array "
