@@ -559,10 +559,11 @@ QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
 #: V's setup (1 warm-up and at most 3 sample periods of 200 cycles, about 660 cycles; numba
 #: compilation and the network's set-up not counted), all on the compiled engine: SF q=19
 #: MIN at 0.5 (11.7 million packet-hops in 19.0 s), UGAL-L at 0.4 (10.0 M in 18.2 s),
-#: UGAL-G at 0.4 (9.1 M in 19.1 s), VAL at 0.2 (VAL_TEXT); the balanced Dragonfly k=27,
+#: UGAL-G at 0.4 (9.1 M in 19.1 s), VAL at 0.2 (7.1 M in 45.4 s; at 0.1 3.5 M in 26.6 s: about
+#: 8 s a simulation plus 5.3 us a packet-hop); the balanced Dragonfly k=27,
 #: p=7 with UGAL-L at 0.2 (6.5 M in 12.3 s); FT-3 k=22 with ANCA at 0.4 (13.9 M in 27.2 s).
 #: docs/reproductions.md has the table.
-CPU_SECONDS_PER_PACKET_HOP = {"*": 2.1e-6, "hop": 1.63e-6, "valiant": 1.9e-6, "ugal-l": 1.82e-6,
+CPU_SECONDS_PER_PACKET_HOP = {"*": 2.1e-6, "hop": 1.63e-6, "valiant": 6.4e-6, "ugal-l": 1.82e-6,
                               "dragonfly:ugal-l": 1.88e-6, "ugal-g": 2.10e-6, "anca": 1.96e-6}
 
 
