@@ -203,13 +203,17 @@ def sweep_loads(low: float, high: float, tolerance: float, points: int, knee: fl
 
 
 def measured_cycles(warmup_periods: int, sample_period: int, max_samples: int, *, converge_samples: int = 3,
-                    sustained: bool = True) -> int:
+                    sustained: bool = True, near_knee: bool = False) -> int:
     """Cycles one load runs under BookSim's ``sim_type = latency`` measurement (that of
     :func:`topogen.sim.simulate`), as a plan counts them: a sustained load ``warmup_periods``
     periods of warm-up, then sample periods until the convergence test stops it at its
     first chance (the first period sets the means, ``converge_samples`` more agree), and a
     drain of about one more period; a saturated load every one of ``max_samples`` periods
-    (the most it runs: saturation found earlier stops it sooner)."""
+    (the most it runs: saturation found earlier stops it sooner).  A sustained load
+    ``near_knee`` rarely converges (its queues still grow): all ``max_samples`` periods
+    and a drain about as long."""
+    if sustained and near_knee:
+        return 2 * int(max_samples) * int(sample_period)
     if not sustained:
         return int(max_samples) * int(sample_period)
     periods = min(int(warmup_periods) + int(converge_samples) + 1, int(max_samples))

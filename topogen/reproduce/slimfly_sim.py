@@ -567,6 +567,11 @@ CPU_SECONDS_PER_PACKET_HOP = {"*": 2.1e-6, "hop": 1.63e-6, "valiant": 6.4e-6, "u
                               "dragonfly:ugal-l": 1.88e-6, "ugal-g": 2.10e-6, "anca": 1.96e-6}
 
 
+#: one curve of the full Fig. 6a run for real (2026-11-29, ``--full --routings MIN --compare
+#: none --workers 1`` under ``nice`` beside other jobs, /usr/bin/time): SF q=19 MIN, knee
+#: bracket 0.629-0.644 (throughput 0.58), 14 simulations, 424.7 s of CPU (409.5 user +
+#: 15.2 system, start-up and numba compilation included), 2.2 GB
+MEASURED_CURVE = {"label": "SF-MIN", "panel": "6a", "knee": 0.629, "simulations": 14, "cpu_s": 424.7}
 #: where the paper's curves saturate (V-A, V-C, V-E), for the plan's estimate only (the
 #: claims check them): 6a MIN and UGAL-G 87.5 % ("the full-bandwidth SF can accept up to
 #: 87.5 %", the best of the four), UGAL-L 80 %, VAL under 50 % (0.45 assumed), FT-3

@@ -510,6 +510,9 @@ def announce(kwargs: dict, expanded: Callable, seconds_per_hop: dict | None) -> 
 #: minimal legs; UGAL's mix of minimal and Valiant paths (SF q=19 at 0.4 under uniform
 #: traffic: UGAL-L 1.26, UGAL-G 1.11 times MIN's hops; more Valiant paths near saturation)
 PATH_STRETCH = {"valiant": 2.0, "ugal-l": 1.5, "ugal-g": 1.5}
+#: a sustained load at least this fraction of its curve's knee counts as near it (SF q=19
+#: MIN, knee 0.63: 0.60 and 0.63 ran 1,376 and 1,704 cycles of a 1,000-cycle schedule)
+NEAR_KNEE = 0.9
 #: where a plan assumes a curve saturates (fraction of the injection bandwidth) when its
 #: study names no expected knee for it
 DEFAULT_KNEE = 0.5
@@ -532,8 +535,9 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     its expected knee (``study.knees`` by ``(label, panel)``; :data:`DEFAULT_KNEE` otherwise):
     :func:`topogen._estimate.sweep_loads`.  A sustained load runs the cycles BookSim's
     measurement takes when its convergence test stops it at the first chance (warm-up,
-    four sample periods, a drain of about one more) at the offered load; a saturated one
-    all ``max_samples`` periods at the knee's rate (:func:`topogen._estimate.measured_cycles`).
+    four sample periods, a drain of about one more) at the offered load, near the knee
+    (:data:`NEAR_KNEE`) twice ``max_samples`` periods; a saturated one all ``max_samples``
+    periods at the knee's rate (:func:`topogen._estimate.measured_cycles`).
     Packet-hops: packets times the network's mean hops (stretched by :data:`PATH_STRETCH`,
     plus the ejection hop), priced by ``seconds_per_hop`` (:func:`rate_for`; the rates
     measured on this store's finished curves replace them by routing).
@@ -553,6 +557,7 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     m, sw = exp.measure, study.sweep
     cycles_ok = measured_cycles(m["warmup_periods"], m["sample_period"], m["max_samples"])
     cycles_sat = measured_cycles(m["warmup_periods"], m["sample_period"], m["max_samples"], sustained=False)
+    cycles_knee = measured_cycles(m["warmup_periods"], m["sample_period"], m["max_samples"], near_knee=True)
     sizes = {}
     cpu = 0.0
     sims = 0
@@ -573,7 +578,8 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
         knees_used.add((curve.label, curve.panel) in study.knees)
         loads = sweep_loads(sw["low"], sw["high"], sw["tolerance"], sw["points"], knee)
         sims += len(loads)
-        packets = sum(hosts * (x if ok else knee) * (cycles_ok if ok else cycles_sat) for x, ok in loads)
+        packets = sum(hosts * (x if ok else knee) * (cycles_sat if not ok else cycles_knee if x >= NEAR_KNEE * knee
+                                                      else cycles_ok) for x, ok in loads)
         packets /= m["packet_size"]
         cpu += packets * hops * measured.get(curve.routing, rate_for(rate, net.generator, curve.routing))
     per_curve = round(sims / len(pending)) if pending else 0
@@ -585,7 +591,8 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
             f"curve: both ends, a bisection to {sw['tolerance']:g}, {sw['points']} loads below saturation); "
             f"estimate {cpu / 60:,.0f} CPU minutes (assuming {assumed}; a sustained load runs {cycles_ok:,} "
             f"cycles: {m['warmup_periods']} warm-up and 4 sample periods of {m['sample_period']:,} until the "
-            f"convergence test stops it, and a drain; a saturated one at most {cycles_sat:,}; seconds per "
+            f"convergence test stops it, and a drain; within {1 - NEAR_KNEE:.0%} of the knee {cycles_knee:,}; a "
+            f"saturated one at most {cycles_sat:,}; seconds per "
             "packet-hop " + (f"from the wall time of this store's finished curves for {', '.join(sorted(measured))} "
                              "(more than their CPU time on a busy machine), recorded for the rest" if measured
                              else "as recorded") + ")")
