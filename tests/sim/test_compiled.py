@@ -1,8 +1,6 @@
 """The compiled engine (topogen.sim._core) against the pure-Python reference engine: the
 same rows for the same seed, event for event."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -14,13 +12,12 @@ from topogen.sim import SimConfig, run_fixed, run_trace, simulate
 from topogen._sssp import AVAILABLE
 from topogen.sim._compiled import CompiledEngine
 
+from ._rows import same_rows as _same
+
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not installed")
 
 # short measurements: a few periods of a few hundred cycles
 FAST = dict(sample_period=100, warmup_periods=1, max_samples=5, min_period_packets=0)
-COLUMNS = ("status", "message", "latency_avg", "latency_min", "latency_max", "latency_p50",
-           "latency_p99", "network_latency_avg", "hops_avg", "packets", "accepted_load",
-           "accepted_flit_rate", "injected_load", "sim_cycles", "samples")
 
 
 def _nets():
@@ -37,14 +34,6 @@ def _nets():
 
 NETS = _nets()
 
-
-def _same(a: dict, b: dict):
-    for c in COLUMNS:
-        x, y = a.get(c), b.get(c)
-        if isinstance(x, float) and math.isnan(x):
-            assert isinstance(y, float) and math.isnan(y), c
-        else:
-            assert x == y, (c, x, y)
 
 
 @pytest.mark.parametrize("net", sorted(NETS))

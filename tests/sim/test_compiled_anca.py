@@ -2,8 +2,6 @@
 (topogen.sim._core) against the pure-Python reference engine: the same up ports, the same
 draws, the same rows and the same deliveries for the same seed, event for event."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -14,12 +12,11 @@ from topogen.sim import SimConfig, run_fixed, run_trace, simulate
 from topogen.sim._compiled import CompiledEngine, compiled_covers, engine_for
 from topogen.sim.model import Engine, Network
 
+from ._rows import same_rows as _same
+
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not installed")
 
 FAST = dict(sample_period=100, warmup_periods=1, max_samples=5, min_period_packets=0)
-COLUMNS = ("status", "message", "latency_avg", "latency_min", "latency_max", "latency_p50",
-           "latency_p99", "network_latency_avg", "hops_avg", "packets", "accepted_load",
-           "accepted_flit_rate", "injected_load", "sim_cycles", "samples")
 ALLOCATORS = (("separable", "booksim"), ("separable", "credits"), ("fifo", "credits"))
 
 NETS = {
@@ -29,14 +26,6 @@ NETS = {
     "3ary3-booksim": anca(kary_ntree(3, 3), select="booksim"),
 }
 
-
-def _same(a: dict, b: dict):
-    for c in COLUMNS:
-        x, y = a.get(c), b.get(c)
-        if isinstance(x, float) and math.isnan(x):
-            assert isinstance(y, float) and math.isnan(y), c
-        else:
-            assert x == y, (c, x, y)
 
 
 def test_compiled_engine_covers_anca():
