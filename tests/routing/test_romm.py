@@ -134,3 +134,23 @@ def test_refuses_other_networks_and_vc_counts():
         route(registry.generate("torus", dims=(4, 4)), None, "romm")
     with pytest.raises(ParameterError, match="2 routing VCs"):
         route(_mesh(4, 4), None, "romm", vcs=4)
+
+
+def test_a_packet_to_its_own_router_goes_through_the_intermediate():
+    """BookSim's uniform traffic sends a node packets to itself and valiant_mesh routes
+    them out to the intermediate and back; the simulator asks the routing for them."""
+    from topogen.sim import SimConfig
+    from topogen.sim.network import Network
+
+    t = _mesh(4, 4)
+    rng = np.random.default_rng(5)
+    v = valiant_booksim(t, seed=1)
+    loops = [v.path(6, 6, rng) for _ in range(200)]
+    assert any(len(sw) > 1 for sw, _ in loops)
+    for sw, vcs in loops:
+        assert sw[0] == sw[-1] == 6
+        mid = int(np.flatnonzero(vcs == 1)[0]) if (vcs == 1).any() else len(vcs)
+        assert vcs.tolist() == [0] * mid + [1] * (len(vcs) - mid)
+    assert all(len(romm(t, seed=1).path(6, 6, rng)[0]) == 1 for _ in range(20))
+    net = Network(v, SimConfig(num_vcs=4))
+    assert any(len(net.route(6, 6, rng)[0]) > 0 for _ in range(50))

@@ -6,7 +6,9 @@ comes in on the injection port), and route dimension order (``dor_next_mesh``: t
 lowest dimension that differs first) to the intermediate (phase 0), then dimension order
 to the destination (phase 1).  The phase turns to 1 at the router that *is* the
 intermediate, so the hop leaving it is phase 1; an intermediate equal to the source makes
-the whole path phase 1, one equal to the destination the whole path phase 0.
+the whole path phase 1, one equal to the destination the whole path phase 0.  A packet
+whose destination is on its own router is routed the same way: BookSim's uniform traffic
+sends a node packets to itself, and ``valiant`` takes them out to the intermediate and back.
 
 * ``romm``: the intermediate lies in the minimal quadrant of source and destination
   (``rand_min_intr_mesh``): in every dimension a coordinate drawn uniformly from the closed
@@ -81,6 +83,9 @@ class PhaseRouting(Routing):
     routing's own generator (seeded from ``seed``) when ``rng`` is None."""
 
     deterministic = False
+    #: a packet between hosts of one router is routed too (through the intermediate), not
+    #: delivered on the spot: the simulator asks :meth:`path` for it
+    routes_self = True
 
     def __init__(self, topology, kind: str, seed=None):
         if kind not in KINDS:
@@ -131,11 +136,12 @@ class PhaseRouting(Routing):
         return np.concatenate([a, b[1:]]).astype(np.int32), vcs
 
     def path(self, src: int, dst: int, rng=None):
+        """The path of one packet (a draw).  A packet to its own router goes through the
+        intermediate too, as BookSim routes it (``routes_self``): a ``valiant-booksim`` loop
+        out and back, a ``romm`` packet's quadrant is its router."""
         n = self.num_switches
         src = _check_switch("src", src, n)
         dst = _check_switch("dst", dst, n)
-        if src == dst:
-            return np.asarray([src], dtype=np.int32), np.zeros(0, dtype=np.int16)
         return self.path_via(src, self.draw_intermediate(src, dst, rng), dst)
 
     # ------------------------------------------------------------ deadlock check
