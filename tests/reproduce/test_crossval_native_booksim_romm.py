@@ -16,6 +16,9 @@ def test_mesh_routings_map_to_topogens_and_the_torus_says_why_not():
     assert native_family("mesh", 4, 2, "romm").routing == "romm"
     assert native_family("mesh", 4, 2, "valiant").routing == "valiant-booksim"
     assert native_family("mesh", 4, 2, "valiant").booksim["routing_function"] == "valiant"
+    # two VCs per phase: the reference runs BookSim's flit-level router (docs/crossval.md)
+    assert native_family("mesh", 4, 2, "romm").flow_control == "wormhole"
+    assert native_family("mesh", 4, 2, "dim_order").flow_control == "vct"
     with pytest.raises(ParameterError, match="ring_part"):
         native_family("torus", 4, 2, "valiant")
     with pytest.raises(ParameterError, match="romm_mesh"):

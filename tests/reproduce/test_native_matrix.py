@@ -69,3 +69,15 @@ def test_quick_run_writes_csv_and_markdown(tmp_path):
     md = (out / "native.md").read_text()
     assert "| mesh | valiant | k=3 n=2 | valiant-booksim | True |" in md
     assert "romm_mesh" in md
+
+
+@pytest.mark.booksim
+@pytest.mark.skipif(BOOKSIM is None, reason="BookSim not installed")
+def test_booksims_valiant_torus_stops_on_its_assertion_from_k_4(tmp_path):
+    """Why torus valiant is not compared: on a 4-ring a hop continues in its dimension,
+    where valiant_torus reads its unset ring partition and fails its own assertion."""
+    from topogen.reproduce.native_matrix import _try_native
+
+    status = _try_native("torus", "valiant", {"k": 4, "n": 2}, tmp_path, BOOKSIM, 600)
+    assert status.startswith("crash") and "ring_part == 1" in status
+    assert _try_native("torus", "dim_order", {"k": 4, "n": 2}, tmp_path / "b", BOOKSIM, 600) == "completed"

@@ -66,7 +66,8 @@ NOT_COMPARED = {
     ("torus", "romm"): "BookSim's routefunc.cpp has romm for the mesh only (romm_mesh): no native run",
     ("torus", "valiant"): "BookSim's valiant_torus leaves the ring partition unset on a hop that continues "
                           "in the same dimension (a local variable read before it is written) and stops on "
-                          "its own assertion ring_part == 1 at the first such hop: no native result",
+                          "its own assertion ring_part == 1 at the first such hop, on every torus with k >= 4 "
+                          "(a 3-ring has no such hop); topogen has no torus version of its VC rule",
 }
 #: BookSim routing function names of the rows not compared (for the one native try)
 _NATIVE_TRY = {("torus", "valiant"): "valiant"}
@@ -75,8 +76,6 @@ _NATIVE_TRY = {("torus", "valiant"): "valiant"}
 CAUSES = {
     ("fattree", "nca", "reference"): "topogen's nca is a fixed up-port table per (switch, destination); BookSim "
                                      "draws the up port per packet and hop: a different routing on purpose",
-    ("dragonfly", "ugal", "reference"): "ugal-booksim on the flit-level router; see docs/crossval.md for the "
-                                        "measured difference",
 }
 _EXPORT_CAUSE = ("anynet's min, the only routing of an anynet export, is not the native routing ({what}): a "
                  "routing difference, not a router one")
@@ -126,7 +125,7 @@ def _try_native(family: str, routing: str, sizes: dict, out_dir: Path, binary, t
                         link_latency=fam.link_latency, repeats=1, timeout=timeout)
     row = _native_adapter(fam, spec, 1, out_dir, binary).run(0.01)
     status = str(row.get("status", "missing"))
-    return status if status == "completed" else f"{status} ({str(row.get('error', '')).strip()[:160]})"
+    return status if status == "completed" else f"{status} ({str(row.get('message', '')).strip()[:200]})"
 
 
 def _run_row(family, routing, sizes, out_dir, *, quick, repeats, seed, binary, timeout):
