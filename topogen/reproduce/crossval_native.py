@@ -1,5 +1,6 @@
 """Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
-``mesh``/``torus`` (``kncube.cpp``), ``dragonfly`` (``dragonflynew`` with ``min`` or
+``mesh``/``torus`` (``kncube.cpp``; the mesh also with ``romm`` and ``valiant``, topogen's
+:mod:`topogen.routing.romm`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
 ``ugal``), ``fattree`` (``nca``, ``anca``) and ``flatfly`` (``ran_min``), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
 gives each family's reading of the sources and the measurements.  The details below are
