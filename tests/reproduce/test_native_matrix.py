@@ -81,3 +81,37 @@ def test_booksims_valiant_torus_stops_on_its_assertion_from_k_4(tmp_path):
     status = _try_native("torus", "valiant", {"k": 4, "n": 2}, tmp_path, BOOKSIM, 600)
     assert status.startswith("crash") and "ring_part == 1" in status
     assert _try_native("torus", "dim_order", {"k": 4, "n": 2}, tmp_path / "b", BOOKSIM, 600) == "completed"
+
+
+def test_row_verdicts_and_causes(monkeypatch, tmp_path):
+    """The summary of a row from crossval_native's lines: pass / FAIL per column, the row's
+    verdict, and a cause for each column that differs (no BookSim: a stand-in result)."""
+    import math
+
+    import topogen.reproduce.crossval_native as cn
+    from topogen.reproduce.native_matrix import _run_row, markdown_table
+
+    def fake(family, out_dir, **kw):
+        fam = cn.native_family(family, routing=kw["routing"], k=kw["k"], n=kw["n"])
+        lines = []
+        for load, verdicts in ((0.01, ("pass", "pass")), (0.2, ("pass (noise)", "FAIL"))):
+            lines.append({"column": "native", "load": load, "latency_cycles": 50.0, "latency_sem": 0.5,
+                          "status": "completed"})
+            for col, v in zip(("reference", "export"), verdicts):
+                lines.append({"column": col, "load": load, "latency_cycles": 51.0, "latency_sem": 0.5,
+                              "status": "completed", "ratio": 1.02, "verdict": v})
+        sat = {"native": {"low": 0.4, "high": 0.41, "saturation": 0.405},
+               "reference": {"low": 0.39, "high": 0.4, "saturation": 0.395, "ratio": 0.975, "verdict": "pass"},
+               "export": {"low": 0.5, "high": 0.51, "saturation": 0.505, "ratio": 1.25, "verdict": "FAIL"}}
+        return cn.NativeResult(fam, 1, lines, {"isomorphic": True, "identity": True}, [], sat)
+
+    monkeypatch.setattr(cn, "crossval_native", fake)
+    points, summary = _run_row("mesh", "valiant", {"k": 4, "n": 2}, tmp_path, quick=False, repeats=2, seed=1,
+                               binary=None, timeout=1.0)
+    assert [p["point"] for p in points] == ["zero load", "load", "saturation"]
+    assert math.isclose(points[2]["native"], 0.405) and points[2]["export_verdict"] == "FAIL"
+    assert summary["reference"] == "pass" and summary["export"] == "FAIL"
+    assert summary["verdict"] == "reference agrees"
+    assert "Valiant" in summary["cause"] and "reference:" not in summary["cause"]
+    md = markdown_table(points, [summary])
+    assert "| mesh | valiant | saturation | - | 0.405 | 0.395 (0.975, pass) | 0.505 (1.25, FAIL) |" in md

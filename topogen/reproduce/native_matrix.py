@@ -77,6 +77,14 @@ CAUSES = {
     ("fattree", "nca", "reference"): "topogen's nca is a fixed up-port table per (switch, destination); BookSim "
                                      "draws the up port per packet and hop: a different routing on purpose",
 }
+#: what anynet's min is beside a routing where the family's text does not say it
+_EXPORT_WHAT = {
+    ("mesh", "romm"): "one fixed shortest path per pair, not ROMM's random intermediate in the minimal quadrant",
+    ("mesh", "valiant"): "one fixed shortest path per pair, where Valiant goes through a random router (twice "
+                         "the hops)",
+    ("dragonfly", "ugal"): "one fixed shortest path per pair on every VC, not ugal's choice between the minimal "
+                           "path and one through a random intermediate",
+}
 _EXPORT_CAUSE = ("anynet's min, the only routing of an anynet export, is not the native routing ({what}): a "
                  "routing difference, not a router one")
 
@@ -183,10 +191,12 @@ def _run_row(family, routing, sizes, out_dir, *, quick, repeats, seed, binary, t
         summary[c] = v
         if v != "pass":
             if c == "export":
-                causes.append("export: " + _EXPORT_CAUSE.format(what=_EXPORT_ROUTING[family]))
+                what = _EXPORT_WHAT.get((family, routing), _EXPORT_ROUTING[family])
+                causes.append("export: " + _EXPORT_CAUSE.format(what=what))
             else:
                 causes.append("reference: " + CAUSES.get((family, routing, c),
-                                                         "not explained (see docs/crossval.md)"))
+                                                         "not explained (see docs/crossval.md; with few "
+                                                         "repeats on a small network, rerun with more)"))
     if not summary["isomorphic"]:
         causes.insert(0, "structure: the native network and topogen's generator are not isomorphic")
     summary["verdict"] = ("agrees" if summary["isomorphic"] and summary["reference"] == "pass"
