@@ -16,11 +16,14 @@ Run:  python benchmarks/bench_cli.py [--repeat 5] [--root DIR] [--only help,list
 ``--cold``: the cold start, as on a new machine, a fresh CI runner or a cluster node:
 each command on a small network (4x4 torus; optimize on 32 switches of degree 4) runs
 once with an empty numba cache (a fresh ``NUMBA_CACHE_DIR``), then ``--repeat`` times
-with the cache it filled (warm).  Printed: cold and warm CPU seconds (user + system of
-the child), the cold CPU as a ratio to the goal (2 s) and -- with ``--peer DIR``, e.g.
-``--peer ../main`` -- to the same command of that checkout, the peer, named in the
-output.  ``optimize --time-limit 3`` also prints the elapsed time the command reports
-(its whole run, start-up and compilation included).
+with the cache it filled (warm).  Commands: generate, analyze, route, simulate, simulate
+--sweep, optimize (a move budget and ``--time-limit 3``).  Printed per command: cold and
+warm CPU seconds (user + system of the child), the cold CPU as a ratio to the goal (2 s),
+to the peer run ``python -c pass`` (the interpreter's own start, timed the same way) and to
+the command's warm run, each ratio with its peer named; with ``--peer DIR``, e.g.
+``--peer ../main``, also to the same command of that checkout.  ``optimize --time-limit 3``
+also prints the elapsed time the command reports (its whole run, start-up and
+compilation included); the simulate rows print which engine ran.
 """
 
 from __future__ import annotations
@@ -72,19 +75,32 @@ def run_once(argv: list[str], env: dict, cwd: str, keep: bool = False):
 #: the cold-start goal: CPU seconds of any command on a small network, empty cache
 COLD_GOAL = 2.0
 
-#: commands of the cold-start table (small networks); "{tmp}" is the work folder
+#: commands of the cold-start table (small networks); run in a work folder holding t.json
+#: (a 4x4 torus) and routes/ (its routing)
 COLD_COMMANDS = (
     ("list",),
-    ("generate", "torus", "--dims", "4,4", "-o", "t.json"),
+    ("generate", "torus", "--dims", "4,4", "-o", "g.json"),
     ("analyze", "torus", "--dims", "4,4"),
     ("analyze", "t.json", "--resilience", "10"),
     ("route", "t.json", "-o", "routes", "--force"),
     ("check-deadlock", "routes"),
-    ("simulate", "t.json", "--load", "0.1"),
+    ("simulate", "t.json", "--load", "0.1", "-o", "s.csv"),
+    ("simulate", "t.json", "--sweep", "--no-resume", "-o", "sw.csv"),
     ("optimize", "--num-switches", "32", "--degree", "4", "--moves", "200", "--seed", "1", "-o", "o.json"),
     ("optimize", "--num-switches", "32", "--degree", "4", "--time-limit", "3", "--seed", "1", "-o", "o.json",
      "--format", "json"),
 )
+
+
+def _engines(path: str) -> str:
+    """The engines recorded in a results file's rows (``params["engine"]``)."""
+    import csv
+    import json
+
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    names = sorted({json.loads(r["params"]).get("engine", "?") for r in rows})
+    return f"  engine {', '.join(names)} ({len(rows)} rows)"
 
 
 def _cold_table(root: str, repeat: int, label: str) -> dict:
@@ -100,8 +116,15 @@ def _cold_table(root: str, repeat: int, label: str) -> dict:
         import shutil                                              #  emptied again below)
 
         shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
-        print(f"{label}: {root}", flush=True)
+        c0 = _children_cpu()
+        for _ in range(repeat):
+            subprocess.run([sys.executable, "-c", "pass"], env=env, cwd=tmp, check=True)
+        bare = (_children_cpu() - c0) / repeat
+        print(f"{label}: {root}; peer `python -c pass`: {bare:.2f} s CPU", flush=True)
         for argv in COLD_COMMANDS:
+            if argv[0] == "simulate" and not _accepts(argv, env, tmp):
+                print(f"  topogen {' '.join(argv):<70} (not in this checkout)", flush=True)
+                continue
             cache = os.path.join(tmp, "numba-" + str(len(out)))
             e = dict(env, NUMBA_CACHE_DIR=cache)
             _, cold, text = run_once(list(argv), e, tmp, keep=True)
@@ -114,10 +137,23 @@ def _cold_table(root: str, repeat: int, label: str) -> dict:
                     extra = "  cold run refused: " + text.strip().splitlines()[-1][:160]
                 else:
                     extra = f"  reported elapsed {elapsed:.2f} s (limit 3 s)" if elapsed is not None else ""
+            if argv[0] == "simulate":
+                try:
+                    extra += _engines(os.path.join(tmp, argv[-1]))
+                except Exception as exc:  # noqa: BLE001 - a peer checkout's older rows
+                    extra += f"  (engine not read: {type(exc).__name__})"
             out[argv] = (cold, warm, elapsed)
             print(f"  topogen {' '.join(argv):<70} cold CPU {cold:5.2f}  warm CPU {warm:5.2f}  "
-                  f"cold/goal {cold / COLD_GOAL:4.2f}{extra}", flush=True)
+                  f"cold/goal {cold / COLD_GOAL:4.2f}  cold/`python -c pass` {cold / bare:5.1f}x  "
+                  f"cold/warm {cold / warm:4.2f}x{extra}", flush=True)
     return out
+
+
+def _accepts(argv, env, cwd) -> bool:
+    """Whether this checkout's ``simulate`` knows every option of ``argv`` (a peer may be older)."""
+    proc = subprocess.run([sys.executable, "-m", "topogen", "simulate", "--help"], env=env, cwd=cwd,
+                          capture_output=True, text=True)
+    return all(a in proc.stdout for a in argv if a.startswith("--"))
 
 
 def cold_main(opts) -> None:

@@ -26,8 +26,13 @@ least any all-pairs table costs with a library: ``ratio`` = peer CPU / our table
 scaled to all ``N`` (it is linear in the sources; printed as "extrapolated").
 
 Each network runs in a fresh process; the compiled kernels are loaded (from numba's
-cache) on a 64-switch torus first and that load is printed on its own (``kernels``): a
-fresh ``topogen simulate`` pays it once.  Networks: tori ``16x8x8``, ``16x16x16``,
+cache) on a 64-switch torus first (their work thresholds lowered for it) and that load is
+printed on its own (``kernels``): a fresh ``topogen simulate`` pays it once.
+
+``--floor`` adds the least a table built by one search per source can cost on this
+machine: a plain compiled breadth-first search (NR) and a plain Dial search on the FR
+weights (FR, booksim-min) from every source -- the ``N x links`` visits and nothing else --
+plus writing the ``N x N`` table once, and each routing's tables as a multiple of it.  Networks: tori ``16x8x8``, ``16x16x16``,
 ``32x32x16``; Slim Fly q = 19 (722 routers); Dragonfly a = 14, p = 7, h = 7 (1,386
 routers); Skywalk 8 switches per cabinet, 256 cabinets, intra 7, inter 4, seed 1 (2,048
 switches).
@@ -88,12 +93,25 @@ def _measure(path: str, routings: list[str]) -> dict:
     from topogen.sim.network import Network
     from topogen.sim.traffic import Traffic
 
+    import importlib
+
     out = {}
     c0 = cpu()
+    # the compiled kernels run from a work threshold on: lower the thresholds to load them
+    # on a small torus, outside the measurement
+    mods = {m: importlib.import_module(f"topogen.routing.{m}") for m in ("paths", "booksim_min", "base")}
+    limits = {("paths", "PER_SOURCE_MIN_WORK"), ("booksim_min", "COMPILED_MIN_WORK"),
+              ("base", "LONGEST_COMPILED_MIN_PAIRS")}
+    saved = {(m, a): getattr(mods[m], a) for m, a in limits}
+    for m, a in limits:
+        setattr(mods[m], a, 0)
     small = topogen.generate("torus", dims=[4, 4, 4])
     small_fr = fastest(topogen.layout.default_layout(small))
     hop_indexed(small_fr)
+    nearest(small)
     booksim_min(small)
+    for (m, a), v in saved.items():
+        setattr(mods[m], a, v)
     out["kernels"] = cpu() - c0
     c0 = cpu()
     topo, layout = formats.load(path)
@@ -138,6 +156,114 @@ def _measure(path: str, routings: list[str]) -> dict:
     return out
 
 
+def _floor(path: str, sources: int) -> dict:
+    """The least a table built one search per source costs: a plain compiled breadth-first
+    search (NR's work: every directed link visited once per source) and a plain Dial search
+    on the FR weights (FR's, booksim-min's work), nothing else -- no tie masks, no
+    predecessors, no table -- from ``sources`` sources scaled to all ``N``, plus writing
+    the ``N x N`` uint8 table once (page faults included)."""
+    import numpy as np
+    from numba import njit
+
+    from topogen import formats
+    from topogen.layout import default_layout
+    from topogen.routing.base import csr_view
+    from topogen.routing.paths import fr_weights
+
+    @njit(nogil=True)
+    def bfs(indptr, indices, s0, s1, dist, queue):
+        acc = 0
+        for s in range(s0, s1):
+            dist[:] = -1
+            dist[s] = 0
+            queue[0] = s
+            h, t = 0, 1
+            while h < t:
+                u = queue[h]
+                h += 1
+                du = dist[u] + 1
+                for j in range(indptr[u], indptr[u + 1]):
+                    y = indices[j]
+                    if dist[y] < 0:
+                        dist[y] = du
+                        queue[t] = y
+                        t += 1
+            acc += t
+        return acc
+
+    @njit(nogil=True)
+    def dial(indptr, indices, inc, buckets, s0, s1, dist, done, head, pool_node, pool_next):
+        n = indptr.shape[0] - 1
+        cmask = buckets - 1
+        acc = 0
+        for s in range(s0, s1):
+            dist[:] = np.iinfo(dist.dtype).max
+            done[:] = False
+            head[:] = -1
+            dist[s] = 0
+            pool_node[0] = s
+            pool_next[0] = -1
+            head[0] = 0
+            top, pending, settled, b = 1, 1, 0, 0
+            while settled < n and pending > 0:
+                e = head[b & cmask]
+                if e < 0:
+                    b += 1
+                    continue
+                head[b & cmask] = pool_next[e]
+                pending -= 1
+                u = pool_node[e]
+                if done[u]:
+                    continue
+                done[u] = True
+                settled += 1
+                du = dist[u]
+                for j in range(indptr[u], indptr[u + 1]):
+                    y = indices[j]
+                    nd = du + inc[j]
+                    if nd < dist[y]:
+                        dist[y] = nd
+                        sl = nd & cmask
+                        pool_node[top] = y
+                        pool_next[top] = head[sl]
+                        head[sl] = top
+                        top += 1
+                        pending += 1
+            acc += settled
+        return acc
+
+    topo, layout = formats.load(path)
+    if layout is None:
+        layout = default_layout(topo)
+    view = csr_view(topo)
+    n = view.n
+    # compact types, as the product kernels use: 32-bit links, distances and queues
+    indptr = view.indptr.astype(np.int32)
+    indices = view.indices.astype(np.int32)
+    w = fr_weights(layout)
+    inc = (w // int(np.gcd.reduce(w))).astype(np.int32)
+    buckets = 1 << int(inc.max()).bit_length()
+    k = min(n, sources)
+    dist = np.empty(n, np.int32)
+    queue = np.empty(n + 1, np.int32)
+    work = (np.empty(n, np.int32), np.empty(n, np.bool_), np.empty(buckets, np.int32),
+            np.empty(len(indices) + 1, np.int32), np.empty(len(indices) + 1, np.int32))
+    bfs(indptr, indices, 0, 1, dist, queue)  # compile outside the timing
+    dial(indptr, indices, inc, buckets, 0, 1, *work)
+    c0 = cpu()
+    bfs(indptr, indices, 0, k, dist, queue)
+    t_bfs = (cpu() - c0) * n / k
+    c0 = cpu()
+    dial(indptr, indices, inc, buckets, 0, k, *work)
+    t_dial = (cpu() - c0) * n / k
+    c0 = cpu()
+    table = np.empty((n, n), dtype=np.uint8)
+    table[:] = 1
+    t_table = cpu() - c0
+    return {"bfs": t_bfs, "dial": t_dial, "table": t_table, "links": len(indices),
+            "sources": k}
+
+
 def _peer(path: str, sources: int) -> dict:
     """SciPy's breadth-first all-pairs shortest paths (``sources`` of them, scaled)."""
     import numpy as np
@@ -177,6 +303,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-paper", action="store_true", help="skip Slim Fly, Dragonfly and Skywalk")
     ap.add_argument("--peer-sources", type=int, default=2048,
                     help="sources of the SciPy peer run (scaled to all switches above it)")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time the floor of a table built by one search per source: a "
+                         "plain compiled BFS / Dial search from every source and the N x N "
+                         "table's writes (sources as --peer-sources, scaled)")
     args = ap.parse_args(argv)
     sizes = ([int(x) for x in args.sizes.split(",")] if args.sizes
              else [1024, 4096] if args.quick else [1024, 4096, 16384])
@@ -191,6 +321,7 @@ def main(argv=None) -> int:
             _generate(name, Path(path))
             got = _child("measure", path, ",".join(routings))
             peer = _child("peer", path, str(args.peer_sources))
+            floor = _child("floor", path, str(args.peer_sources)) if args.floor else None
             n = got["switches"]
             goal = GOAL.get(n)
             how = (f"extrapolated from {peer['sources']} sources" if peer["extrapolated"]
@@ -210,6 +341,16 @@ def main(argv=None) -> int:
                 print(f"  {alg:12} {ph['tables']:7.2f} {_fmt(ph['vcs']):>6} {ph['network']:8.2f} "
                       f"{setup:7.2f} {ph['engine']:7.2f} {ph['table_mb']:9.1f} {ratio:9.1f}x  {verdict}",
                       flush=True)
+            if floor is not None:
+                visits = n * floor["links"]
+                print(f"  floor ({n:,} sources x {floor['links']:,} directed links = {visits:.3g} "
+                      f"link visits; searches timed on {floor['sources']:,} sources, scaled): "
+                      f"plain BFS {floor['bfs']:.2f} s ({floor['bfs'] / visits * 1e9:.2f} ns a "
+                      f"visit), plain Dial {floor['dial']:.2f} s ({floor['dial'] / visits * 1e9:.2f} "
+                      f"ns), N x N table writes {floor['table']:.2f} s; per routing, tables / "
+                      f"(search + table): " + ", ".join(
+                          f"{alg} {got[alg]['tables'] / (floor['bfs' if alg == 'nr' else 'dial'] + floor['table']):.1f}x"
+                          for alg in routings if alg in got and alg != "dor"), flush=True)
     return 0
 
 
@@ -218,6 +359,8 @@ if __name__ == "__main__":
         kind, path, arg = sys.argv[2:5]
         if kind == "measure":
             res = _measure(path, arg.split(","))
+        elif kind == "floor":
+            res = _floor(path, int(arg))
         else:
             res = _peer(path, int(arg))
         print(json.dumps(res))

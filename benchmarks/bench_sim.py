@@ -386,6 +386,8 @@ def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "comp
     cfg = SimConfig(**_ph_args(ps, routing.num_vcs), engine=engine)
     acc = [0, 0, 0]  # delivered, their links, packets given to a per-packet callback
     start = [0.0]
+    traffic = _time_traffic_blocks() if engine == "compiled" else [0.0]
+    ev0 = [0, 0.0]  # events and traffic-block CPU before the timed run
 
     def batch(ctime, sent, tail, links, measured):
         acc[0] += len(tail)
@@ -398,14 +400,17 @@ def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "comp
 
     def started(t, eng):
         start[0] = time.process_time()
+        ev0[0] = int(eng._st["sc"][_core.EVENTS]) if hasattr(eng, "_st") else 0
+        ev0[1] = traffic[0]
 
     c0 = time.process_time()
     run = fixed_run(routing, cfg, cycles, traffic="uniform", rate=packet_rate(load, "flits", cfg),
                     seed=seed, stops=(0,), on_stop=started, on_deliver=one, on_deliver_arrays=batch)
     cpu = time.process_time() - start[0]
     eng = run.engine
-    events = int(eng._st["sc"][_core.EVENTS]) if hasattr(eng, "_st") else 0
+    events = int(eng._st["sc"][_core.EVENTS]) - ev0[0] if hasattr(eng, "_st") else 0
     return dict(net=name, ps=ps, switches=topo.num_switches, hosts=topo.num_hosts, load=load,
+                traffic_cpu=traffic[0] - ev0[1],
                 cycles=cycles, cpu=cpu, setup_cpu=setup + (start[0] - c0), delivered=acc[0],
                 link_hops=acc[1], per_packet_callbacks=acc[2], engine=eng.engine_name,
                 events=events, us_per_hop=cpu / max(acc[0] + acc[1], 1) * 1e6,
@@ -517,9 +522,11 @@ def packet_hop(a) -> int:
                 bs = ph_booksim(name, ps, (extra, 3 * extra), a.seed)
             b_us = bs["us_per_hop"] if bs else float("nan")
             ratio = b_us / ref["us_per_hop"] if bs else float("nan")
+            hops = max(ref['delivered'] + ref['link_hops'], 1)
             note = (f"ref {ref['cycles']} cycles, {ref['delivered']:,} packets, "
                     f"{1 + ref['link_hops'] / max(ref['delivered'], 1):.2f} hops/packet, "
-                    f"{ref['cpu']:.1f} s CPU, set-up {ref['setup_cpu']:.1f} s, "
+                    f"{ref['cpu']:.1f} s CPU (traffic blocks {ref['traffic_cpu']:.2f} s), "
+                    f"{ref['events'] / hops:.2f} events/hop, set-up {ref['setup_cpu']:.1f} s, "
                     f"RSS {ref['peak_rss_mb']:.0f} MB, {ref['engine']}")
             if bs:
                 note += (f"; BookSim2 {bs.get('hops_per_packet', float('nan')):.2f} hops/packet"

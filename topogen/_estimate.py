@@ -21,7 +21,8 @@ import math
 import time
 from dataclasses import dataclass
 
-__all__ = ["sweep_simulations", "minutes_text", "plan_text", "Rate", "FirstPoint", "SweepReport"]
+__all__ = ["sweep_simulations", "minutes_text", "plan_text", "Rate", "FirstPoint", "SweepReport", "sweep_loads",
+           "measured_cycles"]
 
 
 def sweep_simulations(low: float, high: float, tolerance: float, points: int = 0) -> tuple[int, int]:
@@ -181,3 +182,39 @@ class SweepReport:
         self._bar.update(status=f"load {load:g}: {row['status']}")
         if line:
             self._bar.log(line)
+
+
+def sweep_loads(low: float, high: float, tolerance: float, points: int, knee: float) -> list[tuple[float, bool]]:
+    """The loads a sweep to saturation (:func:`topogen.load_points.knee_sweep`) simulates
+    on a curve that sustains every load up to ``knee`` and no load above it, in the order
+    it asks for them: ``(load, sustained)`` each.  What a plan counts when it assumes
+    where a curve saturates."""
+    from .load_points import knee_sweep
+
+    asked: list[tuple[float, bool]] = []
+
+    def point(load):
+        ok = load <= knee + 1e-12
+        asked.append((float(load), ok))
+        return {"status": "completed" if ok else "saturated", "latency_avg": 0.0}
+
+    knee_sweep(point, low=low, high=high, tolerance=tolerance, points=points)
+    return asked
+
+
+def measured_cycles(warmup_periods: int, sample_period: int, max_samples: int, *, converge_samples: int = 3,
+                    sustained: bool = True, near_knee: bool = False) -> int:
+    """Cycles one load runs under BookSim's ``sim_type = latency`` measurement (that of
+    :func:`topogen.sim.simulate`), as a plan counts them: a sustained load ``warmup_periods``
+    periods of warm-up, then sample periods until the convergence test stops it at its
+    first chance (the first period sets the means, ``converge_samples`` more agree), and a
+    drain of about one more period; a saturated load every one of ``max_samples`` periods
+    (the most it runs: saturation found earlier stops it sooner).  A sustained load
+    ``near_knee`` rarely converges (its queues still grow): all ``max_samples`` periods
+    and a drain about as long."""
+    if sustained and near_knee:
+        return 2 * int(max_samples) * int(sample_period)
+    if not sustained:
+        return int(max_samples) * int(sample_period)
+    periods = min(int(warmup_periods) + int(converge_samples) + 1, int(max_samples))
+    return (periods + 1) * int(sample_period)

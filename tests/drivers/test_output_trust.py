@@ -179,9 +179,17 @@ def test_children_are_killed_when_topogen_is_interrupted(tmp_path):
 
         _thread.interrupt_main()
 
-    threading.Thread(target=interrupt, daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):
-        base.run_process([str(script)], tmp_path / "sim.log", timeout=60)
+    # Ctrl-C as a user's shell delivers it: Python's own handler, whatever an earlier test or
+    # library in this process left installed
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=interrupt, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            base.run_process([str(script)], tmp_path / "sim.log", timeout=60)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5
     while _alive(pid) and time.monotonic() < deadline:

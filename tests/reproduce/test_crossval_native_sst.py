@@ -11,7 +11,7 @@ import pytest
 
 from topogen import registry
 from topogen.errors import ParameterError
-from topogen.reproduce.crossval_native import merlin_torus_route, merlin_torus_wiring
+from topogen.reproduce.crossval_native_sst import merlin_torus_route, merlin_torus_wiring
 from topogen.routing import route
 
 SST = shutil.which("sst") or (shutil.which("/opt/sst/bin/sst") if os.path.exists("/opt/sst/bin/sst") else None)
@@ -93,7 +93,7 @@ def test_native_bundle_puts_cables_on_merlins_ports(tmp_path):
     import json
 
     from topogen.export.sst import write_bundle
-    from topogen.reproduce.crossval_native import merlin_native_bundle
+    from topogen.reproduce.crossval_native_sst import merlin_native_bundle
 
     t = registry.generate("torus", dims=(4, 3))
     plain = write_bundle(tmp_path / "net.json", t, routing=route(t, None, "dor"))
@@ -112,11 +112,11 @@ def test_native_bundle_puts_cables_on_merlins_ports(tmp_path):
 def test_cli_refuses_what_it_does_not_compare(tmp_path):
     import argparse
 
-    from topogen.reproduce.crossval_native import native_command
+    from topogen.reproduce.crossval_native_sst import native_command
 
-    args = argparse.Namespace(param=[], loads=None, seed=None, simulators="sst", native="fattree",
-                              out_dir=str(tmp_path / "o"), repeats=None, sst=None, timeout=None, routing=None)
-    with pytest.raises(ParameterError, match="SST merlin's torus"):
+    args = argparse.Namespace(param=[], loads=None, seed=None, simulators="sst", native="flatfly",
+                              out_dir=str(tmp_path / "o"), repeats=None, sst=None, timeout=None, routing=None, strict=False)
+    with pytest.raises(ParameterError, match="SST merlin's torus, mesh"):
         native_command(args)
 
 
@@ -126,7 +126,7 @@ def test_merlin_torus_agrees(tmp_path):
     """SST's own merlin.torus (4x4) against topogen's torus on the reference simulator's
     output-buffered router (3 seeds) and topogen's SST export, at 0.2 and 0.3 (about 40 and
     60 % of the torus's saturation)."""
-    from topogen.reproduce.crossval_native import crossval_native_sst
+    from topogen.reproduce.crossval_native_sst import crossval_native_sst
 
     res = crossval_native_sst(tmp_path / "out", k=4, n=2, loads=(0.2, 0.3), repeats=3, binary=SST)
     assert res.structure == {"isomorphic": True, "identity": True}
@@ -143,7 +143,7 @@ def test_merlin_dragonfly_wiring_is_topogens(p, a, h):
     topogen's dragonfly(a, p, h, arrangement="absolute", global_port_order="router"),
     numbering included: router r of group g is switch g a + r, its hosts first, then its
     group's other routers, then global port j to the (r h + j)-th other group."""
-    from topogen.reproduce.crossval_native import merlin_dragonfly_wiring
+    from topogen.reproduce.crossval_native_sst import merlin_dragonfly_wiring
 
     w = merlin_dragonfly_wiring(p, a, h)
     n = a * (a * h + 1)

@@ -135,7 +135,7 @@ def test_run_fixed_equal():
 def test_escape_routing_runs_compiled():
     r = escape(topogen.generate("random", num_switches=12, degree=4, hosts_per_switch=1, seed=2),
                num_vcs=2)
-    row = simulate(r, load=0.1, seed=1, packet_size=2, vc_buf_size=4, num_vcs=2, **FAST)
+    row = simulate(r, load=0.1, seed=1, packet_size=2, vc_buf_size=4, num_vcs=2, engine="compiled", **FAST)
     assert '"engine":"compiled"' in row["params"]
 
 

@@ -45,7 +45,7 @@ def test_compiled_engine_covers_anca():
     net = Network(r, SimConfig(engine="compiled"))
     assert net.config.engine == "compiled" and compiled_covers(net) is None
     assert isinstance(engine_for(net, np.random.default_rng(0)), CompiledEngine)
-    row = simulate(r, load=0.1, seed=1, packet_size=1, **FAST)
+    row = simulate(r, load=0.1, seed=1, packet_size=1, engine="compiled", **FAST)
     assert '"engine":"compiled"' in row["params"]
 
 

@@ -62,7 +62,7 @@ def test_compiled_engine_covers_escape():
     net = Network(r, SimConfig(num_vcs=2))
     assert compiled_covers(net) is None
     assert isinstance(engine_for(net, np.random.default_rng(0)), CompiledEngine)
-    row = simulate(r, load=0.1, seed=1, packet_size=2, vc_buf_size=4, num_vcs=2, **FAST)
+    row = simulate(r, load=0.1, seed=1, packet_size=2, vc_buf_size=4, num_vcs=2, engine="compiled", **FAST)
     assert '"engine":"compiled"' in row["params"]
 
 

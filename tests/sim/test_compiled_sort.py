@@ -56,7 +56,8 @@ def test_switch_order_changes_the_order_not_the_deliveries(monkeypatch):
     monkeypatch.setattr(_compiled, "_SORT_LATE", False)
     b, db = _deliveries(r, packet_size=1, vc_buf_size=4)
     assert b._st["cf"][C.C_SORT] == 0 and b._st["sc"][C.LATE_SORTED] == 0
-    assert int(a._st["sc"][C.EVENTS]) == int(b._st["sc"][C.EVENTS])
+    # (in switch order the released output VCs need no event each: fewer events)
+    assert int(a._st["sc"][C.EVENTS]) < int(b._st["sc"][C.EVENTS])
     assert len(da) == len(db) > 1000
     assert not np.array_equal(da, db)
     key = lambda d: d[np.lexsort(d.T[::-1])]  # noqa: E731

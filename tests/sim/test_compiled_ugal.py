@@ -51,7 +51,7 @@ def test_compiled_engine_covers_ugal():
     net = Network(r, SimConfig(num_vcs=4))
     assert compiled_covers(net) is None
     assert isinstance(engine_for(net, np.random.default_rng(0)), CompiledEngine)
-    row = simulate(r, load=0.05, seed=1, packet_size=1, vc_buf_size=4, num_vcs=4, **FAST)
+    row = simulate(r, load=0.05, seed=1, packet_size=1, vc_buf_size=4, num_vcs=4, engine="compiled", **FAST)
     assert '"engine":"compiled"' in row["params"]
 
 

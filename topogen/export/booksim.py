@@ -106,6 +106,11 @@ TRAFFIC_PATTERNS = (
     "hotspot", "background",
 )
 
+#: topogen's application-like traffic (``topogen.sim.app_traffic.APP_PATTERNS``): reference
+#: simulator only, refused by name with that reason
+REFERENCE_ONLY_TRAFFIC = ("halo2d", "halo3d", "alltoall", "butterfly", "npb-cg", "npb-ep", "npb-ft",
+                          "npb-is", "npb-lu", "npb-mg", "himeno")
+
 #: Named base configurations (template file, one-line description).
 SETUPS: dict[str, tuple[str, str]] = {
     "vct33": (
@@ -390,6 +395,12 @@ def check_traffic(traffic: str, num_hosts: int) -> str:
         ``bitrev`` needs a power of two, ``transpose`` an even power of two).
     """
     base = traffic.split("(", 1)[0]
+    if base in REFERENCE_ONLY_TRAFFIC:
+        raise ParameterError(
+            f"traffic {base!r} is an application-like pattern of topogen's reference simulator; "
+            "BookSim has no equivalent: run it with `topogen simulate --traffic "
+            f"{base}` (reference simulator) or choose one of {', '.join(TRAFFIC_PATTERNS)}"
+        )
     if base not in TRAFFIC_PATTERNS:
         raise ParameterError(
             f"unknown BookSim traffic pattern {traffic!r}; known: {', '.join(TRAFFIC_PATTERNS)}"

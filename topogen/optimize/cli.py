@@ -61,6 +61,10 @@ def add_parsers(subparsers, parents=()) -> None:
     p.add_argument("--targeted", type=float, default=None, metavar="SHARE",
                    help="objective latency: share of the swaps (first half of the run) aimed at the pairs "
                         "at the maximum latency (default 0.5; 0 = random swaps only)")
+    p.add_argument("--engine", choices=("auto", "compiled", "python"), default="auto",
+                   help="who runs the search: compiled (numba) or the same steps in plain Python "
+                        "(same result for a seed and --moves, no compilation, slower per move); "
+                        "auto: plain Python for a small search (default auto)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="checkpoint file, rewritten atomically every minute and at the end")
     p.add_argument("--resume", default=None, metavar="FILE", help="continue a checkpointed run")
@@ -194,6 +198,7 @@ def optimize_command(args) -> int:
                           restarts=args.restarts, targeted=args.targeted,
                           checkpoint=args.checkpoint,
                           resume=args.resume, progress=progress, started=started,
+                          engine=getattr(args, "engine", "auto"),
                           reserve=PLOT_RESERVE if args.plot else 0.0)
     formats.save(args.output, result.topology, result.layout)
     if args.plot:

@@ -39,6 +39,7 @@ import numpy as np
 from .. import _sssp
 from .._validate import check_memory
 from ..errors import TopologyError
+from ._kernels import kernel
 
 __all__ = ["SwapGraph", "HopEvaluator", "LatencyEvaluator", "Candidate", "LATENCY_QUANTUM_NS"]
 
@@ -526,7 +527,7 @@ class SwapGraph:
         return e[np.lexsort((e[:, 1], e[:, 0]))]
 
     def is_connected(self) -> bool:
-        total, _, complete = _bit_bfs(self.adj, self.deg, np.zeros(1, dtype=np.int32), False,
+        total, _, complete = kernel(_bit_bfs)(self.adj, self.deg, np.zeros(1, dtype=np.int32), False,
                                       np.zeros((1, 1), np.uint8))
         return bool(complete)
 
@@ -560,7 +561,7 @@ class _Evaluator:
 
     def affected(self, rem: np.ndarray, add: np.ndarray) -> np.ndarray:
         """Sources whose rows the applied move may change (adjacency already edited)."""
-        _affected(self.dist, self.g.adj, self.g.deg, rem, add, self._weights(rem),
+        kernel(_affected)(self.dist, self.g.adj, self.g.deg, rem, add, self._weights(rem),
                   self._weights(add), self._cab, self._cabw, np.int64(self._sw), self.flags)
         return np.flatnonzero(self.flags).astype(np.int32)
 
@@ -587,7 +588,7 @@ class HopEvaluator(_Evaluator):
         self.dist = np.full((n, n), _UNREACHED, dtype=np.uint8)
         for s0 in range(0, n, _FULL_BLOCK):
             src = np.arange(s0, min(n, s0 + _FULL_BLOCK), dtype=np.int32)
-            _, _, complete = _bit_bfs(graph.adj, graph.deg, src, True, self.dist[s0:s0 + len(src)])
+            _, _, complete = kernel(_bit_bfs)(graph.adj, graph.deg, src, True, self.dist[s0:s0 + len(src)])
             if not complete:
                 raise TopologyError("the topology to optimize is disconnected; start from a connected one")
         if self.dist.max() >= _UNREACHED:
@@ -602,11 +603,11 @@ class HopEvaluator(_Evaluator):
         src = self.affected(rem, add)
         if len(src) == 0:
             return Candidate(True, self.peak, self.total, src)
-        total, levels, complete = _bit_bfs(self.g.adj, self.g.deg, src, False, self.dist[:1])
+        total, levels, complete = kernel(_bit_bfs)(self.g.adj, self.g.deg, src, False, self.dist[:1])
         if not complete:
             return Candidate(False, -1, -1, src)
         new_total = self.total - int(self.rowsum[src].sum()) + int(total)
-        peak = max(int(levels), int(_max_except(self.rowmax, self.flags)))
+        peak = max(int(levels), int(kernel(_max_except)(self.rowmax, self.flags)))
         return Candidate(True, peak, new_total, src)
 
     def commit(self, cand: Candidate) -> None:
@@ -615,7 +616,7 @@ class HopEvaluator(_Evaluator):
         if len(src) == 0:
             return
         rows = np.full((len(src), self.g.n), _UNREACHED, dtype=np.uint8)
-        _bit_bfs(self.g.adj, self.g.deg, src, True, rows)
+        kernel(_bit_bfs)(self.g.adj, self.g.deg, src, True, rows)
         self.dist[src, :] = rows
         self.dist[:, src] = rows.T
         self._finish(src, rows.sum(axis=1, dtype=np.int64), rows.max(axis=1).astype(np.int64))
@@ -651,7 +652,7 @@ class LatencyEvaluator(_Evaluator):
         check_memory("the latency matrix of the optimizer", float(n) * n * np.dtype(dtype).itemsize)
         self.dist = np.zeros((n, n), dtype=dtype)
         src = np.arange(n, dtype=np.int32)
-        if not _dijkstra_rows(graph.adj, graph.deg, self._cab, self._cabw, np.int64(self._sw), src, self.dist):
+        if not kernel(_dijkstra_rows)(graph.adj, graph.deg, self._cab, self._cabw, np.int64(self._sw), src, self.dist):
             raise TopologyError("the topology to optimize is disconnected; start from a connected one")
         self.rowsum = self.dist.sum(axis=1, dtype=np.int64)
         self.rowmax = self.dist.max(axis=1).astype(np.int64)
@@ -669,14 +670,14 @@ class LatencyEvaluator(_Evaluator):
         if len(src) == 0:
             return Candidate(True, self.peak, self.total, src, count=self.count)
         rows = np.empty((len(src), self.g.n), dtype=np.int64)
-        if not _dynamic_rows(self.dist, self.g.adj, self.g.deg, self._cab, self._cabw, np.int64(self._sw),
+        if not kernel(_dynamic_rows)(self.dist, self.g.adj, self.g.deg, self._cab, self._cabw, np.int64(self._sw),
                              src, rem, add, rows):
             return Candidate(False, -1, -1, src)
         k = len(src)
         sums, maxs, cnts = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
-        _row_stats(rows, np.int64(self.peak), sums, maxs, cnts)
+        kernel(_row_stats)(rows, np.int64(self.peak), sums, maxs, cnts)
         new_total = self.total - int(self.rowsum[src].sum()) + int(sums.sum())
-        peak = max(int(maxs.max()), int(_max_except(self.rowmax, self.flags)))
+        peak = max(int(maxs.max()), int(kernel(_max_except)(self.rowmax, self.flags)))
         count = self.count - int(self.rowcnt[src].sum()) + int(cnts.sum())
         return Candidate(True, peak, new_total, src, rows, count if peak == self.peak else -1,
                          (sums, maxs, cnts))
@@ -686,7 +687,7 @@ class LatencyEvaluator(_Evaluator):
         if len(src) == 0:
             return
         rows = cand.rows
-        _write_rows(self.dist, src, rows)
+        kernel(_write_rows)(self.dist, src, rows)
         old_peak = self.peak
         sums, maxs, cnts = cand.stats
         self._finish(src, sums, maxs)

@@ -22,12 +22,13 @@ from .._rng import child_seeds, make_rng, resolve_seed
 from .._validate import check_float, check_int
 from ..errors import FormatError, ParameterError
 from ..topology import Topology
+from ._kernels import plain_path
 from .evaluate import SwapGraph
 from .objectives import CableModel, get_objective
 from .search import SearchState, Settings, anneal, check_start, feasible_start, history_frame, random_regular_edges
 from .symmetric import auto_restarts, auto_symmetry, check_symmetry, symmetric_start
 
-__all__ = ["OptimizeResult", "optimize", "plot_history", "GRAPH_GOLF_RECORDS"]
+__all__ = ["OptimizeResult", "optimize", "plain_search", "ENGINES", "plot_history", "GRAPH_GOLF_RECORDS"]
 
 #: Best published Graph Golf order/degree solutions (2016 table): (N, d) -> (diameter, ASPL)
 GRAPH_GOLF_RECORDS = {(256, 8): (4, 2.736), (1024, 8): (5, 3.505), (1024, 3): (11, 7.679),
@@ -128,7 +129,8 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
              cable_budget: float | None = None, switch_delay: float = 60.0, injection_delay: float = 300.0,
              t_start: float = 0.3, t_end: float = 0.003, symmetry: int | None = None,
              restarts: int | None = None, targeted: float | None = None, checkpoint=None, resume=None,
-             progress=None, started: float | None = None, reserve: float = 0.0) -> OptimizeResult:
+             progress=None, started: float | None = None, reserve: float = 0.0,
+             engine: str = "auto") -> OptimizeResult:
     """Search for a topology minimising ``objective`` by degree-preserving edge swaps.
 
     Parameters
@@ -188,6 +190,12 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     reserve : float
         With ``started``: seconds to keep free for the caller's work after the return
         (writing files, a plot).
+    engine : {"auto", "compiled", "python"}
+        Who runs the search kernels: numba-compiled code, or the same functions as plain
+        Python (:mod:`topogen.optimize._kernels`: the same steps and the same result for
+        a seed and a move budget, no compilation, slower per move).  ``auto`` (default)
+        takes plain Python for a small search (:func:`plain_search`) and the compiled
+        code otherwise; ``summary["engine"]`` says which ran.
 
     Returns
     -------
@@ -203,14 +211,82 @@ def optimize(topology: Topology | None = None, *, num_switches: int | None = Non
     TopologyError
         If the start is disconnected.
     """
+    if engine not in ENGINES:
+        raise ParameterError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    plain = engine == "python" or (engine == "auto" and plain_search(
+        topology, num_switches, degree, objective, moves, time_limit, symmetry, max_cable, cable_budget, resume))
     timer = _CompileTimer()
     try:
-        return _optimize(topology, num_switches, degree, objective, seed, moves, time_limit, layout,
-                         switches_per_cabinet, max_cable, cable_budget, switch_delay, injection_delay,
-                         t_start, t_end, symmetry, restarts, targeted, checkpoint, resume, progress,
-                         started, reserve, timer)
+        with plain_path(plain):
+            result = _optimize(topology, num_switches, degree, objective, seed, moves, time_limit, layout,
+                               switches_per_cabinet, max_cable, cable_budget, switch_delay, injection_delay,
+                               t_start, t_end, symmetry, restarts, targeted, checkpoint, resume, progress,
+                               started, reserve, timer)
     finally:
         timer.close()
+    result.summary["engine"] = "python" if plain else "compiled"
+    return result
+
+
+#: search engines of :func:`optimize`
+ENGINES = ("auto", "compiled", "python")
+#: ``engine="auto"`` searches in plain Python with a move budget of at most this many
+#: switch-links x moves (``N d moves``), by objective kind: plain Python takes about
+#: 1-3 us per unit for the hop objectives (NumPy bit-parallel BFS; 256 switches of degree
+#: 8, 1,000 moves: 1.7 s) and about 40 us for the latency ones, while compiling the
+#: kernels on a machine whose cache of compiled code is empty takes 4-6 s of CPU
+PLAIN_MAX_WORK = {"hops": 250_000, "latency": 20_000}
+#: ``engine="auto"`` with a time limit alone searches in plain Python when the network
+#: has at most this many switch-links (``N d``, by objective kind), the limit is at most
+#: :data:`PLAIN_MAX_SECONDS` and the search kernel is not in the cache of compiled code
+#: (compiling it would take most of such a limit; a cached kernel loads in a fraction of
+#: a second and makes some 20x more moves per second: 256 switches of degree 8, 3 s:
+#: 1,800 moves in plain Python, 33,000 compiled)
+PLAIN_MAX_SIZE = {"hops": 2048, "latency": 256}
+PLAIN_MAX_SECONDS = 10.0
+
+
+def plain_search(topology, num_switches, degree, objective, moves, time_limit, symmetry=None,
+                 max_cable=None, cable_budget=None, resume=None) -> bool:
+    """Whether ``engine="auto"`` runs this search's kernels as plain Python.
+
+    Yes for a small move budget (``N d moves <= PLAIN_MAX_WORK``), and for a short time
+    limit alone on a small network (``N d <= PLAIN_MAX_SIZE``, at most
+    ``PLAIN_MAX_SECONDS``) while the search kernel it would run is not in the cache of
+    compiled code; no for a resumed run.  Arguments as :func:`optimize`'s (unchecked
+    here: anything it would refuse answers no, and :func:`optimize` says what is wrong).
+    """
+    if resume is not None:
+        return False
+    try:
+        kind = get_objective(objective).kind
+        if topology is not None:
+            n, d = int(topology.num_switches), int(topology.degrees.max())
+        else:
+            n, d = int(num_switches), int(degree)
+        size = n * d
+        if moves is not None and size * int(moves) <= PLAIN_MAX_WORK[kind]:
+            return True
+        if moves is not None or time_limit is None or size > PLAIN_MAX_SIZE[kind] or \
+                not float(time_limit) <= PLAIN_MAX_SECONDS:
+            return False
+        sym = topology is None and max_cable is None and cable_budget is None and kind == "hops" and (
+            auto_symmetry(n, d) if symmetry is None else int(symmetry)) > 1
+    except (TypeError, ValueError, AttributeError, KeyError, ParameterError):
+        return False
+    from . import _fast
+    from .evaluate import _dynamic_rows
+
+    search = _dynamic_rows if kind == "latency" else _fast.anneal_sym_batch if sym else _fast.anneal_batch
+    return not _cached(search)
+
+
+def _cached(dispatcher) -> bool:
+    """Whether numba's cache holds compiled code of ``dispatcher`` (False when unknown)."""
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - not a cached numba dispatcher, another numba version
+        return False
 
 
 class _CompileTimer:

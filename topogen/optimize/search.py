@@ -37,6 +37,7 @@ import pandas as pd
 from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError, TopologyError
 from . import _fast
+from ._kernels import kernel
 from .evaluate import HopEvaluator, LatencyEvaluator, SwapGraph, LATENCY_QUANTUM_NS
 from .objectives import CableModel, Objective
 from .state import SearchState, _key, _unkey, within_deadline  # noqa: F401 (SearchState is public here too)
@@ -251,7 +252,7 @@ def anneal(graph: SwapGraph, settings: Settings, *, cable: CableModel | None = N
         hist = np.zeros((BATCH, 4), dtype=np.int64)
 
         def batch(ri, rj, rv, ru, temp):
-            _fast.anneal_batch(graph.adj, graph.deg, graph.edges, ev.dist, ev.rowsum, ev.rowmax, st,
+            kernel(_fast.anneal_batch)(graph.adj, graph.deg, graph.edges, ev.dist, ev.rowsum, ev.rowmax, st,
                                ri, rj, rv, ru, float(temp), obj.lexicographic, cab, units,
                                np.int64(max_u), np.int64(budget_u), np.int64(settings.moves or 0),
                                best_arr, hist)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from . import _fast
+from ._kernels import kernel
 from .evaluate import SwapGraph, _bit_bfs
 
 __all__ = ["auto_symmetry", "auto_restarts", "check_symmetry", "symmetric_start", "randomize_symmetric",
@@ -89,7 +90,7 @@ def auto_restarts(num_switches: int, moves: int | None, time_limit: float | None
 
 
 def _full(graph: SwapGraph, shift: int, g: int):
-    tot, lev, ok = _bit_bfs(graph.adj, graph.deg, np.arange(shift, dtype=np.int32), False,
+    tot, lev, ok = kernel(_bit_bfs)(graph.adj, graph.deg, np.arange(shift, dtype=np.int32), False,
                             np.zeros((1, 1), np.uint8))
     return int(tot) * g, int(lev), bool(ok)
 
@@ -113,7 +114,7 @@ def randomize_symmetric(graph: SwapGraph, g: int, rng: np.random.Generator, swap
     for _ in range(1000):
         if st[_fast.ACCEPTED] >= swaps:
             break
-        _fast.anneal_sym_batch(graph.adj, graph.deg, shift, st, *_draw(rng, n), 1e300, False,
+        kernel(_fast.anneal_sym_batch)(graph.adj, graph.deg, shift, st, *_draw(rng, n), 1e300, False,
                                np.int64(0), best, hist)
     graph.sync_edges()
 
@@ -130,12 +131,12 @@ def _calibrate(graph, shift, g, rng, total) -> float:
             c = rc[t]; d = graph.adj[c, rd[t] % graph.deg[c]]
             if rv[t]:
                 c, d = d, c
-            if len({int(a), int(b), int(c), int(d)}) < 4 or not _fast._orbit_ok(a, b, c, d, n, shift):
+            if len({int(a), int(b), int(c), int(d)}) < 4 or not kernel(_fast._orbit_ok)(a, b, c, d, n, shift):
                 continue
-            if not _fast._sym_apply(graph.adj, graph.deg, a, b, c, d, n, shift, g):
+            if not kernel(_fast._sym_apply)(graph.adj, graph.deg, a, b, c, d, n, shift, g):
                 continue
             new, _, ok = _full(graph, shift, g)
-            _fast._sym_undo(graph.adj, graph.deg, a, b, c, d, n, shift, g)
+            kernel(_fast._sym_undo)(graph.adj, graph.deg, a, b, c, d, n, shift, g)
             if ok and new > total:
                 worse.append(new - total)
             if len(worse) >= 64:
@@ -172,7 +173,7 @@ def anneal_symmetric(graph: SwapGraph, settings, *, g: int, state=None, checkpoi
     hist = np.zeros((BATCH, 4), dtype=np.int64)
     # an empty batch: compiles (or loads) the loop before the clock starts
     empty = np.zeros(0, np.int32)
-    _fast.anneal_sym_batch(graph.adj, graph.deg, shift, st, empty, empty, empty, empty, np.zeros(0, np.int8),
+    kernel(_fast.anneal_sym_batch)(graph.adj, graph.deg, shift, st, empty, empty, empty, empty, np.zeros(0, np.int8),
                            np.zeros(0), 0.0, obj.lexicographic, np.int64(settings.moves or 0), best_adj, hist)
     settings = within_deadline(settings, deadline, state.seconds, why() if why is not None else "")
     start_clock = time.monotonic() - state.seconds
@@ -218,7 +219,7 @@ def anneal_symmetric(graph: SwapGraph, settings, *, g: int, state=None, checkpoi
         temp = t0 * (t1 / t0) ** min(seg, 1.0) if t0 > 0 else 0.0
         st[_fast.NHIST] = 0
         before = int(st[_fast.MOVES])
-        _fast.anneal_sym_batch(graph.adj, graph.deg, shift, st, *_draw(rng, n), float(temp), obj.lexicographic,
+        kernel(_fast.anneal_sym_batch)(graph.adj, graph.deg, shift, st, *_draw(rng, n), float(temp), obj.lexicographic,
                                np.int64(settings.moves or 0), best_adj, hist)
         now = time.monotonic()
         sec = round(now - start_clock, 3)

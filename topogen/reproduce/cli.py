@@ -85,14 +85,17 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--force", action="store_true", help="use a non-empty --out-dir (nothing is replaced)")
     c.add_argument("--plot", default=None, metavar="FILE", help="latency-vs-load chart (.png/.svg/.pdf)")
     c.add_argument("--strict", action="store_true", help="exit 1 when any verdict is FAIL")
-    c.add_argument("--native", default=None, choices=("mesh", "torus", "dragonfly", "fattree", "flatfly"),
+    c.add_argument("--native", default=None, choices=("mesh", "torus", "dragonfly", "fattree", "flatfly", "hyperx"),
                    metavar="FAMILY",
                    help="compare BookSim's own FAMILY (mesh with --routing dim_order, romm or valiant, torus "
                         "with dim_order, --param k=K --param n=N, default 4 and 2; dragonfly: dragonflynew with --routing min or ugal, "
                         "--param k=P --param n=1; fattree: --routing nca or anca, --param k=K --param n=N; flatfly: "
                         "ran_min, --param k=K --param c=C) "
                         "against topogen's generator and routing on the "
-                        "reference simulator and topogen's export of it on BookSim "
+                        "reference simulator and topogen's export of it on BookSim; with --simulators sst: "
+                        "SST merlin's own torus, mesh, hyperx (DOR), dragonfly (minimal; --param k=P: P hosts "
+                        "per router, 2P routers per group) or fattree (deterministic; k-ary n-tree) against "
+                        "topogen's on the reference simulator as SST runs and topogen's SST export "
                         "(docs/crossval.md, 'Native topologies')")
     c.add_argument("--no-saturation", action="store_true",
                    help="with --native: do not bisect the saturation loads (default loads 0.01,0.2,0.3 "
@@ -103,7 +106,16 @@ def add_parsers(subparsers, parents=()) -> None:
 def crossval_command(args) -> int:
     """Handler of ``topogen crossval``: :func:`topogen.reproduce.crossval.crossval_command`."""
     if getattr(args, "native", None):
-        from .crossval_native import native_command
+        sims = [x.strip() for x in (args.simulators or "").split(",") if x.strip()]
+        if "sst" in sims:  # SST merlin's own topologies
+            from .crossval_native_sst import native_command
+        elif args.native == "hyperx":
+            from ..errors import ParameterError
+
+            raise ParameterError("--native hyperx is SST merlin's merlin.hyperx (BookSim has no HyperX of its "
+                                 "own): add --simulators sst")
+        else:
+            from .crossval_native import native_command
 
         return native_command(args)
     from .crossval import crossval_command as run

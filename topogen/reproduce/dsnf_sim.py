@@ -391,17 +391,14 @@ def _announce(**kwargs) -> str | None:
 
 def _study_run(**kwargs):
     """Figs. 8-9 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
-    from .study import run_study
+    from .study import reference_study_run
 
-    if kwargs.get("simulator", "reference") != "reference":
-        raise ParameterError("--quick/--full run on the reference simulator (the escape routing runs nowhere else); "
-                             "the BookSim/SST comparison is the bisection mode's --routing min --simulator ...")
-    study, exp = _expanded(kwargs)
-    return run_study(
-        study, exp, study_claims(study, kwargs.get("similar", 0.25)),
-        title=f"DSN-F V (Figs. 8-9) as experiment {exp.name}", submit=kwargs["submit"], collect=kwargs["collect"],
-        plan_only=kwargs["plan"], workers=kwargs["workers"],
-        figure=kwargs.get("plot") or Path(exp.path).parent / "fig8-9.png", seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
+    return reference_study_run(
+        kwargs, _expanded, lambda study: study_claims(study, kwargs.get("similar", 0.25)),
+        title="DSN-F V (Figs. 8-9) as experiment {name}", figure="fig8-9.png",
+        refusal="--quick/--full run on the reference simulator (the escape routing runs nowhere else); the "
+                "BookSim/SST comparison is the bisection mode's --routing min --simulator ...",
+        seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
         draw=dict(titles=PANEL_TITLES, x_label="accepted traffic (flits/host/cycle)", y_scale=256 / 96,
                   y_label="latency (ns)", y_max=4000.0, dashed=lambda label: label.startswith("DLN"),
                   suptitle="DSN-F Figs. 8-9: latency vs accepted traffic, 128 switches"),

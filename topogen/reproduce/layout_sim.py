@@ -703,23 +703,22 @@ def _announce(**kwargs) -> str | None:
 
 def _study_run(**kwargs):
     """Figs. 5-8 and 13 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
-    from .study import run_study
+    from .study import reference_study_run
 
-    if kwargs.get("simulator", "reference") != "reference":
-        raise ParameterError("--quick/--full run on the reference simulator (the escape routing runs nowhere else); "
-                             "the BookSim/SST comparison is the bisection mode's --routing min --simulator ...")
-    study, exp = _expanded(kwargs)
-    panels = list(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)))
-    return run_study(
-        study, exp, study_claims(study, kwargs.get("points", 5.0), kwargs.get("similar", 0.25)),
-        title=f"Koibuchi et al. Figs. 5-8, 13 as experiment {exp.name}",
-        submit=kwargs["submit"], collect=kwargs["collect"], plan_only=kwargs["plan"], workers=kwargs["workers"],
-        figure=kwargs.get("plot") or Path(exp.path).parent / "figs.png", seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
-        draw=dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
-                  dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
-                  x_scale={p: GBPS_OWN if p.startswith("8") else GBPS_SHARED for p in panels},
-                  x_label="accepted traffic (Gbit/s/host)", y_scale=256 / 96, y_label="latency (ns)", y_max=3000.0,
-                  suptitle="Koibuchi et al.: latency vs accepted traffic"),
+    def draw(study):
+        panels = list(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)))
+        return dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
+                    dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
+                    x_scale={p: GBPS_OWN if p.startswith("8") else GBPS_SHARED for p in panels},
+                    x_label="accepted traffic (Gbit/s/host)", y_scale=256 / 96, y_label="latency (ns)", y_max=3000.0,
+                    suptitle="Koibuchi et al.: latency vs accepted traffic")
+
+    return reference_study_run(
+        kwargs, _expanded, lambda study: study_claims(study, kwargs.get("points", 5.0), kwargs.get("similar", 0.25)),
+        title="Koibuchi et al. Figs. 5-8, 13 as experiment {name}", figure="figs.png",
+        refusal="--quick/--full run on the reference simulator (the escape routing runs nowhere else); the "
+                "BookSim/SST comparison is the bisection mode's --routing min --simulator ...",
+        seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP, draw=draw,
         notes=["Setup (III-C1): 100 ns switches -> 38 cycles, 20 ns links -> 8 cycles, virtual cut-through, 4 VCs x "
                "66 flits, 33-flit packets of 256 bits; escape routing (minimal adaptive, up*/down* escape VC; the "
                "paper: DOR escape on hypercube and torus, up*/down* on Myrinet-Clos); direct networks: 8 hosts per "

@@ -525,6 +525,126 @@ def fig7(seeds, build, full=False):
     return table, claims, notes
 
 
+#: III-D's printed bounds for Skywalk of degree 64 at 8,192 switches: maximum, average
+#: latency at most this many % above Dragonfly and HyperX
+#: III-D's comparison at 8,192 switches: z = 8 cabinets of the Fig. 7 sweep, Skywalk degree
+FIG7_READINGS_CABINETS = 1024
+FIG7_READINGS_DEGREE = 64
+FIG7_BOUNDS = {"max_ns": 1.0, "avg_ns": 2.3}
+#: how far above a printed bound a value may lie and still count as meeting it (points)
+FIG7_TOL = 0.5
+
+
+def _fig7_reading_nets(z: int, c: int, degree: int) -> list[tuple[str, dict, str, dict]]:
+    """The readings of III-D's degree-``degree`` Skywalk: (name, Skywalk parameters,
+    routing, build overrides).  The first is the reproduction's own (d_i = z - 1 as in the
+    III-D degree-16 network, straight links first, saturated sub-topologies, FR)."""
+    from ..generators.skywalk import skywalk_bounds
+
+    b = skywalk_bounds(z, c)
+    out = []
+    for d_i in sorted({z - 1, min(z - 1, 4), 1}, reverse=True):
+        d_o = degree - d_i
+        if d_o > b["straight_max"] + b["diagonal_max"] or d_o < 1:
+            continue
+        name = "d_i = %d, d_o = %d, straight first, saturate, FR" % (d_i, d_o)
+        out.append((name, _sky(z, c, d_i, d_o), "fr", {}))
+    d_i = z - 1
+    d_o = degree - d_i
+    out.append((f"d_i = {d_i}, d_o = {d_o}, construction=rounds (II-C's fixed rounds), FR",
+                _sky(z, c, d_i, d_o), "fr", {"construction": "rounds"}))
+    if d_o <= b["diagonal_max"]:
+        out.append((f"d_i = {d_i}, d_o = {d_o}, diagonal links only (d_s = 0), saturate, FR",
+                    _sky(z, c, d_i, straight_degree=0, diagonal_degree=d_o), "fr", {}))
+    out.append((f"d_i = {d_i}, d_o = {d_o}, straight first, saturate, NR",
+                _sky(z, c, d_i, d_o), "nr", {}))
+    return out
+
+
+def fig7_readings(seeds, instances: int = 10, z: int = Z, c: int = 1024, degree: int = 64,
+                  scan: int = 10, switch_delay: float = 60.0) -> tuple[pd.DataFrame, dict]:
+    """III-D's "Skywalk with degree 64 ... at most 1.0 % / 2.3 % larger" (maximum /
+    average latency at 8,192 switches) under every reading the paper leaves open.
+
+    One row per reading: the Skywalk's maximum and average FR (or NR) latency, mean and
+    range over ``seeds`` (each the best of ``instances`` by links, II-C), and its gaps
+    to Dragonfly and HyperX of the same size (deterministic networks, measured once).
+    The readings: how the degree is split (d_i = z - 1, 4, 1), II-C's construction
+    (saturate, rounds), the straight/diagonal split (straight first, diagonal only), the
+    routing (FR, NR), and the selection of the instance (``scan`` single instances, the
+    one with the lowest maximum latency kept: the most favourable instance there is).
+
+    Returns
+    -------
+    (DataFrame, dict)
+        The readings table and the baselines ``{"Dragonfly": (max, avg), "HyperX": ...}``.
+    """
+    runs = []
+    base = {}
+    for key in ("dragonfly", "hyperx"):
+        net = dict(_fixed(key, z, c, short=True))
+        rows = _measure(net, [None], (switch_delay,), "fr", {})
+        base[net["label"]] = (rows[0]["max_ns"], rows[0]["avg_ns"])
+    for name, params, routing, over in _fig7_reading_nets(z, c, degree):
+        build = {"instances": instances, "construction": "saturate", **over}
+        net = dict(label=name, name="skywalk", z=z, c=c, params=params)
+        for r in _measure(net, list(seeds), (switch_delay,), routing, build):
+            runs.append(dict(r, reading=name))
+    # the most favourable selection: single instances, the lowest maximum kept
+    d_i = z - 1
+    name = (f"d_i = {d_i}, d_o = {degree - d_i}, straight first, saturate, FR, "
+            f"lowest maximum of {scan} single instances")
+    net = dict(label=name, name="skywalk", z=z, c=c, params=_sky(z, c, d_i, degree - d_i))
+    single = _measure(net, child_seeds(resolve_seed(seeds[0]), scan), (switch_delay,), "fr",
+                      {"instances": 1, "construction": "saturate"})
+    best = min((r for r in single if r.get("error") == ""), key=lambda r: r["max_ns"], default=None)
+    if best is not None:
+        runs.append(dict(best, reading=name))
+    runs = pd.DataFrame(runs)
+    rows = []
+    (df_max, df_avg), (hx_max, hx_avg) = base["Dragonfly"], base["HyperX"]
+    for name, grp in runs.groupby("reading", sort=False):
+        ok = grp[grp["error"] == ""]
+        mx, av = ok.max_ns.to_numpy(float), ok.avg_ns.to_numpy(float)
+        row = dict(reading=name, seeds=len(grp), built=len(ok))
+        if len(ok):
+            row.update(max_ns=round(float(mx.mean()), 2), max_ns_min=float(mx.min()), max_ns_max=float(mx.max()),
+                       avg_ns=round(float(av.mean()), 2),
+                       max_vs_df_pct=round(float(fc.pct(mx.mean(), df_max)), 2),
+                       max_vs_hx_pct=round(float(fc.pct(mx.mean(), hx_max)), 2),
+                       best_max_vs_df_pct=round(float(fc.pct(mx.min(), df_max)), 2),
+                       best_max_vs_hx_pct=round(float(fc.pct(mx.min(), hx_max)), 2),
+                       avg_vs_df_pct=round(float(fc.pct(av.mean(), df_avg)), 2),
+                       avg_vs_hx_pct=round(float(fc.pct(av.mean(), hx_avg)), 2))
+            worst_max = max(row["best_max_vs_df_pct"], row["best_max_vs_hx_pct"])
+            worst_avg = max(row["avg_vs_df_pct"], row["avg_vs_hx_pct"])
+            row["meets_both"] = bool(worst_max <= FIG7_BOUNDS["max_ns"] + FIG7_TOL
+                                     and worst_avg <= FIG7_BOUNDS["avg_ns"] + FIG7_TOL)
+        rows.append(row)
+    return pd.DataFrame(rows), base
+
+
+def fig7_readings_claim(table: pd.DataFrame, base: dict, n: int, degree: int) -> dict:
+    """The claim row: does any reading put the degree-``degree`` Skywalk within III-D's
+    bounds of both Dragonfly and HyperX (the best seed's maximum, the mean average)?"""
+    hits = table[table.get("meets_both", pd.Series(False, index=table.index)).fillna(False).astype(bool)]
+    (df_max, _), (hx_max, _) = base["Dragonfly"], base["HyperX"]
+    built = table.dropna(subset=["max_ns"]) if "max_ns" in table else table.iloc[0:0]
+    if len(hits):
+        ours = f"{len(hits)} of {len(table)} readings: " + "; ".join(hits.reading)
+    elif len(built):
+        low = built.loc[built.max_ns_min.idxmin()]
+        ours = (f"none of {len(table)}; lowest maximum {low.max_ns_min:g} ns ({low.reading}): "
+                f"{low.best_max_vs_df_pct:+.2f}% vs Dragonfly ({df_max:g} ns), "
+                f"{low.best_max_vs_hx_pct:+.2f}% vs HyperX ({hx_max:g} ns) (table readings)")
+    else:
+        ours = "no reading built"
+    return fc.claim_row("7", f"some reading puts degree {degree} at {n:,} within "
+                        f"{FIG7_BOUNDS['max_ns']}% (max) and {FIG7_BOUNDS['avg_ns']}% (avg) of DF and HX "
+                        f"(+{FIG7_TOL} points)", f"<= {FIG7_BOUNDS['max_ns']}% / <= {FIG7_BOUNDS['avg_ns']}%",
+                        ours, "agrees" if len(hits) else "differs")
+
+
 CAB_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 
@@ -661,10 +781,14 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
         Fig. 3 only: the switch delay in ns, in (0, 10000] (default 60; the paper does not
         state it for Fig. 3, and its average-latency gaps depend on it).
     readings : bool
-        Fig. 3 only: also the table ``readings``, the two printed gaps (0.50 % at c = 64,
+        Fig. 3: also the table ``readings``, the two printed gaps (0.50 % at c = 64,
         0.38 % at c = 1,024) under every switch delay (20-150 ns), routing (FR, NR) and
         construction, and a claim row saying whether any one setting gives both (c =
-        1,024 is built: minutes).
+        1,024 is built: minutes).  Fig. 7: the table ``readings`` of III-D's degree-64
+        Skywalk at 8,192 switches (degree split, construction, straight/diagonal split,
+        routing, instance selection) against Dragonfly and HyperX, and a claim row saying
+        whether any reading meets the printed 1.0 % / 2.3 % (6.3 min of CPU with
+        ``seeds=2``, about 8 with the default 3).
     plot : str, optional
         Draw the figure to this .png, .svg or .pdf file.
 
@@ -719,6 +843,17 @@ def skywalk_sweeps(*, figure: int, seeds: int = 3, seed: int = 1, instances: int
         table, claims, notes = fig6(seed_list, build)
     elif figure == 7:
         table, claims, notes = fig7(seed_list, build, full)
+        if readings:
+            rd, base = fig7_readings(seed_list, instances, z=Z, c=FIG7_READINGS_CABINETS,
+                                     degree=FIG7_READINGS_DEGREE)
+            extra["readings"] = rd
+            claims.append(fig7_readings_claim(rd, base, Z * FIG7_READINGS_CABINETS, FIG7_READINGS_DEGREE))
+            notes.append(f"Table readings: III-D's degree-{FIG7_READINGS_DEGREE} Skywalk at "
+                         f"{Z * FIG7_READINGS_CABINETS:,} switches under each reading; Dragonfly "
+                         f"{base['Dragonfly'][0]:g} / {base['Dragonfly'][1]:.1f} ns, HyperX "
+                         f"{base['HyperX'][0]:g} / {base['HyperX'][1]:.1f} ns (max / avg).  The maxima "
+                         "are set by one worst pair: one more 60 ns switch on it is 6% of Dragonfly's "
+                         "maximum, the paper's bound is 1.0%.")
     elif figure == 9:
         table, claims, notes = fig9(seed_list, build, full)
     else:

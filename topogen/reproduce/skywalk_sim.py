@@ -543,11 +543,12 @@ STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "fr", "router_delay"
                    "switch_delay_ns": SWITCH_NS, "self_packets": False}
 FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
 QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
-#: CPU seconds per packet-hop of the escape routing (the reference simulator's Python
-#: engine: adaptive next hops chosen at run time) on Fig. 11's setup, for the estimate
-#: printed before a run: the plan's packet-hops of one full-size point, Skywalk(4,64,3,4)
-#: under transpose (16 loads), over its measured 27.4 s of CPU (2026-11-29, docs/reproductions.md)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 1.0e-5, "escape": 1.0e-5}
+#: CPU seconds per packet-hop of the escape routing on Fig. 11's setup, for the estimate
+#: printed before a run: the whole ``--full --traffic all`` run (30 curves, 434 simulations,
+#: 46.4 million packet-hops) took 115 s of CPU (user + system of the process, start-up and
+#: numba compilation included; 2026-11-29, one worker under ``nice`` on the 2-core
+#: machine shared with other jobs, 18 min of wall), docs/reproductions.md
+CPU_SECONDS_PER_PACKET_HOP = {"*": 2.5e-6, "escape": 2.5e-6}
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: int = 1):
@@ -749,27 +750,23 @@ def _announce(**kwargs) -> str | None:
 
 def _study_run(**kwargs):
     """Fig. 11 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
-    from .study import run_study
+    from .study import reference_study_run
 
-    if kwargs.get("simulator", "reference") != "reference":
-        raise ParameterError("--quick/--full run on the reference simulator (the paper's escape routing runs nowhere "
-                             "else); the BookSim/SST comparison is the bisection mode's --routing fr --simulator ...")
-    study, exp = _expanded(kwargs)
-    keys = list(study.networks)
-    return run_study(
-        study, exp, study_claims(study), title=f"Skywalk IV (Fig. 11) as experiment {exp.name}",
-        submit=kwargs["submit"], collect=kwargs["collect"], plan_only=kwargs["plan"], workers=kwargs["workers"],
-        figure=kwargs.get("plot") or Path(exp.path).parent / "fig11.png",
+    return reference_study_run(
+        kwargs, _expanded, study_claims, title="Skywalk IV (Fig. 11) as experiment {name}", figure="fig11.png",
+        refusal="--quick/--full run on the reference simulator (the paper's escape routing runs nowhere else); the "
+                "BookSim/SST comparison is the bisection mode's --routing fr --simulator ...",
         seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP,
         draw=dict(titles=PANEL_TITLES, dashed=lambda label: label.startswith("Random"),
                   x_scale=GBPS_PER_LOAD, x_label="accepted traffic (Gbit/s/host)", y_scale=CYCLE_NS,
                   y_label="latency (ns)", y_max=2500.0,
                   suptitle="Skywalk Fig. 11: latency vs accepted traffic, 256 switches in 64 cabinets"),
-        notes=[f"networks: {', '.join(NETWORKS[k][0] for k in keys)} (256 switches, Floor.skywalk(64, 4), 8 hosts "
-               "per switch sharing one simulated 96 Gbit/s port: load 1 = 12 Gbit/s/host). Setup (IV-A): escape "
-               "routing on FR routes (60 ns switches), 4 VCs x 66 flits, 33-flit packets of 256 bits, 23-cycle "
-               "switches, cables 5 ns/m rounded up to 2.667 ns cycles; uniform traffic over the other switches; "
-               "transpose = rotate (Dally & Towles)."])
+        notes=lambda study: [
+            f"networks: {', '.join(NETWORKS[k][0] for k in study.networks)} (256 switches, Floor.skywalk(64, 4), 8 "
+            "hosts per switch sharing one simulated 96 Gbit/s port: load 1 = 12 Gbit/s/host). Setup (IV-A): escape "
+            "routing on FR routes (60 ns switches), 4 VCs x 66 flits, 33-flit packets of 256 bits, 23-cycle "
+            "switches, cables 5 ns/m rounded up to 2.667 ns cycles; uniform traffic over the other switches; "
+            "transpose = rotate (Dally & Towles)."])
 
 
 reproduce_skywalk_sim.announce = _announce

@@ -329,7 +329,7 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
                           workers: int = 2, plot: str = "", simulator: str = "reference",
                           raw_dir: str = "", quick: bool = False, full: bool = False,
                           submit: bool = False, collect: bool = False, plan: bool = False,
-                          out: str = "") -> ExperimentResult:
+                          out: str = "", panels: str = "") -> ExperimentResult:
     """Slim Fly V (Fig. 6): MIN, VAL, UGAL-L, UGAL-G latency vs offered load, and the
     Dragonfly and fat-tree curves of the same figure.
 
@@ -391,13 +391,18 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         With --quick or --full: the study's folder (spec, store, figure, claims; default
         ``slimfly-sim-quick`` or ``slimfly-sim-full`` in the working folder).  A rerun
         with the same folder resumes.
+    panels : str
+        With --quick or --full: the panels of Fig. 6 to run, ``6a``, ``6b``, ``6c``,
+        ``6d`` comma-separated or ``all``; default ``6a`` with --full (the six curves of
+        uniform traffic, within an hour of CPU), ``all`` with --quick.  ``--traffic``
+        names the same panels by their traffic (give one of the two).
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
-    if quick or full or submit or collect or plan or out:
+    if quick or full or submit or collect or plan or out or panels:
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
-                          traffic=traffic or "all", routings=routings, compare=compare or "all", seed=sim_seed,
-                          workers=workers, plot=plot, simulator=simulator)
+                          traffic=traffic, panels=panels, routings=routings, compare=compare or "all",
+                          sim_seed=sim_seed, workers=workers, plot=plot, simulator=simulator)
     traffic = traffic or "uniform,worstcase"
     compare = compare or "none"
     check_slimfly_q(q)
@@ -527,22 +532,54 @@ PAPER_DRAGONFLY = {"a": 14, "p": 7, "h": 7}
 #: the simulator setup of Fig. 6 (V): single-flit packets, 64 flits per port shared by the
 #: VCs (at least the paper's 3: the smallest multiple of the routing's hop-indexed VC count,
 #: so MIN, VAL and UGAL run 4 x 16 flits, the Dragonfly's UGAL-L 6 x 10), credit delay 2,
-#: 1-cycle channels and stages, internal speedup 2, BookSim's measurement
+#: 1-cycle channels and stages, internal speedup 2, BookSim's measurement (``sim_type =
+#: latency``: warm-up periods, then sample periods until the means move by under 5 % for
+#: three periods in a row, at most ``max_samples``, then a drain) with sample periods of
+#: :data:`FULL_SAMPLE_PERIOD` cycles
+FULL_SAMPLE_PERIOD = 100
+#: BookSim's 1,000-cycle period is sized for its usual 64-node networks (64 packets a cycle
+#: at load 1).  At ~10K endpoints a cycle carries ~10,000 x load packets: the lowest load
+#: of a sweep, 0.01, delivers 108 packets a cycle on SF q=19, so each 100-cycle period holds
+#: about 10,800 packets and the four sample periods 43,000 (standard error of the mean
+#: latency about 0.01 cycles at a spread of 2-3 cycles; hundreds of thousands of packets
+#: and less above it).  Warm-up: 3 periods, 300 cycles, over 20 times the zero-load
+#: latency (~11 cycles).
 FULL_MEASURE = {"packet_size": 1, "num_vcs": 3, "vc_buf_size": 16, "link_latency": 1, "credit_delay": 2,
-                "warmup_periods": 3, "sample_period": 1000, "max_samples": 10, "latency_thres": 500.0}
+                "warmup_periods": 3, "sample_period": FULL_SAMPLE_PERIOD, "max_samples": 10,
+                "latency_thres": 500.0}
 QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
 STUDY_REFERENCE = {"internal_speedup": 2.0, "routing_base": "nr", "port_buffer": PORT_BUFFER, "candidates": 4}
-FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
+FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
 QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
 #: CPU seconds per packet-hop of the reference simulator on Fig. 6's setup, by routing
-#: ("*": the rest), for the estimate printed before a run (packet-hops: packets times the
-#: row's ``hops_avg``).  Measured on this 2-core machine beside other jobs: SF q=19 MIN
-#: at 0.5 (compiled engine, 1,128 cycles: 33.7 s of CPU, 1.9 us; the full measurement of
-#: that point, 3 warm-up periods and BookSim's stopping rule, took 208 s of CPU and 1.4 GB),
-#: SF q=5 UGAL-L at 0.3 (UGAL chooses each packet's path in the Python engine: 17 us);
-#: VAL is a table routing on the compiled engine, the escape routing runs in Python
-CPU_SECONDS_PER_PACKET_HOP = {"*": 1.9e-6, "hop": 1.9e-6, "valiant": 1.9e-6, "ugal-l": 1.7e-5, "ugal-g": 1.7e-5,
-                              "escape": 1.7e-5}
+#: and network (``"generator:routing"``, then ``"routing"``, ``"*"`` the rest), for the
+#: estimate printed before a run (packet-hops: cycles x endpoints x injected rate x the
+#: row's ``hops_avg``).  Measured 2026-11-29 on this 2-core machine beside other jobs, CPU
+#: time (``time.process_time``) of one short run per curve of 6a at the paper's sizes with
+#: V's setup (1 warm-up and at most 3 sample periods of 200 cycles, about 660 cycles; numba
+#: compilation and the network's set-up not counted), all on the compiled engine: SF q=19
+#: MIN at 0.5 (11.7 million packet-hops in 19.0 s), UGAL-L at 0.4 (10.0 M in 18.2 s),
+#: UGAL-G at 0.4 (9.1 M in 19.1 s), VAL at 0.2 (7.1 M in 45.4 s; at 0.1 3.5 M in 26.6 s: about
+#: 8 s a simulation plus 5.3 us a packet-hop); the balanced Dragonfly k=27,
+#: p=7 with UGAL-L at 0.2 (6.5 M in 12.3 s); FT-3 k=22 with ANCA at 0.4 (13.9 M in 27.2 s).
+#: docs/reproductions.md has the table.
+CPU_SECONDS_PER_PACKET_HOP = {"*": 2.1e-6, "hop": 1.63e-6, "valiant": 6.4e-6, "ugal-l": 1.82e-6,
+                              "dragonfly:ugal-l": 1.88e-6, "ugal-g": 2.10e-6, "anca": 1.96e-6}
+
+
+#: one curve of the full Fig. 6a run for real (2026-11-29, ``--full --routings MIN --compare
+#: none --workers 1`` under ``nice`` beside other jobs, /usr/bin/time): SF q=19 MIN, knee
+#: bracket 0.629-0.644 (throughput 0.58), 14 simulations, 424.7 s of CPU (409.5 user +
+#: 15.2 system, start-up and numba compilation included), 2.2 GB
+MEASURED_CURVE = {"label": "SF-MIN", "panel": "6a", "knee": 0.629, "simulations": 14, "cpu_s": 424.7}
+#: where the paper's curves saturate (V-A, V-C, V-E), for the plan's estimate only (the
+#: claims check them): 6a MIN and UGAL-G 87.5 % ("the full-bandwidth SF can accept up to
+#: 87.5 %", the best of the four), UGAL-L 80 %, VAL under 50 % (0.45 assumed), FT-3
+#: slightly above SF (0.9); 6d MIN 1/(p+1), VAL 40 %, UGAL-L 45 %.  The rest (DF, which
+#: the paper gives no number for, and 6b, 6c) at the plan's default.
+PAPER_KNEES = {("SF-MIN", "6a"): 0.875, ("SF-UGAL-G", "6a"): 0.875, ("SF-UGAL-L", "6a"): 0.8,
+               ("SF-VAL", "6a"): 0.45, ("FT-ANCA", "6a"): 0.9, ("SF-MIN", "6d"): 1 / 16, ("SF-VAL", "6d"): 0.4,
+               ("SF-UGAL-L", "6d"): 0.45}
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), compare=tuple(COMPARISONS),
@@ -574,7 +611,8 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), comp
             hosts = _hosts(n)
             pattern = tr if tr != "worstcase" else ("groupshift" if key == "DF" else f"shift:{hosts // 2}")
             curves.append(Curve(name, key, algorithm, pattern, PANELS[tr]))
-    return Study(name=f"slimfly-fig6-{mode}", networks=nets, curves=curves,
+    knees = {(c.label, c.panel): PAPER_KNEES[c.label, c.panel] for c in curves if (c.label, c.panel) in PAPER_KNEES}
+    return Study(name=f"slimfly-fig6-{mode}", networks=nets, curves=curves, knees=knees,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
                  reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
                  seed=seed, description=f"Slim Fly (Besta, Hoefler) Fig. 6, {mode}")
@@ -728,7 +766,37 @@ def _study_announce(**kwargs) -> str | None:
     (:func:`topogen.reproduce.study.announce`)."""
     from .study import announce
 
-    return announce(kwargs, _expanded, CPU_SECONDS_PER_PACKET_HOP)
+    text = announce(kwargs, _expanded, CPU_SECONDS_PER_PACKET_HOP)
+    note = _panels_note(kwargs) if text else ""
+    return f"{text}; {note}" if note else text
+
+
+def _study_traffics(kwargs, mode: str) -> list[str]:
+    """The traffics (panels) of a --quick/--full run: ``panels`` (6a..6d or all) or
+    ``traffic`` (their traffic names), by default 6a with --full and all with --quick."""
+    traffic, panels = kwargs.get("traffic") or "", kwargs.get("panels") or ""
+    if traffic and panels:
+        raise ParameterError("--panels and --traffic both choose the panels of Fig. 6 (6a uniform, 6b bitrev, 6c "
+                             "shift, 6d worstcase): give one")
+    if panels:
+        names = _names(panels, tuple(PANELS[t] for t in TRAFFICS), "panels")
+        return [t for t in TRAFFICS if PANELS[t] in names]
+    if traffic:
+        return _names(traffic, TRAFFICS, "traffic")
+    return ["uniform"] if mode == "full" else list(TRAFFICS)
+
+
+def _panels_note(kwargs) -> str:
+    """What a --full run leaves out: the panels of Fig. 6 one flag away."""
+    if not kwargs.get("full"):
+        return ""
+    trs = _study_traffics(kwargs, "full")
+    left = [PANELS[t] for t in TRAFFICS if t not in trs]
+    if not left:
+        return ""
+    return (f"panels {', '.join(PANELS[t] for t in trs)} of Fig. 6; {', '.join(left)} run with --panels all (or "
+            f"--panels {','.join(PANELS[t] for t in TRAFFICS)}; {len(left)} more panel(s) of six curves "
+            "each)")
 
 
 def _expanded(kwargs):
@@ -739,7 +807,7 @@ def _expanded(kwargs):
         raise ParameterError("give exactly one of --quick (SF q=3, minutes) and --full (the paper's sizes: "
                              "SF q=19, DF k=27 p=7, FT-3; hours)")
     mode = "full" if full else "quick"
-    trs = _names(kwargs.get("traffic") or "all", TRAFFICS, "traffic")
+    trs = _study_traffics(kwargs, mode)
     routings = kwargs.get("routings", "all")
     rts = [] if routings == "none" else _names(routings, ROUTINGS, "routings")
     compare = kwargs.get("compare") or "all"
@@ -751,74 +819,28 @@ def _expanded(kwargs):
     return study, expand(study, folder)
 
 
-def _study_run(*, quick, full, submit, collect, plan, out, traffic, routings, compare, seed, workers, plot,
-               simulator) -> ExperimentResult:
+def _study_run(**kwargs) -> ExperimentResult:
     """Fig. 6 as an experiment (``--quick``/``--full``; see :func:`study_of`)."""
-    from .study import curve_rows, curves_table, draw_curves, gather, judge, run_local
-    from .study import plan as study_plan
-    from .study import submit as study_submit
+    from .study import reference_study_run
 
-    if simulator != "reference":
-        raise ParameterError("--quick/--full run on the reference simulator; the BookSim/SST subset of Fig. 6 "
-                             "runs without them (--simulator booksim --routings MIN --traffic uniform "
-                             "--compare none)")
-    if submit and collect:
-        raise ParameterError("--submit sends the points to SLURM, --collect gathers them when the array has "
-                             "ended: give one")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
-    study, exp = _expanded(dict(quick=quick, full=full, traffic=traffic, routings=routings, compare=compare,
-                                sim_seed=seed, out=out))
-    folder = Path(exp.path).parent
-    figure = Path(plot) if plot else folder / "fig6.png"
-    if not str(figure).lower().endswith((".png", ".svg", ".pdf")):
-        raise ParameterError(f"plot must end in .png, .svg or .pdf, got {plot!r}")
-    pl = study_plan(study, exp, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP)
-    notes = [pl["text"], f"spec: {exp.path}; store: {exp.store}"]
-    title = f"Slim Fly V (Fig. 6) as experiment {exp.name}"
-    if plan:
-        return ExperimentResult(title=title + ": plan", table=_points_table(study, exp), notes=notes)
-    if submit:
-        info = study_submit(exp)
-        notes.append(f"submitted {info['points']} point(s) as SLURM job {info['job']} ({info['tasks']} array "
-                     f"task(s)); collect job {info['collect_job']}. When it has ended run the same command "
-                     "with --collect instead of --submit." if info["points"] else
-                     "nothing to submit: every point is in the store; run with --collect")
-        return ExperimentResult(title=title + ": submitted", table=_points_table(study, exp), notes=notes)
-    if not collect:
-        summary = run_local(exp, jobs=workers)
-        notes.append(summary.table().replace("\n", "; "))
-    results = gather(study, exp)
-    p = int(_hosts(study.networks["SF"]) // study.networks["SF"].params["q"] ** 2 // 2)
-    claims_table = judge(study_claims(study, p), results)
-    from ..output import atomic_write
+    full = bool(kwargs.get("full"))
 
-    atomic_write(folder / "claims.csv", claims_table.to_csv(index=False))
-    atomic_write(folder / "curves.csv", curve_rows(results).to_csv(index=False))
-    ran = [r for r in results.values() if r.ran]
-    if ran:
-        panels = [PANELS[t] for t in TRAFFICS if any(c.panel == PANELS[t] for c in study.curves)]
-        draw_curves(results, figure, panels=panels, titles=PANEL_TITLES, dashed=lambda lab: lab in COMPARISONS,
+    def claims(study):
+        p = int(_hosts(study.networks["SF"]) // study.networks["SF"].params["q"] ** 2 // 2)
+        return study_claims(study, p)
+
+    def draw(study):
+        return dict(panels=[PANELS[t] for t in TRAFFICS if any(c.panel == PANELS[t] for c in study.curves)],
+                    titles=PANEL_TITLES, dashed=lambda lab: lab in COMPARISONS,
                     suptitle=f"Slim Fly Fig. 6 ({'paper sizes' if full else 'quick: SF q=3'}): latency vs "
                              "accepted traffic")
-        notes.append(f"figure: {figure}")
-    notes.append(f"claims: {folder / 'claims.csv'}; every load of every curve: {folder / 'curves.csv'}")
-    counts = claims_table.verdict.value_counts()
-    notes.append("claims of V-A..V-C: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
-                                                      ("holds", "differs", "unresolved", "not run")))
-    notes.append(_setup_note(study))
-    return ExperimentResult(title=title, table=curves_table(results), notes=notes,
-                            extra_tables={"claims": claims_table})
 
-
-def _points_table(study, exp) -> pd.DataFrame:
-    rows = []
-    for pt in exp.points:
-        c = study.curve_of(pt.content)
-        if c is not None:
-            rows.append({"point": pt.id, "panel": c.panel, "curve": c.label,
-                         "network": study.label_of(c.network), "routing": c.routing, "traffic": c.traffic})
-    return pd.DataFrame(rows)
+    return reference_study_run(
+        kwargs, _expanded, claims, title="Slim Fly V (Fig. 6) as experiment {name}", figure="fig6.png",
+        refusal="--quick/--full run on the reference simulator; the BookSim/SST subset of Fig. 6 runs without them "
+                "(--simulator booksim --routings MIN --traffic uniform --compare none)",
+        seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP, draw=draw,
+        notes=lambda study: [n for n in (_panels_note(kwargs), _setup_note(study)) if n])
 
 
 def _setup_note(study) -> str:

@@ -41,7 +41,7 @@ from ..errors import ParameterError
 
 __all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "toml_text",
            "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
-           "draw_curves", "VERDICTS", "run_study", "points_table", "crosscheck", "crosscheck_document",
+           "draw_curves", "VERDICTS", "run_study", "reference_study_run", "points_table", "crosscheck", "crosscheck_document",
            "crosscheck_table"]
 
 #: widest bracket around a curve's knee on which a saturation claim is judged (offered load)
@@ -88,7 +88,9 @@ class Study:
     """A simulation figure as an experiment (see the module notes).
 
     ``measure``, ``reference`` and ``sweep`` are the spec's ``[measure]``,
-    ``[reference]`` and ``[sweep]`` tables; ``slurm`` its ``[slurm]`` defaults."""
+    ``[reference]`` and ``[sweep]`` tables; ``slurm`` its ``[slurm]`` defaults; ``knees``
+    the load each curve (by ``(label, panel)``) is expected to saturate at, for the plan's estimate
+    only (:func:`plan`)."""
 
     name: str
     networks: dict
@@ -99,6 +101,7 @@ class Study:
     seed: int = 1
     description: str = ""
     slurm: dict = field(default_factory=dict)
+    knees: dict = field(default_factory=dict)
 
     def __post_init__(self):
         labels = [c.label + "|" + p for c in self.curves for p in (c.panel, *c.also)]
@@ -325,6 +328,17 @@ class CurveResult:
         return min(above) if above else math.inf
 
     @property
+    def accepted_at_knee(self) -> float:
+        """Accepted over offered traffic at the highest sustained load (nan: none): under 1
+        by more than the measurement's noise, the load is past the network's throughput
+        though the run completed (a short measurement's latency did not reach
+        ``latency_thres``), so the knee lies lower than :attr:`sustained`."""
+        ok = [r for r in self.completed if float(r["offered_load"]) == self.sustained]
+        if not ok or _nan(ok[0].get("accepted_flit_rate")):
+            return math.nan
+        return float(ok[0]["accepted_flit_rate"]) / float(ok[0]["offered_load"])
+
+    @property
     def knee_width(self) -> float:
         return self.saturated - self.sustained
 
@@ -406,6 +420,7 @@ def curves_table(results: dict) -> pd.DataFrame:
                      "traffic": r.curve.traffic, "status": r.status if r.status != "done" or r.ran else "no load sustained",
                      "sustained": r.sustained, "saturated": r.saturated,
                      "knee_resolved": r.resolved, "loads_below_saturation": r.below_saturation,
+                     "accepted_at_knee": r.accepted_at_knee,
                      "throughput": r.throughput, "latency_low_load": r.latency_at_lowest(),
                      "loads": len(r.rows)})
     return pd.DataFrame(rows)
@@ -491,30 +506,62 @@ def announce(kwargs: dict, expanded: Callable, seconds_per_hop: dict | None) -> 
     return plan(study, exp, seconds_per_hop=seconds_per_hop)["text"]
 
 
+#: a plan's mean path length of a routing over the network's minimal one: Valiant's two
+#: minimal legs; UGAL's mix of minimal and Valiant paths (SF q=19 at 0.4 under uniform
+#: traffic: UGAL-L 1.26, UGAL-G 1.11 times MIN's hops; more Valiant paths near saturation)
+PATH_STRETCH = {"valiant": 2.0, "ugal-l": 1.5, "ugal-g": 1.5}
+#: a sustained load at least this fraction of its curve's knee counts as near it (SF q=19
+#: MIN, knee 0.63: 0.60 and 0.63 ran 1,376 and 1,704 cycles of a 1,000-cycle schedule)
+NEAR_KNEE = 0.9
+#: where a plan assumes a curve saturates (fraction of the injection bandwidth) when its
+#: study names no expected knee for it
+DEFAULT_KNEE = 0.5
+
+
+def rate_for(rates: dict, generator: str, routing: str) -> float:
+    """CPU seconds per packet-hop of ``routing`` on a ``generator`` network from ``rates``:
+    the entry ``"generator:routing"``, else ``"routing"``, else ``"*"`` (else 1 us)."""
+    for key in (f"{generator}:{routing}", routing, "*"):
+        if key in rates:
+            return float(rates[key])
+    return 1e-6
+
+
 def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
     """What a run will do: points (curves) to run, simulations (loads of a sweep, about),
-    and an estimate of CPU minutes from ``seconds_per_hop`` (CPU seconds per packet-hop,
-    by routing; the compiled engine's for the rest) and the measurement window.
+    and an estimate of CPU minutes.
+
+    The estimate counts every load a curve's sweep asks for when the curve saturates at
+    its expected knee (``study.knees`` by ``(label, panel)``; :data:`DEFAULT_KNEE` otherwise):
+    :func:`topogen._estimate.sweep_loads`.  A sustained load runs the cycles BookSim's
+    measurement takes when its convergence test stops it at the first chance (warm-up,
+    four sample periods, a drain of about one more) at the offered load, near the knee
+    (:data:`NEAR_KNEE`) twice ``max_samples`` periods; a saturated one all ``max_samples``
+    periods at the knee's rate (:func:`topogen._estimate.measured_cycles`).
+    Packet-hops: packets times the network's mean hops (stretched by :data:`PATH_STRETCH`,
+    plus the ejection hop), priced by ``seconds_per_hop`` (:func:`rate_for`; the rates
+    measured on this store's finished curves replace them by routing).
 
     Returns
     -------
     dict
         ``points``, ``pending``, ``simulations``, ``cpu_minutes`` and ``text``.
     """
-    from ..load_points import sweep_size
+    from .._estimate import measured_cycles, sweep_loads
     from ..registry import generate
 
     store = _open_store(exp, create=False)
     pending = store.pending(exp.points) if store.exists else list(exp.points)
     rate = dict(seconds_per_hop or {})
     measured = _measured_rates(exp, store) if store.exists else {}
-    rate.update(measured)
-    default_rate = rate.get("*", 1e-6)
     m, sw = exp.measure, study.sweep
-    cycles = m["max_samples"] * m["sample_period"]
-    per_curve = sweep_size(sw["low"], sw["high"], sw["tolerance"], sw["points"])
+    cycles_ok = measured_cycles(m["warmup_periods"], m["sample_period"], m["max_samples"])
+    cycles_sat = measured_cycles(m["warmup_periods"], m["sample_period"], m["max_samples"], sustained=False)
+    cycles_knee = measured_cycles(m["warmup_periods"], m["sample_period"], m["max_samples"], near_knee=True)
     sizes = {}
     cpu = 0.0
+    sims = 0
+    knees_used = set()
     for p in pending:
         curve = study.curve_of(p.content)
         if curve is None:
@@ -526,17 +573,29 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
 
             sizes[curve.network] = (int(t.num_hosts), float(distance_stats(t, sample=64, seed=1).aspl))
         hosts, hops = sizes[curve.network]
-        hops = hops * (2.0 if curve.routing in ("valiant", "ugal-l", "ugal-g") else 1.0) + 1.0
-        # packets of a sweep: about half the highest load on average over its loads
-        packets = hosts * 0.5 * cycles / m["packet_size"] * per_curve
-        cpu += packets * hops * rate.get(curve.routing, default_rate)
-    sims = per_curve * len(pending)
+        hops = hops * PATH_STRETCH.get(curve.routing, 1.0) + 1.0
+        knee = float(study.knees.get((curve.label, curve.panel), DEFAULT_KNEE))
+        knees_used.add((curve.label, curve.panel) in study.knees)
+        loads = sweep_loads(sw["low"], sw["high"], sw["tolerance"], sw["points"], knee)
+        sims += len(loads)
+        packets = sum(hosts * (x if ok else knee) * (cycles_sat if not ok else cycles_knee if x >= NEAR_KNEE * knee
+                                                      else cycles_ok) for x, ok in loads)
+        packets /= m["packet_size"]
+        cpu += packets * hops * measured.get(curve.routing, rate_for(rate, net.generator, curve.routing))
+    per_curve = round(sims / len(pending)) if pending else 0
+    assumed = ("the paper's knees" if knees_used == {True} else
+               f"knees at {DEFAULT_KNEE:g} of the injection bandwidth" if knees_used == {False} else
+               f"the paper's knees where it gives one, {DEFAULT_KNEE:g} elsewhere")
     text = (f"study {study.name}: {len(exp.points)} curves as experiment points, {len(pending)} to run "
-            f"({len(exp.points) - len(pending)} done), about {sims} simulations ({per_curve} loads per "
+            f"({len(exp.points) - len(pending)} done), about {sims} simulations (about {per_curve} loads per "
             f"curve: both ends, a bisection to {sw['tolerance']:g}, {sw['points']} loads below saturation); "
-            f"estimate {cpu / 60:,.0f} CPU minutes ({cycles:,} cycles per simulation at most; seconds per "
-            "packet-hop " + (f"measured on this store's finished curves for {', '.join(sorted(measured))}, "
-                             "recorded for the rest" if measured else "as recorded") + ")")
+            f"estimate {cpu / 60:,.0f} CPU minutes (assuming {assumed}; a sustained load runs {cycles_ok:,} "
+            f"cycles: {m['warmup_periods']} warm-up and 4 sample periods of {m['sample_period']:,} until the "
+            f"convergence test stops it, and a drain; within {1 - NEAR_KNEE:.0%} of the knee {cycles_knee:,}; a "
+            f"saturated one at most {cycles_sat:,}; seconds per "
+            "packet-hop " + (f"from the wall time of this store's finished curves for {', '.join(sorted(measured))} "
+                             "(more than their CPU time on a busy machine), recorded for the rest" if measured
+                             else "as recorded") + ")")
     return {"points": len(exp.points), "pending": len(pending), "simulations": sims, "cpu_minutes": cpu / 60,
             "text": text}
 
@@ -659,7 +718,8 @@ def run_study(study: Study, exp, claims: Sequence[Claim], *, title: str, submit:
     pl = plan(study, exp, seconds_per_hop=seconds_per_hop)
     out_notes = [pl["text"], f"spec: {exp.path}; store: {exp.store}"]
     if plan_only:
-        return ExperimentResult(title=title + ": plan", table=points_table(study, exp), notes=out_notes)
+        return ExperimentResult(title=title + ": plan", table=points_table(study, exp),
+                                notes=out_notes + list(notes))
     if submit:
         info = _submit_points(exp)
         out_notes.append(f"submitted {info['points']} point(s) as SLURM job {info['job']} ({info['tasks']} array "
@@ -685,6 +745,38 @@ def run_study(study: Study, exp, claims: Sequence[Claim], *, title: str, submit:
     out_notes += list(notes)
     return ExperimentResult(title=title, table=curves_table(results), notes=out_notes,
                             extra_tables={"claims": claims_table})
+
+
+def reference_study_run(kwargs: dict, expanded: Callable, claims: Callable, *, title: str, figure: str,
+                        refusal: str, seconds_per_hop: dict | None, draw: Callable | dict | None = None,
+                        notes: Callable | Sequence[str] = ()):
+    """The ``--quick``/``--full`` run of a reproduction whose study runs on the reference
+    simulator: ``kwargs`` are the reproduction's (``simulator``, ``submit``, ``collect``,
+    ``plan``, ``workers``, ``plot`` and what ``expanded`` reads), ``expanded(kwargs)``
+    returns ``(study, experiment)``, ``claims(study)`` the claims judged on it.  ``title``
+    may name the experiment as ``{name}``; ``figure`` is the figure's file name beside
+    the spec unless ``plot`` names one; ``refusal`` is the message for another simulator
+    (it should say where that simulator's comparison runs).  ``draw`` and ``notes`` are
+    :func:`run_study`'s, or functions of the study that return them.  The settings are
+    checked before the study's folder is written."""
+    if kwargs.get("simulator", "reference") != "reference":
+        raise ParameterError(refusal)
+    if kwargs.get("submit") and kwargs.get("collect"):
+        raise ParameterError("--submit sends the points to SLURM, --collect gathers them when the array has "
+                             "ended: give one")
+    workers = kwargs.get("workers", 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    plot = kwargs.get("plot") or ""
+    if plot and not str(plot).lower().endswith((".png", ".svg", ".pdf")):
+        raise ParameterError(f"plot must end in .png, .svg or .pdf, got {str(plot)!r}")
+    study, exp = expanded(kwargs)
+    return run_study(study, exp, claims(study), title=title.format(name=exp.name),
+                     submit=bool(kwargs.get("submit")), collect=bool(kwargs.get("collect")),
+                     plan_only=bool(kwargs.get("plan")), workers=workers,
+                     figure=plot or Path(exp.path).parent / figure, seconds_per_hop=seconds_per_hop,
+                     draw=draw(study) if callable(draw) else draw,
+                     notes=notes(study) if callable(notes) else notes)
 
 
 # ------------------------------------------------------------------------------- on another simulator

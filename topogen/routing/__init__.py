@@ -109,16 +109,24 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     two-phase ``romm_mesh`` / ``valiant_mesh`` on a ``mesh``, 2 VCs (one per phase).
     """
     from ..errors import ParameterError
-    from .anca import anca, nca
-    from .booksim_min import booksim_min
-    from .dor import dor
-    from .dsnf import dsnf_routing
-    from .escape import escape
-    from .paths import fastest, nearest
-    from .ugal import UGAL_VARIANTS, ugal
-    from .updown import updown
-    from .valiant import valiant
-    from .vc import hop_indexed, layered
+
+    # each scheme's module is imported when it is used: the compiled ones (numba) cost
+    # seconds to load on a fresh machine, which small nr/fr tables do not need
+    def fastest(*a, **k):
+        from .paths import fastest
+        return fastest(*a, **k)
+
+    def nearest(*a, **k):
+        from .paths import nearest
+        return nearest(*a, **k)
+
+    def booksim_min(*a, **k):
+        from .booksim_min import booksim_min
+        return booksim_min(*a, **k)
+
+    def updown(*a, **k):
+        from .updown import updown
+        return updown(*a, **k)
 
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
@@ -172,24 +180,36 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return _booksim()
     if algorithm == "updown":
         return updown(topology, root, layout=layout)
+    if algorithm in ("dor", "dor-random"):
+        from .dor import dor
     if algorithm == "dor":
         return dor(topology, num_vcs=vcs, layout=layout)
     if algorithm == "dor-random":  # BookSim dim_order's random direction on ring ties
         return dor(topology, num_vcs=vcs, layout=layout, tie="random", seed=seed)
     if algorithm == "escape":
+        from .escape import escape
+
         return escape(topology, layout, num_vcs=4 if vcs is None else vcs,
                       base=base if base in ("fr", "nr") else "fr", switch_delay=switch_delay,
                       root=root)
     if algorithm == "hop":
+        from .vc import hop_indexed
+
         return hop_indexed(_base(), vcs)
     if algorithm == "layered":
+        from .vc import layered
+
         return layered(_base(), vcs)
     if algorithm in ("nca", "anca"):
         if vcs not in (None, 1):
             raise ParameterError(f"{algorithm} routing of a fat tree uses 1 VC (its up*/down* "
                                  f"routes are deadlock-free without more), got vcs={vcs}")
+        from .anca import anca, nca
+
         return nca(topology, layout) if algorithm == "nca" else anca(topology, layout)
     if algorithm == "dsnf":
+        from .dsnf import dsnf_routing
+
         if vcs == 1:
             return dsnf_routing(topology, layout, vcs="const")
         return dsnf_routing(topology, layout, vcs="hop", num_vcs=vcs)
@@ -201,6 +221,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .romm import romm, valiant_booksim
 
         return (romm if algorithm == "romm" else valiant_booksim)(topology, seed=seed, num_vcs=vcs)
+    from .ugal import UGAL_VARIANTS, ugal
+    from .valiant import valiant
+
     if algorithm in UGAL_VARIANTS:
         return ugal(_base(), UGAL_VARIANTS[algorithm], candidates=candidates, seed=seed, num_vcs=vcs)
     return valiant(_base(), seed=seed, num_vcs=vcs)

@@ -24,7 +24,6 @@ memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,13 +32,12 @@ import numpy as np
 
 from .. import _sssp
 from ..errors import ParameterError, RoutingError
+from ._npyfile import STREAM_COLUMNS, _npy_header, column_writer, to_file  # noqa: F401 (re-exported)
 
 __all__ = ["usable", "compute", "plan", "per_source", "to_file", "column_writer"]
 
 #: Sources per block (one task of a thread; ``block x N`` bytes of output).
 BLOCK = 256
-#: Destinations per block of the bit-parallel NR search when its columns are streamed.
-STREAM_COLUMNS = 2048
 
 if _sssp.AVAILABLE:
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -286,43 +284,6 @@ def _workers(workers) -> int:
     return max(1, int(workers))
 
 
-def _npy_header(shape, dtype) -> bytes:
-    import io
-
-    buf = io.BytesIO()
-    np.lib.format.write_array_header_1_0(
-        buf, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
-              "shape": tuple(int(x) for x in shape)})
-    return buf.getvalue()
-
-
-@contextlib.contextmanager
-def column_writer(path, n: int, dtype):
-    """Yield ``write(d0, cols)`` storing ``cols`` (``N x B``) as the columns ``d0 ..
-    d0 + B - 1`` of a ``(1, N, N)`` ``.npy`` file at ``path`` (atomic: temporary name,
-    renamed when the block ends); yields None when ``path`` is None."""
-    if path is None:
-        yield None
-        return
-    from ..output import atomic_open
-
-    dtype = np.dtype(dtype)
-    item = dtype.itemsize
-    with atomic_open(Path(path), "wb", encoding=None) as f:
-        header = _npy_header((1, n, n), dtype)
-        f.write(header)
-        f.flush()
-        f.truncate(len(header) + n * n * item)
-        fd = f.fileno()
-
-        def write(d0, cols):
-            cols = np.ascontiguousarray(cols, dtype=dtype)
-            for v in range(n):
-                os.pwrite(fd, memoryview(cols[v]).cast("B"), len(header) + (v * n + d0) * item)
-
-        yield write
-
-
 def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block: int = BLOCK,
             progress=None):
     """The ``(1, N, N)`` uint8 rank table of ``bplan``'s graph.
@@ -435,15 +396,3 @@ def per_source(topology, view, weights, ties, tseed, method, all_next_hops, work
         return None
     return compute(bplan, view.n, tseed if ties == "spread" else None, workers=workers,
                    path=ranks_file)
-
-
-def to_file(routing, ranks_file):
-    """Write ``routing.ranks`` to ``ranks_file`` (atomically) and map it back read-only."""
-    if ranks_file is None:
-        return routing
-    from ..output import atomic_open
-
-    with atomic_open(ranks_file, "wb", encoding=None) as f:
-        np.save(f, np.ascontiguousarray(routing.ranks), allow_pickle=False)
-    routing.ranks = np.load(ranks_file, mmap_mode="r")
-    return routing

@@ -130,6 +130,11 @@ class Routing:
 # ---------------------------------------------------------------------------- table routing
 
 
+#: :meth:`TableRouting.max_route_length` reads the longest route off the table with the
+#: compiled kernel from this many switch pairs on, and walks the routes below it.
+LONGEST_COMPILED_MIN_PAIRS = 1 << 18
+
+
 class TableRouting(Routing):
     """A deterministic routing given by next-hop rank tables (see the module docs).
 
@@ -354,9 +359,12 @@ class TableRouting(Routing):
         """Longest route (hops) over all pairs (or over ``pairs``).
 
         Over all pairs of a one-phase table the depth of each destination's in-tree is
-        read off the table (:func:`._longest.longest_route`, ``O(N^2)``); otherwise, and to
-        name the pair of a missing entry or a loop, every route is walked."""
-        if pairs is None and self.num_phases == 1:
+        read off the table (:func:`._longest.longest_route`, ``O(N^2)``, compiled) from
+        :data:`LONGEST_COMPILED_MIN_PAIRS` pairs on; otherwise (where walking costs less
+        than loading numba and the kernel on a fresh machine), and to name the pair of a
+        missing entry or a loop, every route is walked."""
+        if pairs is None and self.num_phases == 1 and \
+                self.num_switches ** 2 >= LONGEST_COMPILED_MIN_PAIRS:
             from ._longest import longest_route
 
             got = longest_route(self)

@@ -28,7 +28,7 @@ tokens (both containers are ordered maps/sets), only on router ids and latencies
 
 :func:`booksim_min` runs one compiled Dial search per source (the predecessor and first
 hop of each router found as it settles, ``O(E)`` per source); :func:`booksim_first_hops`
-(and ``booksim_min`` without numba) computes all trees of a block of sources at once:
+(and ``booksim_min`` without numba or on small networks) computes all trees of a block of sources at once:
 SciPy's Dijkstra or a vectorised Bellman–Ford for the distances, one vectorised pass over
 the in-links for the predecessors and pointer jumping (``log2`` of the tree depth passes)
 for the first hops.
@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from .. import _sssp, sim_defaults
+from .. import sim_defaults
 from .._validate import check_float, check_int
 from ..errors import FormatError, ParameterError, TopologyError
 from ..topology import Topology
@@ -107,94 +107,29 @@ def anynet_entry_latency(topology: Topology, layout=None, *, clock_period_ns: fl
     return np.where(forward, lat[eid, 0], lat[eid, 1])
 
 
-if _sssp.AVAILABLE:
-    @_sssp._jit
-    def _tree_rows(indptr, adj, vbits, w_in, sym, rev_rank, sources, buckets, out, sentinel,
-                   dist):
-        """BookSim anynet's first-hop rows of ``sources`` into ``out`` (one row each): one
-        Dial search per source over the directed links.  ``adj[j]`` packs CSR entry ``j``
-        (``v -> u``): ``u`` in its low ``vbits`` bits, the latency of ``v -> u`` above them;
-        ``w_in[j]`` is the latency of ``u -> v`` (read from ``adj`` when ``sym``).  When
-        ``v`` settles, its predecessor is its tight in-neighbour ``u`` of least
-        ``(dist(u), u)`` (all settled: latencies are >= 1; CSR rows are sorted, so the first
-        of least distance has the least id) and ``v``'s first hop is ``u``'s, or ``v``
-        itself (its rank at the source, ``rev_rank[j]``) when ``u`` is the source; the same
-        scan relaxes ``v``'s out-links.  Small types (``dist`` may be ``uint16``, ``adj``
-        ``uint32``) keep a 16,384-router search in the first cache levels.  Returns -1, or
-        the index of a source from which a router is unreachable."""
-        n = indptr.shape[0] - 1
-        vb = adj.dtype.type(vbits)
-        vmask = (adj.dtype.type(1) << vb) - adj.dtype.type(1)
-        cmask = buckets - 1
-        head = np.empty(buckets, np.int32)
-        cap = adj.shape[0] + 1
-        pool_node = np.empty(cap, np.int32)
-        pool_next = np.empty(cap, np.int32)
-        stamp = np.full(n, np.uint16(0xFFFF), np.uint16)
-        inf = np.iinfo(dist.dtype).max
-        for i in range(sources.shape[0]):
-            s = sources[i]
-            row = out[i]
-            tag = np.uint16(i & 0x7FFF)
-            dist[:] = inf
-            head[:] = -1
-            dist[s] = 0
-            pool_node[0] = s
-            pool_next[0] = -1
-            head[0] = 0
-            top = 1
-            pending = 1
-            settled = 0
-            b = 0
-            while settled < n and pending > 0:
-                slot = b & cmask
-                e = head[slot]
-                if e < 0:
-                    b += 1
-                    continue
-                head[slot] = pool_next[e]
-                pending -= 1
-                v = pool_node[e]
-                if stamp[v] == tag:
-                    continue
-                stamp[v] = tag
-                settled += 1
-                dv = np.int64(dist[v])
-                best_d = np.int64(inf)
-                pick = 0
-                for j in range(indptr[v], indptr[v + 1]):
-                    a = adj[j]
-                    u = np.int64(a & vmask)
-                    lat = np.int64(a >> vb)
-                    du = np.int64(dist[u])
-                    lin = lat if sym else np.int64(w_in[j])
-                    # selects, not branches: whether a link is tight is unpredictable
-                    take = (du + lin == dv) & (du < best_d)
-                    best_d = du if take else best_d
-                    pick = j if take else pick
-                    nd = dv + lat
-                    if nd < du:
-                        dist[u] = nd
-                        sl = nd & cmask
-                        pool_node[top] = u
-                        pool_next[top] = head[sl]
-                        head[sl] = top
-                        top += 1
-                        pending += 1
-                if v == s:
-                    row[v] = sentinel
-                else:
-                    p = np.int64(adj[pick] & vmask)
-                    row[v] = rev_rank[pick] if p == s else row[p]
-            if settled < n:
-                return i
-        return -1
+#: ``method="auto"`` runs the compiled searches (:mod:`._booksim_rows`) from this much work
+#: on (routers x (routers + directed links)); below it the vectorised block searches need
+#: well under a second, less than importing numba and compiling or loading the kernel on
+#: a fresh machine.  The tables are the same.
+COMPILED_MIN_WORK = 4 * 10**6
+
+
+def _compiled_pays(topology) -> bool:
+    """Whether ``method="auto"`` takes the compiled searches (numba installed, work at
+    least :data:`COMPILED_MIN_WORK`)."""
+    n = topology.num_switches
+    if n * (n + 2 * topology.num_links) < COMPILED_MIN_WORK:
+        return False
+    from .. import _sssp
+
+    return _sssp.AVAILABLE
 
 
 def _compiled_table(links, n: int, workers=None, block: int = 256):
     """The ``(1, N, N)`` table by :func:`_tree_rows` (threads over blocks of sources)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from ._booksim_rows import _tree_rows
     from ._rows import _hop_bound, _workers
 
     view = links.view
@@ -434,9 +369,10 @@ def booksim_min(topology: Topology, layout=None, *, clock_period_ns: float | Non
     block : int
         Source routers per vectorised block (memory about ``8 * block * N * 6`` bytes).
     method : {"auto", "dijkstra", "bellman-ford"}
-        ``"auto"``: one compiled search per source router (:func:`_tree_rows`, numba;
+        ``"auto"``: one compiled search per source router (:mod:`._booksim_rows`, numba;
         ``O(E)`` time and ``O(N + E)`` memory per source, rows written straight into the
-        table), else as :func:`booksim_first_hops` by blocks of sources; ``"dijkstra"`` /
+        table) from :data:`COMPILED_MIN_WORK` on, else as :func:`booksim_first_hops` by
+        blocks of sources; ``"dijkstra"`` /
         ``"bellman-ford"``: :func:`booksim_first_hops`.  The tables are identical.
 
     Returns
@@ -475,7 +411,7 @@ def booksim_min(topology: Topology, layout=None, *, clock_period_ns: float | Non
     w = anynet_entry_latency(topology, layout, clock_period_ns=clock, latency=latency)
     if method not in _METHODS:
         raise ParameterError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
-    compiled = method == "auto" and _sssp.AVAILABLE
+    compiled = method == "auto" and _compiled_pays(topology)
     links = _Links(topology, w, cache=not compiled)
     view = links.view
     n = view.n

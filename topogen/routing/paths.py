@@ -27,7 +27,9 @@ are exact (integer sums).
 
 Algorithms: FR (and NR on request) by default builds each switch's row from one search
 from it (:mod:`._rows`: Dial's bucket queue with 64-bit masks of the tied first links,
-memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given).  NR uses a
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given; from
+:data:`PER_SOURCE_MIN_WORK` on, below which the block algorithms need less than loading
+numba and the kernels on a fresh machine).  NR uses a
 bit-parallel breadth-first search (64 destinations per machine word, all destinations of
 a block at once).  FR works per block of destinations, either
 with a vectorised Bellman–Ford whose converging round also yields the lowest-id next
@@ -49,8 +51,8 @@ import numpy as np
 from .._validate import check_float, check_int
 from ..errors import ParameterError
 from ..topology import Topology
-from . import _rows
 from ._fr_blocks import _CACHE_BYTES, _bf_budget, _fr_block, _fr_parallel
+from ._npyfile import STREAM_COLUMNS, column_writer, to_file
 from .base import TableRouting, csr_view
 from .bitparallel import bitbfs, hop_eccentricities
 from .ties import (TIES, _check_ties, _dist_dtype, _padded, _spread_tight_ranks, _tie_params, _ties_seed,
@@ -99,7 +101,9 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         one breadth-first search per source switch gives its whole row (:mod:`._rows`;
         numba, degree <= 64, memory ``O(N + E)`` per thread; less CPU and memory than
         the other for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
-        it applies (not with ``all_next_hops``), else bit-parallel.  Same tables.
+        it applies (not with ``all_next_hops``) and the network has at least
+        :data:`PER_SOURCE_MIN_WORK` switches x (switches + directed links), else
+        bit-parallel (no numba needed).  Same tables.
     workers : int, optional
         Threads of the per-source method (default: the CPUs this process may use).
     ranks_file : path-like, optional
@@ -133,7 +137,7 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     _check_ties(ties)
     _check_method(method, ("auto", "per-source", "bit-parallel"))
     if ties == "random":
-        return _rows.to_file(spread_ties(nearest(topology, layout, all_next_hops=True,
+        return to_file(spread_ties(nearest(topology, layout, all_next_hops=True,
                                                  block=block, ties="lowest", method=method),
                                          seed), ranks_file)
     tseed = _ties_seed(ties_seed)
@@ -143,19 +147,19 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     if method == "per-source" or (method == "auto" and ties == "spread"):
         # the spread rule's pass over the bit-parallel levels costs more CPU and memory
         # than a search per source; "lowest" is cheapest bit-parallel
-        ranks = _rows.per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
-                                 ties, tseed, method, all_next_hops, workers, ranks_file)
+        ranks = _per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
+                            ties, tseed, method, all_next_hops, workers, ranks_file)
         if ranks is not None:
             return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
                                 num_vcs=1)
     spread = ties == "spread"
     stream = ranks_file is not None and not all_next_hops
     if stream:  # columns go straight to the file: a smaller block bounds the work arrays
-        block = min(block, _rows.STREAM_COLUMNS)
+        block = min(block, STREAM_COLUMNS)
     ranks = None if stream else np.empty((1, n, n), dtype=view.rank_dtype)
     dist = np.empty((n, n), dtype=np.uint16) if all_next_hops else None
     wpad = np.where(view.valid_pad, 1, -1)
-    with _rows.column_writer(ranks_file if stream else None, n, view.rank_dtype) as write:
+    with column_writer(ranks_file if stream else None, n, view.rank_dtype) as write:
         for d0 in range(0, n, block):
             d1 = min(n, d0 + block)
             ds = np.arange(d0, d1, dtype=np.int64)
@@ -176,7 +180,7 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     ew = np.ones(len(view.indices), dtype=np.int64) if all_next_hops else None
     routing = TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
                            num_vcs=1, distances=dist, entry_weight=ew)
-    return routing if stream else _rows.to_file(routing, ranks_file)
+    return routing if stream else to_file(routing, ranks_file)
 
 
 def fr_weights(layout, switch_delay: float = 60.0) -> np.ndarray:
@@ -218,7 +222,7 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
         vectorised Bellman–Ford over a block of destinations that also yields the next
         hops (fast on low-diameter networks: random, Skywalk, Slim Fly...).  ``"auto"``
         takes ``"per-source"`` when it applies (not with ``all_next_hops`` or
-        ``ties="random"``), else Bellman–Ford when a cost model says it pays (few hops,
+        ``ties="random"``) from :data:`PER_SOURCE_MIN_WORK` on, else Bellman–Ford when a cost model says it pays (few hops,
         see :func:`_bf_budget`), falling back to Dijkstra for a block that needs too
         many rounds; ``"bellman-ford"`` always iterates to convergence.
     ties : {"spread", "lowest", "random"}
@@ -268,7 +272,7 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
     _check_method(method, ("auto", "per-source", "dijkstra", "bellman-ford"))
     _check_ties(ties)
     if ties == "random":
-        return _rows.to_file(spread_ties(fastest(layout, switch_delay, all_next_hops=True,
+        return to_file(spread_ties(fastest(layout, switch_delay, all_next_hops=True,
                                                  block=block, workers=workers, method=method,
                                                  ties="lowest"), seed), ranks_file)
     tseed = _ties_seed(ties_seed)
@@ -279,8 +283,8 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
     w = fr_weights(layout, switch_delay)
     params = dict(_tie_params(ties, tseed), switch_delay=switch_delay, weight_unit="ps",
                   metric="latency")
-    ranks = _rows.per_source(topology, view, w, ties, tseed, method, all_next_hops, workers,
-                             ranks_file)
+    ranks = _per_source(topology, view, w, ties, tseed, method, all_next_hops, workers,
+                        ranks_file)
     if ranks is not None:
         return TableRouting(topology, ranks, layout=layout, algorithm="fr", params=params,
                             num_vcs=1)
@@ -307,9 +311,31 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
             ranks[0, :, d0:d0 + len(ds)] = r
             if all_next_hops:
                 dist[:, d0:d0 + len(ds)] = dd.T
-    return _rows.to_file(TableRouting(topology, ranks, layout=layout, algorithm="fr",
+    return to_file(TableRouting(topology, ranks, layout=layout, algorithm="fr",
                                       params=params, num_vcs=1, distances=dist,
                                       entry_weight=w if all_next_hops else None), ranks_file)
+
+
+#: ``method="auto"`` builds the tables one source at a time (compiled, :mod:`._rows`) from
+#: this much work on (switches x (switches + directed links)); below it the NumPy/SciPy
+#: block algorithms need well under a second, less than importing numba and compiling or
+#: loading the per-source kernels on a fresh machine (seconds).  The tables are the same.
+PER_SOURCE_MIN_WORK = 4 * 10**6
+
+
+def _per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
+                ranks_file):
+    """:func:`._rows.per_source`, or None (the block algorithms) when ``method="auto"`` and
+    the network is below :data:`PER_SOURCE_MIN_WORK`: then neither numba nor the
+    compiled kernels are loaded."""
+    if method == "auto" and view.n * (view.n + len(view.indices)) < PER_SOURCE_MIN_WORK:
+        return None
+    if method not in ("auto", "per-source"):
+        return None
+    from . import _rows
+
+    return _rows.per_source(topology, view, weights, ties, tseed, method, all_next_hops,
+                            workers, ranks_file)
 
 
 def _check_method(method: str, allowed: tuple) -> None:

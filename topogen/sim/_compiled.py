@@ -55,7 +55,7 @@ def engine_for(network, rng):
     from .model import Engine
 
     why = None
-    if network.config.engine == "compiled":
+    if network.config.engine in ("compiled", "auto"):  # auto outside simulate(): compiled
         why = compiled_covers(network)
         if why is None:
             return CompiledEngine(network, rng)
@@ -208,7 +208,7 @@ class CompiledEngine:
             bf=rows("bf", np.int32, buf_head=i64(nb, -1), buf_tail=i64(nb, -1), front_free=i64(nb),
                     va_iptr=i64(nb)),
             ob=rows("ob", np.int32, credits=i64(nb, c.vc_buf_size), owner=i64(nb, -1),
-                    va_optr=i64(nb)),
+                    va_optr=i64(nb), free_at=i64(nb, C.FREE_NEVER)),
             vk=np.stack([i64(K * V, -1), i64(K * V)], axis=1),
             # requests of every switch (at most one per input buffer: K * V), 32 bytes each,
             # request i of all switches together (the first ones are the ones in use)
@@ -217,12 +217,13 @@ class CompiledEngine:
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
-                    alloc_at=i64(n, -1), va_n=i64(n)),
+                    alloc_at=i64(n, -1), va_n=i64(n), chk_at=i64(n, -1)),
             ev=np.full((2 * W, 4), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),
             srt=np.zeros(n, np.int32),  # switch order of the allocations: a count per switch
+            gq=i64(K * V + 1),  # heads granted an output VC by one allocation
         )
         st.update(self._ugal_state(network, cf, sc))
         st["dsw"] = np.concatenate([np.asarray(network.indices, np.int32), i64(H, -1).astype(np.int32),

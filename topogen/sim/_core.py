@@ -75,10 +75,14 @@ NUM_CF = 35
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
-CREDITS, OWNER, VA_OPTR = range(3)  # State.ob (the same buffers as output VCs)
+#: State.ob (the same buffers as output VCs); FREE_AT: the cycle from which an owned VC is
+#: free again (its owner's tail crossed the switch; :data:`FREE_NEVER` while it is held)
+CREDITS, OWNER, VA_OPTR, FREE_AT = range(4)
+FREE_NEVER = (1 << 31) - 1
 VK_CAND, VK_KEY = range(2)  # State.vk (VC allocation: candidate of each output VC of a switch)
 Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
-SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N = range(6)  # State.sw
+#: State.sw; CHK_AT: the last cycle a K_VCHK of the switch was scheduled for
+SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N, CHK_AT = range(7)
 #: State.vq: the heads waiting for an output VC at a switch, request i of switch s in row
 #: i * switches + s (packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
 #: output port's and the buffer's places in the switch; all fixed while it waits)
@@ -87,6 +91,9 @@ P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = 
 #: escape routing (State.pk): up*/down* state (as the Python engine's ``esc``), adaptive
 #: options at the current switch (ports in State.ao), wait nodes (State.wn), escape port
 P_ESC, P_NA, P_NW, P_EO = range(10, 14)
+#: State.pk: the cycle from which a head granted an output VC waits for its output (where
+#: the grant puts it on the output's waiting list at once; see "Granted heads" below)
+P_RDY = 14
 PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
 EV_HEAD, EV_TAIL, EV_HPOS, EV_TPOS = range(4)  # State.ev (first and last block, next read and write)
 NODE_NEXT = 0  # State.nd: a block of EVB events; event j is (kind, arg) in columns EV0 + 2 j, + 1
@@ -98,6 +105,9 @@ CH_IP, CH_P, CH_B = range(3)  # State.ch
 SL_IP, SL_N, CH_O, CH_N = range(4)  # State.sv
 # event kinds (as topogen.sim._events)
 K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3, 4, 5, 6, 7, 8
+#: the output VCs a switch released this cycle are free (one event per switch and cycle in
+#: place of a K_VFREE per VC; see "Released output VCs" below)
+K_VCHK = 9
 # return codes of run()
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK, R_DRAWS, R_ROUTE = range(8)
 #: the updown reading's "unreachable" legal distance (topogen.routing.updown.UNREACHABLE)
@@ -108,6 +118,8 @@ UR_NONE = 65535
 State = namedtuple("State", [
     "sc", "cf", "pt", "bf", "ob", "vk", "vq", "hs", "sw", "pk", "ev", "nd", "gi", "lg", "sl", "ch", "sv",
     "pc", "p_route", "free_slots", "free_nodes", "g_route", "held", "sq", "pend", "srt",
+    # the heads granted an output VC by the switch allocation being run
+    "gq",
     # UGAL (topogen.sim._ugal): the base routing's rank table ranks[phase, v, dst] (uint16,
     # UR_NONE: no entry), CSR indptr, indices and entry phases, the uniform draws, two
     # route buffers and the count of each choice (MIN, VAL 1 .. k)
@@ -128,7 +140,7 @@ State = namedtuple("State", [
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq', 'p_esc', 'p_na', 'p_nw', 'p_eo'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr', 'free_at'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n', 'chk_at'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq', 'p_esc', 'p_na', 'p_nw', 'p_eo', 'p_rdy'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -203,6 +215,30 @@ def _best_vc(credits, S, lo, k):
 #
 # What changes is the order of one cycle's deliveries: the engine keeps the asked order when
 # it records them (``record``, :func:`~topogen.sim.run_trace`) or gives them one by one.
+#
+# Released output VCs
+# -------------------
+# With the VC allocation stage an output VC is free again ``crossbar_cycles`` after its
+# owner's tail left (the Python engine's ``_vc_free`` event, K_VFREE: one per packet-hop).
+# Where switch order is on the engine instead writes that cycle in the VC's row (FREE_AT,
+# read by the VC allocation, which runs after every ordinary event of its cycle) and
+# schedules one K_VCHK per switch and cycle, which asks for the switch's allocation when
+# heads wait for a VC, as each K_VFREE of that switch and cycle would.  The allocations
+# asked for are the same; only their order within the cycle may differ, which does not
+# change the results in switch order (above).
+#
+# Granted heads
+# -------------
+# A head granted an output VC in cycle t is ready at t + 1 (K_READY: it joins its output's
+# waiting list and the output is served).  Where switch order is on and no head can ask
+# for the switch in the cycle its predecessor left (``rearm_cycles >= 1``) the allocation
+# that grants it does both at its end instead, for cycle t + 1: nothing else of cycle t
+# looks at that output (only the switch's own allocation sends on it, and it has run),
+# and in cycle t + 1 the ordinary events that serve the output do what the head's K_READY
+# would (serving is idempotent: the output's allocation is asked for once, or its wake-up
+# scheduled once), while the order of a waiting list does not change the separable
+# allocation.  P_RDY keeps t + 1 for the knot analysis (such a head is not waiting yet
+# before t + 1).
 @_inline
 def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads first."""
@@ -212,7 +248,7 @@ def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
     elif kind == K_CREDIT or kind == K_VFREE:
         prefetch_row(ob, a)
         prefetch_row(pt, a // V)
-    elif kind == K_ALLOC:
+    elif kind == K_ALLOC or kind == K_VCHK:
         prefetch_row(sw, a)
     elif kind != K_BLOCK:
         prefetch_row(pt, a)
@@ -239,7 +275,7 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
             prefetch_row(vq, i * nsw + a)
         prefetch(pend, sw[a, SW_L0])
         prefetch(pend, sw[a, SW_H0])
-    elif kind != K_BLOCK:
+    elif kind != K_BLOCK and kind != K_VCHK:
         s_ = pt[a // V if kind == K_CREDIT or kind == K_VFREE else a, OUT_SWITCH]
         if s_ >= 0:
             prefetch_row(sw, s_)
@@ -673,6 +709,11 @@ def run(st, until):
     aspan, aweight = st.aspan, st.aweight
     # a head at a switch first asks for an output VC (one cycle before the switch) with VCA
     rkind = K_VREQ if vca else K_READY
+    # released output VCs without an event each (in switch order only: see below)
+    lazy = cf[C_SORT] != 0
+    # granted heads join their outputs' waiting lists at the end of the allocation
+    fold = lazy and vca and G >= 1
+    gq = st.gq
     rlead = 1 if vca else 0
     logcap = lg.shape[1]
     width = g_route.shape[1]
@@ -725,6 +766,7 @@ def run(st, until):
                 pk[pkt, P_VAQ] = 0
                 pk[pkt, P_ESC] = -1
                 pk[pkt, P_NW] = 0
+                pk[pkt, P_RDY] = 0
                 for h in range(width):
                     p_route[pkt, h] = g_route[gh, h]
                 if hs[src, Q_HEAD] < 0:
@@ -922,6 +964,10 @@ def run(st, until):
             if sw[s_, VA_N] > 0 and sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+        elif kind == K_VCHK:  # _vc_free's allocation request, once for the switch's VCs
+            if sw[a, VA_N] > 0 and sw[a, ALLOC_AT] != t:
+                sw[a, ALLOC_AT] = t
+                _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, a, True)
         elif kind == K_IWAKE:
             if pt[a, IWAKE] == t:
                 pt[a, IWAKE] = -1
@@ -979,6 +1025,7 @@ def run(st, until):
                     pkt = pk[pkt, P_WNEXT]
         lost = False
         nh = 0
+        ng = 0
         if alloc >= 0:
             # ---------------------------------------------- separable allocation
             n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
@@ -997,7 +1044,7 @@ def run(st, until):
                     best = -1
                     bd = nv
                     for x in range(lo, hi):
-                        if ob[x, OWNER] < 0:
+                        if ob[x, OWNER] < 0 or ob[x, FREE_AT] <= t:
                             d = (ol + x - p0) % nv
                             if d < bd:
                                 best = x
@@ -1031,11 +1078,16 @@ def run(st, until):
                     vq[row, VQ_PKT] = -1  # granted: leaves the requests (below)
                     b = np.int64(vq[row, VQ_B])
                     ob[x, OWNER] = b
+                    ob[x, FREE_AT] = FREE_NEVER
                     pk[pkt, P_OVC] = x
                     bf[b, VA_IPTR] = (li + 1) % nv
                     ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
                     pk[pkt, P_VAQ] = 0
-                    _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
+                    if fold:
+                        gq[ng] = pkt
+                        ng += 1
+                    else:
+                        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
                 if nx_:  # the requests not granted keep their order
                     m = 0
                     for q in range(nq):
@@ -1211,7 +1263,15 @@ def run(st, until):
                 else:
                     sc[LAST_MOVE] = t
                     if vca:  # the output VC is free for VC allocation once the tail has crossed
-                        _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VFREE, pk[pkt, P_OVC], False)
+                        x = pk[pkt, P_OVC]
+                        if lazy:  # its cycle in the row, one check per switch and cycle
+                            ob[x, FREE_AT] = t + Sx
+                            s_ = pt[o, OUT_SWITCH]
+                            if sw[s_, CHK_AT] != t + Sx:
+                                sw[s_, CHK_AT] = t + Sx
+                                _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VCHK, s_, False)
+                        else:
+                            _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VFREE, x, False)
                         pk[pkt, P_OVC] = -1
                     nxt = onext  # pkt was the front of buffer old
                     bf[old, BUF_HEAD] = nxt
@@ -1288,6 +1348,30 @@ def run(st, until):
                     if x and (pt[o, IWAKE] < 0 or pt[o, IWAKE] > x):
                         pt[o, IWAKE] = x
                         _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
+            # ------------------------------------ the granted heads, ready at t + 1
+            t1 = t + 1
+            for i in range(ng):
+                pkt = gq[i]
+                o = np.int64(p_route[pkt, pk[pkt, P_HOP]]) // V
+                tl = pt[o, W_TAIL]
+                pk[pkt, P_WPREV] = tl
+                pk[pkt, P_WNEXT] = -1
+                if tl < 0:
+                    pt[o, W_HEAD] = pkt
+                else:
+                    pk[tl, P_WNEXT] = pkt
+                pt[o, W_TAIL] = pkt
+                pk[pkt, P_WAIT] = o
+                pk[pkt, P_RDY] = t1
+                if pt[o, BUSY] > t1:
+                    if pt[o, WAKE] == 0:
+                        pt[o, WAKE] = 1
+                        _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+                else:  # (an output of this switch: the separable allocation serves it)
+                    pend[o] = 1
+                    if sw[alloc, ALLOC_AT] != t1:
+                        sw[alloc, ALLOC_AT] = t1
+                        _push(sc, ev, nd, free_nodes, mask, W, t1, K_ALLOC, alloc, True)
         if sc[IN_NET] and t - sc[LAST_MOVE] > dl:
             sc[DEADLOCKED] = 1
             return R_DEADLOCK

@@ -9,13 +9,13 @@ import numpy as np
 
 from ._core import (BUF_HEAD, C_EA0, C_EA1, C_EJ, C_ESC, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W,
                     CREDITS, EV_HEAD, K_CREDIT, EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT,
-                    OWNER, P_EO, P_HOP, P_NA, P_OVC, P_VAQ, P_WAIT, _jit)
+                    NOW, OWNER, P_EO, P_HOP, P_NA, P_OVC, P_RDY, P_VAQ, P_WAIT, _jit)
 
 #: numba freezes the constants above into this module's cached code and keys the cache by
 #: this file alone: the SHA-256 (first 16 hex digits) of ``_core``'s integer constants.  A
 #: test fails until it is updated after they change, and the update changes this file, so
 #: no cached function here keeps old constants (``tests/sim/test_compiled_sort.py``).
-CORE_CONSTANTS_SHA256 = "487f7274fa491969"
+CORE_CONSTANTS_SHA256 = "86a7fd018fd5305e"
 
 
 @_jit
@@ -127,8 +127,8 @@ def deadlocked_buffers(st, pending, dead):
                 dead[b] = 1
                 nd += 1
             continue
-        if pk[f, P_WAIT] < 0:
-            continue
+        if pk[f, P_WAIT] < 0 or pk[f, P_RDY] > st.sc[NOW]:
+            continue  # (a granted head joins its output's waiting list at P_RDY)
         if cf[C_EJ] <= o < cf[C_INJ]:
             continue
         lo, k = _wait_range(st, f, o, vca)

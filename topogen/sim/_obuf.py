@@ -11,7 +11,10 @@ SST export sets it, :func:`topogen.sim_defaults.sst_router_latencies`):
   the first switch's output buffers VC 0 ... as anytopo's ``setVC(num_hops)``); the
   ejection output buffer keeps the VC of the last hop.  ``num_vcs`` is not used: every
   VC a route needs exists (anytopo's ``vcs_per_vn`` = longest route + 1).  Hop-number
-  VCs make any route deadlock-free.
+  VCs make any route deadlock-free.  With ``obuf_vcs="routing"`` a hop uses instead the
+  VC of its class in the routing (one VC per class, class 0 .. ``routing.num_vcs - 1``),
+  as merlin's own topologies declare theirs (``merlin.hyperx`` DOR: one VC;
+  ``merlin.torus``: two), so the routing's VC rule must be deadlock-free.
 * **Input side.** A packet sent on a channel at ``t`` is in the downstream input VC
   buffer at ``t + L``; once it is the head of that buffer it may cross the crossbar
   from cycle ``t + L + Do + 1`` (SST: its event arrives half a cycle after
@@ -91,6 +94,7 @@ class OutputBufferedEngine(Engine):
                 f"{c.credit_delay})")
         super().__init__(network, rng)
         self.separable = False
+        self.by_class = c.obuf_vcs == "routing"
         W = _VCS
         P = network.num_ports
         self.Dx = max(c.router_delay - 2, 0) + 1  # head in the input buffer -> first crossbar tick
@@ -246,6 +250,7 @@ class OutputBufferedEngine(Engine):
     def _crossbar(self, sw: int, t: int) -> None:
         """merlin.xbar_arb_lru at switch ``sw`` in cycle ``t`` (see the module notes)."""
         W, S = _VCS, self.S
+        by_class, kcls = self.by_class, self.kcls
         head_at, rank = self.head_at, self.rank
         cands = sorted((b for b in self.active[sw] if head_at[b] <= t), key=rank.__getitem__)
         if not cands:
@@ -261,7 +266,10 @@ class OutputBufferedEngine(Engine):
             q = self.fifo[b]
             pkt = q[0]
             o = pkt.ports[pkt.hop]
-            vc = pkt.hop if pkt.hop < pkt.links else pkt.links
+            if by_class:  # the routing's VC class of this hop (ejection: the last hop's)
+                vc = pkt.vlo[pkt.hop if pkt.hop <= pkt.links else pkt.links] // kcls
+            else:
+                vc = pkt.hop if pkt.hop < pkt.links else pkt.links
             ob = o * W + vc
             if xout[o] > t:
                 retry = min(retry, xout[o])

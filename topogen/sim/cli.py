@@ -25,7 +25,7 @@ def add_parsers(subparsers, parents=()) -> None:
     from .._validate import int_option
     from .. import sim_defaults as sd
     from ..load_points import DEFAULT_LOW, DEFAULT_POINTS
-    from .config import FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS, SimConfig
+    from .config import ENGINES, FLOW_CONTROLS, INJECTIONS, LATENCY_POINTS, ROUTERS, VC_ALLOCS, SimConfig
     from .traffic import PATTERNS
 
     d = SimConfig()
@@ -96,9 +96,11 @@ def add_parsers(subparsers, parents=()) -> None:
     s.add_argument("--max-samples", type=int, default=d.max_samples)
     s.add_argument("--latency-thres", type=float, default=d.latency_thres)
     s.add_argument("--deadlock-cycles", type=int, default=d.deadlock_cycles)
-    s.add_argument("--engine", choices=("compiled", "python"), default=d.engine,
-                   help="event loop: compiled (numba; escape routings run on python) or the "
-                        "pure-Python reference; the same results (default %(default)s)")
+    s.add_argument("--engine", choices=ENGINES, default=d.engine,
+                   help="event loop: compiled (numba), the pure-Python reference, or auto: the "
+                        "Python engine for a point whose estimated work is small (no compilation), "
+                        "else compiled; the same results, recorded in the row's params "
+                        "(default %(default)s)")
     s.add_argument("--seed", default=None,
                    help="simulation seed (default: derived from the point's content; recorded)")
     s.add_argument("--sweep", action="store_true",

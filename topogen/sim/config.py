@@ -10,7 +10,7 @@ import numpy as np
 from .. import sim_defaults as _d
 from ..errors import ParameterError
 
-__all__ = ["SimConfig", "ALLOCATORS", "VC_ALLOCS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES",
+__all__ = ["SimConfig", "estimated_work", "mean_route_links", "AUTO_PYTHON_MAX_WORK", "ALLOCATORS", "VC_ALLOCS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES",
            "ROUTERS", "FLOW_CONTROLS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
@@ -35,15 +35,29 @@ INJECTIONS = ("bernoulli", "periodic")
 #: latency) or ``head`` (its first flit: SST merlin, which moves a packet as one event
 #: and stamps it on arrival of that event)
 LATENCY_POINTS = ("tail", "head")
-#: event loops: the compiled core (numba; table routings, both allocators) or the
-#: pure-Python reference; the same results for the same seed (``engine`` is not part of
-#: :meth:`SimConfig.to_dict`, the key of a results row)
-ENGINES = ("compiled", "python")
+#: event loops: ``auto`` (the default: the pure-Python reference for a run whose estimated
+#: work is under :data:`AUTO_PYTHON_MAX_WORK`, the compiled core otherwise; see
+#: :meth:`SimConfig.for_run`), the compiled core (numba; table routings, both allocators) or
+#: the pure-Python reference; the same results for the same seed (``engine`` is not part of
+#: :meth:`SimConfig.to_dict`, the key of a results row), so the choice changes only the speed
+ENGINES = ("auto", "compiled", "python")
+
+#: ``engine="auto"`` runs :func:`topogen.sim.simulate` on the pure-Python engine when the
+#: run's estimated work -- packets x routers each crosses, :func:`estimated_work` -- is
+#: under this: the Python engine takes about 15-25 us per router a packet crosses, so
+#: such a run costs it at most about a second of CPU, while the compiled core costs tens
+#: of seconds of CPU to compile on a machine whose cache of compiled code is empty (and
+#: about half a second to load from a warm cache)
+AUTO_PYTHON_MAX_WORK = 50_000
 #: router models: ``input-queued`` (BookSim's IQ router: a packet stays in its input VC
 #: until it leaves on the output channel) or ``output-buffered`` (SST merlin's hr_router:
 #: the crossbar moves a whole packet into an output buffer of ``output_buf_size`` flits,
 #: hop ``h`` on VC ``h`` as merlin.anytopo does; :mod:`topogen.sim._obuf`, Python engine)
 ROUTERS = ("input-queued", "output-buffered")
+#: VCs of the output-buffered router: ``hop`` (hop ``h`` on VC ``h``, merlin.anytopo's
+#: rule, the default) or ``routing`` (one VC per VC class of the routing, its class per
+#: hop: what SST merlin's own topologies do, e.g. merlin.hyperx's DOR on one VC)
+OBUF_VCS = ("hop", "routing")
 #: flow control of the input-queued router: ``vct`` (packet-level virtual cut-through: a
 #: packet moves when its output VC has credits for the whole packet, the default) or
 #: ``wormhole`` (BookSim's flit-level IQ router: a flit moves with one credit, a packet may
@@ -78,7 +92,8 @@ class SimConfig:
     ``vc_alloc`` chooses how the input-queued router picks a packet's output VC
     (:data:`VC_ALLOCS`: BookSim's VC allocation stage by default).
     ``router`` chooses the router model (:data:`ROUTERS`); ``output_buf_size`` is the
-    flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``).
+    flits of each output VC buffer of the ``output-buffered`` router (None: ``vc_buf_size``),
+    ``obuf_vcs`` its VC rule (:data:`OBUF_VCS`).
     ``flow_control`` chooses the input-queued router's flow control (:data:`FLOW_CONTROLS`):
     packet-level virtual cut-through (default) or BookSim's flit-level wormhole router
     (:mod:`topogen.sim._wormhole`, Python engine; ``vc_buf_size`` may then be smaller than
@@ -121,9 +136,10 @@ class SimConfig:
     stop_rule: str = "booksim"
     injection: str = "bernoulli"
     latency_at: str = "tail"
-    engine: str = "compiled"
+    engine: str = "auto"
     router: str = "input-queued"
     output_buf_size: int | None = None
+    obuf_vcs: str = "hop"
     flow_control: str = "vct"
     port_order: str = "hosts-first"
 
@@ -170,6 +186,11 @@ class SimConfig:
         if ob is not None and self.router != "output-buffered":
             raise ParameterError("output_buf_size applies to router='output-buffered' only; "
                                  "drop it or set router='output-buffered'")
+        if self.obuf_vcs not in OBUF_VCS:
+            raise ParameterError(f"obuf_vcs must be one of {', '.join(OBUF_VCS)}, got {self.obuf_vcs!r}")
+        if self.obuf_vcs != "hop" and self.router != "output-buffered":
+            raise ParameterError("obuf_vcs applies to router='output-buffered' only; drop it or set "
+                                 "router='output-buffered'")
         if self.vc_alloc not in VC_ALLOCS:
             raise ParameterError(f"vc_alloc must be one of {', '.join(VC_ALLOCS)}, got {self.vc_alloc!r}")
         if self.allocator not in ALLOCATORS:
@@ -265,6 +286,25 @@ class SimConfig:
         """Flits of each output VC buffer of the ``output-buffered`` router."""
         return int(self.output_buf_size) if self.output_buf_size is not None else self.vc_buf_size
 
+    def for_run(self, routing, rate: float) -> "SimConfig":
+        """This configuration with ``engine="auto"`` made concrete for a :func:`~topogen.sim.
+        simulate` run of ``routing`` at ``rate`` packets per host per cycle (any other
+        engine: unchanged).
+
+        ``python`` when :func:`estimated_work` is under :data:`AUTO_PYTHON_MAX_WORK`, else
+        ``compiled`` (which runs on the Python engine, with the reason recorded, where the
+        compiled core does not cover the routing).  The output-buffered router and wormhole
+        flow control run on the Python engine whatever the size: they get ``compiled`` too,
+        so that the row records why, as it always has.
+        """
+        if self.engine != "auto":
+            return self
+        from dataclasses import replace
+
+        python_only = self.router != "input-queued" or self.flow_control == "wormhole"
+        small = not python_only and estimated_work(routing, rate, self) < AUTO_PYTHON_MAX_WORK
+        return replace(self, engine="python" if small else "compiled")
+
     def to_dict(self) -> dict:
         """The fields that change results (all but ``engine``; ``router`` and
         ``output_buf_size`` only for the ``output-buffered`` router, so that rows and
@@ -274,6 +314,8 @@ class SimConfig:
         d.pop("engine")
         if self.flow_control == "vct":
             d.pop("flow_control")  # rows and resume keys of the default model stay as they were
+        if self.obuf_vcs == "hop":
+            d.pop("obuf_vcs")  # rows and resume keys of the anytopo model stay as they were
         if self.router == "input-queued":
             d.pop("router")
             d.pop("output_buf_size")
@@ -281,3 +323,58 @@ class SimConfig:
             d.pop("vc_alloc")  # the output-buffered router has no VC allocation stage
             d["output_buf_size"] = self.output_buffer_flits
         return d
+
+
+#: switches whose routes to a sample of destinations give the mean route length of
+#: :func:`mean_route_links`
+_HOP_SAMPLE = 32
+
+
+def _spaced(n: int, k: int) -> np.ndarray:
+    """``min(n, k)`` switch numbers spread evenly over ``0 .. n - 1`` (no random draw)."""
+    return np.unique(np.linspace(0, n - 1, num=min(n, k)).round().astype(np.int64))
+
+
+def mean_route_links(routing) -> float:
+    """Estimated mean number of switch-to-switch links of a packet's route under
+    ``routing``: the mean route length between evenly spread sample switches for a table
+    routing, else twice the mean shortest hop count from them (routings that choose paths
+    as packets go -- Valiant, UGAL, adaptive -- take at most about twice the minimal)."""
+    topo = routing.topology
+    n = topo.num_switches
+    src = _spaced(n, _HOP_SAMPLE)
+    dst = _spaced(n, 4 * _HOP_SAMPLE)
+    lengths = getattr(routing, "route_lengths", None)
+    if lengths is not None:
+        from ..errors import TopogenError
+
+        s, d = np.meshgrid(src, dst, indexing="ij")
+        try:
+            return float(np.mean(lengths(s.ravel(), d.ravel())))
+        except TopogenError:  # a table the simulation will refuse with its own message
+            pass
+    from scipy.sparse.csgraph import shortest_path
+
+    dist = shortest_path(topo.csr(), unweighted=True, indices=src)[:, dst]
+    dist = dist[np.isfinite(dist)]
+    return 2.0 * float(dist.mean()) if dist.size else 0.0
+
+
+def estimated_work(routing, rate: float, config: SimConfig) -> float:
+    """Estimated work of a :func:`~topogen.sim.simulate` run: packets created x routers
+    each crosses (links + 1).
+
+    Packets: hosts x ``rate`` x the longest run without saturation, ``max_samples``
+    sample periods (each ``sample_period`` cycles, or longer at low loads as
+    :func:`~topogen.sim.simulate` makes them: about ``min_period_packets`` packets);
+    the route length is :func:`mean_route_links`, computed only when the packets alone
+    do not already reach :data:`AUTO_PYTHON_MAX_WORK`.
+    """
+    hosts = routing.topology.num_hosts
+    period = config.sample_period
+    if config.min_period_packets and rate * hosts > 0:
+        period = max(period, math.ceil(config.min_period_packets / (rate * hosts)))
+    packets = hosts * rate * period * config.max_samples
+    if packets >= AUTO_PYTHON_MAX_WORK:
+        return packets
+    return packets * (mean_route_links(routing) + 1.0)

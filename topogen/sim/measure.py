@@ -112,6 +112,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     """
     cfg = _config(config, overrides)
     p = packet_rate(load, load_unit, cfg)
+    cfg = cfg.for_run(routing, p)  # engine="auto": the Python engine for a small run
     seed = resolve_seed(seed)
     rng = make_rng(seed)
     wall0 = time.perf_counter()

@@ -46,6 +46,11 @@ Patterns
     group under minimal routing.  Groups are the Dragonfly generators' groups (``dragonfly``,
     ``cabinet-dragonfly``: switch ``v`` is in group ``cabinet[v]``); other families have
     no groups and are refused.
+``halo2d``, ``halo3d``, ``alltoall``, ``butterfly``, ``npb-cg``, ``npb-ep``, ``npb-ft``,
+``npb-is``, ``npb-lu``, ``npb-mg``, ``himeno``
+    application-like patterns (:mod:`topogen.sim.app_traffic`): the destination of each
+    packet drawn per source with the weights of a nearest-neighbour grid, an all-to-all,
+    recursive doubling, or the messages of one iteration of an NPB kernel or Himeno.
 ``adversarial``
     the worst case the papers define for the topology's family (Slim Fly Fig. 6d):
     ``worstcase`` on a Slim Fly, ``groupshift`` on a Dragonfly; refused for families
@@ -66,6 +71,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
+from .app_traffic import APP_PATTERNS, destination_table
 
 __all__ = ["PATTERNS", "ADVERSARIAL", "Traffic", "BernoulliArrivals", "TRAFFIC_STREAM"]
 
@@ -80,7 +86,7 @@ TRAFFIC_STREAM = 2
 _FAR = 1 << 60
 
 PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift", "tornado",
-            "neighbor", "randperm", "worstcase", "groupshift", "adversarial")
+            "neighbor", "randperm", "worstcase", "groupshift", "adversarial") + APP_PATTERNS
 
 #: topology (generator) name -> its worst-case pattern (``adversarial``)
 ADVERSARIAL = {"slimfly": "worstcase", "dragonfly": "groupshift", "cabinet-dragonfly": "groupshift"}
@@ -145,6 +151,7 @@ class Traffic:
         self.num_hosts = n
         self.self_packets = bool(self_packets)
         self._perm: np.ndarray | None = None  # fixed destination of each host (-1 idle)
+        self._table = None  # application-like patterns: weighted destinations per source
         hosts = np.arange(n, dtype=np.int64)
         if offset is not None:
             self.name = f"shift:{offset}"
@@ -181,6 +188,9 @@ class Traffic:
                 self._perm = np.full(n, -1, dtype=np.int64)
                 self._perm[:m] = d
             self.active = x
+        elif name in APP_PATTERNS:
+            self._table = destination_table(name, n)
+            self.active = self._table.sources
         elif name == "tornado":
             self._perm = (hosts + (n + 1) // 2 - 1) % n
             self.active = hosts
@@ -215,6 +225,8 @@ class Traffic:
         src = np.asarray(src, dtype=np.int64)
         if self._perm is not None:
             return self._perm[src]
+        if self._table is not None:
+            return self._table.draw(src, rng)
         if self.name == "uniform":
             if self.self_packets:
                 return rng.integers(0, self.num_hosts, size=len(src), dtype=np.int64)
@@ -272,16 +284,28 @@ class BernoulliArrivals:
         self._end = t1
         nxt = self._next
         idx = np.flatnonzero(nxt < t1)
+        w = t1 - t0
+        # the keys (cycle - t0) * n + source are unique: where the window is dense (a hit
+        # per 16 cells or more) they are marked in a (cycle, source) table and read back in
+        # order, which costs less than sorting them
+        dense = w * n <= min(16 * self.p * w * n + 4096, 1 << 26)
+        hits = np.zeros(w * n if dense else 0, dtype=bool)
         keys = []
         while len(idx):
             t = nxt[idx]
-            keys.append((t - t0) * n + idx)  # unique per (cycle, source)
+            if dense:
+                hits[(t - t0) * n + idx] = True
+            else:
+                keys.append((t - t0) * n + idx)  # unique per (cycle, source)
             t = t + np.minimum(self.rng.geometric(self.p, len(idx)), _FAR)
             nxt[idx] = t
             idx = idx[t < t1]
-        if not keys:
+        if dense:
+            k = np.flatnonzero(hits)
+        elif keys:
+            k = np.sort(np.concatenate(keys))
+        else:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        k = np.sort(np.concatenate(keys))
         return k // n + t0, k % n
 
 
