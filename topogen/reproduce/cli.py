@@ -87,8 +87,8 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--strict", action="store_true", help="exit 1 when any verdict is FAIL")
     c.add_argument("--native", default=None, choices=("mesh", "torus", "dragonfly", "fattree", "flatfly", "hyperx"),
                    metavar="FAMILY",
-                   help="compare BookSim's own FAMILY (mesh, torus with dim_order, --param k=K --param "
-                        "n=N, default 4 and 2; dragonfly: dragonflynew with --routing min or ugal, "
+                   help="compare BookSim's own FAMILY (mesh with --routing dim_order, romm or valiant, torus "
+                        "with dim_order, --param k=K --param n=N, default 4 and 2; dragonfly: dragonflynew with --routing min or ugal, "
                         "--param k=P --param n=1; fattree: --routing nca or anca, --param k=K --param n=N; flatfly: "
                         "ran_min, --param k=K --param c=C) "
                         "against topogen's generator and routing on the "

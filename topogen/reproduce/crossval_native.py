@@ -1,5 +1,6 @@
 """Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
-``mesh``/``torus`` (``kncube.cpp``), ``dragonfly`` (``dragonflynew`` with ``min`` or
+``mesh``/``torus`` (``kncube.cpp``; the mesh also with ``romm`` and ``valiant``, topogen's
+:mod:`topogen.routing.romm`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
 ``ugal``), ``fattree`` (``nca``, ``anca``) and ``flatfly`` (``ran_min``), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
 gives each family's reading of the sources and the measurements.  The details below are
@@ -60,8 +61,17 @@ __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "
 #: families BookSim builds itself that topogen has (``--native`` choices)
 NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
 #: BookSim routing functions of each family (``--routing``; the first is the default)
-NATIVE_ROUTINGS = {"mesh": ("dim_order",), "torus": ("dim_order",), "dragonfly": ("min", "ugal"),
+NATIVE_ROUTINGS = {"mesh": ("dim_order", "romm", "valiant"), "torus": ("dim_order",), "dragonfly": ("min", "ugal"),
                    "fattree": ("nca", "anca"), "flatfly": ("ran_min",)}
+#: topogen's routing of BookSim's mesh routing functions
+_MESH_ROUTINGS = {"dim_order": "dor", "romm": "romm", "valiant": "valiant-booksim"}
+#: why BookSim's torus is not compared with its other two-phase routings
+_TORUS_MISSING = {
+    "valiant": "its valiant_torus leaves the ring partition unset on a hop that continues in the same "
+               "dimension and stops on its own assertion (ring_part == 1) at the first such hop, on every "
+               "torus with k >= 4",
+    "romm": "routefunc.cpp has romm for the mesh only (romm_mesh)",
+}
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
 #: tolerances: zero load, other loads
@@ -119,6 +129,8 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r}")
     choices = NATIVE_ROUTINGS[family]
     routing = choices[0] if routing is None else routing
+    if routing not in choices and family == "torus" and routing in ("valiant", "romm"):
+        raise ParameterError(f"BookSim's torus is compared with dim_order only: {_TORUS_MISSING[routing]}")
     if routing not in choices:
         raise ParameterError(f"BookSim's native {family} is compared with routing "
                              f"{' or '.join(choices)}, got {routing!r} (--routing)")
@@ -159,13 +171,17 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         return NativeFamily("dragonfly", k, 1, opts, "dragonfly", params,
                             "ugal-booksim" if ugal else "dragonfly-min", None, num_vcs=3 if ugal else 2,
                             hosts=2 * k * k * (2 * k * k + 1), kind_latency={"local": 10, "global": 100},
-                            flow_control="vct" if ugal else "wormhole")
+                            flow_control="wormhole")
     k = check_int("k", k, 2)
     n = check_int("n", n, 1)
-    opts = {"topology": family, "k": k, "n": n, "routing_function": "dim_order", "use_noc_latency": 1}
+    opts = {"topology": family, "k": k, "n": n, "routing_function": routing, "use_noc_latency": 1}
     params = {"dims": [k] * n, "hosts_per_switch": 1}
     if family == "mesh":
-        return NativeFamily("mesh", k, n, opts, "mesh", params, "dor", 1, hosts=k ** n)
+        # romm_mesh / valiant_mesh: topogen.routing.romm (VC halves by phase); with two VCs
+        # per phase the packet-level model saturates early (it waits for a whole packet's
+        # credits): the reference runs BookSim's flit-level router
+        return NativeFamily("mesh", k, n, opts, "mesh", params, _MESH_ROUTINGS[routing], 1, hosts=k ** n,
+                            flow_control="vct" if routing == "dim_order" else "wormhole")
     return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2, hosts=k ** n)
 
 

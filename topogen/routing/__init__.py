@@ -43,6 +43,7 @@ _EXPORTS = {
     "dsnf_routing": ".dsnf",
     **dict.fromkeys(("anca", "nca", "AncaRouting", "NcaRouting"), ".anca"),
     **dict.fromkeys(("ugal_booksim", "UgalBooksimRouting", "dragonfly_min"), ".ugal_booksim"),
+    **dict.fromkeys(("romm", "valiant_booksim", "PhaseRouting"), ".romm"),
 }
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
     "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
+    "romm", "valiant_booksim", "PhaseRouting",
 ]
 
 
@@ -103,6 +105,8 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     k-ary n-tree (``kary-ntree`` / ``fat-tree`` topologies), one VC.
     ``ugal-booksim`` (:func:`ugal_booksim`): BookSim2 dragonflynew's ``ugal`` on a
     dragonfly with one global link per pair of groups, 3 VCs.
+    ``romm`` / ``valiant-booksim`` (:func:`romm`, :func:`valiant_booksim`): BookSim2's
+    two-phase ``romm_mesh`` / ``valiant_mesh`` on a ``mesh``, 2 VCs (one per phase).
     """
     from ..errors import ParameterError
 
@@ -213,6 +217,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .ugal_booksim import ugal_booksim
 
         return ugal_booksim(topology, seed=seed, num_vcs=vcs)
+    if algorithm in ("romm", "valiant-booksim"):  # BookSim's two-phase mesh routings
+        from .romm import romm, valiant_booksim
+
+        return (romm if algorithm == "romm" else valiant_booksim)(topology, seed=seed, num_vcs=vcs)
     from .ugal import UGAL_VARIANTS, ugal
     from .valiant import valiant
 

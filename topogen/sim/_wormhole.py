@@ -27,7 +27,10 @@ switch at ``s`` onto a port of latency ``lat`` is in the downstream buffer at
 its VC asks for an output VC ``G - 1`` cycles after it got there (its arrival, or the
 cycle after the previous tail left) and for the switch from the next cycle: a lone packet
 has exactly the packet-level engine's latency (``Network.zero_load_latency``).  Table
-routings only; the knot analysis is not done (a deadlock is found by the stall detector).
+routings, and BookSim dragonflynew's ``ugal`` (``ugal-booksim``: the route is chosen when
+the head first asks for an output VC at the source router, from the used credits of the
+two first-hop ports, :mod:`topogen.sim._ugal`); the knot analysis is not done (a
+deadlock is found by the stall detector).
 """
 
 from __future__ import annotations
@@ -61,9 +64,9 @@ class WormholeEngine(Engine):
     router_credit_extra = 1
 
     def __init__(self, network, rng):
-        if network.adaptive or network.ugal:
-            raise ParameterError("flow_control='wormhole' takes table routings (not escape or UGAL, "
-                                 "which choose their route at run time); use flow_control='vct'")
+        if network.adaptive or (network.ugal and network.routing.variant != "booksim"):
+            raise ParameterError("flow_control='wormhole' takes table routings and ugal-booksim (not escape "
+                                 "or UGAL-L/G, which read packet-level queues); use flow_control='vct'")
         super().__init__(network, rng)
         V = self.V
         nb = network.num_ports * V
@@ -277,6 +280,8 @@ class WormholeEngine(Engine):
         chosen: dict = {}
         for b in reqs:
             _, pkt, _, h = self.qs[b][0]
+            if pkt.links < 0:  # ugal-booksim: the route is chosen at the source router (_ugal.py)
+                self._choose_ugal(pkt)
             o = pkt.ports[h]
             if o >= self.ej_base:
                 lo, hi = o * V, o * V + V
@@ -306,6 +311,7 @@ class WormholeEngine(Engine):
         heap, gen = self.heap, self.gen
         ce = self.credit_ev
         credits = self.credits
+        create = self._create_ugal if self.ugal else self._create
         dl = self.deadlock_cycles
         t = self._t
         inf = math.inf
@@ -324,7 +330,7 @@ class WormholeEngine(Engine):
                 cb(t)
             while gen and gen[0][0] <= t:
                 _, s, d = gen.popleft()
-                self._create(t, s, d)
+                create(t, s, d)
             while ce and ce[0][0] <= t:
                 credits[heapq.heappop(ce)[1]] += 1
             for h in sorted(self.hosts_on):

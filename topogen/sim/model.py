@@ -158,8 +158,10 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         self.separable = c.allocator == "separable" and not self.adaptive
         # BookSim's VC allocation stage (_allocator.py): a head asks for an output VC one
         # cycle before it may ask for the switch
-        self.vca = (self.separable and not network.ugal and c.vc_alloc == "booksim"
-                    and c.router == "input-queued")
+        # (UGAL chooses its path when the packet is ready: no separate VC stage at packet
+        # level; the flit-level engine allocates VCs itself and needs the stage's state)
+        self.vca = (self.separable and (not network.ugal or c.flow_control == "wormhole")
+                    and c.vc_alloc == "booksim" and c.router == "input-queued")
         self.ready_kind, self.ready_lead = (_VREQ, 1) if self.vca else (_READY, 0)
         if self.separable:
             self._setup_allocator(network)

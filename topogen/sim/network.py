@@ -208,7 +208,7 @@ class Network:
         r = self._cache.get(key)
         if r is not None:
             return r
-        if s == d:
+        if s == d and not getattr(self.routing, "routes_self", False):
             r = ((), ())
         elif self._valiant and rng is not None:
             from ..routing.valiant import _draw_mid
