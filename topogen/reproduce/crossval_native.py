@@ -713,7 +713,6 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: st
     SimulatorNotFound
         BookSim is needed (``native`` or ``export`` column) and not found.
     """
-    from .. import registry
     from .._validate import check_int
     from ..experiments.simulators import CrossvalSpec, fresh_dir
     fam = native_family(family, k, n, routing, c)
@@ -883,8 +882,15 @@ def native_command(args) -> int:
                           timeout=3600.0 if args.timeout is None else args.timeout,
                           saturation=not getattr(args, "no_saturation", False),
                           up_to=UP_TO if args.up_to is None else args.up_to, **params)
+    return print_result(res, "", args.strict)
+
+
+def print_result(res: NativeResult, simulators: str, strict: bool) -> int:
+    """Print a native comparison as ``crossval --native`` shows it (``simulators``: the
+    `` --simulators ...`` part of its heading, empty for BookSim); the exit status:
+    1 when ``strict`` and a verdict failed."""
     f = res.family
-    print(f"crossval --native {f.family}: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
+    print(f"crossval --native {f.family}{simulators}: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
     print(f"structure: {'isomorphic' if res.structure['isomorphic'] else 'NOT isomorphic'}"
           + (" (identity numbering)" if res.structure["identity"] else ""))
     print(format_lines(res))
@@ -894,6 +900,6 @@ def native_command(args) -> int:
     print("notes:")
     for note in res.notes:
         print(f"  - {note}")
-    return 1 if args.strict and not res.passed else 0
+    return 1 if strict and not res.passed else 0
 
 

@@ -762,7 +762,7 @@ def _parse(args):
 def native_command(args) -> int:
     """``topogen crossval --native FAMILY --simulators sst``: run :func:`crossval_native_sst`
     and print it as :func:`topogen.reproduce.crossval_native.native_command` prints BookSim's."""
-    from .crossval_native import format_lines, format_saturation
+    from .crossval_native import print_result
 
     sims = [x.strip() for x in (getattr(args, "simulators", None) or "").split(",") if x.strip()]
     params, loads, seed = _parse(args)
@@ -779,15 +779,4 @@ def native_command(args) -> int:
                               timeout=3600.0 if args.timeout is None else args.timeout,
                               saturation=not getattr(args, "no_saturation", False),
                               up_to=UP_TO if getattr(args, "up_to", None) is None else args.up_to, **params)
-    f = res.family
-    print(f"crossval --native {f.family} --simulators sst: k={f.k} n={f.n}; topogen {f.generator} with {f.routing}")
-    print(f"structure: {'isomorphic' if res.structure['isomorphic'] else 'NOT isomorphic'}"
-          + (" (identity numbering)" if res.structure["identity"] else ""))
-    print(format_lines(res))
-    if res.saturation:
-        print("saturation (flits/node/cycle):")
-        print(format_saturation(res))
-    print("notes:")
-    for note in res.notes:
-        print(f"  - {note}")
-    return 1 if args.strict and not res.passed else 0
+    return print_result(res, " --simulators sst", args.strict)
