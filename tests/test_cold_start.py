@@ -3,8 +3,6 @@ figures, and the compiled-code cache goes where TOPOGEN_NUMBA_CACHE says."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,51 +16,19 @@ from topogen.metrics import latency as latency_module
 from topogen.metrics import latency_stats
 from topogen.metrics.resilience import removable_links
 
-ROOT = Path(__file__).resolve().parents[1]
-
-#: Run a command in this fresh process, then list the compiled functions (numba
-#: dispatchers with a compiled signature) among topogen's modules.
-_PROBE = r"""
-import json, sys
-from topogen.cli import main
-try:
-    code = main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-compiled = []
-if "numba" in sys.modules:
-    from numba.core.dispatcher import Dispatcher
-    for name, module in list(sys.modules.items()):
-        if name.startswith("topogen") and module is not None:
-            for attr, obj in list(vars(module).items()):
-                if isinstance(obj, Dispatcher) and obj.signatures:
-                    compiled.append(f"{name}.{attr}")
-print(json.dumps({"code": code, "numba": "numba" in sys.modules, "compiled": sorted(compiled)}))
-"""
+from conftest import cold_env
 
 
 def _env(tmp_path, **extra) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")  # a cold cache
-    env.pop("TOPOGEN_NUMBA_CACHE", None)
-    env.update(extra)
-    return env
-
-
-def _probe(tmp_path, *argv) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], env=_env(tmp_path), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return cold_env(tmp_path / "numba-cache", **extra)
 
 
 @pytest.mark.parametrize("argv", [
     ("analyze", "torus", "--dims", "4,4"),
     ("analyze", "torus", "--dims", "4,4", "--resilience", "5", "--routing", "fr,nr"),
 ])
-def test_small_analyses_compile_nothing(tmp_path, argv):
-    out = _probe(tmp_path, *argv)
+def test_small_analyses_compile_nothing(cold_probe, argv):
+    out = cold_probe(*argv)
     assert out["code"] == 0
     assert out["compiled"] == []
     assert not out["numba"], "a small analysis should not even import numba (0.3 s of CPU)"

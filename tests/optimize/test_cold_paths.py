@@ -4,10 +4,6 @@ and a move budget, chosen by ``engine="auto"`` for small searches, and compiling
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +14,6 @@ from topogen.optimize import _kernels, run
 from topogen.optimize.evaluate import _UNREACHED, SwapGraph, _bit_bfs_bounded
 from topogen.optimize.search import random_regular_edges
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("kw", [
@@ -97,33 +92,9 @@ def test_auto_takes_plain_python_for_a_small_budget():
     assert res.summary["engine"] == "python"
 
 
-_PROBE = r"""
-import json, sys
-from topogen.cli import main
-code = main(sys.argv[1:])
-compiled = []
-if "numba" in sys.modules:
-    from numba.core.dispatcher import Dispatcher
-    for name, module in list(sys.modules.items()):
-        if name.startswith("topogen") and module is not None:
-            for attr, obj in list(vars(module).items()):
-                if isinstance(obj, Dispatcher) and obj.signatures:
-                    compiled.append(f"{name}.{attr}")
-print(json.dumps({"code": code, "compiled": sorted(compiled)}))
-"""
-
-
-def test_a_small_optimize_compiles_nothing(tmp_path):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")  # a cold cache
-    env.pop("TOPOGEN_NUMBA_CACHE", None)
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "-q", "optimize", "--num-switches", "32", "--degree", "4",
-                           "--moves", "200", "--seed", "1", "-o", "o.json", "--format", "json"],
-                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    probe = json.loads(lines[-1])
-    summary = json.loads("\n".join(lines[:-1]))
+def test_a_small_optimize_compiles_nothing(cold_probe):
+    probe = cold_probe("-q", "optimize", "--num-switches", "32", "--degree", "4", "--moves", "200",
+                       "--seed", "1", "-o", "o.json", "--format", "json")
+    summary = json.loads(probe["out"])
     assert probe["code"] == 0 and summary["engine"] == "python" and summary["moves"] == 200
     assert probe["compiled"] == []

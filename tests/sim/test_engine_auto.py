@@ -5,10 +5,6 @@ resume key, and the row records the engine that ran."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +16,6 @@ from topogen.sim.config import AUTO_PYTHON_MAX_WORK, ENGINES, estimated_work, me
 from topogen.sim.measure import packet_rate
 from topogen.sim.sweep import derive_seed, point_key, with_digest
 
-ROOT = Path(__file__).resolve().parents[2]
 FAST = dict(sample_period=200, warmup_periods=1, max_samples=4, min_period_packets=0)
 
 
@@ -101,42 +96,12 @@ def test_engine_is_not_in_the_resume_key_or_the_seed(t44):
     assert len({derive_seed(t44, load=0.2, engine=e) for e in ENGINES}) == 1
 
 
-#: run a command in this fresh process, then report whether the compiled event core was
-#: imported and which of topogen's numba functions got a compiled signature
-_PROBE = r"""
-import json, sys
-from topogen.cli import main
-code = main(sys.argv[1:])
-compiled = []
-if "numba" in sys.modules:
-    from numba.core.dispatcher import Dispatcher
-    for name, module in list(sys.modules.items()):
-        if name.startswith("topogen") and module is not None:
-            for attr, obj in list(vars(module).items()):
-                if isinstance(obj, Dispatcher) and obj.signatures:
-                    compiled.append(f"{name}.{attr}")
-print(json.dumps({"code": code, "compiled": sorted(compiled)}))
-"""
-
-
-def _probe(tmp_path, *argv) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")  # a cold cache
-    env.pop("TOPOGEN_NUMBA_CACHE", None)
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    return dict(json.loads(lines[-1]), out="\n".join(lines[:-1]))
-
-
-def test_a_small_simulate_compiles_nothing(tmp_path):
+def test_a_small_simulate_compiles_nothing(tmp_path, cold_probe):
     from topogen import formats
 
     t = torus((4, 4))
     formats.save(tmp_path / "t.json", t, None)
-    out = _probe(tmp_path, "simulate", "t.json", "--load", "0.1", "-o", "r.csv")
+    out = cold_probe("simulate", "t.json", "--load", "0.1", "-o", "r.csv")
     assert out["code"] == 0 and "completed" in out["out"]
     assert out["compiled"] == [], "a 4x4 torus at 0.1 should not compile the event core"
     from topogen.results import read_results
