@@ -8,11 +8,11 @@ import topogen
 from topogen.errors import ParameterError
 from topogen.generators.classic import hypercube, torus
 from topogen.routing import dor, escape, nearest, valiant
-from topogen.sim import SimConfig, run_fixed, run_trace, simulate
+from topogen.sim import SimConfig, run_trace, simulate
 from topogen._sssp import AVAILABLE
 from topogen.sim._compiled import CompiledEngine
 
-from ._rows import same_rows as _same
+from ._rows import same_fixed_run_on_both_engines, same_on_both_engines, same_rows as _same
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not installed")
 
@@ -49,10 +49,7 @@ def test_rows_equal_python_engine(net, size, loads):
             kw = dict(traffic="uniform", load=load, seed=11, packet_size=size,
                       vc_buf_size=2 * size, num_vcs=max(4, r.num_vcs), allocator=allocator,
                       stop_rule=stop_rule, vc_alloc=vc_alloc, **FAST)
-            py = simulate(r, engine="python", **kw)
-            co = simulate(r, engine="compiled", **kw)
-            _same(py, co)
-            assert '"engine":"compiled"' in co["params"] and '"engine":"python"' in py["params"]
+            same_on_both_engines(r, **kw)
 
 
 def test_saturated_and_completed_both_covered():
@@ -114,11 +111,7 @@ def test_deadlock_found_alike(vc_alloc):
 def test_run_fixed_equal():
     r = NETS["random16"]
     kw = dict(traffic="uniform", load=0.5, seed=9, packet_size=1, vc_buf_size=4)
-    a = run_fixed(r, 800, engine="python", **kw)
-    b = run_fixed(r, 800, engine="compiled", **kw)
-    for key in ("created", "delivered", "in_flight", "latency_avg", "deadlocked"):
-        assert a[key] == b[key]
-    assert b["engine"] == "compiled" and a["engine"] == "python"
+    same_fixed_run_on_both_engines(r, 800, **kw)
 
 
 def test_escape_routing_runs_compiled():

@@ -8,11 +8,11 @@ import pytest
 from topogen._sssp import AVAILABLE
 from topogen.generators.fattree import kary_ntree
 from topogen.routing import anca
-from topogen.sim import SimConfig, run_fixed, run_trace, simulate
+from topogen.sim import SimConfig, run_trace, simulate
 from topogen.sim._compiled import CompiledEngine, compiled_covers, engine_for
 from topogen.sim.model import Engine, Network
 
-from ._rows import same_rows as _same
+from ._rows import random_trace, same_fixed_run_on_both_engines, same_on_both_engines
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not installed")
 
@@ -49,10 +49,7 @@ def test_rows_equal_python_engine(name, size, loads):
             kw = dict(traffic="uniform", load=load, seed=7, packet_size=size,
                       vc_buf_size=2 * size + 2, num_vcs=2, allocator=allocator,
                       vc_alloc=vc_alloc, **FAST)
-            py = simulate(r, engine="python", **kw)
-            co = simulate(r, engine="compiled", **kw)
-            _same(py, co)
-            assert '"engine":"compiled"' in co["params"] and '"engine":"python"' in py["params"]
+            same_on_both_engines(r, **kw)
 
 
 def test_saturated_and_completed_both_covered():
@@ -68,18 +65,11 @@ def test_run_fixed_equal(allocator, vc_alloc):
     r = NETS["3ary3-queue"]
     kw = dict(traffic="uniform", load=0.9, seed=9, packet_size=1, vc_buf_size=4, num_vcs=1,
               allocator=allocator, vc_alloc=vc_alloc)
-    a = run_fixed(r, 800, engine="python", **kw)
-    b = run_fixed(r, 800, engine="compiled", **kw)
-    for key in ("created", "delivered", "in_flight", "latency_avg", "deadlocked"):
-        assert a[key] == b[key]
-    assert b["engine"] == "compiled" and a["engine"] == "python"
+    same_fixed_run_on_both_engines(r, 800, **kw)
 
 
 def _trace(r, engine, k=6000, horizon=500, seed=0, **kw):
-    rng = np.random.default_rng(seed)
-    n = r.topology.num_hosts
-    pk = np.c_[np.sort(rng.integers(0, horizon, k)), rng.integers(0, n, k), rng.integers(0, n, k)]
-    return run_trace(r, pk, engine=engine, **kw)
+    return random_trace(r, engine, k, horizon, seed, **kw)
 
 
 @pytest.mark.parametrize("name", ["3ary3-queue", "3ary3-booksim"])
