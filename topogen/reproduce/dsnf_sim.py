@@ -283,8 +283,8 @@ FULL_MEASURE = {"packet_size": 33, "num_vcs": 4, "vc_buf_size": 66, "flit_bits":
 QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
 STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "fr", "router_delay": 38,
                    "switch_delay_ns": SWITCH_NS, "self_packets": False}
-FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
-QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: loads below saturation per curve (:func:`~topogen.reproduce.study.knee_sweep`): full, quick
+SWEEP_POINTS = {"full": 10, "quick": 8}
 #: CPU seconds per packet-hop of the escape routing on this setup, for the estimate
 #: printed before a run: the plan's packet-hops of one full-size point, DSN-F under
 #: uniform traffic (16 loads), over its measured 16.8 s of CPU (2026-11-29)
@@ -298,7 +298,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: in
     ``full``: 3 warm-up and at most 10 sample periods of 1,000 cycles, 10 loads below
     saturation; ``quick``: 1 warm-up and at most 4 periods of 500 cycles, 8 loads.  Knees
     resolved to 0.02 flits/host/cycle."""
-    from .study import Curve, Network, Study
+    from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
         raise ParameterError(f"mode must be full or quick, got {mode!r}")
@@ -311,7 +311,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: in
     curves = [Curve(NETWORKS[k], k, "escape", pattern[t], PANELS[t]) for t in traffics for k in keys]
     return Study(name=f"dsnf-fig8-9-{mode}", networks=nets, curves=curves,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
                  seed=seed, description=f"DSN-F (Truong et al.) Figs. 8-9, {mode}")
 
 

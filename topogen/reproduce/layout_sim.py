@@ -462,8 +462,8 @@ FULL_MEASURE = {"packet_size": 33, "num_vcs": 4, "vc_buf_size": 66, "flit_bits":
                 "warmup_periods": 3, "sample_period": 1000, "max_samples": 10}
 QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
 STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "nr", "router_delay": 38, "self_packets": False}
-FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
-QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: loads below saturation per curve (:func:`~topogen.reproduce.study.knee_sweep`): full, quick
+SWEEP_POINTS = {"full": 10, "quick": 8}
 #: CPU seconds per packet-hop of the escape routing on this setup (Python engine), for the
 #: estimate printed before a run: the plan's packet-hops of one full-size point, the
 #: 512-switch HYPERCUBE under uniform traffic (11 loads, every one sustained), over its
@@ -508,7 +508,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1):
     Fig. 13's panels too.  ``full``: 3 warm-up and at most 10 sample periods of 1,000
     cycles, 10 loads below saturation; ``quick``: 1 warm-up and at most 4 periods of 500
     cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks)."""
-    from .study import Curve, Network, Study
+    from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
         raise ParameterError(f"mode must be full or quick, got {mode!r}")
@@ -532,7 +532,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1):
         raise ParameterError("no curve: the figures of these networks have none of these traffics")
     return Study(name=f"layout-figs-{mode}", networks=nets, curves=curves,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
                  seed=seed, description=f"layout-conscious random topologies (Koibuchi et al.) Figs. 5-8, 13, {mode}")
 
 

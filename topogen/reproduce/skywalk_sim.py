@@ -541,8 +541,8 @@ FULL_MEASURE = {"packet_size": 33, "num_vcs": 4, "vc_buf_size": 66, "flit_bits":
 QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
 STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "fr", "router_delay": 23,
                    "switch_delay_ns": SWITCH_NS, "self_packets": False}
-FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 10}
-QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: loads below saturation per curve (:func:`~topogen.reproduce.study.knee_sweep`): full, quick
+SWEEP_POINTS = {"full": 10, "quick": 8}
 #: CPU seconds per packet-hop of the escape routing on Fig. 11's setup, for the estimate
 #: printed before a run: the whole ``--full --traffic all`` run (30 curves, 434 simulations,
 #: 46.4 million packet-hops) took 115 s of CPU (user + system of the process, start-up and
@@ -560,7 +560,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: in
     periods of 1,000 cycles, 10 loads below saturation); ``"quick"``: a short one (1
     warm-up and at most 4 periods of 500 cycles, 8 loads).  Both resolve each knee to
     0.02 of the port (0.24 Gbit/s/host)."""
-    from .study import Curve, Network, Study
+    from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
         raise ParameterError(f"mode must be full or quick, got {mode!r}")
@@ -572,7 +572,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=tuple(NETWORKS), seed: in
     curves = [Curve(NETWORKS[k][0], k, "escape", PATTERNS[t], PANELS[t]) for t in traffics for k in keys]
     return Study(name=f"skywalk-fig11-{mode}", networks=nets, curves=curves,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
                  seed=seed, description=f"Skywalk (Fujiwara et al.) Fig. 11, {mode}")
 
 

@@ -52,7 +52,6 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from pathlib import Path
 
 import pandas as pd
 
@@ -549,8 +548,8 @@ FULL_MEASURE = {"packet_size": 1, "num_vcs": 3, "vc_buf_size": 16, "link_latency
                 "latency_thres": 500.0}
 QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samples=4)
 STUDY_REFERENCE = {"internal_speedup": 2.0, "routing_base": "nr", "port_buffer": PORT_BUFFER, "candidates": 4}
-FULL_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
-QUICK_SWEEP = {"low": 0.01, "high": 1.0, "tolerance": 0.02, "points": 8}
+#: loads below saturation per curve (:func:`~topogen.reproduce.study.knee_sweep`): full, quick
+SWEEP_POINTS = {"full": 8, "quick": 8}
 #: CPU seconds per packet-hop of the reference simulator on Fig. 6's setup, by routing
 #: and network (``"generator:routing"``, then ``"routing"``, ``"*"`` the rest), for the
 #: estimate printed before a run (packet-hops: cycles x endpoints x injected rate x the
@@ -588,7 +587,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), comp
     paper's networks) or ``"quick"`` (SF q=3 and the DF and FT of
     :func:`comparison_network` at q=3), the panels of ``traffics``, the SF curves of
     ``routings`` and the comparison curves of ``compare``."""
-    from .study import Curve, Network, Study
+    from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
         raise ParameterError(f"mode must be full or quick, got {mode!r}")
@@ -614,7 +613,7 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), comp
     knees = {(c.label, c.panel): PAPER_KNEES[c.label, c.panel] for c in curves if (c.label, c.panel) in PAPER_KNEES}
     return Study(name=f"slimfly-fig6-{mode}", networks=nets, curves=curves, knees=knees,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=dict(FULL_SWEEP if mode == "full" else QUICK_SWEEP),
+                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
                  seed=seed, description=f"Slim Fly (Besta, Hoefler) Fig. 6, {mode}")
 
 

@@ -39,7 +39,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 
-__all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "toml_text",
+__all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "knee_sweep", "toml_text",
            "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
            "draw_curves", "VERDICTS", "run_study", "reference_study_run", "points_table", "crosscheck", "crosscheck_document",
            "crosscheck_table"]
@@ -48,6 +48,12 @@ __all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION
 KNEE_RESOLUTION = 0.02
 #: the verdicts of a claims table
 VERDICTS = ("holds", "differs", "unresolved", "not run")
+
+
+def knee_sweep(points: int) -> dict:
+    """A study curve's ``[sweep]``: offered loads from 0.01 to 1.0, the knee bisected to
+    :data:`KNEE_RESOLUTION`, ``points`` loads below saturation."""
+    return {"low": 0.01, "high": 1.0, "tolerance": KNEE_RESOLUTION, "points": points}
 
 
 @dataclass(frozen=True)
