@@ -661,6 +661,44 @@ def saturation_verdict(x: tuple[float, float], base: tuple[float, float],
     return r, ("pass" if abs(r - 1) <= tolerance else "FAIL")
 
 
+def verdict_lines(cols, loads, nat_sat: float, up_to: float, point_of, base_of) -> list[dict]:
+    """One line per column and load of a native comparison, each non-native column judged
+    against the native point (``base_of(load)``; none: not judged) with the zero-load
+    tolerance at the lowest load when it is at most :data:`ZERO_LOAD` and the latency
+    tolerance above it, ``n/a`` above ``up_to`` of the native saturation ``nat_sat``.
+    ``point_of(column, load)`` reads a column's point."""
+    lines = []
+    low = min(loads)
+    for load in loads:
+        load = float(f"{load:.6g}")
+        tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
+        base = base_of(load)
+        above = nat_sat == nat_sat and load > up_to * nat_sat
+        for c in cols:
+            p = dict(point_of(c, load), column=c.name, load=load, routing=c.ad.routing)
+            if c.name != "native" and base is not None:
+                if above:
+                    p["ratio"], p["verdict"] = math.nan, f"n/a (above {up_to:.0%} of saturation)"
+                else:
+                    p["ratio"], p["verdict"] = verdict(p, base, tol)
+                p["tolerance"] = tol
+            lines.append(p)
+    return lines
+
+
+def saturation_entries(brackets: dict) -> dict:
+    """Per column: its saturation bracket, the bracket's midpoint and, beside a native
+    bracket, the ratio and verdict of :func:`saturation_verdict`."""
+    sat = {}
+    for name, br in brackets.items():
+        entry = {"low": br[0], "high": br[1],
+                 "saturation": (br[0] + br[1]) / 2 if not (math.isnan(br[0]) or math.isinf(br[1])) else math.nan}
+        if name != "native" and "native" in brackets:
+            entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
+        sat[name] = entry
+    return sat
+
+
 def default_loads(saturation: float, up_to: float = UP_TO) -> tuple[float, ...]:
     """The zero-load point and half and ``up_to`` of the native ``saturation`` load
     (three significant digits)."""
@@ -759,29 +797,9 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: st
         for load in loads:
             c.run(load)
     points = {(c.name, float(f"{x:.6g}")): _point(c.run(x)) for c in cols for x in loads}
-    lines = []
-    low = min(loads)
-    for load in loads:
-        load = float(f"{load:.6g}")
-        tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
-        base = points.get(("native", load))
-        above = nat_sat == nat_sat and load > up_to * nat_sat
-        for c in cols:
-            p = dict(points[(c.name, load)], column=c.name, load=load, routing=c.ad.routing)
-            if c.name != "native" and base is not None:
-                if above:
-                    p["ratio"], p["verdict"] = math.nan, f"n/a (above {up_to:.0%} of saturation)"
-                else:
-                    p["ratio"], p["verdict"] = verdict(p, base, tol)
-                p["tolerance"] = tol
-            lines.append(p)
-    sat = {}
-    for name, br in brackets.items():
-        entry = {"low": br[0], "high": br[1],
-                 "saturation": (br[0] + br[1]) / 2 if not (math.isnan(br[0]) or math.isinf(br[1])) else math.nan}
-        if name != "native" and "native" in brackets:
-            entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
-        sat[name] = entry
+    lines = verdict_lines(cols, loads, nat_sat, up_to, lambda c, x: points[(c.name, x)],
+                          lambda x: points.get(("native", x)))
+    sat = saturation_entries(brackets)
     source = {"mesh": "kncube.cpp, use_noc_latency=1", "torus": "kncube.cpp, use_noc_latency=1",
               "dragonfly": "dragonfly.cpp", "fattree": "fattree.cpp",
               "flatfly": "flatfly_onchip.cpp, use_noc_latency=1"}[fam.family]

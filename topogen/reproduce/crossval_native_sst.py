@@ -22,9 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
-from .crossval_native import (LATENCY_TOLERANCE, SATURATION_BRACKET, SATURATION_TOLERANCE, UP_TO, ZERO_LOAD,
-                              ZERO_TOLERANCE, NativeFamily, NativeResult, _Column, _point, _topogen_graph,
-                              default_loads, saturation_verdict, verdict)
+from .crossval_native import (SATURATION_BRACKET, SATURATION_TOLERANCE, UP_TO, NativeFamily, NativeResult, _Column,
+                              _point, _topogen_graph, default_loads, saturation_entries, verdict_lines)
 
 __all__ = ["merlin_torus_wiring", "merlin_torus_route", "merlin_dragonfly_wiring", "merlin_native_bundle",
            "crossval_native_sst", "nx_graph_of_wiring", "native_command",
@@ -639,30 +638,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     for c in cols:
         for load in loads:
             c.run(load)
-    lines = []
-    low = min(loads)
-    for load in loads:
-        load = float(f"{load:.6g}")
-        tol = ZERO_TOLERANCE if load == low and load <= ZERO_LOAD else LATENCY_TOLERANCE
-        base = _sst_point(cols[0].run(load), p["clock_ns"])
-        above = nat_sat == nat_sat and load > up_to * nat_sat
-        for c in cols:
-            pt = dict(_sst_point(c.run(load), getattr(c.ad, "clock_ns", None) or spec.clock_ns),
-                      column=c.name, load=load, routing=c.ad.routing)
-            if c.name != "native":
-                if above:
-                    pt["ratio"], pt["verdict"] = math.nan, f"n/a (above {up_to:.0%} of saturation)"
-                else:
-                    pt["ratio"], pt["verdict"] = verdict(pt, base, tol)
-                pt["tolerance"] = tol
-            lines.append(pt)
-    sat = {}
-    for name, br in brackets.items():
-        entry = {"low": br[0], "high": br[1],
-                 "saturation": (br[0] + br[1]) / 2 if not (math.isnan(br[0]) or math.isinf(br[1])) else math.nan}
-        if name != "native":
-            entry["ratio"], entry["verdict"] = saturation_verdict(br, brackets["native"])
-        sat[name] = entry
+    lines = verdict_lines(
+        cols, loads, nat_sat, up_to,
+        lambda c, x: _sst_point(c.run(x), getattr(c.ad, "clock_ns", None) or spec.clock_ns),
+        lambda x: _sst_point(cols[0].run(x), p["clock_ns"]))
+    sat = saturation_entries(brackets)
     g_native, g_topo = net.graph(), _topogen_graph(topology)
     iso = nx.is_isomorphic(g_native, g_topo, node_match=nx.algorithms.isomorphism.categorical_node_match("hosts", 0))
     ident = ({frozenset(e) for e in g_native.edges} == {frozenset(e) for e in g_topo.edges}
