@@ -485,15 +485,12 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
 
 def draw(table: pd.DataFrame, path, q: int):
     """Latency vs offered load, one panel per traffic (the shape of Figs. 6a, 6d)."""
-    import io
     from pathlib import Path
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from ..results import atomic_write_bytes
 
     path = Path(path)
     trs = list(dict.fromkeys(table.traffic))
@@ -512,12 +509,9 @@ def draw(table: pd.DataFrame, path, q: int):
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()
-    fmt = path.suffix.lower().lstrip(".")
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, metadata={"Creator": "topogen", "Date": None} if fmt == "svg"
-                else {"Creator": "topogen"})
-    plt.close(fig)
-    return atomic_write_bytes(path, buf.getvalue())
+    from ._figs_common import save_figure
+
+    return save_figure(fig, path)
 
 
 # =============================================================================== Fig. 6 as a study

@@ -644,14 +644,11 @@ def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | No
     endpoint and cycle and cycles into the paper's units (``x_label``, ``y_label``; e.g.
     Gbit/s per host and ns; ``x_scale`` may map panels to their own factor, when the
     endpoints of the panels differ); ``y_max`` cuts the latency axis (None: all of it)."""
-    import io
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from ..output import atomic_write_bytes
 
     path = Path(path)
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
@@ -678,12 +675,9 @@ def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | No
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
-    fmt = path.suffix.lower().lstrip(".")
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, metadata={"Creator": "topogen", "Date": None} if fmt == "svg"
-                else {"Creator": "topogen"})
-    plt.close(fig)
-    return atomic_write_bytes(path, buf.getvalue())
+    from ._figs_common import save_figure
+
+    return save_figure(fig, path)
 
 
 # ------------------------------------------------------------------------------- a study's run
