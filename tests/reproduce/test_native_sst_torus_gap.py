@@ -57,3 +57,14 @@ def test_export_gap_is_anytopos_hop_vcs(tmp_path):
     assert hop[(load, "reference")]["status"] == "completed"
     own = _by(crossval_native_sst(tmp_path / "r", k=4, n=2, loads=(load,), binary=SST))
     assert own[(load, "reference")]["status"] != "completed"
+
+
+def test_8x8_zero_load_takes_merlins_port_order(tmp_path):
+    """At 0.01 on the 8x8 torus the hosts' in-step packets meet in the crossbars; which
+    goes first is the least-recently-granted order of pairs never granted, which starts
+    from the port numbers.  With merlin.torus's the reference reads the native latency
+    (with anytopo's it read 0.997 of it)."""
+    res = crossval_native_sst(tmp_path / "z", k=8, n=2, loads=(0.01,), binary=SST)
+    by = _by(res)
+    assert by[(0.01, "reference")]["latency_cycles"] == pytest.approx(by[(0.01, "native")]["latency_cycles"],
+                                                                     rel=1e-4)

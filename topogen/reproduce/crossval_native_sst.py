@@ -632,7 +632,8 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
 
     cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=False,
                             router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
-            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs, merlin_streams), seed,
+            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs, merlin_streams,
+                                           "booksim-native" if family in ("torus", "mesh") else None), seed,
                     1 if merlin_streams else repeats, progress),
             _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
@@ -682,21 +683,26 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, sat)
 
 
-def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, merlin_streams: bool = False):
+def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, merlin_streams: bool = False,
+                           port_order: str | None = None):
     """The reference simulator as SST runs (:func:`topogen.experiments.simulators._reference_adapter`
     with ``like="sst"``), its output-buffered router's VCs by ``obuf_vcs``: ``hop``
     (anytopo's hop-number VCs, what topogen's SST export runs) or ``routing`` (one VC per
     VC class of the routing, as merlin's own topologies declare theirs); with
-    ``merlin_streams`` uniform traffic takes SST's own destinations (``merlin-uniform``)."""
+    ``merlin_streams`` uniform traffic takes SST's own destinations (``merlin-uniform``);
+    ``port_order="booksim-native"`` starts the crossbar's least-recently-granted order from
+    merlin.torus's and merlin.mesh's port numbers instead of anytopo's."""
     from ..experiments.reference_sst import run_like_sst
     from ..experiments.simulators import (_reference_adapter, _reference_config, _traffic_for, output_buf_flits,
                                           sst_parameters)
 
     ad = _reference_adapter(spec, seed, topology, None, routing, out, like="sst")
-    if obuf_vcs == "hop" and not merlin_streams:
+    if obuf_vcs == "hop" and not merlin_streams and port_order is None:
         return ad
     cfg = replace(_reference_config(spec), injection="periodic", latency_at="head", router="output-buffered",
                   output_buf_size=output_buf_flits(spec), obuf_vcs=obuf_vcs)
+    if port_order is not None:
+        cfg = replace(cfg, port_order=port_order)
     traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
     if merlin_streams and traffic == "uniform":
         traffic = "merlin-uniform"
