@@ -554,7 +554,7 @@ def _cost_cause(f: pd.DataFrame, fam: str, pairs, target: float) -> str:
     s = f[(f.family == "SF") & (f.endpoints == worst[0])].iloc[0]
     o = f[(f.family == fam) & (f.endpoints == worst[1])].iloc[0]
     share = s.routers * float(model.router_cost(s.radix)) / s.endpoints / s.cost_per_node
-    extra = {"FBF-3": "; Table IV's FBF-3 prices are reached from its own counts only with ~55-93 m fibers "
+    extra = {"FBF-3": "; Table IV's FBF-3 prices are reached from its own counts only with 54-93 m fibers "
                       "(slimfly-cost)",
              "DLN": "; Table IV's DLN prices are reached from its own counts only with 60-65 m fibers "
                     "(slimfly-cost)",
