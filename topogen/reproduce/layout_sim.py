@@ -270,7 +270,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                          anneal_iterations: int = 10**5, host_port: str = "shared",
                          routing: str = "escape", simulator: str = "reference", quick: bool = False,
                          full: bool = False, submit: bool = False, collect: bool = False, plan: bool = False,
-                         out: str = "", workers: int = 2, plot: str = "") -> ExperimentResult:
+                         out: str = "", workers: int = 2, plot: str = "", figures: str = "",
+                         sizes: str = "") -> ExperimentResult:
     """Koibuchi et al. III-C (Figs. 6 and 8) on the reference simulator.
 
     Parameters
@@ -340,11 +341,21 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         With --quick or --full: curves simulated in parallel (processes).
     plot : str
         With --quick or --full: the figure's file (default ``figs.png`` in the folder).
+    figures : str
+        With --quick or --full: only the networks of these figures, a comma-separated list
+        of 5, 6, 7, 8, 13 (``--full --figures 5,8``: the 64-switch networks and the 80- and
+        160-switch Myrinet-Clos).
+    sizes : str
+        With --quick or --full: only the networks of these switch counts, a comma-separated
+        list of 64, 80, 160, 256, 512 (with ``--figures``: both must match).
     """
     if quick or full or submit or collect or plan or out:
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
                           traffic=traffic, topologies=topologies, seed=sim_seed, workers=workers, plot=plot,
-                          simulator=simulator, points=points, similar=similar)
+                          simulator=simulator, points=points, similar=similar, figures=figures, sizes=sizes)
+    if figures or sizes:
+        raise ParameterError("--figures and --sizes choose the networks of --quick or --full; the bisection mode "
+                             "takes --topologies")
     from ._backend import check, raw_dir_for
     from ._backend import notes as backend_notes
     from ._backend import sweep as backend_sweep
@@ -464,11 +475,20 @@ QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samp
 STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "nr", "router_delay": 38, "self_packets": False}
 #: loads below saturation per curve (:func:`~topogen.reproduce.study.knee_sweep`): full, quick
 SWEEP_POINTS = {"full": 10, "quick": 8}
-#: CPU seconds per packet-hop of the escape routing on this setup (Python engine), for the
-#: estimate printed before a run: the plan's packet-hops of one full-size point, the
-#: 512-switch HYPERCUBE under uniform traffic (11 loads, every one sustained), over its
-#: measured 154.7 s of CPU (2026-11-29, docs/reproductions.md)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 2.3e-5, "escape": 2.3e-5}
+#: full-size curves measured on their own (``--full --topologies KEY --traffic T --workers
+#: 1``, 2026-11-29, the shared 2-core machine): key, traffic, CPU seconds of the
+#: simulations (the process's CPU time less the 1.8 s of a ``--collect`` of the same curve:
+#: start-up, claims and figure)
+MEASURED_CURVES = (("hypercube-64", "transpose", 1.31), ("clos-512", "uniform", 5.34),
+                   ("hypercube-512", "uniform", 3.29), ("p-hypercube-512", "uniform", 3.15),
+                   ("pf-hypercube-512", "uniform", 6.51), ("ring9-512", "uniform", 2.90))
+#: CPU seconds per packet-hop of the escape routing on this setup, for the estimate
+#: printed before a run: the measured CPU of :data:`MEASURED_CURVES` over the plan's
+#: packet-hops of the same curves (22.4 s over 18.1 million: 1.24e-6; per curve 0.75e-6
+#: on the 512-switch HYPERCUBE to 3.3e-6 on the 64-switch one, whose simulations are
+#: short enough for their fixed costs to count).  The first run on a machine also
+#: compiles the simulator's engine (about 50 s of CPU, once).
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.3e-6, "escape": 1.3e-6}
 
 
 def study_networks(mode: str) -> dict:
@@ -678,6 +698,58 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
     return claims
 
 
+#: the study's figures (``--figures``) and the switch counts of their networks (``--sizes``)
+STUDY_FIGURES = ("5", "6", "7", "8", "13")
+
+
+def network_switches(key: str, net: tuple) -> int:
+    """Switches of a study network (``study_networks`` entry): the direct networks' size is
+    their key's suffix; a Myrinet-Clos of H hosts has 80 switches per 256 hosts."""
+    if net[4] == "own":
+        return int(net[2]["hosts"]) // 256 * 80
+    return int(key.rsplit("-", 1)[1])
+
+
+def _numbers(text, what: str, allowed) -> list:
+    """A comma-separated list of ``allowed`` values (as text); empty: none chosen."""
+    items = [x.strip() for x in str(text or "").split(",") if x.strip()]
+    bad = [x for x in items if x not in allowed]
+    if bad:
+        raise ParameterError(f"--{what} takes a comma-separated list of {', '.join(allowed)}; got "
+                             + ", ".join(repr(x) for x in bad))
+    return items
+
+
+def select_networks(mode: str, topologies: str = "default", figures: str = "", sizes: str = "") -> list | None:
+    """The study networks a run takes: ``topologies`` (``default``: every network of the
+    mode, or a list of keys), narrowed to the figures ``figures`` (``5,8``: Fig. 5's
+    64-switch networks and Fig. 8's Myrinet-Clos) and the switch counts ``sizes`` (``64``,
+    ``80``, ``160``, ``256``, ``512``).  None: the whole mode (nothing narrowed)."""
+    nets = study_networks(mode)
+    figs = _numbers(figures, "figures", STUDY_FIGURES)
+    all_sizes = sorted({network_switches(k, v) for k, v in study_networks("full").items()})
+    sz = [int(x) for x in _numbers(sizes, "sizes", [str(n) for n in all_sizes])]
+    which = (topologies or "default").strip()
+    if which == "default" and not figs and not sz:
+        return None
+    keys = list(nets) if which == "default" else [k.strip() for k in which.split(",") if k.strip()]
+    for k in keys:
+        if k not in nets:
+            raise ParameterError(f"layout-sim --{mode} has no network {k!r}; its networks are " + ", ".join(nets))
+    if figs:
+        keys = [k for k in keys if nets[k][3] in figs]
+    if sz:
+        keys = [k for k in keys if network_switches(k, nets[k]) in sz]
+    if not keys:
+        full = study_networks("full")
+        hint = (" (Figs. 5, 7, 13 and the 160-switch Clos are --full's)" if mode == "quick" and any(
+            (not figs or v[3] in figs) and (not sz or network_switches(k, v) in sz) for k, v in full.items()) else "")
+        raise ParameterError(f"layout-sim --{mode}: no network of --topologies {which}"
+                             + (f", --figures {figures}" if figs else "") + (f", --sizes {sizes}" if sz else "")
+                             + hint + "; --plan lists the networks")
+    return keys
+
+
 def _expanded(kwargs):
     from .study import expand
 
@@ -688,8 +760,8 @@ def _expanded(kwargs):
                              "160-switch Clos, the full measurement)")
     mode = "full" if full else "quick"
     trs = _choose(kwargs.get("traffic") or "uniform", TRAFFICS, "traffic")
-    which = (kwargs.get("topologies") or "default").strip()
-    keys = None if which == "default" else [k.strip() for k in which.split(",") if k.strip()]
+    keys = select_networks(mode, kwargs.get("topologies") or "default", kwargs.get("figures") or "",
+                           kwargs.get("sizes") or "")
     study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)))
     return study, expand(study, kwargs.get("out") or f"layout-sim-{mode}")
 

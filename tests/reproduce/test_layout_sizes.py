@@ -1,0 +1,106 @@
+"""``topogen reproduce layout-sim --full --figures ... --sizes ...``: one figure or one size
+of the layout-conscious paper's simulation study, and the plan's estimate of it.
+
+Nothing is simulated: the specs are written and planned only."""
+
+from __future__ import annotations
+
+import pytest
+
+from topogen.errors import ParameterError
+from topogen.registry import generate
+from topogen.reproduce import layout_sim as ls
+from topogen.reproduce import study as st
+
+
+def _study(tmp_path, **kw):
+    kw.setdefault("traffic", "all")
+    return ls._expanded({"full": True, "out": str(tmp_path / "s"), **kw})
+
+
+def _switches(study, key):
+    n = study.networks[key]
+    return generate(n.generator, **n.params).num_switches
+
+
+def test_figures_5_and_8_are_the_64_switch_networks_and_both_clos(tmp_path):
+    study, exp = _study(tmp_path, figures="5,8")
+    sizes = {_switches(study, k) for k in study.networks}
+    assert sizes == {64, 80, 160}
+    panels = {c.panel for c in study.curves}
+    assert panels == {"5a", "5b", "5c", "8a", "8b"}
+    # Fig. 5: four networks x three patterns; Fig. 8: four Clos x uniform and transpose
+    assert len(exp.points) == len(study.curves) == 4 * 3 + 4 * 2
+    # Fig. 5's permuted hypercubes have 8 switches per cabinet (III-C1), the others 16
+    for k, n in study.networks.items():
+        if n.generator in ("p-hypercube", "pf-hypercube"):
+            assert n.params["switches_per_cabinet"] == 8
+
+
+def test_sizes_select_by_switch_count_and_combine_with_figures(tmp_path):
+    study, _ = _study(tmp_path, sizes="160")
+    assert {_switches(study, k) for k in study.networks} == {160}
+    assert {study.networks[k].generator for k in study.networks} == {"myrinet-clos", "pf-myrinet-clos"}
+    study, _ = _study(tmp_path, sizes="256", figures="13", traffic="uniform")
+    assert {c.panel for c in study.curves} == {"13a"}
+    assert all(_switches(study, k) == 256 for k in study.networks)
+    study, _ = _study(tmp_path, sizes="512")
+    assert {c.panel[0] for c in study.curves} == {"7"} and len(study.curves) == 12
+
+
+def test_the_selection_is_the_network_table_read_independently():
+    nets = ls.study_networks("full")
+    for key, net in nets.items():
+        assert ls.network_switches(key, net) == generate(net[1], **net[2]).num_switches
+    assert ls.select_networks("full") is None  # nothing narrowed: the whole mode
+    assert set(ls.select_networks("full", figures="5")) == {k for k, v in nets.items() if v[3] == "5"}
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(figures="9"), "--figures takes"),
+    (dict(sizes="100"), "--sizes takes"),
+    (dict(figures="5", sizes="512"), "no network"),
+    (dict(figures="5", topologies="clos-256"), "no network"),
+])
+def test_bad_selections_name_the_choices(tmp_path, kw, match):
+    with pytest.raises(ParameterError, match=match):
+        _study(tmp_path, **kw)
+
+
+def test_quick_says_where_the_other_figures_are(tmp_path):
+    with pytest.raises(ParameterError, match="--full's"):
+        ls._expanded({"quick": True, "figures": "5", "out": str(tmp_path / "q")})
+
+
+def test_the_bisection_mode_refuses_figures():
+    with pytest.raises(ParameterError, match="--quick or --full"):
+        ls.reproduce_layout_sim(figures="5")
+
+
+def test_plan_prices_the_measured_curves_at_their_measured_cost(tmp_path):
+    """The recorded rate is the measured CPU of full-size curves over the plan's
+    packet-hops of the same curves (module notes): the plan of the measured curves
+    together is within 25 % of their CPU time, each within a factor of three (a 64-switch
+    curve's short simulations carry fixed costs the packet-hop model lacks)."""
+    planned = measured = 0.0
+    for key, traffic, cpu in ls.MEASURED_CURVES:
+        study, exp = ls._expanded({"full": True, "traffic": traffic, "topologies": key,
+                                   "out": str(tmp_path / f"{key}-{traffic}")})
+        pl = st.plan(study, exp, seconds_per_hop=ls.CPU_SECONDS_PER_PACKET_HOP)
+        assert pl["points"] == 1
+        sec = pl["cpu_minutes"] * 60
+        assert cpu / 3 <= sec <= cpu * 3, (key, traffic, sec, cpu)
+        planned += sec
+        measured += cpu
+    assert abs(planned / measured - 1) <= 0.25, (planned, measured)
+    nets = ls.study_networks("full")
+    assert {ls.network_switches(k, nets[k]) for k, _, _ in ls.MEASURED_CURVES} == {64, 160, 512}
+
+
+def test_plan_of_figures_5_and_8_fits_the_hour(tmp_path):
+    study, exp = _study(tmp_path, figures="5,8")
+    pl = st.plan(study, exp, seconds_per_hop=ls.CPU_SECONDS_PER_PACKET_HOP)
+    assert pl["pending"] == 20 and 0 < pl["cpu_minutes"] < 60
+    # a wider selection costs more
+    study2, exp2 = _study(tmp_path / "b", figures="5,7,8")
+    assert st.plan(study2, exp2, seconds_per_hop=ls.CPU_SECONDS_PER_PACKET_HOP)["cpu_minutes"] > pl["cpu_minutes"]
