@@ -104,3 +104,33 @@ def test_plan_of_figures_5_and_8_fits_the_hour(tmp_path):
     # a wider selection costs more
     study2, exp2 = _study(tmp_path / "b", figures="5,7,8")
     assert st.plan(study2, exp2, seconds_per_hop=ls.CPU_SECONDS_PER_PACKET_HOP)["cpu_minutes"] > pl["cpu_minutes"]
+
+
+def _curve_result(curve, latency, sustained=0.5):
+    rows = [{"offered_load": 0.01, "status": "completed", "latency_avg": latency, "accepted_flit_rate": 0.01},
+            {"offered_load": sustained, "status": "completed", "latency_avg": 2 * latency,
+             "accepted_flit_rate": sustained},
+            {"offered_load": sustained + 0.01, "status": "saturated", "latency_avg": float("nan"),
+             "accepted_flit_rate": sustained}]
+    return st.CurveResult(curve, rows, "done")
+
+
+def test_the_growth_with_size_is_judged_on_each_panels_own_traffic():
+    """'The advantage ... increases with the size' is judged per traffic: uniform on the
+    uniform curves of Figs. 5-7, bit reversal on the bit-reversal ones."""
+    keys = [f"{k}-{n}" for n in (64, 256, 512) for k in ("hypercube", "p-hypercube")] + \
+        ["ring6-64", "ring8-256", "ring9-512"]
+    study = ls.study_of("full", ("uniform", "bitrev"), keys)
+    # uniform: RING-n 10, 20, 30 % below HYPERCUBE (grows); bit reversal: 30, 20, 10 % (shrinks)
+    share = {("uniform", 64): 0.9, ("uniform", 256): 0.8, ("uniform", 512): 0.7,
+             ("bitrev", 64): 0.7, ("bitrev", 256): 0.8, ("bitrev", 512): 0.9}
+    results = {}
+    for c in study.curves:
+        n = int(c.network.rsplit("-", 1)[1])
+        lat = 300.0 if c.network.startswith("hypercube") else 300.0 * share[c.traffic, n]
+        results[c.label, c.panel] = _curve_result(c, lat)
+    table = st.judge(ls.study_claims(study), results).set_index(["claim", "panel"])
+    claim = "the advantage of RING-n over HYPERCUBE (latency) increases with the size (64, 256, 512)"
+    assert table.loc[(claim, "5-7a"), "verdict"] == "holds"
+    assert table.loc[(claim, "5-7a"), "topogen"] == "10.0 % < 20.0 % < 30.0 %"
+    assert table.loc[(claim, "5-7c"), "verdict"] == "differs"

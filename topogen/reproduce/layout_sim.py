@@ -644,7 +644,7 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
         # ---- the advantage of randomness grows with the size (Figs. 5, 6, 7)
         sizes = (("5", 64, 6), ("6", 256, 8), ("7", 512, 9))
         for what in ("ring", "p-hypercube"):
-            def grows(res, what=what):
+            def grows(res, what=what, letter=letter):
                 v = [pct(res, f"ring{d}-{n}" if what == "ring" else f"p-hypercube-{n}", f"hypercube-{n}",
                          f"{f}{letter}") for f, n, d in sizes]
                 ok = v[0] < v[1] < v[2]
