@@ -778,7 +778,8 @@ def _study_run(**kwargs):
     from .study import reference_study_run
 
     def draw(study):
-        panels = list(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)))
+        panels = sorted(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)),
+                        key=lambda p: (int(p.rstrip("abc")), p))  # in the paper's order
         return dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
                     dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
                     x_scale={p: GBPS_OWN if p.startswith("8") else GBPS_SHARED for p in panels},
