@@ -134,3 +134,42 @@ def test_the_growth_with_size_is_judged_on_each_panels_own_traffic():
     assert table.loc[(claim, "5-7a"), "verdict"] == "holds"
     assert table.loc[(claim, "5-7a"), "topogen"] == "10.0 % < 20.0 % < 30.0 %"
     assert table.loc[(claim, "5-7c"), "verdict"] == "differs"
+
+
+def test_host_ports_simulate_every_host_with_host_id_patterns(tmp_path):
+    shared, _ = _study(tmp_path / "a", figures="5,8")
+    study, exp = _study(tmp_path / "b", figures="5,8", host_port="separate")
+    assert study.name == "layout-figs-full-hosts" != shared.name
+    assert {c.panel for c in study.curves} == {c.panel for c in shared.curves}
+    for c in study.curves:
+        net = study.networks[c.network]
+        hosts = generate(net.generator, **net.params).num_hosts
+        if net.generator.endswith("myrinet-clos"):  # the Clos simulates its own hosts either way
+            assert net.params == shared.networks[c.network].params and c.traffic in ("uniform", "transpose")
+            assert hosts in (256, 512)
+        else:  # 8 hosts per switch, each its own port; transpose on host ids is the rotation
+            assert net.params["hosts_per_switch"] == 8 and hosts == 8 * 64
+            assert c.traffic == {"a": "uniform", "b": "rotate", "c": "bitrev"}[c.panel[-1]]
+    # the same 0.24 Gbit/s/host resolution: 0.02 of a shared 12 Gbit/s/host port, 0.0025 of 96
+    assert study.sweep["tolerance"] * 96 == pytest.approx(shared.sweep["tolerance"] * 12)
+    assert study.sweep["low"] * 96 == pytest.approx(shared.sweep["low"] * 12)
+    assert all(p.content["sweep"]["tolerance"] == ls.HOST_TOLERANCE for p in exp.points)
+    claims = ls.study_claims(study)
+    assert any(c.tolerance == f"{ls.HOST_TOLERANCE:g} load" for c in claims)
+
+
+def test_a_bad_host_port_is_refused(tmp_path):
+    with pytest.raises(ParameterError, match="host_port"):
+        _study(tmp_path, figures="5", host_port="both")
+
+
+def test_draw_curves_ends_the_axis_where_asked(tmp_path, monkeypatch):
+    from topogen.reproduce import _figs_common
+
+    seen = {}
+    monkeypatch.setattr(_figs_common, "save_figure", lambda fig, path: seen.setdefault("fig", fig))
+    study = ls.study_of("full", ("uniform",), ["hypercube-64", "clos-256"])
+    results = {(c.label, c.panel): _curve_result(c, 200.0, 0.1) for c in study.curves}
+    st.draw_curves(results, tmp_path / "f.png", panels=["5a", "8a"], x_scale=96.0, x_max={"5a": 16.0})
+    axes = seen["fig"].axes
+    assert axes[0].get_xlim() == (0.0, 16.0) and axes[1].get_xlim() == (0.0, 96.0)

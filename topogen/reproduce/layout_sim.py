@@ -308,7 +308,9 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         ``shared`` (default): the 8 hosts of a switch share one simulated 96 Gbit/s port,
         patterns on the 256 switch ids; ``separate``: the 8 hosts of a switch simulated
         with a port each, patterns on the 2,048 host ids, ``transpose`` as the 11-bit
-        shift by 5 (``rotate``; module docstring).
+        shift by 5 (``rotate``; module docstring).  With --quick or --full the same for
+        every direct network of the study (:func:`study_of`; the study
+        ``layout-figs-MODE-hosts``).
     routing : str
         ``escape`` (default): adaptive minimal routing with an up*/down* escape VC; ``min``:
         its minimal NR tables alone, every hop free to use the 4 VCs (not deadlock-free; a
@@ -352,7 +354,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     if quick or full or submit or collect or plan or out:
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
                           traffic=traffic, topologies=topologies, seed=sim_seed, workers=workers, plot=plot,
-                          simulator=simulator, points=points, similar=similar, figures=figures, sizes=sizes)
+                          simulator=simulator, points=points, similar=similar, figures=figures, sizes=sizes,
+                          host_port=host_port)
     if figures or sizes:
         raise ParameterError("--figures and --sizes choose the networks of --quick or --full; the bisection mode "
                              "takes --topologies")
@@ -520,40 +523,71 @@ def study_networks(mode: str) -> dict:
     return nets
 
 
-def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1):
+#: ``host_port="separate"`` in the study: the knee bisected to this fraction of a host's own
+#: 96 Gbit/s port (0.24 Gbit/s/host, the shared port's 0.02 of 12), from this lowest load
+#: (0.12 Gbit/s/host, as the shared port's 0.01)
+HOST_TOLERANCE, HOST_LOW = 0.0025, 0.00125
+#: where a plan assumes a direct network's curve saturates with a port per host (about the
+#: shared port's 12 Gbit/s/host), for the estimate only
+HOST_KNEE = 0.15
+
+
+def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1, host_port: str = "shared"):
     """Figs. 5-8 and 13 as a :class:`~topogen.reproduce.study.Study` (networks of
     :func:`study_networks`, or those of ``keys``): one curve per network and traffic of
     ``traffics`` that its figure has, the paper's escape routing (minimal adaptive, an
     up*/down* escape VC), 38-cycle switches, 8-cycle links; RING-8's curves are drawn in
     Fig. 13's panels too.  ``full``: 3 warm-up and at most 10 sample periods of 1,000
     cycles, 10 loads below saturation; ``quick``: 1 warm-up and at most 4 periods of 500
-    cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks)."""
+    cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks).
+
+    ``host_port="separate"``: the direct networks simulate their 8 hosts per switch, each
+    with its own 96 Gbit/s port, and the patterns run on host ids (matrix transpose as
+    ``rotate``, the bisection mode's ``--host_port separate``); a load of 1 is then
+    96 Gbit/s per host, so the sweep starts at :data:`HOST_LOW` and bisects the knee to
+    :data:`HOST_TOLERANCE` (the same 0.24 Gbit/s/host).  The study is named
+    ``layout-figs-MODE-hosts``."""
     from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
         raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    if host_port not in ("shared", "separate"):
+        raise ParameterError(f"host_port must be 'shared' or 'separate', got {host_port!r}")
+    separate = host_port == "separate"
     allnets = study_networks(mode)
     keys = list(allnets) if keys is None else list(keys)
     for k in keys:
         if k not in allnets:
             raise ParameterError(f"layout-sim --{mode} has no network {k!r}; its networks are "
                                  + ", ".join(allnets))
-    nets = {k: Network(k, allnets[k][1], allnets[k][2], allnets[k][0]) for k in keys}
-    curves = []
+
+    def params(k):
+        own = allnets[k][4] == "own"
+        return dict(allnets[k][2]) if own or not separate else dict(allnets[k][2], hosts_per_switch=HOSTS)
+
+    nets = {k: Network(k, allnets[k][1], params(k), allnets[k][0]) for k in keys}
+    curves, knees = [], {}
     for k in keys:
-        label, _, _, fig, _ = allnets[k]
+        label, _, _, fig, hosts = allnets[k]
         for t in traffics:
             if t not in STUDY_TRAFFICS[fig]:
                 continue
             also = (f"13{_LETTER[t]}",) if (k == "ring8-256" and mode == "full" and t in STUDY_TRAFFICS["13"]
                                             and any(allnets[j][3] == "13" for j in keys)) else ()
-            curves.append(Curve(label, k, "escape", t, f"{fig}{_LETTER[t]}", also))
+            pattern = "rotate" if separate and hosts == "shared" and t == "transpose" else t
+            curves.append(Curve(label, k, "escape", pattern, f"{fig}{_LETTER[t]}", also))
+            if separate and hosts == "shared":
+                knees[label, f"{fig}{_LETTER[t]}"] = HOST_KNEE
     if not curves:
         raise ParameterError("no curve: the figures of these networks have none of these traffics")
-    return Study(name=f"layout-figs-{mode}", networks=nets, curves=curves,
+    sweep = knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"])
+    if separate:
+        sweep.update(low=HOST_LOW, tolerance=HOST_TOLERANCE)
+    return Study(name=f"layout-figs-{mode}" + ("-hosts" if separate else ""), networks=nets, curves=curves,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
-                 seed=seed, description=f"layout-conscious random topologies (Koibuchi et al.) Figs. 5-8, 13, {mode}")
+                 reference=dict(STUDY_REFERENCE), sweep=sweep, seed=seed, knees=knees,
+                 description=f"layout-conscious random topologies (Koibuchi et al.) Figs. 5-8, 13, {mode}"
+                 + (", a port per host, patterns on host ids" if separate else ""))
 
 
 def study_claims(study, points: float = 5.0, similar: float = 0.25):
@@ -562,8 +596,10 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
     percentage holds within ``points`` percentage points), throughputs on resolved
     knees (a network that sustains the whole port counts at it; "similar" / "the same"
     = within ``similar``)."""
-    from .study import KNEE_RESOLUTION as EPS
+    from .study import KNEE_RESOLUTION
     from .study import Claim
+
+    EPS = min(KNEE_RESOLUTION, float(study.sweep.get("tolerance", KNEE_RESOLUTION)))  # the knee's resolution
 
     have = {}
     for c in study.curves:
@@ -762,7 +798,7 @@ def _expanded(kwargs):
     trs = _choose(kwargs.get("traffic") or "uniform", TRAFFICS, "traffic")
     keys = select_networks(mode, kwargs.get("topologies") or "default", kwargs.get("figures") or "",
                            kwargs.get("sizes") or "")
-    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)))
+    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)), host_port=kwargs.get("host_port") or "shared")
     return study, expand(study, kwargs.get("out") or f"layout-sim-{mode}")
 
 
@@ -778,11 +814,13 @@ def _study_run(**kwargs):
     from .study import reference_study_run
 
     def draw(study):
+        separate = study.name.endswith("-hosts")  # a port per host: load 1 = 96 Gbit/s per host
         panels = sorted(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)),
                         key=lambda p: (int(p.rstrip("abc")), p))  # in the paper's order
         return dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
                     dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
-                    x_scale={p: GBPS_OWN if p.startswith("8") else GBPS_SHARED for p in panels},
+                    x_scale={p: GBPS_OWN if p.startswith("8") or separate else GBPS_SHARED for p in panels},
+                    x_max={p: 16.0 for p in panels if separate and not p.startswith("8")},
                     x_label="accepted traffic (Gbit/s/host)", y_scale=256 / 96, y_label="latency (ns)", y_max=3000.0,
                     suptitle="Koibuchi et al.: latency vs accepted traffic")
 
