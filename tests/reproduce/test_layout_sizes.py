@@ -173,3 +173,23 @@ def test_draw_curves_ends_the_axis_where_asked(tmp_path, monkeypatch):
     st.draw_curves(results, tmp_path / "f.png", panels=["5a", "8a"], x_scale=96.0, x_max={"5a": 16.0})
     axes = seen["fig"].axes
     assert axes[0].get_xlim() == (0.0, 16.0) and axes[1].get_xlim() == (0.0, 96.0)
+
+
+@pytest.mark.parametrize("pf, verdict", [(0.13, "holds"), (0.09, "differs")])
+def test_host_port_throughput_counts_at_most_the_papers_12_gbits(pf, verdict):
+    """With a port per host a direct network may accept more than the paper's 12 Gbit/s per
+    host (0.125 of the 96 Gbit/s port); the claims count it at 12, the Clos at its own."""
+    keys = ["hypercube-64", "p-hypercube-64", "pf-hypercube-64", "ring6-64", "clos-256", "pf-clos-256"]
+    study = ls.study_of("full", ("uniform",), keys, host_port="separate")
+    knee = {"hypercube-64": 0.30, "p-hypercube-64": 0.20, "pf-hypercube-64": pf, "ring6-64": 0.25,
+            "clos-256": 0.9, "pf-clos-256": 0.5}
+    results = {(c.label, c.panel): _curve_result(c, 200.0, knee[c.network]) for c in study.curves}
+    table = st.judge(ls.study_claims(study), results).set_index("claim")
+    row = table.loc["hypercube versions and RING-6 achieve similar throughput (64 switches)"]
+    assert row.verdict == verdict
+    assert row.topogen.startswith("0.125, 0.125, ")
+    assert table.loc["permuted Myrinet-Clos (80 switches): sensibly the same throughput", "verdict"] == "differs"
+    shared = ls.study_of("full", ("uniform",), keys)  # the shared port: no cap (its load 1 is 12 Gbit/s)
+    res2 = {(c.label, c.panel): _curve_result(c, 200.0, knee[c.network]) for c in shared.curves}
+    t2 = st.judge(ls.study_claims(shared), res2).set_index("claim")
+    assert t2.loc["hypercube versions and RING-6 achieve similar throughput (64 switches)", "verdict"] == "differs"
