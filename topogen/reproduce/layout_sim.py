@@ -831,7 +831,7 @@ def _study_run(**kwargs):
         return dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
                     dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
                     x_scale={p: GBPS_OWN if p.startswith("8") or separate else GBPS_SHARED for p in panels},
-                    x_max={p: 16.0 for p in panels if separate and not p.startswith("8")},
+                    x_max={p: 32.0 for p in panels if separate and not p.startswith("8")},
                     x_label="accepted traffic (Gbit/s/host)", y_scale=256 / 96, y_label="latency (ns)", y_max=3000.0,
                     suptitle="Koibuchi et al.: latency vs accepted traffic")
 
