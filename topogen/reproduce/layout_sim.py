@@ -262,7 +262,7 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["claim", "traffic", "paper", "ours", "verdict"])
 
 
-@register_experiment("layout-sim", paper="Koibuchi et al. III-C, IV-B3; Figs. 6, 8 and 13")
+@register_experiment("layout-sim", paper="Koibuchi et al. III-C, IV-B3; Figs. 5-8 and 13")
 def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default", seed: int = 1,
                          sim_seed: int = 1, tolerance: float = 0.5, low: float = 0.1,
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
