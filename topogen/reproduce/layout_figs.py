@@ -75,13 +75,9 @@ def _check_plot(plot):
 
 
 def _save_figure(fig, path) -> None:
-    import io
+    from ..output import save_figure
 
-    from ..output import atomic_write_bytes
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format=path.suffix[1:].lower(), bbox_inches="tight")
-    atomic_write_bytes(path, buf.getvalue())
+    save_figure(fig, path, bbox_inches="tight")
 
 
 def _figure(ncols=1):
@@ -208,7 +204,6 @@ def reproduce_layout_fig12(*, seeds: int = 3, seed: int = 1, large: bool = False
             ax[k].legend(fontsize=7)
         fig.suptitle("Koibuchi et al. Fig. 12 (topogen)")
         _save_figure(fig, path)
-        plt.close(fig)
     notes = [
         "Degree n: 8 at N = 256 (Fig. 13's Nbr/Gau-8) and 12 at N = 4,096 (log2 N); the paper does not "
         "print Fig. 12's degree. ASPL over N(N-1) ordered pairs.",
@@ -327,7 +322,6 @@ def _plot_vs_n(table, col, ylabel, title, path, series, log_y=False):
     ax.legend(fontsize=7)
     ax.set_title(title)
     _save_figure(fig, path)
-    plt.close(fig)
 
 
 def _layout_notes(seed_list, seed, z):
@@ -564,7 +558,6 @@ def reproduce_layout_fig16(*, seeds: int = 3, seed: int = 1, iterations: int = 1
         ax[0].set_ylabel("ASPL (hops)")
         ax[0].set_title("Koibuchi et al. Fig. 16 axes (topogen)")
         _save_figure(fig, path)
-        plt.close(fig)
     notes = [
         "Fig. 16 plots simulated latency and throughput against cable length; the simulation "
         "part is left to `topogen sim`/`topogen run`, ASPL stands in for zero-load latency here.",
@@ -644,7 +637,6 @@ def reproduce_layout_fig17(*, sizes: tuple[int, ...] = (256, 1024, 4096), seed: 
         ax[0].legend()
         ax[0].set_title("Koibuchi et al. Fig. 17 (topogen)")
         _save_figure(fig, path)
-        plt.close(fig)
     notes = ["scipy's Dijkstra (binary heap, one thread) from `sources` sources, CPU time scaled to "
              "all N sources; the paper used its own priority-queue Dijkstra on a 3.47 GHz Xeon X5690.",
              "Times are of this machine and vary with its load; they are not checked by the tests."]
