@@ -278,3 +278,32 @@ def test_valiant_exports_every_path_equally_weighted():
     assert entry.split("|")[2] == "3:1.00000," + ",".join(map(str, got[3][0]))  # one intermediate group
     with pytest.raises(ParameterError, match="at run time"):
         merlin_dragonfly(t, "ugal").all_paths(0)
+
+
+def test_export_untimed_tables_chain_to_the_destination(tmp_path):
+    """With 3 groups merlin's dragonfly valiant has one path per destination, whose first
+    hops do not chain: anytopo routes untimed packets hop by hop with each router's first
+    path, which wandered past the VCs on real SST ("Number of hops exceeded the total
+    number of VCs"); the SST model gives such a bundle shortest paths."""
+    import importlib.util
+    import json
+
+    import networkx as nx
+
+    from topogen.export import sst as sx
+
+    t = _dragonfly(1)
+    doc = json.loads(sx.write_bundle(tmp_path / "v.json", t, None, merlin_dragonfly(t, "valiant")).read_text())
+    assert not any(";" in r["routing_entry_string"] for r in doc["routers"])  # one path per destination
+    spec = importlib.util.spec_from_file_location("model_topogen_sst", sx.model_path())
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    first = [{int(e.split(":")[0]): [int(h) for h in e.split(";")[0].split(",")[1:]] for e in s.split("|")}
+             for s in model.simple_tables(doc)]
+    g = nx.Graph((lk["u"], lk["v"]) for lk in doc["links"])
+    for s, d in itertools.permutations(range(doc["num_routers"]), 2):
+        u, hops = s, 0
+        while u != d:  # anytopo's route_simple
+            u, hops = first[u][d][0], hops + 1
+            assert hops < doc["vcs_per_vn"]
+        assert hops == nx.shortest_path_length(g, s, d)

@@ -562,7 +562,7 @@ def native_bundle(bundle_path, out_path, net: MerlinNetwork):
 def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None, n: int | None = None, routing: str | None = None,
                         loads=None, repeats: int = 1, seed: int = 1, binary=None,
                         timeout: float = 3600.0, progress=None, saturation: bool = False,
-                        up_to: float = UP_TO, obuf_vcs: str = "routing", draws: str = "merlin") -> NativeResult:
+                        up_to: float = UP_TO, obuf_vcs: str = "routing", draws: str = "seed") -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -576,6 +576,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     and topogen's ``dor`` declares one; on the torus, mesh and dragonfly the routing
     carries merlin's own VC rule, :mod:`topogen.routing.merlin_vcs`) or, with
     ``obuf_vcs="hop"``, hop ``h`` VC ``h`` as topogen's export on ``merlin.anytopo`` runs.
+    merlin's randomised and adaptive routings (``--routing valiant``, ``ugal``, ``DOAL``) run
+    as :mod:`topogen.routing.merlin_adaptive` reads them, their draws from the seed
+    (``draws="seed"``) or from one SST ``XORShiftRNG`` per router seeded as merlin seeds it
+    (``draws="merlin"``); a routing chosen from the queues at run time has no ``export``
+    column (anytopo's source routes are fixed at the source).
 
     A network with switches that hold no endpoint (the fat tree's upper levels) has no
     ``export`` column: ``merlin.anytopo`` refuses a router without an endpoint ("No
@@ -626,7 +631,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     exe = find_sst(binary)
     p = sst_parameters(spec)
     folder = fresh_dir(out / "native")
-    plain = write_bundle(folder / "export.json", topology, None, routing, clock_ns=spec.clock_ns,
+    run_time = getattr(routing, "run_time_choices", False)
+    # the native bundle takes the export's cabling and parameters; its source routes are not
+    # used (a routing chosen at run time has none: its empty-network paths stand in)
+    plain = write_bundle(folder / "export.json", topology, None, _empty_network_table(routing, net) if run_time
+                         else routing, clock_ns=spec.clock_ns,
                          link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
                          router_params=p["router_params"], nic_params=p["nic_params"])
     nb = native_bundle(plain, folder / "native.json", net)
@@ -640,13 +649,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
 
     cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=False,
                             router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
-            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs), seed, repeats, progress),
-            _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
+            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs), seed, repeats, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
-    cols[2].ad = replace(cols[2].ad, simulator="export")
-    run_time = getattr(routing, "run_time_choices", False)
-    if not _anytopo(topology) or run_time:
-        del cols[2]
+    if _anytopo(topology) and not run_time:
+        cols.append(_Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress))
+        cols[2].ad = replace(cols[2].ad, simulator="export")
     brackets = {}
     if saturation:
         brackets["native"] = cols[0].saturation()
@@ -714,6 +721,17 @@ def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str):
                             clock_ns=times["clock_ns"])
 
     return replace(ad, run=run, note=ad.note.replace("hop h on VC h", "one VC per VC class of the routing"))
+
+
+def _empty_network_table(routing, net: MerlinNetwork):
+    """The table routing of ``routing``'s empty-network paths (DOR, minimal)."""
+    if net.family == "hyperx":
+        from ..routing import route
+
+        return route(routing.topology, None, "dor")
+    from ..routing.ugal_booksim import dragonfly_min
+
+    return dragonfly_min(routing.topology)
 
 
 def _anytopo(topology) -> bool:
