@@ -307,3 +307,24 @@ def test_export_untimed_tables_chain_to_the_destination(tmp_path):
             u, hops = first[u][d][0], hops + 1
             assert hops < doc["vcs_per_vn"]
         assert hops == nx.shortest_path_length(g, s, d)
+
+
+def test_route_command_saves_and_loads(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from topogen.routing import load_routing
+
+    root = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
+    topo = tmp_path / "df.json"
+    subprocess.run([sys.executable, "-m", "topogen", "generate", "dragonfly", "--a", "2", "--p", "1", "--h", "1",
+                    "--arrangement", "absolute", "--global-port-order", "router", "-o", str(topo)], check=True,
+                   env=env, capture_output=True)
+    out = subprocess.run([sys.executable, "-m", "topogen", "route", str(topo), "--algorithm", "merlin-dragonfly-ugal",
+                          "--seed", "3", "-o", str(tmp_path / "r")], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    r = load_routing(tmp_path / "r")
+    assert isinstance(r, MerlinDragonflyRouting) and r.rule == "ugal" and r.seed == 3 and r.bias == 50
+    assert check(r).acyclic

@@ -473,12 +473,17 @@ def merlin_hyperx(topology, rule: str = "valiant", *, seed=None, draws: str = "s
     return MerlinHyperxRouting(topology, rule, seed=seed, draws=draws)
 
 
-def merlin_routing(topology, name: str, *, seed=None, num_vcs=None, draws: str = "seed") -> MerlinRouting:
-    """The routing of :data:`MERLIN_ROUTINGS` called ``name``."""
+def merlin_routing(topology, name: str, *, seed=None, num_vcs=None, draws: str = "seed",
+                   bias: int | None = None) -> MerlinRouting:
+    """The routing of :data:`MERLIN_ROUTINGS` called ``name`` (``bias``: the dragonfly's,
+    default :data:`UGAL_BIAS`)."""
     if name not in MERLIN_ROUTINGS:
         raise ParameterError(f"merlin routing must be one of {', '.join(MERLIN_ROUTINGS)}, got {name!r}")
     family, rule = MERLIN_ROUTINGS[name]
-    r = (merlin_dragonfly if family == "dragonfly" else merlin_hyperx)(topology, rule, seed=seed, draws=draws)
+    if family == "dragonfly":
+        r = merlin_dragonfly(topology, rule, seed=seed, draws=draws, bias=UGAL_BIAS if bias is None else bias)
+    else:
+        r = merlin_hyperx(topology, rule, seed=seed, draws=draws)
     if num_vcs not in (None, r.num_vcs):
         raise ParameterError(f"{name} uses exactly {r.num_vcs} VCs, as merlin declares them; got vcs={num_vcs}")
     return r
