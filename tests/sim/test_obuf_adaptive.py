@@ -145,3 +145,12 @@ def test_run_time_choices_need_merlins_vcs():
     # a valiant routing runs with anytopo's hop VCs too
     tr = run_trace(route(t, None, "merlin-dragonfly-valiant"), [(0, 0, 3)], config=_cfg(obuf_vcs="hop", num_vcs=3))
     assert len(tr.pid) == 1
+
+
+def test_input_queued_router_refuses_run_time_choices():
+    t = _dragonfly(1)
+    with pytest.raises(ParameterError, match="output-buffered router"):
+        run_trace(route(t, None, "merlin-dragonfly-ugal"), [(0, 0, 3)], config=SimConfig(num_vcs=3))
+    # a valiant routing is a randomised routing the input-queued router runs as drawn
+    tr = run_trace(route(t, None, "merlin-dragonfly-valiant"), [(0, 0, 3), (5, 1, 4)], config=SimConfig(num_vcs=3))
+    assert len(tr.pid) == 2 and not tr.deadlocked

@@ -135,7 +135,18 @@ class MerlinRouting(Routing):
     def path(self, src: int, dst: int, rng=None):
         """One packet's path and VCs (:meth:`draw_path` with draws from ``rng``, a
         :class:`numpy.random.Generator`, or the routing's own generator); the run-time
-        routings give the empty network's choice."""
+        routings give the empty network's choice, and only without ``rng``.
+
+        Raises
+        ------
+        ParameterError
+            A run-time routing asked for a packet's path (``rng`` given): its path is
+            chosen from the queues as the packet goes (the input-queued router does not
+            make merlin's choices)."""
+        if self.run_time_choices and rng is not None:
+            raise ParameterError(
+                f"{self.algorithm} chooses its hops from SST's output queues as the packet goes; simulate it on the "
+                "output-buffered router: SimConfig(router='output-buffered', obuf_vcs='routing')")
         src, dst = self._pair(src, dst)
         if src == dst and not self.routes_self:
             return np.asarray([src], dtype=np.int32), np.zeros(0, dtype=np.int16)
