@@ -303,6 +303,33 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def save_figure(fig, path: str | os.PathLike, **savefig_kwargs) -> Path:
+    """Write a matplotlib figure to ``path`` atomically and close it.
+
+    The format is the suffix of ``path`` (``png``, ``svg``, ``pdf``, ...).  The file is
+    reproducible: SVG text stays text, and no creation date is written (SVG ``Date`` and
+    PDF ``CreationDate`` are left out), so the same figure gives the same bytes.
+    ``savefig_kwargs`` go to ``Figure.savefig`` (``bbox_inches``, ``dpi``, ...).
+    """
+    import io
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    fmt = (path.suffix.lstrip(".") or "png").lower()
+    meta = {"Creator": "topogen"}
+    if fmt == "svg":
+        meta["Date"] = None
+    elif fmt == "pdf":
+        meta["CreationDate"] = None
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "topogen"}):
+        fig.savefig(buf, format=fmt, metadata=meta, **savefig_kwargs)
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
 # ============================================================================ checks
 def _same(a: Path, b: Path) -> bool:
     try:

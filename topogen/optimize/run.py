@@ -497,7 +497,7 @@ def plot_history(history: pd.DataFrame, path, *, title: str = "") -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..output import atomic_write
+    from ..output import save_figure
 
     path = Path(path)
     hops = "aspl" in history.columns
@@ -512,9 +512,6 @@ def plot_history(history: pd.DataFrame, path, *, title: str = "") -> Path:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format=(path.suffix.lstrip(".") or "png").lower())
-    plt.close(fig)
-    atomic_write(path, buf.getvalue())
+    save_figure(fig, path)
     return path
 

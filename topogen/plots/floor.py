@@ -20,7 +20,6 @@ count and total length of each kind and the total cable.
 
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
@@ -207,9 +206,8 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    from ..output import atomic_write_bytes
+    from ..output import save_figure
 
     output = Path(output)
     fmt = output.suffix.lower().lstrip(".")
@@ -235,12 +233,7 @@ def draw_floor(layout, output, *, color_by: str = "kind", bundle: str = "auto", 
 
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text (searchable)
         fig = _figure(layout, color_by, bundle, loads, title, histogram, size)
-    buf = io.BytesIO()
-    meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(buf, format=fmt, metadata=meta, bbox_inches="tight", pad_inches=0.1, dpi=dpi)
-    plt.close(fig)
-    return atomic_write_bytes(output, buf.getvalue())
+    return save_figure(fig, output, bbox_inches="tight", pad_inches=0.1, dpi=dpi)
 
 
 def _figure(layout, color_by, bundle, loads, title, histogram, size=None):

@@ -43,19 +43,11 @@ def check_plot(plot) -> Path | None:
 
 
 def save_figure(fig, output: Path) -> Path:
-    """Write a matplotlib figure atomically (SVG text kept as text) and close it."""
-    import io
+    """Write a matplotlib figure atomically and reproducibly, and close it
+    (:func:`topogen.output.save_figure`)."""
+    from ..output import save_figure as _save
 
-    import matplotlib.pyplot as plt
-
-    from ..output import atomic_write_bytes
-
-    fmt = output.suffix.lower().lstrip(".")
-    buf = io.BytesIO()
-    meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
-    fig.savefig(buf, format=fmt, metadata=meta)
-    plt.close(fig)
-    return atomic_write_bytes(output, buf.getvalue())
+    return _save(fig, output)
 
 
 def aggregate(runs: pd.DataFrame, keys: list[str], values: list[str]) -> pd.DataFrame:

@@ -562,7 +562,8 @@ def native_bundle(bundle_path, out_path, net: MerlinNetwork):
 def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None, n: int | None = None, routing: str | None = None,
                         loads=None, repeats: int = 1, seed: int = 1, binary=None,
                         timeout: float = 3600.0, progress=None, saturation: bool = False,
-                        up_to: float = UP_TO, obuf_vcs: str = "routing", draws: str = "seed") -> NativeResult:
+                        up_to: float = UP_TO, obuf_vcs: str = "routing",
+                        reference_traffic: str = "merlin", draws: str = "seed") -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -581,6 +582,13 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     (``draws="seed"``) or from one SST ``XORShiftRNG`` per router seeded as merlin seeds it
     (``draws="merlin"``); a routing chosen from the queues at run time has no ``export``
     column (anytopo's source routes are fixed at the source).
+
+    ``reference_traffic="merlin"`` (the default) gives the reference the destinations of
+    the native run itself (traffic ``merlin-uniform``: each endpoint's sequence from
+    ``merlin.targetgen.uniform``'s Mersenne Twister seeded with its id,
+    :mod:`topogen.drivers.sst_streams`), so the reference runs once per load;
+    ``"seeded"`` draws them from ``seed, seed + 1 ...`` (``repeats`` runs): other samples
+    of the same uniform traffic, whose saturation loads spread (docs/crossval.md).
 
     A network with switches that hold no endpoint (the fat tree's upper levels) has no
     ``export`` column: ``merlin.anytopo`` refuses a router without an endpoint ("No
@@ -607,6 +615,10 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     repeats = check_int("repeats", repeats, 1)
     if obuf_vcs not in ("routing", "hop"):
         raise ParameterError(f"obuf_vcs must be routing or hop, got {obuf_vcs!r}")
+    if reference_traffic not in ("merlin", "seeded"):
+        raise ParameterError(f"reference_traffic must be merlin (the native run's destinations) or seeded, "
+                             f"got {reference_traffic!r}")
+    merlin_streams = reference_traffic == "merlin"
     gen_params = {key: (tuple(v) if isinstance(v, list) else v) for key, v in net.gen_params.items()}
     topology = registry.generate(net.generator, **gen_params)
     if loads is not None:
@@ -649,7 +661,9 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
 
     cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=False,
                             router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
-            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs), seed, repeats, progress)]
+            _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs, merlin_streams,
+                                           "booksim-native" if family in ("torus", "mesh") else None), seed,
+                    1 if merlin_streams else repeats, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
     if _anytopo(topology) and not run_time:
         cols.append(_Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress))
@@ -680,7 +694,9 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
              f"reference: topogen {net.generator} {net.gen_params} with {net.routing} on the reference "
              "simulator's output-buffered router as SST runs (reference-sst), "
              + ("one VC per VC class of the routing, as merlin's own topologies declare theirs (obuf_vcs=routing)"
-                if obuf_vcs == "routing" else "hop h on VC h as merlin.anytopo (obuf_vcs=hop)"),
+                if obuf_vcs == "routing" else "hop h on VC h as merlin.anytopo (obuf_vcs=hop)")
+             + ("; the native run's own destinations (merlin-uniform: merlin.targetgen.uniform's streams), one run "
+                "per load" if merlin_streams else f"; destinations from seeds {seed}..{seed + repeats - 1}"),
              (f"export: not run: {net.routing} chooses its path from the output queues as the packet goes; "
               "merlin.anytopo's source routes are fixed at the source and its UGAL is not merlin's rule"
               if run_time else
@@ -699,28 +715,37 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     return NativeResult(fam, seed, lines, {"isomorphic": iso, "identity": ident}, notes, sat)
 
 
-def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str):
+def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, merlin_streams: bool = False,
+                           port_order: str | None = None):
     """The reference simulator as SST runs (:func:`topogen.experiments.simulators._reference_adapter`
     with ``like="sst"``), its output-buffered router's VCs by ``obuf_vcs``: ``hop``
     (anytopo's hop-number VCs, what topogen's SST export runs) or ``routing`` (one VC per
-    VC class of the routing, as merlin's own topologies declare theirs)."""
+    VC class of the routing, as merlin's own topologies declare theirs); with
+    ``merlin_streams`` uniform traffic takes SST's own destinations (``merlin-uniform``);
+    ``port_order="booksim-native"`` starts the crossbar's least-recently-granted order from
+    merlin.torus's and merlin.mesh's port numbers instead of anytopo's."""
     from ..experiments.reference_sst import run_like_sst
     from ..experiments.simulators import (_reference_adapter, _reference_config, _traffic_for, output_buf_flits,
                                           sst_parameters)
 
     ad = _reference_adapter(spec, seed, topology, None, routing, out, like="sst")
-    if obuf_vcs == "hop":
+    if obuf_vcs == "hop" and not merlin_streams and port_order is None:
         return ad
     cfg = replace(_reference_config(spec), injection="periodic", latency_at="head", router="output-buffered",
                   output_buf_size=output_buf_flits(spec), obuf_vcs=obuf_vcs)
+    if port_order is not None:
+        cfg = replace(cfg, port_order=port_order)
     traffic = _traffic_for("reference", spec.traffic, int(topology.num_hosts))
+    if merlin_streams and traffic == "uniform":
+        traffic = "merlin-uniform"
     times = sst_parameters(spec)
 
     def run(load: float, run_seed: int = seed, capacity: bool = False) -> dict:
         return run_like_sst(routing, cfg, traffic=traffic, load=load, seed=run_seed, sst_times=times,
                             clock_ns=times["clock_ns"])
 
-    return replace(ad, run=run, note=ad.note.replace("hop h on VC h", "one VC per VC class of the routing"))
+    note = ad.note if obuf_vcs == "hop" else ad.note.replace("hop h on VC h", "one VC per VC class of the routing")
+    return replace(ad, run=run, note=note, seeded=not (merlin_streams and traffic == "merlin-uniform"))
 
 
 def _empty_network_table(routing, net: MerlinNetwork):

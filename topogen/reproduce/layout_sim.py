@@ -262,7 +262,7 @@ def _claims(table: pd.DataFrame, points: float, similar: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["claim", "traffic", "paper", "ours", "verdict"])
 
 
-@register_experiment("layout-sim", paper="Koibuchi et al. III-C, IV-B3; Figs. 6, 8 and 13")
+@register_experiment("layout-sim", paper="Koibuchi et al. III-C, IV-B3; Figs. 5-8 and 13")
 def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default", seed: int = 1,
                          sim_seed: int = 1, tolerance: float = 0.5, low: float = 0.1,
                          high: float = 12.0, points: float = 5.0, similar: float = 0.25,
@@ -270,7 +270,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                          anneal_iterations: int = 10**5, host_port: str = "shared",
                          routing: str = "escape", simulator: str = "reference", quick: bool = False,
                          full: bool = False, submit: bool = False, collect: bool = False, plan: bool = False,
-                         out: str = "", workers: int = 2, plot: str = "") -> ExperimentResult:
+                         out: str = "", workers: int = 2, plot: str = "", figures: str = "",
+                         sizes: str = "") -> ExperimentResult:
     """Koibuchi et al. III-C (Figs. 6 and 8) on the reference simulator.
 
     Parameters
@@ -307,7 +308,9 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         ``shared`` (default): the 8 hosts of a switch share one simulated 96 Gbit/s port,
         patterns on the 256 switch ids; ``separate``: the 8 hosts of a switch simulated
         with a port each, patterns on the 2,048 host ids, ``transpose`` as the 11-bit
-        shift by 5 (``rotate``; module docstring).
+        shift by 5 (``rotate``; module docstring).  With --quick or --full the same for
+        every direct network of the study (:func:`study_of`; the study
+        ``layout-figs-MODE-hosts``).
     routing : str
         ``escape`` (default): adaptive minimal routing with an up*/down* escape VC; ``min``:
         its minimal NR tables alone, every hop free to use the 4 VCs (not deadlock-free; a
@@ -340,11 +343,22 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
         With --quick or --full: curves simulated in parallel (processes).
     plot : str
         With --quick or --full: the figure's file (default ``figs.png`` in the folder).
+    figures : str
+        With --quick or --full: only the networks of these figures, a comma-separated list
+        of 5, 6, 7, 8, 13 (``--full --figures 5,8``: the 64-switch networks and the 80- and
+        160-switch Myrinet-Clos).
+    sizes : str
+        With --quick or --full: only the networks of these switch counts, a comma-separated
+        list of 64, 80, 160, 256, 512 (with ``--figures``: both must match).
     """
     if quick or full or submit or collect or plan or out:
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
                           traffic=traffic, topologies=topologies, seed=sim_seed, workers=workers, plot=plot,
-                          simulator=simulator, points=points, similar=similar)
+                          simulator=simulator, points=points, similar=similar, figures=figures, sizes=sizes,
+                          host_port=host_port)
+    if figures or sizes:
+        raise ParameterError("--figures and --sizes choose the networks of --quick or --full; the bisection mode "
+                             "takes --topologies")
     from ._backend import check, raw_dir_for
     from ._backend import notes as backend_notes
     from ._backend import sweep as backend_sweep
@@ -464,11 +478,20 @@ QUICK_MEASURE = dict(FULL_MEASURE, warmup_periods=1, sample_period=500, max_samp
 STUDY_REFERENCE = {"internal_speedup": 1.0, "routing_base": "nr", "router_delay": 38, "self_packets": False}
 #: loads below saturation per curve (:func:`~topogen.reproduce.study.knee_sweep`): full, quick
 SWEEP_POINTS = {"full": 10, "quick": 8}
-#: CPU seconds per packet-hop of the escape routing on this setup (Python engine), for the
-#: estimate printed before a run: the plan's packet-hops of one full-size point, the
-#: 512-switch HYPERCUBE under uniform traffic (11 loads, every one sustained), over its
-#: measured 154.7 s of CPU (2026-11-29, docs/reproductions.md)
-CPU_SECONDS_PER_PACKET_HOP = {"*": 2.3e-5, "escape": 2.3e-5}
+#: full-size curves measured on their own (``--full --topologies KEY --traffic T --workers
+#: 1``, 2026-11-29, the shared 2-core machine): key, traffic, CPU seconds of the
+#: simulations (the process's CPU time less the 1.8 s of a ``--collect`` of the same curve:
+#: start-up, claims and figure)
+MEASURED_CURVES = (("hypercube-64", "transpose", 1.31), ("clos-512", "uniform", 5.34),
+                   ("hypercube-512", "uniform", 3.29), ("p-hypercube-512", "uniform", 3.15),
+                   ("pf-hypercube-512", "uniform", 6.51), ("ring9-512", "uniform", 2.90))
+#: CPU seconds per packet-hop of the escape routing on this setup, for the estimate
+#: printed before a run: the measured CPU of :data:`MEASURED_CURVES` over the plan's
+#: packet-hops of the same curves (22.4 s over 18.1 million: 1.24e-6; per curve 0.75e-6
+#: on the 512-switch HYPERCUBE to 3.3e-6 on the 64-switch one, whose simulations are
+#: short enough for their fixed costs to count).  The first run on a machine also
+#: compiles the simulator's engine (about 50 s of CPU, once).
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.3e-6, "escape": 1.3e-6}
 
 
 def study_networks(mode: str) -> dict:
@@ -500,40 +523,74 @@ def study_networks(mode: str) -> dict:
     return nets
 
 
-def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1):
+#: ``host_port="separate"`` in the study: the knee bisected to this fraction of a host's own
+#: 96 Gbit/s port (0.24 Gbit/s/host, the shared port's 0.02 of 12), from this lowest load
+#: (0.12 Gbit/s/host, as the shared port's 0.01)
+HOST_TOLERANCE, HOST_LOW = 0.0025, 0.00125
+#: a port per host: the paper's 12 Gbit/s per host as a fraction of the host's 96 Gbit/s port,
+#: the throughput at which the claims cap a direct network (:func:`study_claims`)
+HOST_CAP = GBPS_SHARED / GBPS_OWN
+#: where a plan assumes a direct network's curve saturates with a port per host (about the
+#: shared port's 12 Gbit/s/host), for the estimate only
+HOST_KNEE = 0.15
+
+
+def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1, host_port: str = "shared"):
     """Figs. 5-8 and 13 as a :class:`~topogen.reproduce.study.Study` (networks of
     :func:`study_networks`, or those of ``keys``): one curve per network and traffic of
     ``traffics`` that its figure has, the paper's escape routing (minimal adaptive, an
     up*/down* escape VC), 38-cycle switches, 8-cycle links; RING-8's curves are drawn in
     Fig. 13's panels too.  ``full``: 3 warm-up and at most 10 sample periods of 1,000
     cycles, 10 loads below saturation; ``quick``: 1 warm-up and at most 4 periods of 500
-    cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks)."""
+    cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks).
+
+    ``host_port="separate"``: the direct networks simulate their 8 hosts per switch, each
+    with its own 96 Gbit/s port, and the patterns run on host ids (matrix transpose as
+    ``rotate``, the bisection mode's ``--host_port separate``); a load of 1 is then
+    96 Gbit/s per host, so the sweep starts at :data:`HOST_LOW` and bisects the knee to
+    :data:`HOST_TOLERANCE` (the same 0.24 Gbit/s/host).  The study is named
+    ``layout-figs-MODE-hosts``."""
     from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
         raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    if host_port not in ("shared", "separate"):
+        raise ParameterError(f"host_port must be 'shared' or 'separate', got {host_port!r}")
+    separate = host_port == "separate"
     allnets = study_networks(mode)
     keys = list(allnets) if keys is None else list(keys)
     for k in keys:
         if k not in allnets:
             raise ParameterError(f"layout-sim --{mode} has no network {k!r}; its networks are "
                                  + ", ".join(allnets))
-    nets = {k: Network(k, allnets[k][1], allnets[k][2], allnets[k][0]) for k in keys}
-    curves = []
+
+    def params(k):
+        own = allnets[k][4] == "own"
+        return dict(allnets[k][2]) if own or not separate else dict(allnets[k][2], hosts_per_switch=HOSTS)
+
+    nets = {k: Network(k, allnets[k][1], params(k), allnets[k][0]) for k in keys}
+    curves, knees = [], {}
     for k in keys:
-        label, _, _, fig, _ = allnets[k]
+        label, _, _, fig, hosts = allnets[k]
         for t in traffics:
             if t not in STUDY_TRAFFICS[fig]:
                 continue
             also = (f"13{_LETTER[t]}",) if (k == "ring8-256" and mode == "full" and t in STUDY_TRAFFICS["13"]
                                             and any(allnets[j][3] == "13" for j in keys)) else ()
-            curves.append(Curve(label, k, "escape", t, f"{fig}{_LETTER[t]}", also))
+            pattern = "rotate" if separate and hosts == "shared" and t == "transpose" else t
+            curves.append(Curve(label, k, "escape", pattern, f"{fig}{_LETTER[t]}", also))
+            if separate and hosts == "shared":
+                knees[label, f"{fig}{_LETTER[t]}"] = HOST_KNEE
     if not curves:
         raise ParameterError("no curve: the figures of these networks have none of these traffics")
-    return Study(name=f"layout-figs-{mode}", networks=nets, curves=curves,
+    sweep = knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"])
+    if separate:
+        sweep.update(low=HOST_LOW, tolerance=HOST_TOLERANCE)
+    return Study(name=f"layout-figs-{mode}" + ("-hosts" if separate else ""), networks=nets, curves=curves,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
-                 seed=seed, description=f"layout-conscious random topologies (Koibuchi et al.) Figs. 5-8, 13, {mode}")
+                 reference=dict(STUDY_REFERENCE), sweep=sweep, seed=seed, knees=knees,
+                 description=f"layout-conscious random topologies (Koibuchi et al.) Figs. 5-8, 13, {mode}"
+                 + (", a port per host, patterns on host ids" if separate else ""))
 
 
 def study_claims(study, points: float = 5.0, similar: float = 0.25):
@@ -541,9 +598,13 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
     objects over the curves ``study`` has: latencies at the lowest load (a printed
     percentage holds within ``points`` percentage points), throughputs on resolved
     knees (a network that sustains the whole port counts at it; "similar" / "the same"
-    = within ``similar``)."""
-    from .study import KNEE_RESOLUTION as EPS
+    = within ``similar``).  With a port per host (``host_port="separate"``) a direct
+    network's throughput counts at most :data:`HOST_CAP` (12 Gbit/s per host, the paper's
+    injection limit; the sweep itself goes on to the host port's 96 Gbit/s)."""
+    from .study import KNEE_RESOLUTION
     from .study import Claim
+
+    EPS = min(KNEE_RESOLUTION, float(study.sweep.get("tolerance", KNEE_RESOLUTION)))  # the knee's resolution
 
     have = {}
     for c in study.curves:
@@ -559,8 +620,14 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
     def lat(res, k, p):
         return res[have[k, p]].latency_at_lowest() * 256 / 96
 
+    # a port per host (``-hosts``): the paper's hosts inject at most 12 Gbit/s each ("the maximum
+    # accepted traffic per host can be 12 Gbps"), the shared port's whole bandwidth; a direct
+    # network that sustains more counts at that cap, as a curve sustaining the shared port does
+    cap = HOST_CAP if study.name.endswith("-hosts") else math.inf
+
     def sat(res, k, p):
-        return res[have[k, p]].sustained
+        x = res[have[k, p]].sustained
+        return x if k.startswith(("clos-", "pf-clos-")) else min(x, cap)
 
     def pct(res, a, b, p):
         return 100.0 * (1.0 - lat(res, a, p) / lat(res, b, p))
@@ -624,7 +691,7 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
         # ---- the advantage of randomness grows with the size (Figs. 5, 6, 7)
         sizes = (("5", 64, 6), ("6", 256, 8), ("7", 512, 9))
         for what in ("ring", "p-hypercube"):
-            def grows(res, what=what):
+            def grows(res, what=what, letter=letter):
                 v = [pct(res, f"ring{d}-{n}" if what == "ring" else f"p-hypercube-{n}", f"hypercube-{n}",
                          f"{f}{letter}") for f, n, d in sizes]
                 ok = v[0] < v[1] < v[2]
@@ -678,6 +745,58 @@ def study_claims(study, points: float = 5.0, similar: float = 0.25):
     return claims
 
 
+#: the study's figures (``--figures``) and the switch counts of their networks (``--sizes``)
+STUDY_FIGURES = ("5", "6", "7", "8", "13")
+
+
+def network_switches(key: str, net: tuple) -> int:
+    """Switches of a study network (``study_networks`` entry): the direct networks' size is
+    their key's suffix; a Myrinet-Clos of H hosts has 80 switches per 256 hosts."""
+    if net[4] == "own":
+        return int(net[2]["hosts"]) // 256 * 80
+    return int(key.rsplit("-", 1)[1])
+
+
+def _numbers(text, what: str, allowed) -> list:
+    """A comma-separated list of ``allowed`` values (as text); empty: none chosen."""
+    items = [x.strip() for x in str(text or "").split(",") if x.strip()]
+    bad = [x for x in items if x not in allowed]
+    if bad:
+        raise ParameterError(f"--{what} takes a comma-separated list of {', '.join(allowed)}; got "
+                             + ", ".join(repr(x) for x in bad))
+    return items
+
+
+def select_networks(mode: str, topologies: str = "default", figures: str = "", sizes: str = "") -> list | None:
+    """The study networks a run takes: ``topologies`` (``default``: every network of the
+    mode, or a list of keys), narrowed to the figures ``figures`` (``5,8``: Fig. 5's
+    64-switch networks and Fig. 8's Myrinet-Clos) and the switch counts ``sizes`` (``64``,
+    ``80``, ``160``, ``256``, ``512``).  None: the whole mode (nothing narrowed)."""
+    nets = study_networks(mode)
+    figs = _numbers(figures, "figures", STUDY_FIGURES)
+    all_sizes = sorted({network_switches(k, v) for k, v in study_networks("full").items()})
+    sz = [int(x) for x in _numbers(sizes, "sizes", [str(n) for n in all_sizes])]
+    which = (topologies or "default").strip()
+    if which == "default" and not figs and not sz:
+        return None
+    keys = list(nets) if which == "default" else [k.strip() for k in which.split(",") if k.strip()]
+    for k in keys:
+        if k not in nets:
+            raise ParameterError(f"layout-sim --{mode} has no network {k!r}; its networks are " + ", ".join(nets))
+    if figs:
+        keys = [k for k in keys if nets[k][3] in figs]
+    if sz:
+        keys = [k for k in keys if network_switches(k, nets[k]) in sz]
+    if not keys:
+        full = study_networks("full")
+        hint = (" (Figs. 5, 7, 13 and the 160-switch Clos are --full's)" if mode == "quick" and any(
+            (not figs or v[3] in figs) and (not sz or network_switches(k, v) in sz) for k, v in full.items()) else "")
+        raise ParameterError(f"layout-sim --{mode}: no network of --topologies {which}"
+                             + (f", --figures {figures}" if figs else "") + (f", --sizes {sizes}" if sz else "")
+                             + hint + "; --plan lists the networks")
+    return keys
+
+
 def _expanded(kwargs):
     from .study import expand
 
@@ -688,9 +807,9 @@ def _expanded(kwargs):
                              "160-switch Clos, the full measurement)")
     mode = "full" if full else "quick"
     trs = _choose(kwargs.get("traffic") or "uniform", TRAFFICS, "traffic")
-    which = (kwargs.get("topologies") or "default").strip()
-    keys = None if which == "default" else [k.strip() for k in which.split(",") if k.strip()]
-    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)))
+    keys = select_networks(mode, kwargs.get("topologies") or "default", kwargs.get("figures") or "",
+                           kwargs.get("sizes") or "")
+    study = study_of(mode, trs, keys, seed=int(kwargs.get("seed", 1)), host_port=kwargs.get("host_port") or "shared")
     return study, expand(study, kwargs.get("out") or f"layout-sim-{mode}")
 
 
@@ -706,10 +825,13 @@ def _study_run(**kwargs):
     from .study import reference_study_run
 
     def draw(study):
-        panels = list(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)))
+        separate = study.name.endswith("-hosts")  # a port per host: load 1 = 96 Gbit/s per host
+        panels = sorted(dict.fromkeys(p for c in study.curves for p in (c.panel, *c.also)),
+                        key=lambda p: (int(p.rstrip("abc")), p))  # in the paper's order
         return dict(panels=panels, titles={p: f"Fig. {p}" for p in panels},
                     dashed=lambda label: label.startswith(("P-", "PF-", "RING", "Nbr", "Gau")),
-                    x_scale={p: GBPS_OWN if p.startswith("8") else GBPS_SHARED for p in panels},
+                    x_scale={p: GBPS_OWN if p.startswith("8") or separate else GBPS_SHARED for p in panels},
+                    x_max={p: 32.0 for p in panels if separate and not p.startswith("8")},
                     x_label="accepted traffic (Gbit/s/host)", y_scale=256 / 96, y_label="latency (ns)", y_max=3000.0,
                     suptitle="Koibuchi et al.: latency vs accepted traffic")
 
@@ -719,11 +841,16 @@ def _study_run(**kwargs):
         refusal="--quick/--full run on the reference simulator (the escape routing runs nowhere else); the "
                 "BookSim/SST comparison is the bisection mode's --routing min --simulator ...",
         seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP, draw=draw,
-        notes=["Setup (III-C1): 100 ns switches -> 38 cycles, 20 ns links -> 8 cycles, virtual cut-through, 4 VCs x "
-               "66 flits, 33-flit packets of 256 bits; escape routing (minimal adaptive, up*/down* escape VC; the "
-               "paper: DOR escape on hypercube and torus, up*/down* on Myrinet-Clos); direct networks: 8 hosts per "
-               "switch sharing one simulated 96 Gbit/s port (load 1 = 12 Gbit/s/host), patterns on switch ids; "
-               "Myrinet-Clos: its hosts, a 96 Gbit/s channel each."])
+        notes=lambda study: [
+            "Setup (III-C1): 100 ns switches -> 38 cycles, 20 ns links -> 8 cycles, virtual cut-through, 4 VCs x "
+            "66 flits, 33-flit packets of 256 bits; escape routing (minimal adaptive, up*/down* escape VC; the "
+            "paper: DOR escape on hypercube and torus, up*/down* on Myrinet-Clos); direct networks: "
+            + ("8 hosts per switch, each with its own 96 Gbit/s port (load 1 = 96 Gbit/s/host), patterns on host "
+               "ids (transpose as rotate); the claims count a throughput above 12 Gbit/s/host (the paper's "
+               "injection limit) as 12; " if study.name.endswith("-hosts") else
+               "8 hosts per switch sharing one simulated 96 Gbit/s port (load 1 = 12 Gbit/s/host), patterns on "
+               "switch ids; ")
+            + "Myrinet-Clos: its hosts, a 96 Gbit/s channel each."])
 
 
 reproduce_layout_sim.announce = _announce

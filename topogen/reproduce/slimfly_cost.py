@@ -91,17 +91,59 @@ def _rack_floor(num_switches: int, per_rack: int):
                  intra_cable=1.0, inter_overhead=2.0, name="racks")
 
 
+def rack_layout(topology, per_rack: int):
+    """``topology`` placed in order on the VI-B rack floor, ``per_rack`` routers a rack."""
+    from ..layout import place
+
+    return place(topology, _rack_floor(topology.num_switches, per_rack), "sequential")
+
+
+def price_layout(layout, rule: str, params: dict, radix: int | None = None) -> dict:
+    """Table IV's columns of one laid-out network under the cost model ``params`` (the
+    keyword arguments of :func:`slimfly_cost`) and cable ``rule``: ``endpoints, routers,
+    radix, electric, fiber, avg_fiber_m, cost_per_node, power_per_node``."""
+    from ..metrics.cost import CostModel, network_cost
+
+    c = network_cost(layout, CostModel(cables=rule, **params), radix=radix)
+    return dict(endpoints=c.endpoints, routers=c.routers, radix=c.radix, electric=c.electric_cables,
+                fiber=c.optical_cables,
+                avg_fiber_m=c.optical_m / c.optical_cables if c.optical_cables else 0.0,
+                cost_per_node=round(c.cost_per_endpoint, 1), power_per_node=round(c.power_per_endpoint, 2))
+
+
+def column_rows(topology: str, group: str, params: dict, seed: int) -> tuple[list[dict], object]:
+    """The rows :func:`slimfly_cost` prints for one Table IV column (without the paper's
+    values) and the Slim Fly's paired-rack layout (None for other columns)."""
+    if topology == "FT-3":
+        n, k = next((c[2], c[4]) for c in PAPER_TABLE_IV if c[0] == topology and c[1] == group)
+        rows = _ft3_rows(group, k, {"paper_endpoints": n}, params)
+        return [{key: v for key, v in r.items() if not key.startswith("paper_")} for r in rows], None
+    built = None if topology in _NOT_BUILT else _build(topology, group, seed)
+    if built is None:
+        return [dict(topology=topology, group=group, config="not built")], None
+    config, layout, rule = built
+    variants = [(config, layout, None)]
+    sf_layout = None
+    if topology == "SF":
+        from ..layout.slimfly import slimfly_layout
+
+        sf_layout = layout
+        k = next(c[4] for c in PAPER_TABLE_IV if c[0] == "SF")
+        variants += [(config + ", priced at the paper's k=43", layout, k),
+                     ("q=19, p=15, one subgroup per rack", slimfly_layout(layout.topology, racks="subgroup"), None)]
+    return [dict(topology=topology, group=group, config=label, **price_layout(lay, rule, params, radix))
+            for label, lay, radix in variants], sf_layout
+
+
 def _build(topology: str, group: str, seed: int):
-    """(config, layout, cable rule, radix override) of a Table IV column, or None."""
+    """(config, layout, cable rule) of a Table IV column, or None."""
     from ..generators.classic import hypercube, hyperx, torus
     from ..generators.dragonfly import dragonfly
     from ..generators.random import ring
     from ..generators.slimfly import slimfly
-    from ..layout import place
     from ..layout.slimfly import slimfly_layout
 
-    def racks(topo, per_rack):
-        return place(topo, _rack_floor(topo.num_switches, per_rack), "sequential")
+    racks = rack_layout
 
     if topology == "T3D":
         t = torus((22, 22, 22))
@@ -203,7 +245,7 @@ def slimfly_cost(
     that gives the paper's 32,768 electric cables).  Tori: every cable electric and 1 m
     long ("folded design").
     """
-    from ..metrics.cost import CostModel, network_cost
+    from ..metrics.cost import CostModel
 
     params = dict(router_dollars_per_port=router_dollars_per_port, router_dollars_offset=router_dollars_offset,
                   electric_dollars_per_m=electric_dollars_per_m, electric_dollars_base=electric_dollars_base,
@@ -219,26 +261,9 @@ def slimfly_cost(
         if topology == "FT-3":
             rows += _ft3_rows(group, k, paper, params)
             continue
-        built = None if topology in _NOT_BUILT else _build(topology, group, seed)
-        if built is None:
-            rows.append(dict(topology=topology, group=group, config="not built", **paper))
-            continue
-        config, layout, rule = built
-        variants = [(config, layout, None)]
-        if topology == "SF":
-            from ..layout.slimfly import slimfly_layout
-
-            sf_layout = layout
-            variants += [(config + ", priced at the paper's k=43", layout, k),
-                         ("q=19, p=15, one subgroup per rack", slimfly_layout(layout.topology, racks="subgroup"), None)]
-        for label, lay, radix in variants:
-            c = network_cost(lay, CostModel(cables=rule, **params), radix=radix)
-            rows.append(dict(topology=topology, group=group, config=label, endpoints=c.endpoints,
-                             routers=c.routers, radix=c.radix, electric=c.electric_cables,
-                             fiber=c.optical_cables, avg_fiber_m=c.optical_m / c.optical_cables
-                             if c.optical_cables else 0.0,
-                             cost_per_node=round(c.cost_per_endpoint, 1),
-                             power_per_node=round(c.power_per_endpoint, 2), **paper))
+        column, layout = column_rows(topology, group, params, seed)
+        sf_layout = layout if layout is not None else sf_layout
+        rows += [dict(r, **paper) for r in column]
     table = pd.DataFrame(rows)
     cols = ["topology", "group", "config", "endpoints", "paper_endpoints", "routers", "paper_routers",
             "radix", "paper_radix", "electric", "paper_electric", "fiber", "paper_fiber", "avg_fiber_m",

@@ -637,13 +637,14 @@ def _measured_rates(exp, store) -> dict:
 def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | None = None,
                 dashed: Callable = lambda label: False, suptitle: str = "", x_scale: float | dict = 1.0,
                 x_label: str = "accepted traffic (flits/endpoint/cycle)", y_scale: float = 1.0,
-                y_label: str = "latency (cycles)", y_max: float | None = None):
+                y_label: str = "latency (cycles)", y_max: float | None = None, x_max: dict | None = None):
     """Latency against accepted traffic, one panel per entry of ``panels``, one line per
     curve (completed loads; the knee bracket in the legend), written to ``path``
     (.png/.svg/.pdf, atomically).  ``x_scale`` and ``y_scale`` convert the rows' flits per
     endpoint and cycle and cycles into the paper's units (``x_label``, ``y_label``; e.g.
     Gbit/s per host and ns; ``x_scale`` may map panels to their own factor, when the
-    endpoints of the panels differ); ``y_max`` cuts the latency axis (None: all of it)."""
+    endpoints of the panels differ); ``y_max`` cuts the latency axis (None: all of it);
+    ``x_max`` maps panels to the end of their traffic axis (default: the injection bandwidth)."""
 
     import matplotlib
 
@@ -667,7 +668,7 @@ def draw_curves(results: dict, path, *, panels: Sequence[str], titles: dict | No
         ax.set_title((titles or {}).get(panel, panel))
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
-        ax.set_xlim(0, xs)
+        ax.set_xlim(0, float((x_max or {}).get(panel, xs)))
         if y_max is not None:
             ax.set_ylim(0, y_max)
         ax.grid(alpha=0.3)

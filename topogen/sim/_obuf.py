@@ -21,7 +21,10 @@ SST export sets it, :func:`topogen.sim_defaults.sst_router_latencies`):
   ``t + L + Do`` and the crossbar clock ticks half a cycle later).
 * **Crossbar.** Each cycle, per switch, the (input port, VC) pairs are visited in
   least-recently-granted order (``merlin.xbar_arb_lru``: pairs granted in a cycle go to
-  the end, the first granted last); a head is moved, *as a whole packet*, when its input
+  the end, the first granted last; pairs never granted keep the order of the router's
+  port numbers: ``merlin.anytopo``'s, neighbours by id then the hosts, or with
+  ``port_order="booksim-native"`` ``merlin.torus``'s and ``merlin.mesh``'s, +/- neighbour
+  of each dimension then the hosts); a head is moved, *as a whole packet*, when its input
   port and its output port have not moved a packet in the last ``S`` cycles and the
   output buffer of its VC has room for ``S`` flits (``output_buf_size``).  The move
   frees the input buffer: the ``S`` credits reach the upstream port ``L + Do + 1``
@@ -118,13 +121,19 @@ class OutputBufferedEngine(Engine):
         # the switch an input port (channel) feeds and the one an output port leaves
         self.in_switch = np.concatenate([indices, np.full(H, -1), network.host_switch]).tolist()
         self.out_switch_o = np.concatenate([src, network.host_switch, np.full(H, -1)]).tolist()
-        # merlin.anytopo port numbers at the downstream switch: neighbours by rank first
-        # (the rank of u among w's neighbours for the channel u -> w), then the hosts
-        rev = np.asarray(network.routing.view.entry(indices, src), dtype=np.int64)
-        local_in = rev - indptr[indices]
-        deg = int(np.diff(indptr).max()) if n else 0
-        h_local = np.arange(H, dtype=np.int64) - network.host_offset[network.host_switch]
-        local = np.concatenate([local_in, np.zeros(H, np.int64), deg + h_local])
+        if c.port_order == "booksim-native":
+            # merlin.torus / merlin.mesh's numbering (pymerlin-topo-mesh.py: port 2d to and
+            # from the + neighbour of dimension d, 2d + 1 the - neighbour, the endpoints
+            # last), which is BookSim kncube's (topogen.sim._ports)
+            local = np.asarray(network.local_ports()[1], dtype=np.int64)
+        else:
+            # merlin.anytopo port numbers at the downstream switch: neighbours by rank first
+            # (the rank of u among w's neighbours for the channel u -> w), then the hosts
+            rev = np.asarray(network.routing.view.entry(indices, src), dtype=np.int64)
+            local_in = rev - indptr[indices]
+            deg = int(np.diff(indptr).max()) if n else 0
+            h_local = np.arange(H, dtype=np.int64) - network.host_offset[network.host_switch]
+            local = np.concatenate([local_in, np.zeros(H, np.int64), deg + h_local])
         # least-recently-granted order: initial rank by (port, vc), grants get growing ranks
         self.rank = (np.repeat(local * W - (1 << 40), W) + np.tile(np.arange(W), P)).tolist()
         self.rank_next = 0

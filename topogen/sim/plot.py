@@ -21,7 +21,6 @@ as :func:`topogen.experiments.simulators.common_units` reads them.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from pathlib import Path
@@ -216,7 +215,7 @@ def plot_latency(frames, output, *, title: str | None = None, log_y: bool = Fals
     matplotlib.use("Agg")
     import pandas as pd
 
-    from ..results import atomic_write_bytes
+    from ..output import save_figure
 
     output = Path(output)
     fmt = output.suffix.lower().lstrip(".")
@@ -230,13 +229,7 @@ def plot_latency(frames, output, *, title: str | None = None, log_y: bool = Fals
     frame = pd.concat(frames, ignore_index=True)
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text (searchable)
         fig = _figure(curves(frame, clock_ns=clock_ns), title, log_y, throughput, per_file, names, len(frames))
-        buf = io.BytesIO()
-        meta = {"Creator": "topogen", "Date": None} if fmt == "svg" else {"Creator": "topogen"}
-        fig.savefig(buf, format=fmt, metadata=meta)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return atomic_write_bytes(output, buf.getvalue())
+    return save_figure(fig, output)
 
 
 def _figure(cs, title, log_y, throughput, per_file, names, n_frames):

@@ -8,6 +8,11 @@ Patterns
 ``uniform``
     destination uniform over all other hosts (``self_packets=True``: over all hosts,
     the source included, as BookSim's ``uniform``).
+``merlin-uniform``
+    destinations drawn exactly as an SST run's ``uniform`` draws them (``merlin.offered_load``
+    with ``merlin.targetgen.uniform``): host ``h``'s own sequence from a Mersenne Twister
+    seeded with ``h``, never the source (:mod:`topogen.drivers.sst_streams`).  Seedless:
+    every run draws the same sequences, those of the SST run.
 ``bitrev``, ``bitcomp``, ``shuffle``, ``transpose``
     bit permutations of a ``b``-bit address (Slim Fly V-B): bit reversal
     ``d_i = s_(b-i-1)``, bit complement ``d_i = not s_i``, shuffle
@@ -85,7 +90,7 @@ TRAFFIC_STREAM = 2
 #: a gap this long or longer means "never" (keeps next-creation times far from overflow)
 _FAR = 1 << 60
 
-PATTERNS = ("uniform", "bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift", "tornado",
+PATTERNS = ("uniform", "merlin-uniform", "bitrev", "bitcomp", "shuffle", "transpose", "rotate", "shift", "tornado",
             "neighbor", "randperm", "worstcase", "groupshift", "adversarial") + APP_PATTERNS
 
 #: topology (generator) name -> its worst-case pattern (``adversarial``)
@@ -152,6 +157,7 @@ class Traffic:
         self.self_packets = bool(self_packets)
         self._perm: np.ndarray | None = None  # fixed destination of each host (-1 idle)
         self._table = None  # application-like patterns: weighted destinations per source
+        self._streams = None  # merlin-uniform: SST's destination sequence of each host
         hosts = np.arange(n, dtype=np.int64)
         if offset is not None:
             self.name = f"shift:{offset}"
@@ -217,6 +223,10 @@ class Traffic:
                 raise ParameterError("worstcase traffic found no router pairs on this topology "
                                      "(needs routes of two hops)")
         else:
+            if name == "merlin-uniform":
+                from ..drivers.sst_streams import MerlinUniformStreams
+
+                self._streams = MerlinUniformStreams(n)
             self.active = hosts
         self.active = np.asarray(self.active, dtype=np.int64)
 
@@ -227,6 +237,8 @@ class Traffic:
             return self._perm[src]
         if self._table is not None:
             return self._table.draw(src, rng)
+        if self._streams is not None:
+            return self._streams.draw(src)
         if self.name == "uniform":
             if self.self_packets:
                 return rng.integers(0, self.num_hosts, size=len(src), dtype=np.int64)
