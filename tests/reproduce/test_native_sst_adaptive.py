@@ -1,6 +1,7 @@
 """SST merlin's randomised and adaptive routings on real SST (``-m sst``): merlin.dragonfly
 ``valiant`` and ``ugal``, merlin.hyperx ``valiant`` and ``DOAL``, beside topogen's
-equivalent on the reference simulator (3 seeds) and, for the valiant routings, topogen's
+equivalent on the reference simulator (the native run's destinations and draws) and, for
+the valiant routings, topogen's
 SST export, at two loads below 80 % of the native saturation measured in
 docs/crossval.md; and the command line that runs them."""
 
@@ -45,6 +46,19 @@ def test_merlin_adaptive_routing_agrees(tmp_path, family, routing, loads, agree)
         assert by[(load, "native")]["status"] == "completed"
         for col in agree:
             assert by[(load, col)]["verdict"].startswith("pass"), by[(load, col)]
+
+
+@pytest.mark.parametrize("family,k,n", [("dragonfly", 2, 1), ("hyperx", 4, 2)])
+def test_valiant_burst_takes_merlins_own_draws(tmp_path, family, k, n):
+    """offered_load injects every endpoint in step: at 0.01 the latency depends on which
+    packet takes which intermediate.  With the native run's destinations and merlin's
+    per-router XORShiftRNG the reference is within 1 %; with the seed's draws it is not."""
+    res = crossval_native_sst(tmp_path / "m", family=family, k=k, n=n, routing="valiant", loads=(0.01,),
+                              binary=SST)
+    assert abs(_by(res)[(0.01, "reference")]["ratio"] - 1) < 0.01
+    res = crossval_native_sst(tmp_path / "s", family=family, k=k, n=n, routing="valiant", loads=(0.01,),
+                              binary=SST, draws="seed")
+    assert abs(_by(res)[(0.01, "reference")]["ratio"] - 1) > 0.015
 
 
 def test_cli_runs_the_three_columns(tmp_path):

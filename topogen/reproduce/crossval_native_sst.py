@@ -563,7 +563,7 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
                         loads=None, repeats: int = 1, seed: int = 1, binary=None,
                         timeout: float = 3600.0, progress=None, saturation: bool = False,
                         up_to: float = UP_TO, obuf_vcs: str = "routing",
-                        reference_traffic: str = "merlin", draws: str = "seed") -> NativeResult:
+                        reference_traffic: str = "merlin", draws: str | None = None) -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -578,10 +578,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     carries merlin's own VC rule, :mod:`topogen.routing.merlin_vcs`) or, with
     ``obuf_vcs="hop"``, hop ``h`` VC ``h`` as topogen's export on ``merlin.anytopo`` runs.
     merlin's randomised and adaptive routings (``--routing valiant``, ``ugal``, ``DOAL``) run
-    as :mod:`topogen.routing.merlin_adaptive` reads them, their draws from the seed
-    (``draws="seed"``) or from one SST ``XORShiftRNG`` per router seeded as merlin seeds it
-    (``draws="merlin"``); a routing chosen from the queues at run time has no ``export``
-    column (anytopo's source routes are fixed at the source).
+    as :mod:`topogen.routing.merlin_adaptive` reads them, their draws from one SST
+    ``XORShiftRNG`` per router seeded as merlin seeds it (``draws="merlin"``, the default
+    with ``reference_traffic="merlin"``: the native run's own draws) or from the seed
+    (``draws="seed"``, the default with ``"seeded"``); a routing chosen from the queues at
+    run time has no ``export`` column (anytopo's source routes are fixed at the source).
 
     ``reference_traffic="merlin"`` (the default) gives the reference the destinations of
     the native run itself (traffic ``merlin-uniform``: each endpoint's sequence from
@@ -619,6 +620,8 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
         raise ParameterError(f"reference_traffic must be merlin (the native run's destinations) or seeded, "
                              f"got {reference_traffic!r}")
     merlin_streams = reference_traffic == "merlin"
+    if draws is None:
+        draws = "merlin" if merlin_streams else "seed"
     gen_params = {key: (tuple(v) if isinstance(v, list) else v) for key, v in net.gen_params.items()}
     topology = registry.generate(net.generator, **gen_params)
     if loads is not None:

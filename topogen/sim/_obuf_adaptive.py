@@ -10,14 +10,16 @@ the output buffer of each (port, VC) of the router, raised when the crossbar mov
 packet in and lowered when the output port starts sending it (hr_router's default: no
 ``oql_track_port`` / ``oql_track_remote`` on network ports).  Here:
 
-* a packet's draws are made when it is created, from its source router's generator:
+* a packet's draws are made when it enters the network (its head leaves the source
+  queue; merlin's ``process_input`` runs when it reaches the router, one link later, in
+  the same order), from its source router's generator:
   with the routing's ``draws="seed"`` one stream of 32-bit numbers from the simulation's
   generator (its one seed), with ``draws="merlin"`` one SST ``XORShiftRNG`` per router
   seeded with the router id + 1, as merlin seeds them
   (:class:`topogen.routing.merlin_adaptive.XorShift`), fresh for every engine;
 * a randomised routing (``valiant``) gets its whole route then
   (:meth:`~topogen.routing.merlin_adaptive.MerlinRouting.draw_path`);
-* a routing with ``run_time_choices`` gets its injection port and its per-packet state
+* a routing with ``run_time_choices`` gets its per-packet state then
   (:meth:`~topogen.routing.merlin_adaptive.MerlinRouting.start`); the crossbar
   (:meth:`OutputBufferedEngine._crossbar`) calls :meth:`MerlinChoiceEngine._adapt` for a
   head whose route is not complete (``links < 0``) the first time it looks at it at a
@@ -106,18 +108,30 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         inj, ej = self.inj_base + src, self.ej_base + dst
         if s == d and not r.routes_self:
             p = _ChoicePacket(self.next_pid, src, dst, t, (inj, ej), (0,), 0, measured)
-        elif self.choosing:  # links = -1: the route grows as the routing chooses it (_adapt)
+        else:  # links = -1: drawn when it enters the network (_leave_source), chosen as it goes (_adapt)
             p = _ChoicePacket(self.next_pid, src, dst, t, (inj,), (0,), -1, measured)
-            p.state = r.start(s, d, self._gen(s))
-        else:
-            sw, vcs = r.draw_path(s, d, self._gen(s))
-            ent = self.entry_of
-            ports = tuple(ent[u, w] for u, w in zip(sw[:-1], sw[1:]))
-            k = self.kcls
-            p = _ChoicePacket(self.next_pid, src, dst, t, (inj,) + ports + (ej,), (0,) + tuple(v * k for v in vcs),
-                              len(ports), measured)
+        p.state = None
         self.next_pid += 1
         self._enqueue_at_source(src, p, t)
+
+    def _leave_source(self, pkt, t: int) -> None:
+        """merlin's ``process_input``: the draws of a packet entering the network at its
+        source router, in the order packets enter it."""
+        super()._leave_source(pkt, t)
+        if pkt.links >= 0 or pkt.state is not None:
+            return
+        r = self.mroute
+        hs = self.host_switch
+        s, d = hs[pkt.src], hs[pkt.dst]
+        if self.choosing:
+            pkt.state = r.start(s, d, self._gen(s))
+            return
+        sw, vcs = r.draw_path(s, d, self._gen(s))
+        ent = self.entry_of
+        ports = tuple(ent[u, w] for u, w in zip(sw[:-1], sw[1:]))
+        pkt.ports = pkt.ports + ports + (self.ej_base + pkt.dst,)
+        pkt.vlo = (0,) + tuple(v * self.kcls for v in vcs)
+        pkt.links = len(ports)
 
     def _adapt(self, pkt, sw: int) -> None:
         """The routing's choice for the head ``pkt`` at switch ``sw`` (once per router)."""
