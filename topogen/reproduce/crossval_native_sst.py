@@ -181,8 +181,21 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
 #: SST merlin's own topologies compared (``--native FAMILY --simulators sst``)
 SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
 #: merlin's routing of each family compared here (the first is the default)
-SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR",), "dragonfly": ("minimal",),
-                "fattree": ("deterministic",)}
+SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL"),
+                "dragonfly": ("minimal", "valiant", "ugal"), "fattree": ("deterministic",)}
+#: topogen's routing of merlin's randomised and adaptive ones (topogen.routing.merlin_adaptive)
+#: and how merlin's rule reads
+MERLIN_ADAPTIVE = {
+    ("hyperx", "valiant"): ("merlin-hyperx-valiant", "an intermediate router other than the source, DOR to it on "
+                            "VC 0, DOR to the destination on VC 1 (hyperx.cc routeValiant)"),
+    ("hyperx", "DOAL"): ("merlin-hyperx-doal", "dimension order, one adaptive hop per dimension from the output "
+                         "queues: direct q(VC 0) against 2 q(VC 1) + 1 of every other link (hyperx.cc routeDOAL)"),
+    ("dragonfly", "valiant"): ("merlin-dragonfly-valiant", "an intermediate group (a router inside the source "
+                               "group); VC +1 where a global link enters (dragonfly.cc process_input, "
+                               "route_nonadaptive)"),
+    ("dragonfly", "ugal"): ("merlin-dragonfly-ugal", "minimal unless q(minimal) > 2 q(valiant) + 50 flits at the "
+                            "source router (dragonfly.cc route_ugal)"),
+}
 
 
 @dataclass(frozen=True)
@@ -255,11 +268,12 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
         if family == "hyperx":
             wiring = merlin_hyperx_wiring(dims)
             net = n * (k - 1)
+            topo_routing, note = MERLIN_ADAPTIVE.get(("hyperx", routing), (
+                "dor", "DOR: the lowest dimension that differs first, straight to the destination's coordinate; one "
+                "VC (hyperx.cc routeDOR)"))
             return MerlinNetwork("hyperx", k, n, "merlin.hyperx", dict(shape, algorithm=routing), wiring,
                                  tuple((r, net) for r in range(k ** n)), (net + 1,) * k ** n, "hyperx",
-                                 {"dims": list(dims)}, "dor", routing,
-                                 "DOR: the lowest dimension that differs first, straight to the destination's "
-                                 "coordinate; one VC (hyperx.cc routeDOR)")
+                                 {"dims": list(dims)}, topo_routing, routing, note)
         wiring = merlin_torus_wiring(dims, mesh=family == "mesh")
         name = "merlin.torus" if family == "torus" else "merlin.mesh"
         if family == "torus":
@@ -289,12 +303,14 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
                   "algorithm": routing, "global_route_mode": "absolute",
                   "global_link_map": merlin_global_link_map(a, h, groups)}
         routers = a * groups
+        topo_routing, note = MERLIN_ADAPTIVE.get(("dragonfly", routing), ("dragonfly-min", None))
         return MerlinNetwork("dragonfly", p, 1, "merlin.dragonfly", params, wiring,
                              tuple((e // p, e % p) for e in range(routers * p)), (p + a - 1 + h,) * routers,
                              "dragonfly", {"a": a, "p": p, "h": h, "arrangement": "absolute",
-                                           "global_port_order": "router"}, "dragonfly-min", routing,
-                             "minimal: local, global, local; VC 0, VC 1 from the router a global link "
-                             "enters (dragonfly.cc route_nonadaptive)", vc_rule="after-global")
+                                           "global_port_order": "router"}, topo_routing, routing,
+                             note or "minimal: local, global, local; VC 0, VC 1 from the router a global link "
+                             "enters (dragonfly.cc route_nonadaptive)",
+                             vc_rule=None if note else "after-global")
     k = check_int("k", k, 2, hint=" (the fat tree's arity)")
     n = check_int("n", n, 2, hint=" (the fat tree's levels)")
     shape = ":".join([f"{k},{k}"] * (n - 1) + [str(k)])
@@ -547,7 +563,7 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
                         loads=None, repeats: int = 1, seed: int = 1, binary=None,
                         timeout: float = 3600.0, progress=None, saturation: bool = False,
                         up_to: float = UP_TO, obuf_vcs: str = "routing",
-                        reference_traffic: str = "merlin") -> NativeResult:
+                        reference_traffic: str = "merlin", draws: str | None = None) -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -561,6 +577,12 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     and topogen's ``dor`` declares one; on the torus, mesh and dragonfly the routing
     carries merlin's own VC rule, :mod:`topogen.routing.merlin_vcs`) or, with
     ``obuf_vcs="hop"``, hop ``h`` VC ``h`` as topogen's export on ``merlin.anytopo`` runs.
+    merlin's randomised and adaptive routings (``--routing valiant``, ``ugal``, ``DOAL``) run
+    as :mod:`topogen.routing.merlin_adaptive` reads them, their draws from one SST
+    ``XORShiftRNG`` per router seeded as merlin seeds it (``draws="merlin"``, the default
+    with ``reference_traffic="merlin"``: the native run's own draws) or from the seed
+    (``draws="seed"``, the default with ``"seeded"``); a routing chosen from the queues at
+    run time has no ``export`` column (anytopo's source routes are fixed at the source).
 
     ``reference_traffic="merlin"`` (the default) gives the reference the destinations of
     the native run itself (traffic ``merlin-uniform``: each endpoint's sequence from
@@ -598,6 +620,8 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
         raise ParameterError(f"reference_traffic must be merlin (the native run's destinations) or seeded, "
                              f"got {reference_traffic!r}")
     merlin_streams = reference_traffic == "merlin"
+    if draws is None:
+        draws = "merlin" if merlin_streams else "seed"
     gen_params = {key: (tuple(v) if isinstance(v, list) else v) for key, v in net.gen_params.items()}
     topology = registry.generate(net.generator, **gen_params)
     if loads is not None:
@@ -610,6 +634,10 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     fam = NativeFamily(family, net.k, net.n, {"topology": net.name, "routing_function": net.native_routing},
                        net.generator, net.gen_params, net.routing, 1, hosts=len(net.endpoints))
     routing = native_routing(fam, topology, None, seed)
+    if getattr(routing, "merlin_engine", False):  # merlin's randomised / adaptive rules
+        from ..routing.merlin_adaptive import merlin_routing
+
+        routing = merlin_routing(topology, net.routing, seed=seed, draws=draws)
     if net.vc_rule:  # merlin's VCs on topogen's routes (the reference's VC classes; anytopo ignores them)
         from ..routing.merlin_vcs import merlin_vcs
 
@@ -618,7 +646,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     exe = find_sst(binary)
     p = sst_parameters(spec)
     folder = fresh_dir(out / "native")
-    plain = write_bundle(folder / "export.json", topology, None, routing, clock_ns=spec.clock_ns,
+    run_time = getattr(routing, "run_time_choices", False)
+    # the native bundle takes the export's cabling and parameters; its source routes are not
+    # used (a routing chosen at run time has none: its empty-network paths stand in)
+    plain = write_bundle(folder / "export.json", topology, None, _empty_network_table(routing, net) if run_time
+                         else routing, clock_ns=spec.clock_ns,
                          link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
                          router_params=p["router_params"], nic_params=p["nic_params"])
     nb = native_bundle(plain, folder / "native.json", net)
@@ -634,12 +666,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
                             router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
             _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs, merlin_streams,
                                            "booksim-native" if family in ("torus", "mesh") else None), seed,
-                    1 if merlin_streams else repeats, progress),
-            _Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress)]
+                    1 if merlin_streams else repeats, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
-    cols[2].ad = replace(cols[2].ad, simulator="export")
-    if not _anytopo(topology):
-        del cols[2]
+    if _anytopo(topology) and not run_time:
+        cols.append(_Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress))
+        cols[2].ad = replace(cols[2].ad, simulator="export")
     brackets = {}
     if saturation:
         brackets["native"] = cols[0].saturation()
@@ -669,7 +700,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
                 if obuf_vcs == "routing" else "hop h on VC h as merlin.anytopo (obuf_vcs=hop)")
              + ("; the native run's own destinations (merlin-uniform: merlin.targetgen.uniform's streams), one run "
                 "per load" if merlin_streams else f"; destinations from seeds {seed}..{seed + repeats - 1}"),
-             (f"export: topogen's SST export (merlin.anytopo, {net.routing}'s source routes, VC = hop index)"
+             (f"export: not run: {net.routing} chooses its path from the output queues as the packet goes; "
+              "merlin.anytopo's source routes are fixed at the source and its UGAL is not merlin's rule"
+              if run_time else
+              f"export: topogen's SST export (merlin.anytopo, {net.routing}'s source routes, VC = hop index"
+              + (", every path equally weighted)" if not getattr(routing, "deterministic", True) else ")")
               if _anytopo(topology) else "export: not run: merlin.anytopo refuses a router without endpoints "
               "('No endpoint-to-port mapping provided'), and topogen.table_topo runs with topogen's Bernoulli "
               "NIC only"),
@@ -714,6 +749,17 @@ def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, me
 
     note = ad.note if obuf_vcs == "hop" else ad.note.replace("hop h on VC h", "one VC per VC class of the routing")
     return replace(ad, run=run, note=note, seeded=not (merlin_streams and traffic == "merlin-uniform"))
+
+
+def _empty_network_table(routing, net: MerlinNetwork):
+    """The table routing of ``routing``'s empty-network paths (DOR, minimal)."""
+    if net.family == "hyperx":
+        from ..routing import route
+
+        return route(routing.topology, None, "dor")
+    from ..routing.ugal_booksim import dragonfly_min
+
+    return dragonfly_min(routing.topology)
 
 
 def _anytopo(topology) -> bool:

@@ -44,6 +44,7 @@ _EXPORTS = {
     **dict.fromkeys(("anca", "nca", "AncaRouting", "NcaRouting"), ".anca"),
     **dict.fromkeys(("ugal_booksim", "UgalBooksimRouting", "dragonfly_min"), ".ugal_booksim"),
     **dict.fromkeys(("romm", "valiant_booksim", "PhaseRouting"), ".romm"),
+    **dict.fromkeys(("merlin_dragonfly", "merlin_hyperx", "MerlinRouting"), ".merlin_adaptive"),
 }
 
 __all__ = [
@@ -52,7 +53,7 @@ __all__ = [
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
     "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
-    "romm", "valiant_booksim", "PhaseRouting",
+    "romm", "valiant_booksim", "PhaseRouting", "merlin_dragonfly", "merlin_hyperx", "MerlinRouting",
 ]
 
 
@@ -107,6 +108,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     dragonfly with one global link per pair of groups, 3 VCs.
     ``romm`` / ``valiant-booksim`` (:func:`romm`, :func:`valiant_booksim`): BookSim2's
     two-phase ``romm_mesh`` / ``valiant_mesh`` on a ``mesh``, 2 VCs (one per phase).
+    ``merlin-dragonfly-valiant`` / ``-ugal``, ``merlin-hyperx-valiant`` / ``-doal``
+    (:func:`merlin_dragonfly`, :func:`merlin_hyperx`): SST merlin.dragonfly's and
+    merlin.hyperx's own rules, with merlin's VCs.
     """
     from ..errors import ParameterError
 
@@ -217,6 +221,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .ugal_booksim import ugal_booksim
 
         return ugal_booksim(topology, seed=seed, num_vcs=vcs)
+    if algorithm.startswith("merlin-"):  # SST merlin's dragonfly and hyperx rules
+        from .merlin_adaptive import merlin_routing
+
+        return merlin_routing(topology, algorithm, seed=seed, num_vcs=vcs)
     if algorithm in ("romm", "valiant-booksim"):  # BookSim's two-phase mesh routings
         from .romm import romm, valiant_booksim
 

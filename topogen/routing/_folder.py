@@ -30,7 +30,7 @@ __all__ = ["topology_digest", "layout_digest", "read_metadata", "check_digests",
            "check_arrays", "KINDS", "ARRAY_NAMES"]
 
 #: Routing kinds a folder may hold (``kind`` of ``routing.json``).
-KINDS = ("table", "escape", "valiant", "ugal", "dor-random", "anca")
+KINDS = ("table", "escape", "valiant", "ugal", "dor-random", "anca", "merlin")
 #: Array files a table routing may have (``<name>.npy``).
 ARRAY_NAMES = ("ranks", "entry_phase", "entry_dim", "entry_wrap", "layer", "distances",
                "entry_weight")

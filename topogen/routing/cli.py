@@ -142,7 +142,7 @@ def run_route(args) -> int:
                     print(f"topogen: no per-switch table for {topology.num_switches} switches "
                           f"({topology.num_switches ** 2:,} rows); --table csv|json writes one",
                           file=sys.stderr)
-            if table != "none" and args.algorithm != "valiant":
+            if table != "none" and args.algorithm != "valiant" and not args.algorithm.startswith("merlin-"):
                 # UGAL: the MIN table each source switch consults (VAL segments use it too)
                 write_table(getattr(routing, "base", routing) if args.algorithm.startswith("ugal")
                             else routing, tmp / f"table.{table}")

@@ -354,6 +354,9 @@ def paths_from(routing: Routing, src: int) -> dict[int, list[list[int]]]:
 
     if isinstance(routing, UgalRouting):
         routing = routing.base
+    own = getattr(routing, "all_paths", None)  # a routing that lists its equally likely paths (merlin's)
+    if own is not None:
+        return own(src)
     n = routing.num_switches
     src = _check_switch("src", src, n)
     dsts = np.asarray([d for d in range(n) if d != src], dtype=np.int64)

@@ -64,6 +64,11 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
             minimal = load_routing(d / "minimal", topology=topology, layout=layout)
             esc = load_routing(d / "escape", topology=topology, layout=layout)
             return EscapeRouting(minimal, esc, num_vcs=md["num_vcs"], params=params)
+        if kind == "merlin":  # SST merlin's dragonfly / hyperx rules: rebuilt from the topology
+            from .merlin_adaptive import merlin_routing
+
+            return merlin_routing(topology, md["algorithm"], seed=params.get("seed"),
+                                  draws=params.get("draws", "seed"), bias=params.get("bias"))
         from .valiant import ValiantRouting
 
         base = load_routing(d / "base", topology=topology, layout=layout)

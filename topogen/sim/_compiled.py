@@ -61,6 +61,9 @@ def engine_for(network, rng):
             return CompiledEngine(network, rng)
     if network.config.router == "output-buffered":
         from ._obuf import OutputBufferedEngine as Engine
+
+        if getattr(network.routing, "merlin_engine", False):  # SST merlin's draws and run-time choices
+            from ._obuf_adaptive import MerlinChoiceEngine as Engine
     elif network.config.flow_control == "wormhole":
         from ._wormhole import WormholeEngine as Engine
     eng = Engine(network, rng)

@@ -274,6 +274,8 @@ class OutputBufferedEngine(Engine):
                 continue
             q = self.fifo[b]
             pkt = q[0]
+            if pkt.links < 0:  # a route chosen as the packet goes (_obuf_adaptive)
+                self._adapt(pkt, sw)
             o = pkt.ports[pkt.hop]
             if by_class:  # the routing's VC class of this hop (ejection: the last hop's)
                 vc = pkt.vlo[pkt.hop if pkt.hop <= pkt.links else pkt.links] // kcls

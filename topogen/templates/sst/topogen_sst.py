@@ -258,10 +258,13 @@ def simple_tables(bundle):
     table.  With several weighted paths (Valiant) chaining first paths can wander past the
     VC count ("Number of hops exceeded the total number of VCs", seen on a real build), so
     such a bundle gets shortest paths along one breadth-first tree per destination, whose
-    chains end within the diameter.  Single-path tables are used as they are.
+    chains end within the diameter.  So does a bundle of a routing without a table (no
+    ``metadata.vc_rule``: one drawn path per destination, as merlin's dragonfly valiant with
+    3 groups, whose first hops need not chain either).  Table routings' single-path tables
+    are used as they are.
     """
     tables = [r["routing_entry_string"] for r in bundle["routers"]]
-    if ";" not in "".join(tables):
+    if ";" not in "".join(tables) and "vc_rule" in bundle.get("metadata", {}):
         return tables
     n = bundle["num_routers"]
     adj = [[] for _ in range(n)]

@@ -1,0 +1,500 @@
+"""SST merlin's randomised and adaptive routings of its own dragonfly and HyperX, on
+topogen's generators of the same networks.
+
+Read from sst-elements ``src/sst/elements/merlin/topology/dragonfly.cc`` and
+``hyperx.cc`` (``process_input``, ``route_packet`` and the functions it calls), for one
+intragroup and one intergroup link (dragonfly) and width 1 (HyperX).  merlin numbers
+routers as topogen's ``dragonfly(a=2p, p, h=p, arrangement="absolute",
+global_port_order="router")`` and ``hyperx(dims)`` do, so router ``i`` here is merlin's
+router ``i``.
+
+``merlin-dragonfly-valiant`` (``algorithm = valiant``, 3 VCs)
+    ``process_input`` draws, at the source router, an intermediate: within the source
+    group a router other than the source (it may be the destination; uniform over the
+    ``a - 1``), otherwise a group other than the source's and the destination's
+    (``getValiantGroup``: uniform over the ``g - 2``).  Inside a group the packet goes
+    to the intermediate router, then to the destination; between groups to the gateway
+    of the intermediate group, over its global link, to the gateway of the destination
+    group in that group, over its global link, then to the destination.  VCs: 0 from
+    the source; +1 at every router a global link enters; inside the source group the
+    hop from the intermediate router on VC 1 (``setVC(vc + 1)``).
+``merlin-dragonfly-ugal`` (``algorithm = ugal``, 3 VCs; ``route_ugal``)
+    the same draw; the choice is made when the packet is the head of its input buffer,
+    from ``output_queue_lengths``: hr_router's flits in the output buffer of the
+    (port, VC) the packet came in on.  At the source router: inside the group minimal
+    when ``q(direct) <= 2 q(intermediate) + 50``, else via the intermediate router on
+    VC 0 then VC 2 (``setVC(vc + 2)``); between groups the lower of ``q(port toward
+    the destination group)`` and ``2 q(port toward the intermediate group) + 50``
+    (a tie drawn at random).  A router of the source group reached over a local link
+    that holds both global links chooses again with the same weights (minimal unless
+    ``q(direct) > 2 q(valiant) + 50``).  After that the path is fixed; VC 0, +1 at
+    every router a global link enters.
+``merlin-hyperx-valiant`` (``algorithm = valiant``, 2 VCs; ``routeValiant``)
+    an intermediate router other than the source (it may be the destination; uniform
+    over the ``N - 1``), dimension order to it on VC 0, dimension order from it to the
+    destination on VC 1.  A packet between two endpoints of one router goes to the
+    intermediate and back (``routes_self``).
+``merlin-hyperx-doal`` (``algorithm = DOAL``, 2 VCs; ``routeDOAL``)
+    dimension order; in the first unaligned dimension a packet that came in on VC 0
+    may take any link of that dimension: the direct one weighs ``q(port, VC 0)``, any
+    other ``2 q(port, VC 1) + 1`` (it then runs on VC 1); the lowest weight wins, the
+    first in port order (increasing coordinate) on a tie.  A packet that came in on
+    VC 1 goes straight to the destination's coordinate on VC 0.
+
+The random draws are made by :meth:`MerlinRouting.path` (the valiant routings); the
+run-time choices of the adaptive ones (:attr:`MerlinRouting.run_time_choices`) by the
+reference simulator's output-buffered router, :mod:`topogen.sim._obuf_adaptive`, through
+:meth:`MerlinRouting.start` and :meth:`MerlinRouting.choose`.  :meth:`MerlinRouting.path_set`
+lists every path any draw or choice can give, with its VCs; the deadlock check
+(:func:`topogen.routing.check`) builds the channel dependency graph of all of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._rng import make_rng, resolve_seed
+from ..errors import ParameterError
+from .base import Routing, _check_switch
+
+__all__ = ["XorShift", "MERLIN_DRAWS", "MerlinRouting", "MerlinDragonflyRouting", "MerlinHyperxRouting", "merlin_dragonfly", "merlin_hyperx",
+           "MERLIN_ROUTINGS", "UGAL_BIAS", "merlin_routing"]
+
+#: ``vns[vn].bias`` of ``dragonfly.cc`` (flits added to twice the non-minimal queue)
+UGAL_BIAS = 50
+
+#: where the reference simulator takes a packet's draws from: ``seed`` (the simulation's
+#: generator, from its one seed) or ``merlin`` (one generator per router as merlin keeps
+#: them: SST's ``XORShiftRNG`` seeded with the router id + 1, :class:`XorShift`)
+MERLIN_DRAWS = ("seed", "merlin")
+
+#: topogen's name of each merlin routing -> (merlin topology, merlin's ``algorithm``)
+MERLIN_ROUTINGS = {
+    "merlin-dragonfly-valiant": ("dragonfly", "valiant"),
+    "merlin-dragonfly-ugal": ("dragonfly", "ugal"),
+    "merlin-hyperx-valiant": ("hyperx", "valiant"),
+    "merlin-hyperx-doal": ("hyperx", "DOAL"),
+}
+
+
+class MerlinRouting(Routing):
+    """Base of merlin's randomised and adaptive routings (module docs).
+
+    Attributes
+    ----------
+    run_time_choices : bool
+        The route is chosen hop by hop from the output queues while the packet moves
+        (:meth:`start`, :meth:`choose`); :meth:`path` then gives the empty network's
+        choice.  False: :meth:`path` draws the whole route at the source.
+    routes_self : bool
+        A packet between two endpoints of one router enters the network.
+    """
+
+    deterministic = False
+    run_time_choices = False
+    routes_self = False
+    #: the reference simulator's output-buffered router runs it on
+    #: :class:`topogen.sim._obuf_adaptive.MerlinChoiceEngine`
+    merlin_engine = True
+
+    def __init__(self, topology, *, algorithm: str, params: dict, num_vcs: int, seed=None, draws: str = "seed"):
+        if draws not in MERLIN_DRAWS:
+            raise ParameterError(f"draws must be one of {', '.join(MERLIN_DRAWS)}, got {draws!r}")
+        seed = resolve_seed(seed)
+        super().__init__(topology, algorithm=algorithm, params=dict(params, seed=seed, draws=draws), num_vcs=num_vcs)
+        self.seed = seed
+        self.draws = draws
+        self._rng = make_rng(seed)
+        view = self.view
+        src = np.repeat(np.arange(self.num_switches), np.diff(view.indptr)).tolist()
+        #: (router, neighbour) -> CSR entry (the directed link)
+        self.entry_of = {(u, int(w)): i for i, (u, w) in enumerate(zip(src, view.indices.tolist()))}
+
+    # ------------------------------------------------------------ what subclasses give
+    def path_set(self, src: int, dst: int) -> list:
+        """Every ``(switches, vcs)`` a packet from ``src`` to ``dst`` may take."""
+        raise NotImplementedError
+
+    def draw_path(self, src: int, dst: int, u32) -> tuple:
+        """``(switches, vcs)`` of one packet, its draws taken from ``u32()`` (the next
+        32-bit number of the source router's generator, used as merlin uses it)."""
+        raise NotImplementedError
+
+    def start(self, src: int, dst: int, u32) -> list:
+        """The per-packet state of a run-time routing (its draw at the source router,
+        from ``u32``, as :meth:`draw_path`)."""
+        raise NotImplementedError
+
+    def choose(self, state: list, at: int, vc_in: int, queue, u32):
+        """The hops decided at router ``at`` for a packet that came in on VC ``vc_in``:
+        ``(next switches, their VCs, done)``; ``queue(entry, vc)`` is the flits in the
+        output buffer of that (link, VC) at ``at``, ``u32`` router ``at``'s generator
+        (ties).  ``done``: the last switch given is the destination."""
+        raise NotImplementedError
+
+    def path(self, src: int, dst: int, rng=None):
+        """One packet's path and VCs (:meth:`draw_path` with draws from ``rng``, a
+        :class:`numpy.random.Generator`, or the routing's own generator); the run-time
+        routings give the empty network's choice, and only without ``rng``.
+
+        Raises
+        ------
+        ParameterError
+            A run-time routing asked for a packet's path (``rng`` given): its path is
+            chosen from the queues as the packet goes (the input-queued router does not
+            make merlin's choices)."""
+        if self.run_time_choices and rng is not None:
+            raise ParameterError(
+                f"{self.algorithm} chooses its hops from SST's output queues as the packet goes; simulate it on the "
+                "output-buffered router: SimConfig(router='output-buffered', obuf_vcs='routing')")
+        src, dst = self._pair(src, dst)
+        if src == dst and not self.routes_self:
+            return np.asarray([src], dtype=np.int32), np.zeros(0, dtype=np.int16)
+        gen = self._rng if rng is None else rng
+        sw, vcs = self.draw_path(src, dst, lambda: int(gen.integers(1 << 32)))
+        return np.asarray(sw, dtype=np.int32), np.asarray(vcs, dtype=np.int16)
+
+    # ------------------------------------------------------------ shared
+    def _pair(self, src, dst):
+        n = self.num_switches
+        return _check_switch("src", src, n), _check_switch("dst", dst, n)
+
+    def all_paths(self, src: int) -> dict:
+        """``{dst: [[hop 1, ..., dst], ...]}``, each path as likely as the others (the
+        valiant routings' exact distribution; SST anytopo's weighted source routes)."""
+        if self.run_time_choices:
+            raise ParameterError(f"{self.algorithm} chooses its path from the queues at run time; it has no fixed "
+                                 "distribution of paths to export")
+        src = _check_switch("src", src, self.num_switches)
+        return {d: [list(map(int, sw[1:])) for sw, _ in self.path_set(src, d)]
+                for d in range(self.num_switches) if d != src}
+
+    def dependency_chunks(self, pairs=None):
+        """The dependencies of every path of :meth:`path_set` (all ordered pairs, or
+        ``pairs``)."""
+        n, v = self.num_switches, self.num_vcs
+        if pairs is None:
+            pairs = [(s, d) for s in range(n) for d in range(n) if s != d or self.routes_self]
+        else:
+            pairs = [(int(s), int(d)) for s, d in np.asarray(pairs).reshape(-1, 2)]
+        ent = self.entry_of
+        used, a_l, b_l = [], [], []
+        for s, d in pairs:
+            for sw, vcs in self.path_set(s, d):
+                if len(sw) < 2:
+                    continue
+                ch = np.asarray([ent[int(x), int(y)] for x, y in zip(sw[:-1], sw[1:])], dtype=np.int64) * v
+                ch = ch + np.asarray(vcs, dtype=np.int64)
+                used.append(ch)
+                a_l.append(ch[:-1])
+                b_l.append(ch[1:])
+        if not used:
+            return
+        yield np.unique(np.concatenate(used)), np.concatenate(a_l), np.concatenate(b_l)
+
+    def describe_check(self) -> str:
+        return f"every path {self.algorithm} may take (every intermediate and every adaptive choice), with its VCs"
+
+    def metadata(self) -> dict:
+        md = super().metadata()
+        md["kind"] = "merlin"
+        return md
+
+
+class XorShift:
+    """SST core's ``XORShiftRNG`` (``src/sst/core/rng/xorshift.cc``): ``seed(s)`` sets
+    ``x = s`` and ``y = z = w = 0``; each ``generateNextUInt32`` is Marsaglia's xorshift128
+    step.  merlin's dragonfly and hyperx keep one per router, seeded with the router id
+    + 1; from such small seeds the first outputs repeat (seed 1: 2057 four times)."""
+
+    __slots__ = ("x", "y", "z", "w")
+
+    def __init__(self, seed: int):
+        if not 0 < int(seed) < 1 << 32:
+            raise ParameterError(f"XORShiftRNG's seed must be in [1, 2**32), got {seed!r}")
+        self.x, self.y, self.z, self.w = int(seed), 0, 0, 0
+
+    def __call__(self) -> int:
+        """The next 32-bit number (``generateNextUInt32``)."""
+        t = (self.x ^ (self.x << 11)) & 0xFFFFFFFF
+        self.x, self.y, self.z = self.y, self.z, self.w
+        w = self.w
+        self.w = w = (w ^ (w >> 19) ^ t ^ (t >> 8)) & 0xFFFFFFFF
+        return w
+
+
+# ---------------------------------------------------------------------------- dragonfly
+class MerlinDragonflyRouting(MerlinRouting):
+    """merlin.dragonfly's ``valiant`` or ``ugal`` (module docs) on topogen's dragonfly
+    with one global link between every pair of groups."""
+
+    def __init__(self, topology, rule: str, *, seed=None, bias: int = UGAL_BIAS, draws: str = "seed"):
+        from .._validate import check_int
+        from .ugal_booksim import gateways
+
+        if rule not in ("valiant", "ugal"):
+            raise ParameterError(f"merlin.dragonfly's routing must be valiant or ugal here, got {rule!r}")
+        group_of, gateway, a = gateways(topology)
+        groups = len(gateway)
+        if groups < 3:
+            raise ParameterError(f"merlin.dragonfly routes {rule} as minimal with 2 groups or fewer (dragonfly.cc); "
+                                 f"this dragonfly has {groups}: use dragonfly-min")
+        self.bias = check_int("bias", bias, 0, 1 << 20)
+        super().__init__(topology, algorithm=f"merlin-dragonfly-{rule}",
+                         params={"as": f"SST merlin.dragonfly {rule}", "bias": self.bias,
+                                 "vc_rule": "VC 0, +1 where a global link enters; inside the source group the "
+                                            + ("second hop on VC 1" if rule == "valiant" else "non-minimal second "
+                                               "hop on VC 2")},
+                         num_vcs=3, seed=seed, draws=draws)
+        self.rule = rule
+        self.run_time_choices = rule == "ugal"
+        self.group_of = group_of.tolist()
+        self.gateway = gateway.tolist()
+        self.a = int(a)
+        self.groups = groups
+
+    def _global(self, u: int, w: int) -> bool:
+        return self.group_of[u] != self.group_of[w]
+
+    def min_path(self, s: int, d: int) -> list:
+        """dragonfly.cc's minimal route: local, global, local (each when needed)."""
+        g, gw = self.group_of, self.gateway
+        if s == d:
+            return [s]
+        if g[s] == g[d]:
+            return [s, d]
+        out = [s]
+        r = gw[g[s]][g[d]]
+        if r != s:
+            out.append(r)
+        y = gw[g[d]][g[s]]
+        out.append(y)
+        if y != d:
+            out.append(d)
+        return out
+
+    def via(self, s: int, mid: int, d: int) -> list:
+        """The valiant path: through router ``mid`` inside one group, else through group
+        ``mid``."""
+        g = self.group_of
+        if g[s] == g[d]:
+            return [s, d] if mid == d else [s, mid, d]
+        first = self.min_path(s, self.gateway[mid][g[s]])  # into group mid: s .. its landing router
+        x = first[-1]
+        return first + self.min_path(x, d)[1:]
+
+    def vcs_of(self, sw: list, vc0: int = 0) -> list:
+        """merlin's VCs along ``sw`` (module docs)."""
+        g = self.group_of
+        if len(sw) == 3 and g[sw[0]] == g[sw[-1]] == g[sw[1]]:  # non-minimal inside a group
+            return [vc0, vc0 + (1 if self.rule == "valiant" else 2)]
+        out, vc = [], vc0
+        for u, w in zip(sw[:-1], sw[1:]):
+            out.append(vc)
+            if g[u] != g[w]:
+                vc += 1
+        return out
+
+    def draw(self, s: int, d: int, u32) -> int:
+        """``process_input``'s intermediate: a router of the group other than ``s``
+        (``u32() % a`` until it is not ``s``), or a group other than ``s``'s and ``d``'s
+        (``getValiantGroup``: ``u32() % groups`` until it is neither)."""
+        g, a = self.group_of, self.a
+        if g[s] == g[d]:
+            base = g[s] * a
+            while True:
+                r = u32() % a
+                if r != s - base:
+                    return base + r
+        while True:
+            r = u32() % self.groups
+            if r != g[s] and r != g[d]:
+                return r
+
+    def draw_path(self, src: int, dst: int, u32) -> tuple:
+        if src == dst:
+            return [src], []
+        if self.rule == "ugal":  # the empty network's choice: minimal
+            sw = self.min_path(src, dst)
+        else:
+            sw = self.via(src, self.draw(src, dst, u32), dst)
+        return sw, self.vcs_of(sw)
+
+    def path_set(self, src: int, dst: int) -> list:
+        src, dst = self._pair(src, dst)
+        if src == dst:
+            return [([src], [])]
+        g = self.group_of
+        if g[src] == g[dst]:
+            mids = [m for m in range(g[src] * self.a, (g[src] + 1) * self.a) if m != src]
+        else:
+            mids = [x for x in range(self.groups) if x not in (g[src], g[dst])]
+        out = []
+        if self.rule == "ugal":
+            sw = self.min_path(src, dst)
+            out.append((sw, self.vcs_of(sw)))
+        for m in mids:
+            sw = self.via(src, m, dst)
+            if self.rule == "ugal" and sw == out[0][0]:
+                continue
+            out.append((sw, self.vcs_of(sw)))
+        return out
+
+    # ------------------------------------------------------------ ugal's run-time choice
+    def start(self, src: int, dst: int, u32) -> list:
+        return [dst, self.draw(src, dst, u32), 0]
+
+    def choose(self, state: list, at: int, vc_in: int, queue, u32):
+        d, mid, stage = state
+        g, gw, ent, bias = self.group_of, self.gateway, self.entry_of, self.bias
+        gs, gd = g[at], g[d]
+        if gs == gd:  # at the source router, destination in its group
+            if queue(ent[at, d], vc_in) <= 2 * queue(ent[at, mid], vc_in) + bias:
+                return [d], [vc_in], True
+            return [mid, d], [vc_in, vc_in + 2], True
+        r_min, r_val = gw[gs][gd], gw[gs][mid]
+        if stage == 0:  # the source router (route_ugal, host port)
+            n_min = gw[gd][gs] if r_min == at else r_min
+            n_val = gw[mid][gs] if r_val == at else r_val
+            w_min = queue(ent[at, n_min], vc_in)
+            w_val = 2 * queue(ent[at, n_val], vc_in) + bias
+            minimal = w_min < w_val or (w_min == w_val and u32() % 2 == 0)  # a tie: one of the two at random
+            nxt = n_min if minimal else n_val
+            if r_min == r_val != at:  # the next router holds both global links: it chooses again
+                state[2] = 1
+                return [nxt], [vc_in], False
+        else:  # a router of the source group holding both global links (intragroup port)
+            w_min = queue(ent[at, gw[gd][gs]], vc_in)
+            w_val = 2 * queue(ent[at, gw[mid][gs]], vc_in) + bias
+            minimal = not w_min > w_val
+        sw = self.min_path(at, d) if minimal else self.via(at, mid, d)
+        return sw[1:], self.vcs_of(sw, vc_in), True
+
+
+# ---------------------------------------------------------------------------- HyperX
+class MerlinHyperxRouting(MerlinRouting):
+    """merlin.hyperx's ``valiant`` or ``DOAL`` (module docs) on topogen's hyperx (width 1)."""
+
+    def __init__(self, topology, rule: str, *, seed=None, draws: str = "seed"):
+        if rule not in ("valiant", "DOAL"):
+            raise ParameterError(f"merlin.hyperx's routing must be valiant or DOAL here, got {rule!r}")
+        if topology.name != "hyperx" or "dims" not in topology.params:
+            raise ParameterError(f"merlin.hyperx's routings need a hyperx topology, got {topology.name!r}; build one "
+                                 "with `topogen generate hyperx`")
+        dims = [int(k) for k in topology.params["dims"]]
+        super().__init__(topology, algorithm=f"merlin-hyperx-{rule.lower()}",
+                         params={"as": f"SST merlin.hyperx {rule}",
+                                 "vc_rule": ("VC 0 to the intermediate, VC 1 from it" if rule == "valiant" else
+                                             "VC 1 on a non-minimal hop, VC 0 otherwise")},
+                         num_vcs=2, seed=seed, draws=draws)
+        self.rule = rule
+        self.run_time_choices = rule == "DOAL"
+        self.routes_self = rule == "valiant"
+        self.dims = dims
+        self.strides = [int(np.prod(dims[:i])) for i in range(len(dims))]
+
+    def loc(self, v: int) -> list:
+        return [(v // s) % k for s, k in zip(self.strides, self.dims)]
+
+    def dor(self, s: int, d: int) -> list:
+        """``routeDORBase``: the lowest dimension that differs first, straight to the
+        destination's coordinate."""
+        out, cur = [s], s
+        a, b = self.loc(s), self.loc(d)
+        for i, st in enumerate(self.strides):
+            if a[i] != b[i]:
+                cur += (b[i] - a[i]) * st
+                out.append(cur)
+        return out
+
+    def via(self, s: int, mid: int, d: int):
+        first = self.dor(s, mid)
+        second = self.dor(mid, d)
+        return first + second[1:], [0] * (len(first) - 1) + [1] * (len(second) - 1)
+
+    def draw_path(self, src: int, dst: int, u32) -> tuple:
+        if self.rule == "DOAL" or (src == dst and not self.routes_self):  # DOAL's empty-network choice: DOR
+            sw = self.dor(src, dst)
+            return sw, [0] * (len(sw) - 1)
+        n = self.num_switches
+        while True:  # process_input: u32() % routers until it is not the source
+            mid = u32() % n
+            if mid != src:
+                return self.via(src, mid, dst)
+
+    def path_set(self, src: int, dst: int) -> list:
+        src, dst = self._pair(src, dst)
+        if self.rule == "valiant":
+            return [self.via(src, m, dst) for m in range(self.num_switches) if m != src]
+        out = []
+
+        def walk(at, vc_in, sw, vcs):
+            if at == dst:
+                out.append((sw, vcs))
+                return
+            for nxt, vc in self._options(at, dst, vc_in):
+                walk(nxt, vc, sw + [nxt], vcs + [vc])
+
+        walk(src, 0, [src], [])
+        return out
+
+    def _options(self, at: int, d: int, vc_in: int) -> list:
+        """DOAL's candidates at ``at`` in port order: ``(next router, VC)``."""
+        a, b = self.loc(at), self.loc(d)
+        i = next(i for i in range(len(a)) if a[i] != b[i])
+        st = self.strides[i]
+        direct = at + (b[i] - a[i]) * st
+        if vc_in == 1:
+            return [(direct, 0)]
+        return [(at + (c - a[i]) * st, 0 if c == b[i] else 1) for c in range(self.dims[i]) if c != a[i]]
+
+    def start(self, src: int, dst: int, u32) -> list:
+        return [dst]
+
+    def choose(self, state: list, at: int, vc_in: int, queue, u32):
+        d = state[0]
+        ent = self.entry_of
+        best, pick = None, None
+        for nxt, vc in self._options(at, d, vc_in):
+            q = queue(ent[at, nxt], vc)
+            w = q if vc == vc_in or vc_in == 1 else 2 * q + 1
+            if best is None or w < best:
+                best, pick = w, (nxt, vc)
+        return [pick[0]], [pick[1]], pick[0] == d
+
+
+# ---------------------------------------------------------------------------- constructors
+def merlin_dragonfly(topology, rule: str = "valiant", *, seed=None, bias: int = UGAL_BIAS,
+                     draws: str = "seed") -> MerlinDragonflyRouting:
+    """SST merlin.dragonfly's ``valiant`` or ``ugal`` on topogen's dragonfly (module docs);
+    ``draws`` as :data:`MERLIN_DRAWS` describes.
+
+    Raises
+    ------
+    ParameterError
+        Not a dragonfly with one global link between every pair of groups and at least
+        3 groups, or another rule.
+    """
+    return MerlinDragonflyRouting(topology, rule, seed=seed, bias=bias, draws=draws)
+
+
+def merlin_hyperx(topology, rule: str = "valiant", *, seed=None, draws: str = "seed") -> MerlinHyperxRouting:
+    """SST merlin.hyperx's ``valiant`` or ``DOAL`` on topogen's hyperx (module docs);
+    ``draws`` as :data:`MERLIN_DRAWS` describes."""
+    return MerlinHyperxRouting(topology, rule, seed=seed, draws=draws)
+
+
+def merlin_routing(topology, name: str, *, seed=None, num_vcs=None, draws: str = "seed",
+                   bias: int | None = None) -> MerlinRouting:
+    """The routing of :data:`MERLIN_ROUTINGS` called ``name`` (``bias``: the dragonfly's,
+    default :data:`UGAL_BIAS`)."""
+    if name not in MERLIN_ROUTINGS:
+        raise ParameterError(f"merlin routing must be one of {', '.join(MERLIN_ROUTINGS)}, got {name!r}")
+    family, rule = MERLIN_ROUTINGS[name]
+    if family == "dragonfly":
+        r = merlin_dragonfly(topology, rule, seed=seed, draws=draws, bias=UGAL_BIAS if bias is None else bias)
+    else:
+        r = merlin_hyperx(topology, rule, seed=seed, draws=draws)
+    if num_vcs not in (None, r.num_vcs):
+        raise ParameterError(f"{name} uses exactly {r.num_vcs} VCs, as merlin declares them; got vcs={num_vcs}")
+    return r
