@@ -44,6 +44,8 @@ _EXPORTS = {
     **dict.fromkeys(("anca", "nca", "AncaRouting", "NcaRouting"), ".anca"),
     **dict.fromkeys(("ugal_booksim", "UgalBooksimRouting", "dragonfly_min"), ".ugal_booksim"),
     **dict.fromkeys(("romm", "valiant_booksim", "PhaseRouting"), ".romm"),
+    **dict.fromkeys(("flatfly_xyyx", "flatfly_valiant", "FlatflyRouting"), ".flatfly_booksim"),
+    **dict.fromkeys(("dor_bal", "BalancedDor"), ".dor_bal"),
 }
 
 __all__ = [
@@ -52,7 +54,8 @@ __all__ = [
     "layered", "valiant", "ugal_candidates", "ugal_select", "check", "load_routing", "spread_ties",
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
     "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
-    "romm", "valiant_booksim", "PhaseRouting",
+    "romm", "valiant_booksim", "PhaseRouting", "flatfly_xyyx", "flatfly_valiant", "FlatflyRouting",
+    "dor_bal", "BalancedDor",
 ]
 
 
@@ -107,6 +110,11 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     dragonfly with one global link per pair of groups, 3 VCs.
     ``romm`` / ``valiant-booksim`` (:func:`romm`, :func:`valiant_booksim`): BookSim2's
     two-phase ``romm_mesh`` / ``valiant_mesh`` on a ``mesh``, 2 VCs (one per phase).
+    ``flatfly-xyyx`` / ``flatfly-valiant`` (:func:`flatfly_xyyx`, :func:`flatfly_valiant`):
+    BookSim2's ``xyyx_flatfly`` / ``valiant_flatfly`` on a ``flattened-butterfly`` (or
+    ``hyperx``), 2 VCs (one per order or phase).
+    ``dor-bal`` (:func:`dor_bal`): BookSim2's ``dim_order_bal`` on a ``torus``, 2 VCs
+    (its balanced two-dateline halves).
     """
     from ..errors import ParameterError
 
@@ -221,6 +229,14 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .romm import romm, valiant_booksim
 
         return (romm if algorithm == "romm" else valiant_booksim)(topology, seed=seed, num_vcs=vcs)
+    if algorithm == "dor-bal":  # BookSim's dim_order_bal on a torus
+        from .dor_bal import dor_bal
+
+        return dor_bal(topology, seed=seed, num_vcs=vcs)
+    if algorithm in ("flatfly-xyyx", "flatfly-valiant"):  # BookSim's randomised flatfly routings
+        from .flatfly_booksim import flatfly_valiant, flatfly_xyyx
+
+        return (flatfly_xyyx if algorithm == "flatfly-xyyx" else flatfly_valiant)(topology, seed=seed, num_vcs=vcs)
     from .ugal import UGAL_VARIANTS, ugal
     from .valiant import valiant
 
