@@ -46,6 +46,7 @@ _EXPORTS = {
     **dict.fromkeys(("romm", "valiant_booksim", "PhaseRouting"), ".romm"),
     **dict.fromkeys(("flatfly_xyyx", "flatfly_valiant", "FlatflyRouting"), ".flatfly_booksim"),
     **dict.fromkeys(("dor_bal", "BalancedDor"), ".dor_bal"),
+    **dict.fromkeys(("nca_random", "RandomNca"), ".nca_random"),
 }
 
 __all__ = [
@@ -55,7 +56,7 @@ __all__ = [
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
     "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
     "romm", "valiant_booksim", "PhaseRouting", "flatfly_xyyx", "flatfly_valiant", "FlatflyRouting",
-    "dor_bal", "BalancedDor",
+    "dor_bal", "BalancedDor", "nca_random", "RandomNca",
 ]
 
 
@@ -115,6 +116,8 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     ``hyperx``), 2 VCs (one per order or phase).
     ``dor-bal`` (:func:`dor_bal`): BookSim2's ``dim_order_bal`` on a ``torus``, 2 VCs
     (its balanced two-dateline halves).
+    ``nca-random`` (:func:`nca_random`): BookSim2's ``fattree_nca`` on a ``kary-ntree``:
+    a uniform up port per packet and hop, 1 VC.
     """
     from ..errors import ParameterError
 
@@ -229,6 +232,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .romm import romm, valiant_booksim
 
         return (romm if algorithm == "romm" else valiant_booksim)(topology, seed=seed, num_vcs=vcs)
+    if algorithm == "nca-random":  # BookSim's fattree nca: a random up port per hop
+        from .nca_random import nca_random
+
+        return nca_random(topology, seed=seed, num_vcs=vcs)
     if algorithm == "dor-bal":  # BookSim's dim_order_bal on a torus
         from .dor_bal import dor_bal
 

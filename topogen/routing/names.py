@@ -4,7 +4,7 @@
 #: the algorithms :func:`topogen.routing.route` computes by name
 ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "dor-random", "valiant", "escape", "hop", "layered",
               "dsnf", "ugal-l", "ugal-g", "nca", "anca", "ugal-booksim",
-              "romm", "valiant-booksim", "flatfly-xyyx", "flatfly-valiant", "dor-bal")
+              "romm", "valiant-booksim", "flatfly-xyyx", "flatfly-valiant", "dor-bal", "nca-random")
 
 #: how a table routing assigns virtual channels (``vc_rule`` of a routing folder)
 VC_RULES = ("const", "hop", "dateline", "layer")
