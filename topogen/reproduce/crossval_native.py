@@ -1,7 +1,7 @@
 """Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
 ``mesh``/``torus`` (``kncube.cpp``; the mesh also with ``romm`` and ``valiant``, topogen's
 :mod:`topogen.routing.romm`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
-``ugal``), ``fattree`` (``nca``, ``anca``) and ``flatfly`` (``ran_min``; ``valiant`` and ``xyyx``,
+``ugal``), ``fattree`` (``nca`` as topogen's ``nca-random``, ``anca``) and ``flatfly`` (``ran_min``; ``valiant`` and ``xyyx``,
 topogen's :mod:`topogen.routing.flatfly_booksim`, on the flit-level router), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
 gives each family's reading of the sources and the measurements.  The details below are
@@ -180,9 +180,11 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         k = check_int("k", k, 2, hint=" (BookSim fattree's arity: k down and k up ports per router)")
         n = check_int("n", n, 2, hint=" (BookSim fattree's levels)")
         opts = {"topology": "fattree", "k": k, "n": n, "routing_function": routing}
-        # nca: BookSim draws the up port per hop (RandomInt), topogen's nca is a fixed
-        # Latin-square table; anca: topogen's anca with BookSim's two-draw rule
-        return NativeFamily("fattree", k, n, opts, "kary-ntree", {"k": k, "n": n}, routing, 1, hosts=k ** n)
+        # nca: BookSim draws the up port per packet and hop (RandomInt): topogen's nca-random
+        # (its nca is a fixed Latin-square table, the one the exports take); anca: topogen's
+        # anca with BookSim's two-draw rule
+        return NativeFamily("fattree", k, n, opts, "kary-ntree", {"k": k, "n": n},
+                            "nca-random" if routing == "nca" else routing, 1, hosts=k ** n)
     if family == "dragonfly":
         k = check_int("k", k, 1, hint=" (BookSim dragonflynew's terminals per router)")
         if n != 1:

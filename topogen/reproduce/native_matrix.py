@@ -97,10 +97,7 @@ _NATIVE_TRY = {("torus", "valiant"): "valiant", ("flatfly", "adaptive_xyyx"): "a
                ("flatfly", "ugal"): "ugal", ("torus", "min_adapt"): "min_adapt"}
 
 #: the cause of a column's known difference from native, per (family, routing, column)
-CAUSES = {
-    ("fattree", "nca", "reference"): "topogen's nca is a fixed up-port table per (switch, destination); BookSim "
-                                     "draws the up port per packet and hop: a different routing on purpose",
-}
+CAUSES: dict = {}
 #: what anynet's min is beside a routing where the family's text does not say it
 _EXPORT_WHAT = {
     ("mesh", "romm"): "one fixed shortest path per pair, not ROMM's random intermediate in the minimal quadrant",
