@@ -25,8 +25,11 @@ ALLOCATORS = ("separable", "fifo")
 VC_ALLOCS = ("booksim", "credits")
 #: when a run that did not converge is saturated: ``booksim`` (only through
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
-#: under 90 % of the offered packets or left a backlog at the sources)
-STOP_RULES = ("booksim", "strict")
+#: under 90 % of the offered packets or left a backlog at the sources); with either, a run
+#: whose backlog grew over the measurement is saturated too
+#: (:func:`topogen.sim.measure.falls_behind`).  ``latency-only``: BookSim's rule alone
+#: (latency_thres, no check of the accepted packets), for matching BookSim's verdicts
+STOP_RULES = ("booksim", "strict", "latency-only")
 #: packet generation: ``bernoulli`` (every cycle each host creates a packet with
 #: probability p: BookSim's injection process) or ``periodic`` (every host creates one
 #: packet every 1/p cycles, all hosts in step from cycle 0: SST merlin.offered_load's)
