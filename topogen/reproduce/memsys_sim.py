@@ -150,9 +150,11 @@ def _run_point(task) -> dict:
     from ._backend import PointRunner, run_point
 
     t0 = time.perf_counter()
+    c0 = time.process_time()
     topo = build(key, value)
     algorithm = FAMILIES[key][4]
     rt = route(topo, None, algorithm)
+    c1 = time.process_time()
     cfg = dict(config, num_vcs=max(int(config["num_vcs"]), int(getattr(rt, "num_vcs", 1) or 1)))
     runner = PointRunner(simulator, rt, traffic="uniform", load_unit="flits", seed=sim_seed,
                          raw_dir=raw_dir, self_packets=True, **cfg)
@@ -166,7 +168,21 @@ def _run_point(task) -> dict:
             "latency_cycles": float(row["latency_avg"]) if done else math.nan,
             "hops_avg": float(row.get("hops_avg", math.nan)) if done else math.nan,
             "accepted": float(row.get("accepted_flit_rate", math.nan)),
-            "seconds": round(time.perf_counter() - t0, 1), "reused": reused}
+            "seconds": round(time.perf_counter() - t0, 1),
+            "setup_cpu_s": round(c1 - c0, 1), "cpu_s": round(time.process_time() - c0, 1),
+            "peak_rss_mb": _peak_rss_mb(), "reused": reused}
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this (worker) process so far, MB (NaN where unknown)."""
+    try:
+        import resource
+        import sys
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(peak / (1 << 20) if sys.platform == "darwin" else peak / 1024, 0)
+    except (ImportError, OSError):
+        return math.nan
 
 
 def _slope(g: pd.DataFrame) -> float:
@@ -354,7 +370,9 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
              f"up to {max_nodes:,} nodes, {simulator} simulator")
     notes = [
         f"Ran {len(table)} networks of {len(set(table.key))} families on the {simulator} simulator in "
-        f"{wall:.0f} s wall ({workers} worker(s)); simulation seed {sim_seed}"
+        f"{wall:.0f} s wall ({workers} worker(s)), {table.cpu_s.sum():.0f} s of CPU in the points "
+        f"({table.setup_cpu_s.sum():.0f} s of it building and routing the networks), peak memory of one "
+        f"point {table.peak_rss_mb.max():,.0f} MB; simulation seed {sim_seed}"
         + (f"; {reused} point(s) read back from {results}." if reused else "."),
         "Model (our reading; the paper states no settings): BookSim's defaults -- 1-flit packets, "
         "16 VCs x 8 flits, one cycle per router stage, 1-cycle links, Bernoulli injection, uniform "
