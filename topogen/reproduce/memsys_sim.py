@@ -42,7 +42,11 @@ Where the paper is silent (our choices)
   booksim`` every network is routed by BookSim's anynet ``min`` (the row says so).
 * **Sizes**: every construction of each family up to ``max_nodes`` (default 1,100, so the
   whole figure runs in about 10 minutes on 2 shared cores); the paper goes to 100,000+ nodes
-  (the Dragonfly) and 5,618 (MMS2).
+  (the Dragonfly) and 5,618 (MMS2).  ``max_nodes=5618`` (74 networks) takes about 12 CPU
+  minutes and 2.1 GB with two workers (measured 2026-11-29): the simulations are the cost,
+  the memory MMS2 q = 53's routing tables (1.0 GB in its worker); ``workers=1`` keeps the
+  memory at one network's.  Each row has the point's ``cpu_s`` (``setup_cpu_s`` of it
+  building and routing) and its worker's ``peak_rss_mb``.
 * **Families**: MMS2 = the MMS graph of q (Slim Fly's router graph, 2q^2 routers), q = 3..53
   gives the paper's 18..5,618; Dragonfly = :func:`~topogen.generators.memsys.memsys_dragonfly`
   with s = 1; Angelfish / Angelfish Lite on the Petersen graph and MMS subnets; Flying Fish
