@@ -181,8 +181,8 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
 #: SST merlin's own topologies compared (``--native FAMILY --simulators sst``)
 SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
 #: merlin's routing of each family compared here (the first is the default)
-SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL"),
-                "dragonfly": ("minimal", "valiant", "ugal"), "fattree": ("deterministic",)}
+SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL", "MIN-A", "DOR-ND"),
+                "dragonfly": ("minimal", "valiant", "ugal", "adaptive-local", "min-a"), "fattree": ("deterministic",)}
 #: topogen's routing of merlin's randomised and adaptive ones (topogen.routing.merlin_adaptive)
 #: and how merlin's rule reads
 MERLIN_ADAPTIVE = {
@@ -195,6 +195,15 @@ MERLIN_ADAPTIVE = {
                                "route_nonadaptive)"),
     ("dragonfly", "ugal"): ("merlin-dragonfly-ugal", "minimal unless q(minimal) > 2 q(valiant) + 50 flits at the "
                             "source router (dragonfly.cc route_ugal)"),
+    ("dragonfly", "adaptive-local"): ("merlin-dragonfly-adaptive-local", "valiant's draw; at the source router the "
+                                      "valiant route when its first output buffer has more than twice the free "
+                                      "space of the minimal one (dragonfly.cc route_adaptive_local)"),
+    ("dragonfly", "min-a"): ("merlin-dragonfly-min-a", "minimal (one global link per pair of groups: one minimal "
+                             "port); VC 0, VC 1 from the router a global link enters (dragonfly.cc route_mina)"),
+    ("hyperx", "MIN-A"): ("merlin-hyperx-min-a", "minimal, any unaligned dimension: the lowest q(port, next VC), "
+                          "the lowest dimension on a tie; hop h on VC h (hyperx.cc routeMINA)"),
+    ("hyperx", "DOR-ND"): ("dor", "DOR; the least loaded of a dimension's parallel links, which width 1 does not "
+                           "have: DOR's route (hyperx.cc routeDORND)"),
 }
 
 

@@ -40,6 +40,24 @@ router ``i``.
     other ``2 q(port, VC 1) + 1`` (it then runs on VC 1); the lowest weight wins, the
     first in port order (increasing coordinate) on a tie.  A packet that came in on
     VC 1 goes straight to the destination's coordinate on VC 0.
+``merlin-dragonfly-adaptive-local`` (``algorithm = adaptive-local``, 3 VCs;
+``route_nonadaptive`` then ``route_adaptive_local``)
+    valiant's draw; at the source router the valiant route when the free space of
+    the output buffer (``output_credits``) of its first hop is more than
+    ``adaptive_threshold`` (2.0) times that of the minimal route's first hop, else the
+    minimal route; from there the route and VCs are valiant's (minimal: VC 0, +1 where
+    a global link enters).
+``merlin-dragonfly-min-a`` (``algorithm = min-a``, 2 VCs; ``route_mina``)
+    with one global link between every pair of groups there is one minimal port: the
+    minimal route, VC 0, +1 where a global link enters.
+``merlin-hyperx-min-a`` (``algorithm = MIN-A``, one VC per dimension; ``routeMINA``)
+    at every router the minimal link of each unaligned dimension, weighed by the
+    output queue of the next VC; the lowest wins, the lowest dimension on a tie; hop
+    ``h`` runs on VC ``h``.
+
+At the destination router merlin.dragonfly gives a packet that came in over a global
+port the next VC before it is sent to its host (:meth:`MerlinRouting.eject_vc`): it
+leaves from that VC's output buffer.
 
 The random draws are made by :meth:`MerlinRouting.path` (the valiant routings); the
 run-time choices of the adaptive ones (:attr:`MerlinRouting.run_time_choices`) by the
@@ -74,7 +92,14 @@ MERLIN_ROUTINGS = {
     "merlin-dragonfly-ugal": ("dragonfly", "ugal"),
     "merlin-hyperx-valiant": ("hyperx", "valiant"),
     "merlin-hyperx-doal": ("hyperx", "DOAL"),
+    "merlin-dragonfly-adaptive-local": ("dragonfly", "adaptive-local"),
+    "merlin-dragonfly-min-a": ("dragonfly", "min-a"),
+    "merlin-hyperx-min-a": ("hyperx", "MIN-A"),
 }
+
+#: ``adaptive_threshold`` of ``dragonfly.cc`` (adaptive-local: valiant when its output
+#: buffer has more than this many times the free space of the minimal one)
+ADAPTIVE_LOCAL_THRESHOLD = 2.0
 
 
 class MerlinRouting(Routing):
@@ -125,12 +150,19 @@ class MerlinRouting(Routing):
         from ``u32``, as :meth:`draw_path`)."""
         raise NotImplementedError
 
-    def choose(self, state: list, at: int, vc_in: int, queue, u32):
+    def choose(self, state: list, at: int, vc_in: int, queue, u32, space=None):
         """The hops decided at router ``at`` for a packet that came in on VC ``vc_in``:
         ``(next switches, their VCs, done)``; ``queue(entry, vc)`` is the flits in the
-        output buffer of that (link, VC) at ``at``, ``u32`` router ``at``'s generator
-        (ties).  ``done``: the last switch given is the destination."""
+        output buffer of that (link, VC) at ``at`` (merlin's ``output_queue_lengths``),
+        ``space(entry, vc)`` its free flits (merlin's ``output_credits``), ``u32`` router
+        ``at``'s generator (ties).  ``done``: the last switch given is the destination."""
         raise NotImplementedError
+
+    def eject_vc(self, sw: list, vcs: list) -> int:
+        """The VC of the output buffer a packet that took ``sw`` on ``vcs`` leaves the
+        network from, at its destination router (merlin sets it when it routes the packet
+        there): the VC it came in on unless the topology's rule changes it there."""
+        return vcs[-1] if vcs else 0
 
     def path(self, src: int, dst: int, rng=None):
         """One packet's path and VCs (:meth:`draw_path` with draws from ``rng``, a
@@ -224,6 +256,10 @@ class XorShift:
 
 
 # ---------------------------------------------------------------------------- dragonfly
+#: merlin.dragonfly's ``algorithm`` values written here
+DRAGONFLY_RULES = ("valiant", "ugal", "adaptive-local", "min-a")
+
+
 class MerlinDragonflyRouting(MerlinRouting):
     """merlin.dragonfly's ``valiant`` or ``ugal`` (module docs) on topogen's dragonfly
     with one global link between every pair of groups."""
@@ -232,22 +268,24 @@ class MerlinDragonflyRouting(MerlinRouting):
         from .._validate import check_int
         from .ugal_booksim import gateways
 
-        if rule not in ("valiant", "ugal"):
-            raise ParameterError(f"merlin.dragonfly's routing must be valiant or ugal here, got {rule!r}")
+        if rule not in DRAGONFLY_RULES:
+            raise ParameterError(f"merlin.dragonfly's routing must be one of {', '.join(DRAGONFLY_RULES)} here, "
+                                 f"got {rule!r}")
         group_of, gateway, a = gateways(topology)
         groups = len(gateway)
-        if groups < 3:
+        if groups < 3 and rule != "min-a":
             raise ParameterError(f"merlin.dragonfly routes {rule} as minimal with 2 groups or fewer (dragonfly.cc); "
                                  f"this dragonfly has {groups}: use dragonfly-min")
         self.bias = check_int("bias", bias, 0, 1 << 20)
         super().__init__(topology, algorithm=f"merlin-dragonfly-{rule}",
                          params={"as": f"SST merlin.dragonfly {rule}", "bias": self.bias,
-                                 "vc_rule": "VC 0, +1 where a global link enters; inside the source group the "
-                                            + ("second hop on VC 1" if rule == "valiant" else "non-minimal second "
-                                               "hop on VC 2")},
-                         num_vcs=3, seed=seed, draws=draws)
+                                 "vc_rule": "VC 0, +1 where a global link enters" + (
+                                     "" if rule == "min-a" else "; inside the source group the " + (
+                                         "non-minimal second hop on VC 2" if rule == "ugal" else
+                                         "second hop on VC 1"))},
+                         num_vcs=2 if rule == "min-a" else 3, seed=seed, draws=draws)
         self.rule = rule
-        self.run_time_choices = rule == "ugal"
+        self.run_time_choices = rule in ("ugal", "adaptive-local")
         self.group_of = group_of.tolist()
         self.gateway = gateway.tolist()
         self.a = int(a)
@@ -287,13 +325,22 @@ class MerlinDragonflyRouting(MerlinRouting):
         """merlin's VCs along ``sw`` (module docs)."""
         g = self.group_of
         if len(sw) == 3 and g[sw[0]] == g[sw[-1]] == g[sw[1]]:  # non-minimal inside a group
-            return [vc0, vc0 + (1 if self.rule == "valiant" else 2)]
+            return [vc0, vc0 + (2 if self.rule == "ugal" else 1)]
         out, vc = [], vc0
         for u, w in zip(sw[:-1], sw[1:]):
             out.append(vc)
             if g[u] != g[w]:
                 vc += 1
         return out
+
+    def eject_vc(self, sw: list, vcs: list) -> int:
+        """``route_nonadaptive`` / ``route_ugal`` at the destination router: a packet that
+        came in over a global port gets ``setVC(vc + 1)`` before it is sent to its host, so
+        it leaves from the output buffer of the next VC; one that came in over a local
+        port keeps its VC."""
+        if not vcs:
+            return 0
+        return vcs[-1] + (1 if self._global(sw[-2], sw[-1]) else 0)
 
     def draw(self, s: int, d: int, u32) -> int:
         """``process_input``'s intermediate: a router of the group other than ``s``
@@ -314,7 +361,9 @@ class MerlinDragonflyRouting(MerlinRouting):
     def draw_path(self, src: int, dst: int, u32) -> tuple:
         if src == dst:
             return [src], []
-        if self.rule == "ugal":  # the empty network's choice: minimal
+        if self.rule == "min-a":  # one minimal path (one global link per pair of groups)
+            sw = self.min_path(src, dst)
+        elif self.run_time_choices:  # the empty network's choice: minimal
             sw = self.min_path(src, dst)
         else:
             sw = self.via(src, self.draw(src, dst, u32), dst)
@@ -325,17 +374,20 @@ class MerlinDragonflyRouting(MerlinRouting):
         if src == dst:
             return [([src], [])]
         g = self.group_of
+        if self.rule == "min-a":
+            sw = self.min_path(src, dst)
+            return [(sw, self.vcs_of(sw))]
         if g[src] == g[dst]:
             mids = [m for m in range(g[src] * self.a, (g[src] + 1) * self.a) if m != src]
         else:
             mids = [x for x in range(self.groups) if x not in (g[src], g[dst])]
         out = []
-        if self.rule == "ugal":
+        if self.run_time_choices:
             sw = self.min_path(src, dst)
             out.append((sw, self.vcs_of(sw)))
         for m in mids:
             sw = self.via(src, m, dst)
-            if self.rule == "ugal" and sw == out[0][0]:
+            if self.run_time_choices and sw == out[0][0]:
                 continue
             out.append((sw, self.vcs_of(sw)))
         return out
@@ -344,7 +396,9 @@ class MerlinDragonflyRouting(MerlinRouting):
     def start(self, src: int, dst: int, u32) -> list:
         return [dst, self.draw(src, dst, u32), 0]
 
-    def choose(self, state: list, at: int, vc_in: int, queue, u32):
+    def choose(self, state: list, at: int, vc_in: int, queue, u32, space=None):
+        if self.rule == "adaptive-local":
+            return self._choose_local(state, at, vc_in, space)
         d, mid, stage = state
         g, gw, ent, bias = self.group_of, self.gateway, self.entry_of, self.bias
         gs, gd = g[at], g[d]
@@ -358,7 +412,8 @@ class MerlinDragonflyRouting(MerlinRouting):
             n_val = gw[mid][gs] if r_val == at else r_val
             w_min = queue(ent[at, n_min], vc_in)
             w_val = 2 * queue(ent[at, n_val], vc_in) + bias
-            minimal = w_min < w_val or (w_min == w_val and u32() % 2 == 0)  # a tie: one of the two at random
+            pick = u32()  # route_ugal draws among the lowest weights even when one port has it
+            minimal = w_min < w_val or (w_min == w_val and pick % 2 == 0)  # a tie: one of the two at random
             nxt = n_min if minimal else n_val
             if r_min == r_val != at:  # the next router holds both global links: it chooses again
                 state[2] = 1
@@ -370,25 +425,42 @@ class MerlinDragonflyRouting(MerlinRouting):
         sw = self.min_path(at, d) if minimal else self.via(at, mid, d)
         return sw[1:], self.vcs_of(sw, vc_in), True
 
+    def _choose_local(self, state: list, at: int, vc_in: int, space):
+        """``route_adaptive_local`` at the source router (the only router where it chooses
+        on these networks: the other adaptive point, a global port of the intermediate
+        group, has no valiant side): the valiant route when the free space of the output
+        buffer (``output_credits``) of its first hop is more than ``adaptive_threshold``
+        (2.0) times that of the minimal route's first hop, else minimal; from there the
+        route is ``route_nonadaptive``'s with the VCs of ``valiant``."""
+        d, mid, _ = state
+        ent = self.entry_of
+        s_min, s_val = self.min_path(at, d), self.via(at, mid, d)
+        c_min = space(ent[at, s_min[1]], vc_in)
+        c_val = space(ent[at, s_val[1]], vc_in)
+        sw = s_val if c_val > int(c_min * ADAPTIVE_LOCAL_THRESHOLD) else s_min
+        return sw[1:], self.vcs_of(sw, vc_in), True
+
 
 # ---------------------------------------------------------------------------- HyperX
 class MerlinHyperxRouting(MerlinRouting):
     """merlin.hyperx's ``valiant`` or ``DOAL`` (module docs) on topogen's hyperx (width 1)."""
 
     def __init__(self, topology, rule: str, *, seed=None, draws: str = "seed"):
-        if rule not in ("valiant", "DOAL"):
-            raise ParameterError(f"merlin.hyperx's routing must be valiant or DOAL here, got {rule!r}")
+        if rule not in HYPERX_RULES:
+            raise ParameterError(f"merlin.hyperx's routing must be one of {', '.join(HYPERX_RULES)} here, "
+                                 f"got {rule!r}")
         if topology.name != "hyperx" or "dims" not in topology.params:
             raise ParameterError(f"merlin.hyperx's routings need a hyperx topology, got {topology.name!r}; build one "
                                  "with `topogen generate hyperx`")
         dims = [int(k) for k in topology.params["dims"]]
         super().__init__(topology, algorithm=f"merlin-hyperx-{rule.lower()}",
                          params={"as": f"SST merlin.hyperx {rule}",
-                                 "vc_rule": ("VC 0 to the intermediate, VC 1 from it" if rule == "valiant" else
-                                             "VC 1 on a non-minimal hop, VC 0 otherwise")},
-                         num_vcs=2, seed=seed, draws=draws)
+                                 "vc_rule": {"valiant": "VC 0 to the intermediate, VC 1 from it",
+                                             "DOAL": "VC 1 on a non-minimal hop, VC 0 otherwise",
+                                             "MIN-A": "hop h on VC h"}[rule]},
+                         num_vcs=len(dims) if rule == "MIN-A" else 2, seed=seed, draws=draws)
         self.rule = rule
-        self.run_time_choices = rule == "DOAL"
+        self.run_time_choices = rule in ("DOAL", "MIN-A")
         self.routes_self = rule == "valiant"
         self.dims = dims
         self.strides = [int(np.prod(dims[:i])) for i in range(len(dims))]
@@ -413,7 +485,7 @@ class MerlinHyperxRouting(MerlinRouting):
         return first + second[1:], [0] * (len(first) - 1) + [1] * (len(second) - 1)
 
     def draw_path(self, src: int, dst: int, u32) -> tuple:
-        if self.rule == "DOAL" or (src == dst and not self.routes_self):  # DOAL's empty-network choice: DOR
+        if self.run_time_choices or (src == dst and not self.routes_self):  # the empty network's choice: DOR
             sw = self.dor(src, dst)
             return sw, [0] * (len(sw) - 1)
         n = self.num_switches
@@ -426,6 +498,18 @@ class MerlinHyperxRouting(MerlinRouting):
         src, dst = self._pair(src, dst)
         if self.rule == "valiant":
             return [self.via(src, m, dst) for m in range(self.num_switches) if m != src]
+        if self.rule == "MIN-A":  # every order of the unaligned dimensions, hop h on VC h
+            from itertools import permutations
+
+            a, b = self.loc(src), self.loc(dst)
+            out = []
+            for order in permutations([i for i in range(len(a)) if a[i] != b[i]]):
+                sw, cur = [src], src
+                for i in order:
+                    cur += (b[i] - a[i]) * self.strides[i]
+                    sw.append(cur)
+                out.append((sw, list(range(len(sw) - 1))))
+            return out
         out = []
 
         def walk(at, vc_in, sw, vcs):
@@ -451,9 +535,11 @@ class MerlinHyperxRouting(MerlinRouting):
     def start(self, src: int, dst: int, u32) -> list:
         return [dst]
 
-    def choose(self, state: list, at: int, vc_in: int, queue, u32):
+    def choose(self, state: list, at: int, vc_in: int, queue, u32, space=None):
         d = state[0]
         ent = self.entry_of
+        if self.rule == "MIN-A":
+            return self._choose_mina(d, at, len(state) - 1, queue, state)
         best, pick = None, None
         for nxt, vc in self._options(at, d, vc_in):
             q = queue(ent[at, nxt], vc)
@@ -461,6 +547,23 @@ class MerlinHyperxRouting(MerlinRouting):
             if best is None or w < best:
                 best, pick = w, (nxt, vc)
         return [pick[0]], [pick[1]], pick[0] == d
+
+    def _choose_mina(self, d: int, at: int, hops: int, queue, state: list):
+        """``routeMINA``: the minimal link of every unaligned dimension, weighed by
+        ``q(port, VC hops)`` (``hops`` links taken so far: the VC the packet came in on
+        plus one, VC 0 from the source); the lowest wins, the lowest dimension on a tie;
+        the hop runs on VC ``hops``."""
+        a, b = self.loc(at), self.loc(d)
+        ent = self.entry_of
+        best, pick = None, None
+        for i in range(len(a)):
+            if a[i] != b[i]:
+                nxt = at + (b[i] - a[i]) * self.strides[i]
+                w = queue(ent[at, nxt], hops)
+                if best is None or w < best:
+                    best, pick = w, nxt
+        state.append(pick)
+        return [pick], [hops], pick == d
 
 
 # ---------------------------------------------------------------------------- constructors
@@ -476,6 +579,10 @@ def merlin_dragonfly(topology, rule: str = "valiant", *, seed=None, bias: int = 
         3 groups, or another rule.
     """
     return MerlinDragonflyRouting(topology, rule, seed=seed, bias=bias, draws=draws)
+
+
+#: merlin.hyperx's ``algorithm`` values written here
+HYPERX_RULES = ("valiant", "DOAL", "MIN-A")
 
 
 def merlin_hyperx(topology, rule: str = "valiant", *, seed=None, draws: str = "seed") -> MerlinHyperxRouting:

@@ -97,6 +97,10 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         """Flits in the output buffer of link ``e``'s VC ``vc`` (merlin's output_queue_lengths)."""
         return self.oflits - self.ospace[e * _VCS + vc]
 
+    def _space(self, e: int, vc: int) -> int:
+        """Free flits in the output buffer of link ``e``'s VC ``vc`` (merlin's output_credits)."""
+        return self.ospace[e * _VCS + vc]
+
     def _create(self, t: int, src: int, dst: int) -> None:
         measured = self.measure_from <= t < self.measure_to
         if measured:
@@ -130,7 +134,8 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         ent = self.entry_of
         ports = tuple(ent[u, w] for u, w in zip(sw[:-1], sw[1:]))
         pkt.ports = pkt.ports + ports + (self.ej_base + pkt.dst,)
-        pkt.vlo = (0,) + tuple(v * self.kcls for v in vcs)
+        k = self.kcls
+        pkt.vlo = (0,) + tuple(v * k for v in vcs) + (r.eject_vc(sw, vcs) * k,)
         pkt.links = len(ports)
 
     def _adapt(self, pkt, sw: int) -> None:
@@ -138,7 +143,8 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         if len(pkt.ports) > pkt.hop:
             return
         k = self.kcls
-        nxt, vcs, done = self.mroute.choose(pkt.state, sw, pkt.vlo[-1] // k, self._queue, self._gen(sw))
+        nxt, vcs, done = self.mroute.choose(pkt.state, sw, pkt.vlo[-1] // k, self._queue, self._gen(sw),
+                                            self._space)
         ent = self.entry_of
         prev = sw
         ports = []
@@ -150,3 +156,5 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         if done:
             pkt.ports = pkt.ports + (self.ej_base + pkt.dst,)
             pkt.links = len(pkt.ports) - 2
+            last = nxt[-2] if len(nxt) > 1 else sw
+            pkt.vlo = pkt.vlo + (self.mroute.eject_vc([last, nxt[-1]], [pkt.vlo[-1] // k]) * k,)
