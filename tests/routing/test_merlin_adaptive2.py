@@ -1,0 +1,168 @@
+"""merlin.dragonfly's ``adaptive-local`` and ``min-a``, merlin.hyperx's ``MIN-A``
+(topogen/routing/merlin_adaptive.py): each rule against merlin's walk over merlin's own
+cabling, the choices against the weights read from dragonfly.cc / hyperx.cc, the deadlock
+check, and the VC a packet leaves the dragonfly from."""
+
+import itertools
+
+import pytest
+
+import topogen
+from topogen.errors import ParameterError
+from topogen.routing import check, route
+from topogen.routing.merlin_adaptive import ADAPTIVE_LOCAL_THRESHOLD, MERLIN_ROUTINGS, merlin_dragonfly, merlin_hyperx
+from topogen.reproduce.crossval_native_sst import merlin_network, merlin_route
+
+
+def _dragonfly(k):
+    return topogen.generate("dragonfly", a=2 * k, p=k, h=k, arrangement="absolute", global_port_order="router")
+
+
+def _space(table, default=66):
+    return lambda ent, vc: table.get(ent, default)
+
+
+def _no_queue(ent, vc):
+    raise AssertionError("adaptive-local reads the free space (output_credits), not the queue")
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_min_a_is_merlins_minimal_walk(k):
+    """route_mina with one global link per pair of groups: merlin's minimal walk over
+    merlin's cabling (crossval_native_sst.merlin_route), routers and VCs."""
+    r = merlin_dragonfly(_dragonfly(k), "min-a")
+    net = merlin_network("dragonfly", k, 1, "minimal")
+    assert r.num_vcs == 2 and not r.run_time_choices
+    p = k
+    for s, d in itertools.permutations(range(len(net.num_ports)), 2):
+        hops = merlin_route(net, s * p, d * p)
+        sw = [h[0] for h in hops]
+        vcs = [h[2] for h in hops[:-1]]
+        ((path, pvcs),) = r.path_set(s, d)
+        assert path == sw and pvcs == vcs
+        # the ejection VC: merlin's last hop (to the host port) carries it
+        assert r.eject_vc(path, pvcs) == hops[-1][2]
+
+
+@pytest.mark.parametrize("rule", ["valiant", "ugal", "adaptive-local"])
+def test_dragonfly_ejection_vc_is_merlins(rule):
+    """A packet that came in over a global port gets VC + 1 at its destination router
+    too: merlin's walk (merlin_route, minimal) ends on that VC; valiant routes end on 2."""
+    r = merlin_dragonfly(_dragonfly(2), rule)
+    g = r.group_of
+    for s, d in [(0, 20), (0, 3), (5, 30)]:
+        for sw, vcs in r.path_set(s, d):
+            ej = r.eject_vc(sw, vcs)
+            if g[sw[-2]] != g[sw[-1]]:
+                assert ej == vcs[-1] + 1
+            else:
+                assert ej == vcs[-1]
+            if sum(g[u] != g[w] for u, w in zip(sw, sw[1:])) == 2:  # through an intermediate group
+                assert ej == 2
+
+
+def test_adaptive_local_choice_by_free_space():
+    """route_adaptive_local: valiant when its first output buffer has more than twice the
+    free space of the minimal one's (66-flit buffers of 33-flit packets: only when the
+    minimal one is full and the valiant one is not)."""
+    r = merlin_dragonfly(_dragonfly(2), "adaptive-local")
+    e = r.entry_of
+    assert r.run_time_choices and r.num_vcs == 3 and ADAPTIVE_LOCAL_THRESHOLD == 2.0
+    one = lambda: 0  # noqa: E731
+    # inside a group: 4 -> 6 via 5
+    st = [6, 5, 0]
+    assert r.choose(list(st), 4, 0, _no_queue, one, _space({e[4, 6]: 33})) == ([6], [0], True)
+    assert r.choose(list(st), 4, 0, _no_queue, one, _space({e[4, 6]: 0, e[4, 5]: 0})) == ([6], [0], True)
+    assert r.choose(list(st), 4, 0, _no_queue, one, _space({e[4, 6]: 0, e[4, 5]: 1})) == ([5, 6], [0, 1], True)
+    assert r.choose(list(st), 4, 0, _no_queue, one, _space({e[4, 6]: 20, e[4, 5]: 41})) == ([5, 6], [0, 1], True)
+    assert r.choose(list(st), 4, 0, _no_queue, one, _space({e[4, 6]: 20, e[4, 5]: 40})) == ([6], [0], True)
+    # between groups: router 0 to router 33 (group 8) through group 2
+    d, mid = 33, 2
+    n_min, n_val = r.min_path(0, d)[1], r.via(0, mid, d)[1]
+    assert n_min != n_val
+    hops, vcs, done = r.choose([d, mid, 0], 0, 0, _no_queue, one, _space({e[0, n_min]: 0}))
+    assert done and hops == r.via(0, mid, d)[1:] and vcs == r.vcs_of(r.via(0, mid, d))
+    hops, vcs, done = r.choose([d, mid, 0], 0, 0, _no_queue, one, _space({e[0, n_min]: 33}))
+    assert done and hops == r.min_path(0, d)[1:] and vcs == [0, 0, 1][:len(hops)]
+
+
+def test_adaptive_local_path_set_and_deadlock_check():
+    r = merlin_dragonfly(_dragonfly(2), "adaptive-local")
+    v = merlin_dragonfly(_dragonfly(2), "valiant")
+    for s, d in [(0, 3), (0, 33), (9, 30)]:
+        ps = r.path_set(s, d)
+        assert ps[0] == (r.min_path(s, d), r.vcs_of(r.min_path(s, d)))
+        # every valiant path, with valiant's VCs (VC 1 on an intermediate's second hop)
+        assert {tuple(map(tuple, x)) for x in v.path_set(s, d)} <= {tuple(map(tuple, x)) for x in ps}
+    assert check(r).acyclic
+    with pytest.raises(ParameterError, match="queues at run time"):
+        r.all_paths(0)  # chosen at run time: no fixed distribution to export
+    assert check(merlin_dragonfly(_dragonfly(2), "min-a")).acyclic
+
+
+def test_ugal_draws_for_every_packet_leaving_its_group():
+    """route_ugal picks among the lowest weights with rng() % size even when one port has
+    the lowest weight, so the source router's generator advances for every packet that
+    leaves its group (not only on ties)."""
+    r = merlin_dragonfly(_dragonfly(2), "ugal")
+    calls = []
+
+    def u32():
+        calls.append(1)
+        return 0
+
+    r.choose([33, 2, 0], 0, 0, lambda ent, vc: 0, u32)  # 0 < 50: minimal, no tie
+    assert len(calls) == 1
+    r.choose([6, 5, 0], 4, 0, lambda ent, vc: 0, u32)  # inside the group: no draw
+    assert len(calls) == 1
+
+
+# ---------------------------------------------------------------- HyperX MIN-A
+def test_mina_path_set_is_every_dimension_order():
+    t = topogen.generate("hyperx", dims=(3, 3, 3))
+    r = merlin_hyperx(t, "MIN-A")
+    assert r.num_vcs == 3 and r.run_time_choices
+    s, d = 0, 26  # (0,0,0) -> (2,2,2)
+    ps = r.path_set(s, d)
+    assert len(ps) == 6 and all(v == [0, 1, 2] for _, v in ps)
+    # each path is minimal (every hop aligns one coordinate): 3 links, distinct
+    assert len({tuple(p) for p, _ in ps}) == 6 and all(len(p) == 4 and p[-1] == d for p, _ in ps)
+    assert len(r.path_set(0, 2)) == 1  # one unaligned dimension
+    assert check(r).acyclic
+
+
+def test_mina_choice_by_next_vc_queue():
+    """routeMINA: weigh each unaligned dimension's minimal port by q(port, VC in + 1),
+    VC 0 from the source; lowest dimension on a tie; the hop runs on that VC."""
+    t = topogen.generate("hyperx", dims=(4, 4))
+    r = merlin_hyperx(t, "MIN-A")
+    e = r.entry_of
+    st = r.start(0, 15, lambda: 0)
+    seen = []
+
+    def q(table):
+        def f(ent, vc):
+            seen.append(vc)
+            return table.get((ent, vc), 0)
+        return f
+
+    hops, vcs, done = r.choose(st, 0, 0, q({}), None)
+    assert hops == [3] and vcs == [0] and not done and set(seen) == {0}  # tie: dimension 0
+    st = r.start(0, 15, lambda: 0)
+    hops, vcs, done = r.choose(st, 0, 0, q({(e[0, 3], 0): 33}), None)
+    assert hops == [12] and vcs == [0]  # dimension 0 busier: dimension 1
+    seen.clear()
+    hops, vcs, done = r.choose(st, 12, 0, q({(e[12, 15], 0): 66}), None)  # reads VC 1, not 0
+    assert hops == [15] and vcs == [1] and done and set(seen) == {1}
+
+
+def test_dor_nd_and_names():
+    assert MERLIN_ROUTINGS["merlin-hyperx-min-a"] == ("hyperx", "MIN-A")
+    assert MERLIN_ROUTINGS["merlin-dragonfly-adaptive-local"] == ("dragonfly", "adaptive-local")
+    t = topogen.generate("hyperx", dims=(4, 4))
+    assert route(t, None, "merlin-hyperx-min-a").num_vcs == 2
+    # DOR-ND on width 1 is DOR: the native comparison runs topogen's dor beside it
+    net = merlin_network("hyperx", 4, 2, "DOR-ND")
+    assert net.routing == "dor" and net.params["algorithm"] == "DOR-ND"
+    with pytest.raises(ParameterError, match="VDAL"):
+        merlin_hyperx(t, "VDAL")
