@@ -1,4 +1,5 @@
-"""merlin.dragonfly ``adaptive-local`` and ``min-a``, merlin.hyperx ``MIN-A`` and ``DOR-ND`` on
+"""merlin.dragonfly ``adaptive-local`` and ``min-a``, merlin.hyperx ``MIN-A`` and ``DOR-ND``,
+merlin.fattree ``adaptive`` on
 real SST (``-m sst``) beside topogen's equivalent on the reference simulator (the native
 run's destinations and draws) and, for the routings fixed at the source, topogen's SST
 export, at two loads below 60 % of the native saturation measured in docs/crossval.md."""
@@ -20,6 +21,8 @@ CASES = [
     ("dragonfly", "min-a", (0.15, 0.3), {"native", "reference", "export"}, ("reference", "export")),
     ("hyperx", "MIN-A", (0.3, 0.5), {"native", "reference"}, ("reference",)),
     ("hyperx", "DOR-ND", (0.25, 0.45), {"native", "reference", "export"}, ("reference", "export")),
+    # anytopo refuses the fat tree's upper routers (no endpoint): no export column
+    ("fattree", "adaptive", (0.2, 0.35), {"native", "reference"}, ("reference",)),
 ]
 
 
@@ -27,7 +30,8 @@ CASES = [
 def test_merlin_adaptive_routing_agrees(tmp_path, family, routing, loads, columns, agree):
     k, n = (2, 1) if family == "dragonfly" else (4, 2)
     res = crossval_native_sst(tmp_path / "out", family=family, k=k, n=n, routing=routing, loads=loads, binary=SST)
-    assert res.structure["isomorphic"] and res.structure["identity"]
+    # merlin numbers the fat tree from the leaves, topogen from the roots: isomorphic only
+    assert res.structure["isomorphic"] and res.structure["identity"] == (family != "fattree")
     by = {(x["load"], x["column"]): x for x in res.lines}
     assert {c for _, c in by} == columns
     for load in loads:

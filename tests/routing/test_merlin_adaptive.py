@@ -237,7 +237,8 @@ def test_doal_choice_and_path_set():
 # ---------------------------------------------------------------- deadlock check, names, export
 @pytest.mark.parametrize("name", sorted(MERLIN_ROUTINGS))
 def test_deadlock_free_on_merlins_vcs(name):
-    t = _dragonfly(1) if "dragonfly" in name else topogen.generate("hyperx", dims=(3, 3))
+    t = (_dragonfly(1) if "dragonfly" in name else topogen.generate("kary-ntree", k=2, n=3) if "fattree" in name
+         else topogen.generate("hyperx", dims=(3, 3)))
     r = route(t, None, name, seed=4)
     rep = check(r)
     assert rep.acyclic and rep.vcs_declared == r.num_vcs and rep.vcs_used == r.num_vcs

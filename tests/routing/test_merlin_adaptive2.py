@@ -166,3 +166,65 @@ def test_dor_nd_and_names():
     assert net.routing == "dor" and net.params["algorithm"] == "DOR-ND"
     with pytest.raises(ParameterError, match="VDAL"):
         merlin_hyperx(t, "VDAL")
+
+
+# ---------------------------------------------------------------- fat tree adaptive
+@pytest.mark.parametrize("k,n", [(2, 3), (4, 2), (3, 3)])
+def test_fattree_is_merlins_tree_and_route(k, n):
+    """merlin router (level L from the leaves, level id x) is topogen's switch
+    (n - 1 - L) k^(n-1) + x: every up port lands where merlin's cabling
+    (pymerlin-topo-fattree.py) lands, and route_deterministic walked over merlin's cabling
+    (merlin_route) visits the same switches host pair by host pair."""
+    from topogen.routing.merlin_adaptive import MerlinFattreeRouting
+
+    t = topogen.generate("kary-ntree", k=k, n=n)
+    r = route(t, None, "merlin-fattree-adaptive")
+    assert isinstance(r, MerlinFattreeRouting) and r.num_vcs == 1 and r.run_time_choices and r.host_routes
+    net = merlin_network("fattree", k, n, "adaptive")
+    assert net.routing == "merlin-fattree-adaptive" and net.params["routing_alg"] == "adaptive"
+    per = k ** (n - 1)
+
+    def phi(m):
+        return (n - 1 - m // per) * per + m % per
+
+    for (m, port), (m2, _) in net.wiring.items():
+        if port >= k:  # up ports follow the k down ports
+            assert r.up(phi(m), port - k) == phi(m2)
+    for s, d in itertools.permutations(range(k ** n), 2):
+        if s // k != d // k:
+            assert r.draw_path(s, d, None)[0] == [phi(h[0]) for h in merlin_route(net, s, d)]
+    assert check(r).acyclic
+
+
+def test_fattree_adaptive_choice():
+    """fattree.cc: keep the natural up port unless its output buffer has less than half
+    its size free; then the up port with the most free space, the natural one on a tie,
+    else the first in port order.  Down routes are deterministic."""
+    t = topogen.generate("kary-ntree", k=4, n=2)
+    r = route(t, None, "merlin-fattree-adaptive")
+    e = r.entry_of
+    leaf = 4  # topogen's first leaf (roots are 0..3): hosts 0..3
+    d = 9  # host 9: leaf 6, natural up port 9 % 4 = 1
+    ups = [r.up(leaf, j) for j in range(4)]
+    assert sorted(ups) == [0, 1, 2, 3] and r.natural(leaf, d) == 1
+
+    def space(table):
+        def f(ent, vc):
+            assert vc == 0
+            return table.get(ent, 66)
+        f.size = 66
+        return f
+
+    def hop(table):
+        return r.choose([d], leaf, 0, None, None, space(table))
+
+    assert hop({}) == ([ups[1]], [0], False)
+    assert hop({e[leaf, ups[1]]: 33}) == ([ups[1]], [0], False)  # 33 >= int(66 * 0.5): natural
+    assert hop({e[leaf, ups[1]]: 32, e[leaf, ups[0]]: 0, e[leaf, ups[3]]: 40, e[leaf, ups[2]]: 40}) == (
+        [ups[2]], [0], False)  # the most free space, the first in port order on a tie
+    assert hop({e[leaf, ups[1]]: 0, e[leaf, ups[0]]: 0, e[leaf, ups[2]]: 0, e[leaf, ups[3]]: 0}) == (
+        [ups[1]], [0], False)  # nothing better: natural
+    # at a root the route goes down to the destination's leaf, whatever the queues
+    assert r.choose([d], ups[3], 0, None, None, space({})) == ([6], [0], True)
+    # every up port may be taken: four paths between two leaves
+    assert sorted(p[1] for p, _ in r.path_set(4, 6)) == [0, 1, 2, 3]

@@ -102,3 +102,37 @@ def test_adaptive_local_reads_the_free_space(monkeypatch, record):
     (sw, vcs, ej), = tr.engine.rec
     assert sw != r.min_path(0, 6) and (sw, vcs) in [(list(p), list(v)) for p, v in r.path_set(0, 6)]
     assert ej == 2
+
+
+def test_fattree_adaptive_delivers_on_merlins_up_ports(record, monkeypatch):
+    """merlin.fattree adaptive on the output-buffered router: every packet takes a path of
+    the routing, and under load some leave the natural up port (the destination host's
+    digit) when its output buffer fills; at light load none does."""
+    t = topogen.generate("kary-ntree", k=4, n=2)
+    r = route(t, None, "merlin-fattree-adaptive")
+    dests = []
+    orig = MerlinChoiceEngine._deliver
+
+    def deliver(self, pkt, tail):
+        dests.append(pkt.dst)
+        orig(self, pkt, tail)
+
+    monkeypatch.setattr(MerlinChoiceEngine, "_deliver", deliver)
+
+    def left_natural(count, span):
+        dests.clear()
+        pk = _uniform(t.num_hosts, count, span)
+        tr = run_trace(r, pk, config=_cfg(num_vcs=1), seed=5)
+        eng = tr.engine
+        assert isinstance(eng, MerlinChoiceEngine) and len(tr.pid) == len(pk) and not tr.deadlocked
+        assert eng.credits_restored() and eng.idle()
+        moved = 0
+        for (sw, vcs, ej), d in zip(eng.rec, dests):
+            if len(sw) > 1:
+                assert (sw, vcs) in [(list(p), list(v)) for p, v in r.path_set(sw[0], sw[-1])]
+                assert vcs == [0, 0] and ej == 0
+                moved += sw[1] != r.up(sw[0], r.natural(sw[0], d))
+        return moved
+
+    assert left_natural(100, 20000) == 0
+    assert left_natural(3000, 1500) > 0

@@ -182,7 +182,7 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
 SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
 #: merlin's routing of each family compared here (the first is the default)
 SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL", "MIN-A", "DOR-ND"),
-                "dragonfly": ("minimal", "valiant", "ugal", "adaptive-local", "min-a"), "fattree": ("deterministic",)}
+                "dragonfly": ("minimal", "valiant", "ugal", "adaptive-local", "min-a"), "fattree": ("deterministic", "adaptive")}
 #: topogen's routing of merlin's randomised and adaptive ones (topogen.routing.merlin_adaptive)
 #: and how merlin's rule reads
 MERLIN_ADAPTIVE = {
@@ -202,6 +202,9 @@ MERLIN_ADAPTIVE = {
                              "port); VC 0, VC 1 from the router a global link enters (dragonfly.cc route_mina)"),
     ("hyperx", "MIN-A"): ("merlin-hyperx-min-a", "minimal, any unaligned dimension: the lowest q(port, next VC), "
                           "the lowest dimension on a tie; hop h on VC h (hyperx.cc routeMINA)"),
+    ("fattree", "adaptive"): ("merlin-fattree-adaptive", "route_deterministic's up port (the destination host's "
+                               "digit) unless its output buffer is less than half free, then the up port with the "
+                               "most free space; down deterministic; one VC (fattree.cc route_packet)"),
     ("hyperx", "DOR-ND"): ("dor", "DOR; the least loaded of a dimension's parallel links, which width 1 does not "
                            "have: DOR's route (hyperx.cc routeDORND)"),
 }
@@ -324,10 +327,12 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
     n = check_int("n", n, 2, hint=" (the fat tree's levels)")
     shape = ":".join([f"{k},{k}"] * (n - 1) + [str(k)])
     wiring, endpoints, num_ports = merlin_fattree_wiring(shape)
+    topo_routing, note = MERLIN_ADAPTIVE.get(("fattree", routing), (
+        "nca", "deterministic: up port (dest / k^level) mod k, the destination host's digit "
+        "(fattree.cc route_deterministic); one VC"))
     return MerlinNetwork("fattree", k, n, "merlin.fattree", {"shape": shape, "routing_alg": routing}, wiring,
-                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, "nca", routing,
-                         "deterministic: up port (dest / k^level) mod k, the destination host's digit "
-                         "(fattree.cc route_deterministic); one VC")
+                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, topo_routing, routing,
+                         note)
 
 
 def merlin_hyperx_wiring(dims) -> dict:
@@ -762,10 +767,10 @@ def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, me
 
 def _empty_network_table(routing, net: MerlinNetwork):
     """The table routing of ``routing``'s empty-network paths (DOR, minimal)."""
-    if net.family == "hyperx":
+    if net.family in ("hyperx", "fattree"):
         from ..routing import route
 
-        return route(routing.topology, None, "dor")
+        return route(routing.topology, None, "dor" if net.family == "hyperx" else "nca")
     from ..routing.ugal_booksim import dragonfly_min
 
     return dragonfly_min(routing.topology)

@@ -69,6 +69,8 @@ lists every path any draw or choice can give, with its VCs; the deadlock check
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .._rng import make_rng, resolve_seed
@@ -95,7 +97,12 @@ MERLIN_ROUTINGS = {
     "merlin-dragonfly-adaptive-local": ("dragonfly", "adaptive-local"),
     "merlin-dragonfly-min-a": ("dragonfly", "min-a"),
     "merlin-hyperx-min-a": ("hyperx", "MIN-A"),
+    "merlin-fattree-adaptive": ("fattree", "adaptive"),
 }
+
+#: ``adaptive_threshold`` of ``fattree.cc`` (adaptive up routes: leave the natural up port
+#: when its output buffer has less than this fraction of its size free)
+FATTREE_THRESHOLD = 0.5
 
 #: ``adaptive_threshold`` of ``dragonfly.cc`` (adaptive-local: valiant when its output
 #: buffer has more than this many times the free space of the minimal one)
@@ -118,6 +125,9 @@ class MerlinRouting(Routing):
     deterministic = False
     run_time_choices = False
     routes_self = False
+    #: :meth:`draw_path` and :meth:`start` take host ids (the route depends on the
+    #: destination host, not only on its switch)
+    host_routes = False
     #: the reference simulator's output-buffered router runs it on
     #: :class:`topogen.sim._obuf_adaptive.MerlinChoiceEngine`
     merlin_engine = True
@@ -154,7 +164,8 @@ class MerlinRouting(Routing):
         """The hops decided at router ``at`` for a packet that came in on VC ``vc_in``:
         ``(next switches, their VCs, done)``; ``queue(entry, vc)`` is the flits in the
         output buffer of that (link, VC) at ``at`` (merlin's ``output_queue_lengths``),
-        ``space(entry, vc)`` its free flits (merlin's ``output_credits``), ``u32`` router
+        ``space(entry, vc)`` its free flits (merlin's ``output_credits``; ``space.size``
+        the buffer's size), ``u32`` router
         ``at``'s generator (ties).  ``done``: the last switch given is the destination."""
         raise NotImplementedError
 
@@ -566,6 +577,156 @@ class MerlinHyperxRouting(MerlinRouting):
         return [pick], [hops], pick == d
 
 
+# ---------------------------------------------------------------------------- fat tree
+class MerlinFattreeRouting(MerlinRouting):
+    """merlin.fattree's ``adaptive`` (``fattree.cc`` ``route_packet``) on topogen's
+    k-ary n-tree, one VC.
+
+    merlin numbers a k-ary n-tree's routers from the leaves (level ``L = 0``) up; its router
+    of level ``L`` with level id ``x`` is topogen's switch ``(n - 1 - L) k^(n-1) + x`` (the
+    same position, topogen numbering from the roots), and its hosts are topogen's.  At
+    such a switch (``pos`` its position) down port ``i`` goes to the child whose position
+    has digit ``i`` at place ``k^(L-1)`` (a leaf's down ports are its hosts), up port
+    ``j`` to the parent whose position has digit ``j`` at place ``k^L``: so
+    ``route_deterministic`` (down when the destination host is under the switch, by digit
+    ``(d / k^L) mod k``, else up port ``(d / k^L) mod k``, ``d`` the destination *host*)
+    reads the same on topogen's tree.  ``adaptive`` keeps that up port unless its output
+    buffer has less than ``adaptive_threshold`` (0.5) of its size free
+    (``output_credits < thresholds``); then it takes the up port with the most free space,
+    the natural one on a tie, else the first in port order.  Down routes are
+    deterministic.
+    """
+
+    host_routes = True
+
+    def __init__(self, topology, rule: str = "adaptive", *, seed=None, draws: str = "seed"):
+        if rule != "adaptive":
+            raise ParameterError(f"merlin.fattree's routing must be adaptive here, got {rule!r}")
+        if topology.name != "kary-ntree" or "k" not in topology.params:
+            raise ParameterError(f"merlin.fattree's adaptive routing needs a kary-ntree topology, got "
+                                 f"{topology.name!r}; build one with `topogen generate kary-ntree`")
+        k, n = int(topology.params["k"]), int(topology.params["n"])
+        if n < 2:
+            raise ParameterError(f"merlin.fattree needs at least two levels, got n={n}")
+        super().__init__(topology, algorithm="merlin-fattree-adaptive",
+                         params={"as": "SST merlin.fattree adaptive", "vc_rule": "one VC",
+                                 "threshold": FATTREE_THRESHOLD},
+                         num_vcs=1, seed=seed, draws=draws)
+        self.run_time_choices = True
+        self.k, self.n = k, n
+        self.per_level = k ** (n - 1)
+
+    def _where(self, v: int) -> tuple:
+        """(merlin level ``L``, position) of switch ``v``."""
+        return self.n - 1 - v // self.per_level, v % self.per_level
+
+    def covers(self, v: int, host: int) -> bool:
+        """Whether ``host`` is under switch ``v`` (merlin's ``low_host .. high_host``)."""
+        L, pos = self._where(v)
+        return pos // self.k ** L == host // self.k ** (L + 1)
+
+    def up(self, v: int, j: int) -> int:
+        """The switch on up port ``j`` of ``v``."""
+        L, pos = self._where(v)
+        w = self.k ** L
+        return (v // self.per_level - 1) * self.per_level + pos + (j - (pos // w) % self.k) * w
+
+    def down(self, v: int, host: int) -> int:
+        """The child of ``v`` toward ``host`` (``v`` not a leaf)."""
+        L, pos = self._where(v)
+        w = self.k ** (L - 1)
+        i = (host // self.k ** L) % self.k
+        return (v // self.per_level + 1) * self.per_level + pos + (i - (pos // w) % self.k) * w
+
+    def natural(self, v: int, host: int) -> int:
+        """``route_deterministic``'s up port at ``v`` toward ``host``."""
+        return (host // self.k ** self._where(v)[0]) % self.k
+
+    def _host(self, sw: int) -> int:
+        """The first host of leaf switch ``sw`` (switch-level calls)."""
+        return self._where(sw)[1] * self.k
+
+    def _walk(self, v: int, host: int, ups) -> list:
+        """The switches from ``v`` to ``host``'s leaf, taking up ports ``ups`` in turn."""
+        out, it = [v], iter(ups)
+        while not self.covers(out[-1], host):
+            out.append(self.up(out[-1], next(it)))
+        while self._where(out[-1])[0] > 0:
+            out.append(self.down(out[-1], host))
+        return out
+
+    def draw_path(self, src: int, dst: int, u32) -> tuple:
+        """The empty network's route between hosts ``src`` and ``dst``: deterministic."""
+        return self._det(src, dst)
+
+    def _det(self, src: int, dst: int) -> tuple:
+        hs = self._host_switch()
+        v = hs[src]
+        sw = [v]
+        while not self.covers(sw[-1], dst):
+            sw.append(self.up(sw[-1], self.natural(sw[-1], dst)))
+        while self._where(sw[-1])[0] > 0:
+            sw.append(self.down(sw[-1], dst))
+        return sw, [0] * (len(sw) - 1)
+
+    def _host_switch(self) -> list:
+        hs = getattr(self, "_hs", None)
+        if hs is None:
+            import numpy as _np
+
+            hosts = _np.asarray(self.topology.hosts)
+            hs = self._hs = _np.repeat(_np.arange(len(hosts)), hosts).tolist()
+        return hs
+
+    def path(self, src: int, dst: int, rng=None):
+        """The empty network's route between switches ``src`` and ``dst`` (toward the
+        first host of ``dst``); see :meth:`MerlinRouting.path`."""
+        if rng is not None:
+            return super().path(src, dst, rng)
+        src, dst = self._pair(src, dst)
+        if src == dst:
+            return np.asarray([src], dtype=np.int32), np.zeros(0, dtype=np.int16)
+        sw, vcs = self._det(self._host(src), self._host(dst))
+        return np.asarray(sw, dtype=np.int32), np.asarray(vcs, dtype=np.int16)
+
+    def path_set(self, src: int, dst: int) -> list:
+        src, dst = self._pair(src, dst)
+        if src == dst:
+            return [([src], [])]
+        host = self._host(dst)
+        hops = 0
+        v = src
+        while not self.covers(v, host):
+            v, hops = self.up(v, 0), hops + 1
+        out = []
+        for ups in itertools.product(range(self.k), repeat=hops):
+            sw = self._walk(src, host, ups)
+            out.append((sw, [0] * (len(sw) - 1)))
+        return out
+
+    def start(self, src: int, dst: int, u32) -> list:
+        return [dst]
+
+    def choose(self, state: list, at: int, vc_in: int, queue, u32, space=None):
+        """One hop at ``at`` toward host ``state[0]`` (module and class docs)."""
+        d = state[0]
+        if self.covers(at, d):  # down: deterministic to the leaf
+            sw = [at]
+            while self._where(sw[-1])[0] > 0:
+                sw.append(self.down(sw[-1], d))
+            return sw[1:], [0] * (len(sw) - 1), True
+        ent = self.entry_of
+        j0 = self.natural(at, d)
+        best = space(ent[at, self.up(at, j0)], 0)
+        pick = j0
+        if best < int(space.size * FATTREE_THRESHOLD):  # space.size: the output buffer's flits
+            for j in range(self.k):
+                c = space(ent[at, self.up(at, j)], 0)
+                if c > best:
+                    best, pick = c, j
+        return [self.up(at, pick)], [0], False
+
+
 # ---------------------------------------------------------------------------- constructors
 def merlin_dragonfly(topology, rule: str = "valiant", *, seed=None, bias: int = UGAL_BIAS,
                      draws: str = "seed") -> MerlinDragonflyRouting:
@@ -598,7 +759,9 @@ def merlin_routing(topology, name: str, *, seed=None, num_vcs=None, draws: str =
     if name not in MERLIN_ROUTINGS:
         raise ParameterError(f"merlin routing must be one of {', '.join(MERLIN_ROUTINGS)}, got {name!r}")
     family, rule = MERLIN_ROUTINGS[name]
-    if family == "dragonfly":
+    if family == "fattree":
+        r = MerlinFattreeRouting(topology, rule, seed=seed, draws=draws)
+    elif family == "dragonfly":
         r = merlin_dragonfly(topology, rule, seed=seed, draws=draws, bias=UGAL_BIAS if bias is None else bias)
     else:
         r = merlin_hyperx(topology, rule, seed=seed, draws=draws)

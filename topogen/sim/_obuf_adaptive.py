@@ -76,6 +76,12 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         self.u32: dict = {}  # router -> its generator (draws="merlin")
         self.pool: list = []  # 32-bit numbers from the simulation's generator (draws="seed")
 
+        def space(e, vc):
+            return self._space(e, vc)
+
+        space.size = self.oflits  # the output buffer's flits (merlin's initial output_credits)
+        self.space = space
+
     def _gen(self, sw: int):
         """Router ``sw``'s source of 32-bit numbers."""
         if self.mroute.draws == "merlin":
@@ -127,10 +133,11 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         r = self.mroute
         hs = self.host_switch
         s, d = hs[pkt.src], hs[pkt.dst]
+        a, b = (pkt.src, pkt.dst) if r.host_routes else (s, d)  # host-dependent routes take hosts
         if self.choosing:
-            pkt.state = r.start(s, d, self._gen(s))
+            pkt.state = r.start(a, b, self._gen(s))
             return
-        sw, vcs = r.draw_path(s, d, self._gen(s))
+        sw, vcs = r.draw_path(a, b, self._gen(s))
         ent = self.entry_of
         ports = tuple(ent[u, w] for u, w in zip(sw[:-1], sw[1:]))
         pkt.ports = pkt.ports + ports + (self.ej_base + pkt.dst,)
@@ -144,7 +151,7 @@ class MerlinChoiceEngine(OutputBufferedEngine):
             return
         k = self.kcls
         nxt, vcs, done = self.mroute.choose(pkt.state, sw, pkt.vlo[-1] // k, self._queue, self._gen(sw),
-                                            self._space)
+                                            self.space)
         ent = self.entry_of
         prev = sw
         ports = []
