@@ -1,5 +1,5 @@
-"""SST merlin's randomised and adaptive routings of its own dragonfly and HyperX, on
-topogen's generators of the same networks.
+"""SST merlin's randomised and adaptive routings of its own dragonfly, HyperX and fat tree,
+on topogen's generators of the same networks (the fat tree: :class:`MerlinFattreeRouting`).
 
 Read from sst-elements ``src/sst/elements/merlin/topology/dragonfly.cc`` and
 ``hyperx.cc`` (``process_input``, ``route_packet`` and the functions it calls), for one

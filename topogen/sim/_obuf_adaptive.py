@@ -1,6 +1,7 @@
 """SST merlin's randomised and adaptive routings on the output-buffered router
-(:class:`MerlinChoiceEngine`): merlin.dragonfly's ``valiant`` and ``ugal``, merlin.hyperx's
-``valiant`` and ``DOAL`` (:mod:`topogen.routing.merlin_adaptive`).
+(:class:`MerlinChoiceEngine`): merlin.dragonfly's ``valiant``, ``ugal``, ``adaptive-local`` and
+``min-a``, merlin.hyperx's ``valiant``, ``DOAL`` and ``MIN-A``, merlin.fattree's ``adaptive``
+(:mod:`topogen.routing.merlin_adaptive`).
 
 merlin draws a packet's intermediate in ``process_input``, when the packet enters the
 network at its source router, from that router's generator; it routes a packet when the
@@ -25,9 +26,12 @@ packet in and lowered when the output port starts sending it (hr_router's defaul
   head whose route is not complete (``links < 0``) the first time it looks at it at a
   router: the routing's ``choose`` gets ``queue(link, vc) = output_buf_size - free
   space`` of that router's output buffers (merlin's count) and the VC the packet came in
-  on; the hops it returns are appended to the route with their VCs (one output buffer
-  per VC class, ``obuf_vcs="routing"``), and the ejection port when they reach the
-  destination.
+  on, and ``space(link, vc)``, the free flits (merlin's ``output_credits``, ``space.size``
+  the buffer's size); the hops it returns are appended to the route with their VCs (one
+  output buffer per VC class, ``obuf_vcs="routing"``), and the ejection port when they
+  reach the destination, with the routing's ejection VC (``eject_vc``);
+* a routing with ``host_routes`` (the fat tree's: its route depends on the destination
+  host) gets host ids in ``draw_path`` and ``start`` instead of switch ids.
 
 The choice is made when the crossbar first looks at the head with its input port free,
 half a cycle or more after SST's event handler routes it (:mod:`topogen.sim._obuf`'s
