@@ -1,4 +1,4 @@
-"""merlin.dragonfly ``adaptive-local`` and ``min-a``, merlin.hyperx ``MIN-A`` and ``DOR-ND``,
+"""merlin.dragonfly ``adaptive-local`` and ``min-a``, merlin.hyperx ``MIN-A``, ``VDAL`` and ``DOR-ND``,
 merlin.fattree ``adaptive`` on
 real SST (``-m sst``) beside topogen's equivalent on the reference simulator (the native
 run's destinations and draws) and, for the routings fixed at the source, topogen's SST
@@ -21,6 +21,7 @@ CASES = [
     ("dragonfly", "min-a", (0.15, 0.3), {"native", "reference", "export"}, ("reference", "export")),
     ("hyperx", "MIN-A", (0.3, 0.5), {"native", "reference"}, ("reference",)),
     ("hyperx", "DOR-ND", (0.25, 0.45), {"native", "reference", "export"}, ("reference", "export")),
+    ("hyperx", "VDAL", (0.3, 0.55), {"native", "reference"}, ("reference",)),
     # anytopo refuses the fat tree's upper routers (no endpoint): no export column
     ("fattree", "adaptive", (0.2, 0.35), {"native", "reference"}, ("reference",)),
 ]
@@ -38,5 +39,6 @@ def test_merlin_adaptive_routing_agrees(tmp_path, family, routing, loads, column
         assert by[(load, "native")]["status"] == "completed"
         for col in agree:
             assert by[(load, col)]["verdict"].startswith("pass"), by[(load, col)]
-    # the reference runs merlin's own rule: within 1 % of native at the lower load
-    assert abs(by[(loads[0], "reference")]["ratio"] - 1) < 0.01
+    # the reference runs merlin's own rule: within 1 % of native at the lower load (VDAL draws
+    # among tied links at every router, so its draws drift apart sooner: 2 %)
+    assert abs(by[(loads[0], "reference")]["ratio"] - 1) < (0.02 if routing == "VDAL" else 0.01)

@@ -164,8 +164,8 @@ def test_dor_nd_and_names():
     # DOR-ND on width 1 is DOR: the native comparison runs topogen's dor beside it
     net = merlin_network("hyperx", 4, 2, "DOR-ND")
     assert net.routing == "dor" and net.params["algorithm"] == "DOR-ND"
-    with pytest.raises(ParameterError, match="VDAL"):
-        merlin_hyperx(t, "VDAL")
+    with pytest.raises(ParameterError, match="DOR-ND"):
+        merlin_hyperx(t, "DOR-ND")  # DOR on width 1: topogen's dor, not a merlin routing object
 
 
 # ---------------------------------------------------------------- fat tree adaptive
@@ -228,3 +228,60 @@ def test_fattree_adaptive_choice():
     assert r.choose([d], ups[3], 0, None, None, space({})) == ([6], [0], True)
     # every up port may be taken: four paths between two leaves
     assert sorted(p[1] for p, _ in r.path_set(4, 6)) == [0, 1, 2, 3]
+
+
+# ---------------------------------------------------------------- HyperX VDAL
+def test_vdal_paths_follow_the_rule():
+    """routeVDAL on 2n VCs: hop h on VC h; any link of an unaligned dimension, but not a
+    second non-minimal hop in the dimension just routed, and only minimal links once the
+    VCs left equal the unaligned dimensions."""
+    t = topogen.generate("hyperx", dims=(4, 4))
+    r = merlin_hyperx(t, "VDAL")
+    assert r.num_vcs == 4 and r.run_time_choices
+    # one unaligned dimension: direct, or through either other router of that row
+    assert sorted(p for p, _ in r.path_set(0, 1)) == [[0, 1], [0, 2, 1], [0, 3, 1]]
+    for s, d in [(0, 15), (5, 6), (3, 12)]:
+        ps = r.path_set(s, d)
+        assert len({tuple(p) for p, _ in ps}) == len(ps)
+        for sw, vcs in ps:
+            assert sw[0] == s and sw[-1] == d and vcs == list(range(len(sw) - 1)) and len(sw) - 1 <= 4
+            locs = [r.loc(v) for v in sw]
+            last = None
+            for x, y in zip(locs, locs[1:]):
+                dims = [i for i in range(2) if x[i] != y[i]]
+                assert len(dims) == 1  # one dimension per hop
+                i = dims[0]
+                assert x[i] != r.loc(d)[i]  # never in an aligned dimension
+                if y[i] != r.loc(d)[i]:  # non-minimal: not twice in a row in one dimension
+                    assert i != last
+                last = i
+    assert check(r).acyclic
+
+
+def test_vdal_choice_draws_among_ties():
+    t = topogen.generate("hyperx", dims=(4, 4))
+    r = merlin_hyperx(t, "VDAL")
+    e = r.entry_of
+    draws = []
+
+    def u32(value):
+        def f():
+            draws.append(value)
+            return value
+        return f
+
+    # empty queues at router 0 toward 15: the two minimal links tie (weight 0), the
+    # non-minimal ones weigh 1; the draw picks among the two minimal ones in port order
+    st = r.start(0, 15, None)
+    assert r.choose(st, 0, 0, lambda ent, vc: 0, u32(1)) == ([12], [0], False) and st == [15, 1, 1]
+    st = r.start(0, 15, None)
+    assert r.choose(st, 0, 0, lambda ent, vc: 0, u32(2)) == ([3], [0], False) and st == [15, 0, 1]
+    # both minimal links busy (33 flits on VC 0): a non-minimal link (1) wins; 4 of them tie
+    st = r.start(0, 15, None)
+    busy = {e[0, 3]: 33, e[0, 12]: 33}
+    hops, vcs, done = r.choose(st, 0, 0, lambda ent, vc: busy.get(ent, 0), u32(3))
+    assert hops == [8] and vcs == [0] and st == [15, 1, 1]  # candidates 1, 2 (dim 0), 4, 8 (dim 1)
+    # two VCs left and two unaligned dimensions: minimal only, no draw, lowest dimension on a tie
+    n = len(draws)
+    st = [15, 1, 2]
+    assert r.choose(st, 0, 2, lambda ent, vc: 0, u32(1)) == ([3], [2], False) and len(draws) == n

@@ -136,3 +136,20 @@ def test_fattree_adaptive_delivers_on_merlins_up_ports(record, monkeypatch):
 
     assert left_natural(100, 20000) == 0
     assert left_natural(3000, 1500) > 0
+
+
+def test_vdal_runs_on_its_paths_with_the_routers_draws(record):
+    t = topogen.generate("hyperx", dims=(4, 4))
+    r = route(t, None, "merlin-hyperx-vdal", seed=2)
+    pk = _uniform(t.num_hosts, 1200, 1500)
+    tr = run_trace(r, pk, config=_cfg(num_vcs=r.num_vcs), seed=5)
+    eng = tr.engine
+    assert isinstance(eng, MerlinChoiceEngine) and len(tr.pid) == len(pk) and not tr.deadlocked
+    assert eng.credits_restored() and eng.idle()
+    nonmin = 0
+    for sw, vcs, ej in eng.rec:
+        if len(sw) > 1:
+            assert (sw, vcs) in [(list(p), list(v)) for p, v in r.path_set(sw[0], sw[-1])]
+            assert ej == vcs[-1]
+            nonmin += len(sw) - 1 > sum(a != b for a, b in zip(r.loc(sw[0]), r.loc(sw[-1])))
+    assert nonmin > 0  # ties with the non-minimal weights 2 q + 1 are rare, but queues make some

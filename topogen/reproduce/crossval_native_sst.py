@@ -181,7 +181,7 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
 #: SST merlin's own topologies compared (``--native FAMILY --simulators sst``)
 SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
 #: merlin's routing of each family compared here (the first is the default)
-SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL", "MIN-A", "DOR-ND"),
+SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL", "MIN-A", "DOR-ND", "VDAL"),
                 "dragonfly": ("minimal", "valiant", "ugal", "adaptive-local", "min-a"), "fattree": ("deterministic", "adaptive")}
 #: topogen's routing of merlin's randomised and adaptive ones (topogen.routing.merlin_adaptive)
 #: and how merlin's rule reads
@@ -205,6 +205,9 @@ MERLIN_ADAPTIVE = {
     ("fattree", "adaptive"): ("merlin-fattree-adaptive", "route_deterministic's up port (the destination host's "
                                "digit) unless its output buffer is less than half free, then the up port with the "
                                "most free space; down deterministic; one VC (fattree.cc route_packet)"),
+    ("hyperx", "VDAL"): ("merlin-hyperx-vdal", "any link of an unaligned dimension, non-minimal weighed 2 q + 1, "
+                         "not twice in the dimension just routed, ties drawn; minimal (MIN-A) once the VCs left equal "
+                         "the unaligned dimensions; hop h on VC h of 2n (hyperx.cc routeVDAL)"),
     ("hyperx", "DOR-ND"): ("dor", "DOR; the least loaded of a dimension's parallel links, which width 1 does not "
                            "have: DOR's route (hyperx.cc routeDORND)"),
 }

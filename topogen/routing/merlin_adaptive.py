@@ -55,6 +55,14 @@ router ``i``.
     output queue of the next VC; the lowest wins, the lowest dimension on a tie; hop
     ``h`` runs on VC ``h``.
 
+``merlin-hyperx-vdal`` (``algorithm = VDAL``, two VCs per dimension; ``routeVDAL``)
+    at every router any link of an unaligned dimension, minimal ones weighed
+    ``q(port, next VC)``, non-minimal ones ``2 q + 1`` and not in the dimension of the
+    last hop; the lowest weights tie and one is drawn from the router's generator; only
+    minimal links (``routeMINA``, no draw) once the VCs left equal the unaligned
+    dimensions.  Hop ``h`` runs on VC ``h``.
+``merlin-fattree-adaptive`` (``routing_alg = adaptive``, one VC): :class:`MerlinFattreeRouting`.
+
 At the destination router merlin.dragonfly gives a packet that came in over a global
 port the next VC before it is sent to its host (:meth:`MerlinRouting.eject_vc`): it
 leaves from that VC's output buffer.
@@ -97,6 +105,7 @@ MERLIN_ROUTINGS = {
     "merlin-dragonfly-adaptive-local": ("dragonfly", "adaptive-local"),
     "merlin-dragonfly-min-a": ("dragonfly", "min-a"),
     "merlin-hyperx-min-a": ("hyperx", "MIN-A"),
+    "merlin-hyperx-vdal": ("hyperx", "VDAL"),
     "merlin-fattree-adaptive": ("fattree", "adaptive"),
 }
 
@@ -468,10 +477,10 @@ class MerlinHyperxRouting(MerlinRouting):
                          params={"as": f"SST merlin.hyperx {rule}",
                                  "vc_rule": {"valiant": "VC 0 to the intermediate, VC 1 from it",
                                              "DOAL": "VC 1 on a non-minimal hop, VC 0 otherwise",
-                                             "MIN-A": "hop h on VC h"}[rule]},
-                         num_vcs=len(dims) if rule == "MIN-A" else 2, seed=seed, draws=draws)
+                                             "MIN-A": "hop h on VC h", "VDAL": "hop h on VC h"}[rule]},
+                         num_vcs={"MIN-A": len(dims), "VDAL": 2 * len(dims)}.get(rule, 2), seed=seed, draws=draws)
         self.rule = rule
-        self.run_time_choices = rule in ("DOAL", "MIN-A")
+        self.run_time_choices = rule in ("DOAL", "MIN-A", "VDAL")
         self.routes_self = rule == "valiant"
         self.dims = dims
         self.strides = [int(np.prod(dims[:i])) for i in range(len(dims))]
@@ -509,6 +518,8 @@ class MerlinHyperxRouting(MerlinRouting):
         src, dst = self._pair(src, dst)
         if self.rule == "valiant":
             return [self.via(src, m, dst) for m in range(self.num_switches) if m != src]
+        if self.rule == "VDAL":
+            return self._vdal_paths(src, dst)
         if self.rule == "MIN-A":  # every order of the unaligned dimensions, hop h on VC h
             from itertools import permutations
 
@@ -544,11 +555,70 @@ class MerlinHyperxRouting(MerlinRouting):
         return [(at + (c - a[i]) * st, 0 if c == b[i] else 1) for c in range(self.dims[i]) if c != a[i]]
 
     def start(self, src: int, dst: int, u32) -> list:
-        return [dst]
+        return [dst, -1, 0] if self.rule == "VDAL" else [dst]
+
+    def _vdal_options(self, at: int, d: int, hops: int, last: int) -> tuple:
+        """``routeVDAL``'s candidates at ``at`` after ``hops`` links, ``last`` the dimension
+        of the last hop: ``(minimal only, [(next router, dimension, minimal)])`` in port
+        order.  Only minimal links once the VCs left equal the unaligned dimensions
+        (``routeMINA``); else every link of an unaligned dimension, but no second
+        non-minimal hop in the dimension just routed."""
+        a, b = self.loc(at), self.loc(d)
+        udims = [i for i in range(len(a)) if a[i] != b[i]]
+        only_min = len(udims) == self.num_vcs - hops
+        out = []
+        for i in udims:
+            st = self.strides[i]
+            for c in range(self.dims[i]):
+                if c == a[i] or (c != b[i] and (only_min or i == last)):
+                    continue
+                out.append((at + (c - a[i]) * st, i, c == b[i]))
+        return only_min, out
+
+    def _vdal_paths(self, src: int, dst: int) -> list:
+        out = []
+
+        def walk(at, hops, last, sw):
+            if at == dst:
+                out.append((sw, list(range(len(sw) - 1))))
+                return
+            only_min, opts = self._vdal_options(at, dst, hops, last)
+            for nxt, dim, _ in opts:
+                walk(nxt, hops + 1, last if only_min else dim, sw + [nxt])
+
+        walk(src, 0, -1, [src])
+        return out
+
+    def _choose_vdal(self, state: list, at: int, queue, u32):
+        """``routeVDAL``: weigh each candidate by ``q(port, next VC)``, ``2 q + 1`` when
+        non-minimal; the lowest weights tie and one is drawn (``rng % count``, router
+        ``at``'s generator); ``routeMINA`` (no draw, the lowest dimension on a tie) when
+        only minimal links are left.  Hop ``h`` on VC ``h``."""
+        d, last, hops = state
+        ent = self.entry_of
+        only_min, opts = self._vdal_options(at, d, hops, last)
+        best, picks = None, []
+        for nxt, dim, minimal in opts:
+            q = queue(ent[at, nxt], hops)
+            w = q if minimal else 2 * q + 1
+            if only_min:
+                if best is None or w < best:
+                    best, picks = w, [(nxt, dim)]
+            elif best is None or w < best:
+                best, picks = w, [(nxt, dim)]
+            elif w == best:
+                picks.append((nxt, dim))
+        nxt, dim = picks[0] if only_min else picks[u32() % len(picks)]
+        if not only_min:
+            state[1] = dim
+        state[2] = hops + 1
+        return [nxt], [hops], nxt == d
 
     def choose(self, state: list, at: int, vc_in: int, queue, u32, space=None):
         d = state[0]
         ent = self.entry_of
+        if self.rule == "VDAL":
+            return self._choose_vdal(state, at, queue, u32)
         if self.rule == "MIN-A":
             return self._choose_mina(d, at, len(state) - 1, queue, state)
         best, pick = None, None
@@ -743,7 +813,7 @@ def merlin_dragonfly(topology, rule: str = "valiant", *, seed=None, bias: int = 
 
 
 #: merlin.hyperx's ``algorithm`` values written here
-HYPERX_RULES = ("valiant", "DOAL", "MIN-A")
+HYPERX_RULES = ("valiant", "DOAL", "MIN-A", "VDAL")
 
 
 def merlin_hyperx(topology, rule: str = "valiant", *, seed=None, draws: str = "seed") -> MerlinHyperxRouting:
