@@ -285,3 +285,22 @@ def test_vdal_choice_draws_among_ties():
     n = len(draws)
     st = [15, 1, 2]
     assert r.choose(st, 0, 2, lambda ent, vc: 0, u32(1)) == ([3], [2], False) and len(draws) == n
+
+
+def test_ugal_draws_again_entering_the_intermediate_group():
+    """route_ugal at the router a valiant packet enters the intermediate group at (a
+    global port, not the destination group) picks among the routes to the destination
+    group with that router's generator: the route stops there, and the rest is given
+    with one draw, on the VC raised by the global link."""
+    r = merlin_dragonfly(_dragonfly(2), "ugal")
+    e = r.entry_of
+    d, mid = 33, 2
+    st = [d, mid, 0]
+    hops, vcs, done = r.choose(st, 0, 0, lambda ent, vc: 100 if ent == e[0, 3] else 0, lambda: 0)
+    assert not done and st[2] == 2 and r.group_of[hops[-1]] == mid and vcs == [0] * len(hops)
+    x = hops[-1]
+    calls = []
+    rest, rvcs, done = r.choose(st, x, 0, None, lambda: calls.append(1) or 7)
+    full = r.via(0, mid, d)
+    assert done and calls == [1] and [0] + hops + rest == full and vcs + rvcs == r.vcs_of(full)
+    assert check(r).acyclic

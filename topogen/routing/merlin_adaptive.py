@@ -420,6 +420,8 @@ class MerlinDragonflyRouting(MerlinRouting):
         if self.rule == "adaptive-local":
             return self._choose_local(state, at, vc_in, space)
         d, mid, stage = state
+        if stage == 2:
+            return self._through(state, at, vc_in, u32)
         g, gw, ent, bias = self.group_of, self.gateway, self.entry_of, self.bias
         gs, gd = g[at], g[d]
         if gs == gd:  # at the source router, destination in its group
@@ -442,8 +444,24 @@ class MerlinDragonflyRouting(MerlinRouting):
             w_min = queue(ent[at, gw[gd][gs]], vc_in)
             w_val = 2 * queue(ent[at, gw[mid][gs]], vc_in) + bias
             minimal = not w_min > w_val
-        sw = self.min_path(at, d) if minimal else self.via(at, mid, d)
-        return sw[1:], self.vcs_of(sw, vc_in), True
+        if minimal:
+            sw = self.min_path(at, d)
+            return sw[1:], self.vcs_of(sw, vc_in), True
+        # valiant: up to the router the global link enters in the intermediate group, where
+        # route_ugal draws again (its pick among the routes to the destination group)
+        sw = self.via(at, mid, d)
+        x = next(i for i, v in enumerate(sw) if g[v] == mid)
+        state[2] = 2
+        return sw[1:x + 1], self.vcs_of(sw, vc_in)[:x], False
+
+    def _through(self, state: list, at: int, vc_in: int, u32):
+        """``route_ugal`` at the router a packet enters the intermediate group at, over a
+        global port: one draw from the router's generator (``rng % count`` among the
+        routes to the destination group: one here), then on to the destination with the
+        VC raised as the global link entered."""
+        u32()
+        sw = self.min_path(at, state[0])
+        return sw[1:], self.vcs_of(sw, vc_in + 1), True
 
     def _choose_local(self, state: list, at: int, vc_in: int, space):
         """``route_adaptive_local`` at the source router (the only router where it chooses
