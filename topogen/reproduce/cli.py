@@ -93,8 +93,9 @@ def add_parsers(subparsers, parents=()) -> None:
                         "ran_min, valiant or xyyx, --param k=K --param c=C) "
                         "against topogen's generator and routing on the "
                         "reference simulator and topogen's export of it on BookSim; with --simulators sst: "
-                        "SST merlin's own torus, mesh, hyperx (--routing DOR, valiant or DOAL), dragonfly (--routing "
-                        "minimal, valiant or ugal; --param k=P: P hosts per router, 2P routers per group) or fattree (deterministic; k-ary n-tree) against "
+                        "SST merlin's own torus, mesh, hyperx (--routing DOR, valiant, DOAL, MIN-A, VDAL or DOR-ND), "
+                        "dragonfly (--routing minimal, valiant, ugal, adaptive-local or min-a; --param k=P: P hosts "
+                        "per router, 2P routers per group) or fattree (deterministic or adaptive; k-ary n-tree) against "
                         "topogen's on the reference simulator as SST runs and topogen's SST export "
                         "(docs/crossval.md, 'Native topologies')")
     c.add_argument("--no-saturation", action="store_true",

@@ -181,8 +181,8 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
 #: SST merlin's own topologies compared (``--native FAMILY --simulators sst``)
 SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
 #: merlin's routing of each family compared here (the first is the default)
-SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL"),
-                "dragonfly": ("minimal", "valiant", "ugal"), "fattree": ("deterministic",)}
+SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL", "MIN-A", "DOR-ND", "VDAL"),
+                "dragonfly": ("minimal", "valiant", "ugal", "adaptive-local", "min-a"), "fattree": ("deterministic", "adaptive")}
 #: topogen's routing of merlin's randomised and adaptive ones (topogen.routing.merlin_adaptive)
 #: and how merlin's rule reads
 MERLIN_ADAPTIVE = {
@@ -195,6 +195,21 @@ MERLIN_ADAPTIVE = {
                                "route_nonadaptive)"),
     ("dragonfly", "ugal"): ("merlin-dragonfly-ugal", "minimal unless q(minimal) > 2 q(valiant) + 50 flits at the "
                             "source router (dragonfly.cc route_ugal)"),
+    ("dragonfly", "adaptive-local"): ("merlin-dragonfly-adaptive-local", "valiant's draw; at the source router the "
+                                      "valiant route when its first output buffer has more than twice the free "
+                                      "space of the minimal one (dragonfly.cc route_adaptive_local)"),
+    ("dragonfly", "min-a"): ("merlin-dragonfly-min-a", "minimal (one global link per pair of groups: one minimal "
+                             "port); VC 0, VC 1 from the router a global link enters (dragonfly.cc route_mina)"),
+    ("hyperx", "MIN-A"): ("merlin-hyperx-min-a", "minimal, any unaligned dimension: the lowest q(port, next VC), "
+                          "the lowest dimension on a tie; hop h on VC h (hyperx.cc routeMINA)"),
+    ("fattree", "adaptive"): ("merlin-fattree-adaptive", "route_deterministic's up port (the destination host's "
+                               "digit) unless its output buffer is less than half free, then the up port with the "
+                               "most free space; down deterministic; one VC (fattree.cc route_packet)"),
+    ("hyperx", "VDAL"): ("merlin-hyperx-vdal", "any link of an unaligned dimension, non-minimal weighed 2 q + 1, "
+                         "not twice in the dimension just routed, ties drawn; minimal (MIN-A) once the VCs left equal "
+                         "the unaligned dimensions; hop h on VC h of 2n (hyperx.cc routeVDAL)"),
+    ("hyperx", "DOR-ND"): ("dor", "DOR; the least loaded of a dimension's parallel links, which width 1 does not "
+                           "have: DOR's route (hyperx.cc routeDORND)"),
 }
 
 
@@ -315,10 +330,12 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
     n = check_int("n", n, 2, hint=" (the fat tree's levels)")
     shape = ":".join([f"{k},{k}"] * (n - 1) + [str(k)])
     wiring, endpoints, num_ports = merlin_fattree_wiring(shape)
+    topo_routing, note = MERLIN_ADAPTIVE.get(("fattree", routing), (
+        "nca", "deterministic: up port (dest / k^level) mod k, the destination host's digit "
+        "(fattree.cc route_deterministic); one VC"))
     return MerlinNetwork("fattree", k, n, "merlin.fattree", {"shape": shape, "routing_alg": routing}, wiring,
-                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, "nca", routing,
-                         "deterministic: up port (dest / k^level) mod k, the destination host's digit "
-                         "(fattree.cc route_deterministic); one VC")
+                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, topo_routing, routing,
+                         note)
 
 
 def merlin_hyperx_wiring(dims) -> dict:
@@ -753,10 +770,10 @@ def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, me
 
 def _empty_network_table(routing, net: MerlinNetwork):
     """The table routing of ``routing``'s empty-network paths (DOR, minimal)."""
-    if net.family == "hyperx":
+    if net.family in ("hyperx", "fattree"):
         from ..routing import route
 
-        return route(routing.topology, None, "dor")
+        return route(routing.topology, None, "dor" if net.family == "hyperx" else "nca")
     from ..routing.ugal_booksim import dragonfly_min
 
     return dragonfly_min(routing.topology)
