@@ -333,7 +333,8 @@ class SimConfig:
             return self
         from dataclasses import replace
 
-        python_only = self.router != "input-queued" or self.flow_control == "wormhole"
+        python_only = (self.router != "input-queued" or self.flow_control == "wormhole"
+                       or self.speedup_rounds)
         small = not python_only and estimated_work(routing, rate, self) < AUTO_PYTHON_MAX_WORK
         return replace(self, engine="python" if small else "compiled")
 
