@@ -62,6 +62,10 @@ router ``i``.
     minimal links (``routeMINA``, no draw) once the VCs left equal the unaligned
     dimensions.  Hop ``h`` runs on VC ``h``.
 ``merlin-fattree-adaptive`` (``routing_alg = adaptive``, one VC): :class:`MerlinFattreeRouting`.
+``merlin-fattree-deterministic`` (``routing_alg = deterministic``, one VC; ``route_deterministic``)
+    up by the destination *host's* digit at each level, down to its leaf: one fixed route
+    per host pair, so the hosts of one leaf reach another leaf over every up link of
+    their leaf (a table per destination switch, topogen's ``nca``, takes one).
 
 At the destination router merlin.dragonfly gives a packet that came in over a global
 port the next VC before it is sent to its host (:meth:`MerlinRouting.eject_vc`): it
@@ -107,7 +111,11 @@ MERLIN_ROUTINGS = {
     "merlin-hyperx-min-a": ("hyperx", "MIN-A"),
     "merlin-hyperx-vdal": ("hyperx", "VDAL"),
     "merlin-fattree-adaptive": ("fattree", "adaptive"),
+    "merlin-fattree-deterministic": ("fattree", "deterministic"),
 }
+
+#: merlin.fattree's ``routing_alg`` values written here
+FATTREE_RULES = ("adaptive", "deterministic")
 
 #: ``adaptive_threshold`` of ``fattree.cc`` (adaptive up routes: leave the natural up port
 #: when its output buffer has less than this fraction of its size free)
@@ -682,25 +690,31 @@ class MerlinFattreeRouting(MerlinRouting):
     buffer has less than ``adaptive_threshold`` (0.5) of its size free
     (``output_credits < thresholds``); then it takes the up port with the most free space,
     the natural one on a tie, else the first in port order.  Down routes are
-    deterministic.
+    deterministic.  ``deterministic`` (``merlin-fattree-deterministic``) is
+    ``route_deterministic`` alone: one route per host pair, fixed when the packet enters
+    the network (:meth:`draw_path`, no draw), and :meth:`path_set` between two switches
+    lists the routes to every host of the destination leaf (the deadlock check sees them
+    all).
     """
 
     host_routes = True
 
     def __init__(self, topology, rule: str = "adaptive", *, seed=None, draws: str = "seed"):
-        if rule != "adaptive":
-            raise ParameterError(f"merlin.fattree's routing must be adaptive here, got {rule!r}")
+        if rule not in FATTREE_RULES:
+            raise ParameterError(f"merlin.fattree's routing must be one of {', '.join(FATTREE_RULES)}, got {rule!r}")
         if topology.name != "kary-ntree" or "k" not in topology.params:
-            raise ParameterError(f"merlin.fattree's adaptive routing needs a kary-ntree topology, got "
+            raise ParameterError(f"merlin.fattree's {rule} routing needs a kary-ntree topology, got "
                                  f"{topology.name!r}; build one with `topogen generate kary-ntree`")
         k, n = int(topology.params["k"]), int(topology.params["n"])
         if n < 2:
             raise ParameterError(f"merlin.fattree needs at least two levels, got n={n}")
-        super().__init__(topology, algorithm="merlin-fattree-adaptive",
-                         params={"as": "SST merlin.fattree adaptive", "vc_rule": "one VC",
-                                 "threshold": FATTREE_THRESHOLD},
+        params = {"as": f"SST merlin.fattree {rule}", "vc_rule": "one VC"}
+        if rule == "adaptive":
+            params["threshold"] = FATTREE_THRESHOLD
+        super().__init__(topology, algorithm=f"merlin-fattree-{rule}", params=params,
                          num_vcs=1, seed=seed, draws=draws)
-        self.run_time_choices = True
+        self.rule = rule
+        self.run_time_choices = rule == "adaptive"
         self.k, self.n = k, n
         self.per_level = k ** (n - 1)
 
@@ -744,7 +758,8 @@ class MerlinFattreeRouting(MerlinRouting):
         return out
 
     def draw_path(self, src: int, dst: int, u32) -> tuple:
-        """The empty network's route between hosts ``src`` and ``dst``: deterministic."""
+        """``route_deterministic``'s route between hosts ``src`` and ``dst`` (``adaptive``:
+        the empty network's); no draw."""
         return self._det(src, dst)
 
     def _det(self, src: int, dst: int) -> tuple:
@@ -781,6 +796,20 @@ class MerlinFattreeRouting(MerlinRouting):
         src, dst = self._pair(src, dst)
         if src == dst:
             return [([src], [])]
+        if self.rule == "deterministic":  # one route per host of dst (none above the leaves)
+            out = []
+            if self._where(dst)[0] > 0:
+                return out
+            first = self._host(dst)
+            for h in range(first, first + int(self.topology.hosts[dst])):
+                sw = [src]
+                while not self.covers(sw[-1], h):
+                    sw.append(self.up(sw[-1], self.natural(sw[-1], h)))
+                while self._where(sw[-1])[0] > 0:
+                    sw.append(self.down(sw[-1], h))
+                if all(sw != p for p, _ in out):
+                    out.append((sw, [0] * (len(sw) - 1)))
+            return out
         host = self._host(dst)
         hops = 0
         v = src
