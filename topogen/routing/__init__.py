@@ -112,9 +112,12 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     dragonfly with one global link per pair of groups, 3 VCs.
     ``romm`` / ``valiant-booksim`` (:func:`romm`, :func:`valiant_booksim`): BookSim2's
     two-phase ``romm_mesh`` / ``valiant_mesh`` on a ``mesh``, 2 VCs (one per phase).
-    ``merlin-dragonfly-valiant`` / ``-ugal``, ``merlin-hyperx-valiant`` / ``-doal``
-    (:func:`merlin_dragonfly`, :func:`merlin_hyperx`): SST merlin.dragonfly's and
-    merlin.hyperx's own rules, with merlin's VCs.
+    ``merlin-dragonfly-valiant`` / ``-ugal`` / ``-adaptive-local`` / ``-min-a``,
+    ``merlin-hyperx-valiant`` / ``-doal`` / ``-min-a`` / ``-vdal``,
+    ``merlin-fattree-adaptive`` / ``-deterministic`` (:func:`merlin_dragonfly`,
+    :func:`merlin_hyperx`, :mod:`topogen.routing.merlin_adaptive`): SST merlin.dragonfly's,
+    merlin.hyperx's and merlin.fattree's own rules, with merlin's VCs (run by the
+    output-buffered router, ``SimConfig(router="output-buffered")``).
     ``flatfly-xyyx`` / ``flatfly-valiant`` (:func:`flatfly_xyyx`, :func:`flatfly_valiant`):
     BookSim2's ``xyyx_flatfly`` / ``valiant_flatfly`` on a ``flattened-butterfly`` (or
     ``hyperx``), 2 VCs (one per order or phase).
