@@ -1,13 +1,15 @@
 """The compiled engine runs ``internal_speedup`` allocation rounds (``speedup_model=
-"rounds"``) with table routings: the same rows and the same packets, event for event, as
-the Python engine, whose ``_allocate_rounds`` is the model's definition."""
+"rounds"``) with table routings (MIN, Valiant), UGAL-L / UGAL-G and ANCA: the same rows and
+the same packets, event for event, as the Python engine, whose ``_allocate_rounds`` is the
+model's definition."""
 
 import numpy as np
 import pytest
 
 from topogen._sssp import AVAILABLE
+from topogen.generators.fattree import kary_ntree
 from topogen.generators.slimfly import slimfly
-from topogen.routing import route
+from topogen.routing import anca, route
 from topogen.sim import SimConfig
 from topogen.sim._compiled import CompiledEngine, compiled_covers, engine_for
 from topogen.sim.model import Network
@@ -19,10 +21,13 @@ pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not installed")
 FAST = dict(sample_period=100, warmup_periods=1, max_samples=4, min_period_packets=0)
 SF = slimfly(3)
 NETS = {"min": route(SF, None, "hop", seed=1), "val": route(SF, None, "valiant", seed=1)}
+#: routings that choose in the run (UGAL at the source, ANCA hop by hop)
+CHOOSING = {"ugal-l": route(SF, None, "ugal-l", seed=1), "ugal-g": route(SF, None, "ugal-g", seed=1),
+            "anca-queue": anca(kary_ntree(3, 3)), "anca-booksim": anca(kary_ntree(4, 2), select="booksim")}
 
 
-def test_rounds_run_compiled_for_table_routings():
-    for r in NETS.values():
+def test_rounds_run_compiled_for_table_ugal_and_anca():
+    for r in (*NETS.values(), *CHOOSING.values()):
         net = Network(r, SimConfig(num_vcs=4, internal_speedup=2.0))
         assert net.config.speedup_rounds and compiled_covers(net) is None
         assert isinstance(engine_for(net, np.random.default_rng(0)), CompiledEngine)
@@ -35,8 +40,6 @@ def test_rounds_fall_back_where_not_covered():
     assert why and "fifo" in why and "rounds" in why
     eng = engine_for(net, np.random.default_rng(0))
     assert not isinstance(eng, CompiledEngine) and eng.fallback == why
-    u = route(SF, None, "ugal-l", seed=1)
-    assert "UGAL" in compiled_covers(Network(u, SimConfig(num_vcs=4, internal_speedup=2.0)))
 
 
 @pytest.mark.parametrize("name", sorted(NETS))
@@ -49,6 +52,16 @@ def test_rows_equal_python_engine(name, s, size, loads):
             same_on_both_engines(r, traffic="uniform", load=load, seed=5, packet_size=size,
                                  vc_buf_size=4 * size, num_vcs=4, internal_speedup=s,
                                  vc_alloc=vc_alloc, credit_delay=2, **FAST)
+
+
+@pytest.mark.parametrize("name", sorted(CHOOSING))
+@pytest.mark.parametrize("s,size,load", [(2.0, 1, 0.4), (2.0, 1, 0.95), (1.5, 4, 0.5)])
+def test_choosing_rows_equal_python_engine(name, s, size, load):
+    r = CHOOSING[name]
+    for vc_alloc in ("booksim", "credits"):
+        same_on_both_engines(r, traffic="uniform", load=load, seed=5, packet_size=size,
+                             vc_buf_size=4 * size, num_vcs=max(4, r.num_vcs), internal_speedup=s,
+                             vc_alloc=vc_alloc, **FAST)
 
 
 @pytest.mark.parametrize("s,size", [(2.0, 1), (1.5, 4), (3.0, 2)])

@@ -57,15 +57,12 @@ def compiled_covers(network) -> str | None:
 def _rounds_uncovered(network) -> str | None:
     """Why the compiled engine does not run ``network``'s allocation rounds
     (``internal_speedup > 1``, ``speedup_model="rounds"``), ``None`` when it does: table
-    routings (deterministic or drawn per packet) with the separable allocator."""
+    routings (deterministic or drawn per packet), UGAL-L / UGAL-G and ANCA with the separable
+    allocator."""
     c = network.config
     what = None
     if c.allocator != "separable":
         what = f"the {c.allocator} allocator"
-    elif network.ugal:
-        what = "UGAL"
-    elif network.anca:
-        what = "ANCA"
     elif network.adaptive:
         what = "the escape routing"
     if what is None:
