@@ -6,8 +6,9 @@ event, and gives the same results for the same seed (tests compare them row for 
 covers deterministic and random table routings with both allocators, UGAL-L / UGAL-G, the
 escape routing (adaptive minimal with an up*/down* escape VC, routed hop by hop in the
 event core; its engine has no separable allocator) and ANCA on a k-ary n-tree (both
-allocators); other routers and wormhole flow control run on the Python engine
-(:func:`engine_for` chooses).
+allocators), and ``internal_speedup`` allocation rounds (``speedup_model="rounds"``) with
+the separable allocator for all but the escape routing; other routers and wormhole flow
+control run on the Python engine (:func:`engine_for` chooses).
 """
 
 from __future__ import annotations
