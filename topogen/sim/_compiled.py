@@ -211,7 +211,8 @@ class CompiledEngine:
         cf[C.C_VCA] = int(c.allocator == "separable" and c.vc_alloc == "booksim"
                           and not network.ugal and not network.adaptive)
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
-        cf[C.C_MARGIN] = 8 * (K + 2) + 8
+        # (event blocks one event may take; an allocation with rounds sends up to a round's worth per round)
+        cf[C.C_MARGIN] = 8 * (K + 2) * nrmax + 8
         cf[C.C_K] = K
         # prefetch when the port and buffer tables outgrow a core's caches (at 256
         # switches they fit and the look-ahead costs a few percent)
