@@ -94,11 +94,13 @@ def test_compiled_engine_says_why_it_does_not_run_rounds():
     from topogen.sim._compiled import compiled_covers
     from topogen.sim.network import Network
 
+    # (the separable allocator runs the rounds compiled: tests/sim/test_compiled_rounds.py)
     r = _pair(hosts=2)
-    net = Network(r, SimConfig(internal_speedup=2.0, engine="compiled"))
+    kw = dict(internal_speedup=2.0, engine="compiled", allocator="fifo", vc_alloc="credits")
+    net = Network(r, SimConfig(**kw))
     why = compiled_covers(net)
     assert why is not None and "speedup_model='pipeline'" in why
-    tr = run_trace(r, [(0, 0, 3)], internal_speedup=2.0, engine="compiled")
+    tr = run_trace(r, [(0, 0, 3)], **kw)
     assert tr.engine.engine_name == "python" and "rounds" in tr.engine.fallback
 
 

@@ -6,8 +6,9 @@ event, and gives the same results for the same seed (tests compare them row for 
 covers deterministic and random table routings with both allocators, UGAL-L / UGAL-G, the
 escape routing (adaptive minimal with an up*/down* escape VC, routed hop by hop in the
 event core; its engine has no separable allocator) and ANCA on a k-ary n-tree (both
-allocators); other routers and wormhole flow control run on the Python engine
-(:func:`engine_for` chooses).
+allocators), and ``internal_speedup`` allocation rounds (``speedup_model="rounds"``) with
+the separable allocator for all but the escape routing; other routers and wormhole flow
+control run on the Python engine (:func:`engine_for` chooses).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..errors import ParameterError
 from . import _core as C
 from . import _anca as _anca_mod
 from . import _ugal as _ugal_mod
+from ._allocator import round_offsets
 from ._core_knots import deadlocked_buffers as _deadlocked_buffers
 
 __all__ = ["CompiledEngine", "engine_for", "compiled_covers"]
@@ -45,11 +47,29 @@ def compiled_covers(network) -> str | None:
     if network.config.flow_control == "wormhole":
         return "wormhole flow control (flit level) runs on the Python engine"
     if network.config.speedup_rounds:
-        return ("internal_speedup > 1 with speedup_model='rounds' (allocation rounds) runs on "
-                "the Python engine; speedup_model='pipeline' runs compiled")
+        why = _rounds_uncovered(network)
+        if why:
+            return why
     if network.num_ports * network.config.num_vcs >= 1 << 31:
         return "the network has 2**31 buffers or more (the compiled engine numbers them in int32)"
     return None
+
+
+def _rounds_uncovered(network) -> str | None:
+    """Why the compiled engine does not run ``network``'s allocation rounds
+    (``internal_speedup > 1``, ``speedup_model="rounds"``), ``None`` when it does: table
+    routings (deterministic or drawn per packet), UGAL-L / UGAL-G and ANCA with the separable
+    allocator."""
+    c = network.config
+    what = None
+    if c.allocator != "separable":
+        what = f"the {c.allocator} allocator"
+    elif network.adaptive:
+        what = "the escape routing"
+    if what is None:
+        return None
+    return (f"internal_speedup > 1 with speedup_model='rounds' (allocation rounds) and {what} "
+            "runs on the Python engine; speedup_model='pipeline' runs compiled")
 
 
 def engine_for(network, rng):
@@ -163,13 +183,24 @@ class CompiledEngine:
                      "; attach fewer hosts per switch (hosts_per_switch) or simulate a smaller network")
         longest = (S + c.crossbar_cycles + int(lat.max()) + c.router_delay + c.rearm_cycles
                    + c.credit_delay + c.injection_overhead + 2)
+        rounds = bool(c.speedup_rounds)
+        rnum, rden = c.speedup_fraction if rounds else (1, 1)
+        nrmax = -(-rnum // rden) if rounds else 1
+        if rounds:  # a packet may wait in its output's queue (at most a port's buffers or a
+            # host's ej_room ahead of it), a credit on its input's credit channel
+            longest += 2 * V * c.vc_buf_size + 2 * S
+        # (rounds are numbered in int32 rows: the last cycle is smaller by the speedup)
+        self._max_cycle = _MAX_CYCLE * rden // rnum if rounds else _MAX_CYCLE
         W = _pow2(longest + 2 * 256 + 2)
         self._W = W
         cf = np.zeros(C.NUM_CF, dtype=np.int64)
         cf[[C.C_V, C.C_S, C.C_D, C.C_G, C.C_OVH, C.C_CD, C.C_SX]] = [
             V, S, c.router_delay, c.rearm_cycles, c.injection_overhead, c.credit_delay,
             c.crossbar_cycles]
-        cf[C.C_SPEEDUP] = int(c.crossbar_cycles != S)
+        cf[C.C_SPEEDUP] = int(c.crossbar_cycles != S and not rounds)
+        if rounds:
+            cf[[C.C_ROUNDS, C.C_RNUM, C.C_RDEN, C.C_RDELAY, C.C_EJROOM]] = [
+                nrmax, rnum, rden, c.routing_delay, V * c.vc_buf_size]
         cf[C.C_KCLS] = network.vcs_per_class
         cf[C.C_INJBUF0] = network.inj_base * V
         cf[C.C_EJ], cf[C.C_INJ] = network.ej_base, network.inj_base
@@ -180,7 +211,8 @@ class CompiledEngine:
         cf[C.C_VCA] = int(c.allocator == "separable" and c.vc_alloc == "booksim"
                           and not network.ugal and not network.adaptive)
         cf[C.C_MASK], cf[C.C_W] = W - 1, W
-        cf[C.C_MARGIN] = 8 * (K + 2) + 8
+        # (event blocks one event may take; an allocation with rounds sends up to a round's worth per round)
+        cf[C.C_MARGIN] = 8 * (K + 2) * nrmax + 8
         cf[C.C_K] = K
         # prefetch when the port and buffer tables outgrow a core's caches (at 256
         # switches they fit and the look-ahead costs a few percent)
@@ -188,8 +220,9 @@ class CompiledEngine:
         # (not with UGAL: a choice reads the queues of other switches, so the order of the
         # events that change them within a cycle matters)
         # (nor with ANCA, whose choices draw from one sequence in event order)
+        # (nor with allocation rounds: the Python engine's order, released VCs one event each)
         self._sort = (self._sort_ok(c, int(lat.min()), bool(cf[C.C_VCA])) and not network.ugal
-                      and not network.anca and not network.adaptive)
+                      and not network.anca and not network.adaptive and not rounds)
         sc = np.zeros(C.NUM_SC, dtype=np.int64)
         sc[C.MEAS_TO] = 1 << 62
         # port numbering of every switch (config.port_order; BookSim anynet's by default)
@@ -226,10 +259,13 @@ class CompiledEngine:
                     alloc_at=i64(n, -1), va_n=i64(n), chk_at=i64(n, -1)),
             ev=np.full((2 * W, 4), -1, np.int64),
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
-            sv=np.zeros((4, K), np.int64), held=i64(K * V + 1), sq=np.zeros((3, K + 1), np.int64),
+            sv=np.zeros((4, K), np.int64), held=i64(nrmax * (K * V + 1)), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),
             srt=np.zeros(n, np.int32),  # switch order of the allocations: a count per switch
             gq=i64(K * V + 1),  # heads granted an output VC by one allocation
+            # allocation rounds: round_offsets, and the port rows (C.RP_BJ ...)
+            roff=np.asarray(round_offsets(c) if rounds else [0], np.int64),
+            rp=np.zeros((P if rounds else 1, 4), np.int64),
         )
         st.update(self._ugal_state(network, cf, sc))
         st["dsw"] = np.concatenate([np.asarray(network.indices, np.int32), i64(H, -1).astype(np.int32),
@@ -445,8 +481,8 @@ class CompiledEngine:
         if not m:
             return
         first = max(self._last_gen_time, self.now)
-        if times[-1] > _MAX_CYCLE:
-            raise ParameterError(f"the compiled engine simulates up to cycle {_MAX_CYCLE}, got a "
+        if times[-1] > self._max_cycle:
+            raise ParameterError(f"the compiled engine simulates up to cycle {self._max_cycle}, got a "
                                  f"packet at {int(times[-1])}; use engine='python'")
         if times[0] < first or np.any(np.diff(times) < 0):
             raise ParameterError(f"packets must be injected in time order (cycle {int(times.min())} "
@@ -557,8 +593,8 @@ class CompiledEngine:
         while True:
             code = C.run(self._tuple(), lim)
             self._drain_log()
-            if sc[C.NOW] > _MAX_CYCLE:
-                raise ParameterError(f"the compiled engine simulates up to cycle {_MAX_CYCLE}; "
+            if sc[C.NOW] > self._max_cycle:
+                raise ParameterError(f"the compiled engine simulates up to cycle {self._max_cycle}; "
                                      f"use engine='python' for longer runs")
             if code == C.R_DONE:
                 break

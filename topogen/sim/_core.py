@@ -71,7 +71,11 @@ C_ESC, C_ERET, C_EA0, C_EA1, C_WMAX, C_ESENT = 24, 25, 26, 27, 28, 29
 # ANCA (topogen.sim._anca): 0 off, 1 select="queue", 2 select="booksim"; k, switches per
 # level, first leaf, levels - 1
 C_ANCA, C_AK, C_APL, C_ALEAF0, C_AN1 = 30, 31, 32, 33, 34
-NUM_CF = 35
+# internal_speedup allocation rounds (speedup_model="rounds"): 0 off, else the most rounds a
+# cycle runs; internal_speedup = C_RNUM / C_RDEN; routing_delay; a host's flits ahead of
+# its ejection channel (num_vcs x vc_buf_size)
+C_ROUNDS, C_RNUM, C_RDEN, C_RDELAY, C_EJROOM = 35, 36, 37, 38, 39
+NUM_CF = 40
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -94,6 +98,13 @@ P_ESC, P_NA, P_NW, P_EO = range(10, 14)
 #: State.pk: the cycle from which a head granted an output VC waits for its output (where
 #: the grant puts it on the output's waiting list at once; see "Granted heads" below)
 P_RDY = 14
+#: State.pk: allocation rounds only, the round from which a head waiting for an output VC
+#: bids (the Python engine's ``vr``; -1: not set)
+P_VR = 15
+#: State.rp (allocation rounds, one row per port): the round of the BUSY / IN_BUSY cycle
+#: from which the port is free, the cycle from which the output channel is free (its
+#: queue drained), the cycle from which the input's credit channel is
+RP_BJ, RP_IJ, RP_CHAN, RP_CRED = range(4)
 PC_PID, PC_SRC, PC_DST, PC_CTIME, PC_SENT, PC_MEASURED, PC_LINKS = range(7)  # State.pc (creation, injection, delivery)
 EV_HEAD, EV_TAIL, EV_HPOS, EV_TPOS = range(4)  # State.ev (first and last block, next read and write)
 NODE_NEXT = 0  # State.nd: a block of EVB events; event j is (kind, arg) in columns EV0 + 2 j, + 1
@@ -134,13 +145,16 @@ State = namedtuple("State", [
     # node j of packet p is p * C_WMAX + j)
     "mdist", "mw", "ldist", "lw", "eph", "erank", "ao", "wn",
     # ANCA (topogen.sim._anca): the span and digit weight of each level
-    "aspan", "aweight"])
+    "aspan", "aweight",
+    # allocation rounds: the cycles after its allocation cycle a packet granted in round j
+    # may start on an idle channel (topogen.sim._allocator.round_offsets), the port rows
+    "roff", "rp"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
 #: event-bucket (ev), event-node (nd), staging (gi) and delivery-log (lg) fields are rows
 #: of one int64 array each (few arguments per call: numba passes every array of the tuple)
-GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr', 'free_at'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n', 'chk_at'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq', 'p_esc', 'p_na', 'p_nw', 'p_eo', 'p_rdy'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
+GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr', 'free_at'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n', 'chk_at'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq', 'p_esc', 'p_na', 'p_nw', 'p_eo', 'p_rdy', 'p_vr'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
 @_inline
@@ -676,6 +690,381 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
     p_route[a, h] = o * V
 
 
+@_inline
+def _wake_next(sc, ev, nd, free_nodes, mask, W, pt, o, t):
+    """``_wake_when_free`` with allocation rounds: serve ``o`` again when it frees, not
+    before the next cycle (a port may free in a later round of this cycle, which this
+    cycle's allocation has seen)."""
+    if pt[o, W_HEAD] >= 0 and pt[o, WAKE] == 0:
+        pt[o, WAKE] = 1
+        x = pt[o, BUSY]
+        _push(sc, ev, nd, free_nodes, mask, W, x if x > t else t + 1, K_FREE, o, False)
+
+
+@_jit
+def _alloc_rounds(st, a, t):
+    """The separable allocation of switch ``a`` at the end of cycle ``t`` with
+    ``internal_speedup`` allocation rounds: the Python engine's ``_allocate_rounds`` (with
+    ``_vc_allocate_round`` and ``_send_rounds``), event for event.  Each round runs the VC
+    allocation of the heads whose pipeline has reached it, then the separable input-first
+    switch allocation among the inputs and outputs free in that round; its winners cross
+    at once, heads granted an output VC bid from the next round on (or are ready the next
+    cycle after the last round)."""
+    sc, cf, pt, bf, sw, pk, ob, vk, vq = st.sc, st.cf, st.pt, st.bf, st.sw, st.pk, st.ob, st.vk, st.vq
+    ev, nd, free_nodes, sl, ch, sv = st.ev, st.nd, st.free_nodes, st.sl, st.ch, st.sv
+    held, pend, gq, p_route, pc, lg, free_slots = (st.held, st.pend, st.gq, st.p_route, st.pc,
+                                                   st.lg, st.free_slots)
+    roff, rp = st.roff, st.rp
+    credits = ob[:, CREDITS]
+    mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
+    cdelay, kcls, injbuf0, EJ = cf[C_CD], cf[C_KCLS], cf[C_INJBUF0], cf[C_EJ]
+    vca = cf[C_VCA]
+    num, den, rdelay, ejroom = cf[C_RNUM], cf[C_RDEN], cf[C_RDELAY], cf[C_EJROOM]
+    rkind = K_VREQ if vca else K_READY
+    rlead = 1 if vca else 0
+    nsw = sw.shape[0]
+    n = (sw[a, SW_L1] - sw[a, SW_L0]) + (sw[a, SW_H1] - sw[a, SW_H0])
+    g0 = t * num // den
+    nr = (t + 1) * num // den - g0
+    for part in range(2):  # this allocation's outputs (the Python engine's outs)
+        lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
+        hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
+        for o in range(lo, hi):
+            if pend[o] != 0:
+                pend[o] = 2
+    lost = False
+    nh = 0
+    for j in range(nr):
+        g = g0 + j
+        ng = 0
+        nq = sw[a, VA_N]
+        if vca and nq > 0:
+            # ---------------------------------------------- _vc_allocate_round
+            nv = n * V
+            nx_ = 0
+            lost_va = False
+            for q in range(nq):
+                row = q * nsw + a
+                if pk[vq[row, VQ_PKT], P_VR] > g:  # its pipeline has not reached VC allocation
+                    continue
+                lo = np.int64(vq[row, VQ_LO])
+                hi = np.int64(vq[row, VQ_HI])
+                ol = np.int64(vq[row, VQ_OL])
+                p0 = vq[row, VQ_P0]
+                best = -1
+                bd = nv
+                for x in range(lo, hi):
+                    if ob[x, OWNER] < 0 or ob[x, FREE_AT] <= g:
+                        d = (ol + x - p0) % nv
+                        if d < bd:
+                            best = x
+                            bd = d
+                if best >= 0:
+                    key = (vq[row, VQ_IK] - ob[best, VA_OPTR]) % nv
+                    li = ol + best
+                    if vk[li, VK_CAND] < 0:
+                        vk[li, VK_CAND] = q
+                        vk[li, VK_KEY] = key
+                        held[nh + nx_] = best
+                        nx_ += 1
+                    else:
+                        lost_va = True
+                        if key < vk[li, VK_KEY]:
+                            vk[li, VK_CAND] = q
+                            vk[li, VK_KEY] = key
+            for i in range(nh + 1, nh + nx_):  # grants in VC order
+                x = held[i]
+                k = i - 1
+                while k >= nh and held[k] > x:
+                    held[k + 1] = held[k]
+                    k -= 1
+                held[k + 1] = x
+            for i in range(nh, nh + nx_):
+                x = held[i]
+                li = pt[x // V, OUT_LOCAL] * V + x % V
+                row = vk[li, VK_CAND] * nsw + a
+                vk[li, VK_CAND] = -1
+                pkt = vq[row, VQ_PKT]
+                vq[row, VQ_PKT] = -1
+                b = np.int64(vq[row, VQ_B])
+                ob[x, OWNER] = b
+                ob[x, FREE_AT] = FREE_NEVER
+                pk[pkt, P_OVC] = x
+                bf[b, VA_IPTR] = (li + 1) % nv
+                ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
+                pk[pkt, P_VAQ] = 0
+                pk[pkt, P_VR] = -1
+                gq[ng] = pkt
+                ng += 1
+            if nx_:  # the requests not granted keep their order
+                m = 0
+                for q in range(nq):
+                    row = q * nsw + a
+                    if vq[row, VQ_PKT] >= 0:
+                        if m != q:
+                            r2 = m * nsw + a
+                            for f in range(VQ_IK + 1):
+                                vq[r2, f] = vq[row, f]
+                        m += 1
+                sw[a, VA_N] = m
+            if lost_va and sw[a, ALLOC_AT] != t + 1:
+                sw[a, ALLOC_AT] = t + 1
+                _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, a, True)
+        # -------------------------------------------------- switch allocation, round j
+        nsl = 0
+        for part in range(2):
+            lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
+            hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
+            for o in range(lo, hi):
+                if pend[o] != 2 or pt[o, W_HEAD] < 0:
+                    continue
+                x = pt[o, BUSY]
+                if x > t or (x == t and rp[o, RP_BJ] > j):
+                    continue
+                pkt = pt[o, W_HEAD]
+                while pkt >= 0:
+                    b = pk[pkt, P_BUF]
+                    ip = b // V
+                    y = pt[ip, IN_BUSY]
+                    if y > t or (y == t and rp[ip, RP_IJ] > j):
+                        held[nh] = o
+                        nh += 1
+                        pkt = pk[pkt, P_WNEXT]
+                        continue
+                    best = -1
+                    if o < EJ:
+                        if vca:
+                            best = pk[pkt, P_OVC]
+                            if credits[best] < S:
+                                best = -1
+                        else:
+                            best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
+                        if best < 0:
+                            pkt = pk[pkt, P_WNEXT]
+                            continue
+                    s_ = pt[ip, IN_SLOT]
+                    if s_ < 0:
+                        s_ = nsl
+                        nsl += 1
+                        pt[ip, IN_SLOT] = s_
+                        sv[SL_IP, s_] = ip
+                        sv[SL_N, s_] = 0
+                    m = sv[SL_N, s_]
+                    k = 0
+                    while k < m and sl[SL_O, s_, k] != o:
+                        k += 1
+                    if k == m:
+                        sl[SL_O, s_, k] = o
+                        sl[SL_P, s_, k] = pkt
+                        sl[SL_B, s_, k] = best
+                        sv[SL_N, s_] = m + 1
+                    else:
+                        vp = pt[ip, VC_PTR]
+                        if (b - vp) % V < (pk[sl[SL_P, s_, k], P_BUF] - vp) % V:
+                            sl[SL_P, s_, k] = pkt
+                            sl[SL_B, s_, k] = best
+                    pkt = pk[pkt, P_WNEXT]
+        nch = 0
+        for s_ in range(nsl):  # each input picks one of its requests
+            ip = sv[SL_IP, s_]
+            pt[ip, IN_SLOT] = -1
+            m = sv[SL_N, s_]
+            k = 0
+            if m > 1:
+                lost = True
+                p0 = pt[ip, IN_PTR]
+                bk = n + 1
+                for x in range(m):
+                    key = (pt[sl[SL_O, s_, x], OUT_LOCAL] - p0) % n
+                    if key < bk:
+                        bk = key
+                        k = x
+            o = sl[SL_O, s_, k]
+            c = pt[o, OUT_SLOT]
+            if c < 0:
+                c = nch
+                nch += 1
+                pt[o, OUT_SLOT] = c
+                sv[CH_O, c] = o
+                sv[CH_N, c] = 0
+            q = sv[CH_N, c]
+            ch[CH_IP, c, q] = ip
+            ch[CH_P, c, q] = sl[SL_P, s_, k]
+            ch[CH_B, c, q] = sl[SL_B, s_, k]
+            sv[CH_N, c] = q + 1
+        for c in range(nch):  # each output grants one input; the winner crosses now
+            o = sv[CH_O, c]
+            pt[o, OUT_SLOT] = -1
+            m = sv[CH_N, c]
+            k = 0
+            if m > 1:
+                lost = True
+                p0 = pt[o, OUT_PTR]
+                bk = n + 1
+                for x in range(m):
+                    key = (pt[ch[CH_IP, c, x], IN_LOCAL] - p0) % n
+                    if key < bk:
+                        bk = key
+                        k = x
+            ip = ch[CH_IP, c, k]
+            pkt = ch[CH_P, c, k]
+            b = ch[CH_B, c, k]
+            pt[o, OUT_PTR] = (pt[ip, IN_LOCAL] + 1) % n
+            pt[ip, IN_PTR] = (pt[o, OUT_LOCAL] + 1) % n
+            pt[ip, VC_PTR] = (pk[pkt, P_BUF] % V + 1) % V
+            # ---------------------------------------------- _send_rounds
+            wp, wx = pk[pkt, P_WPREV], pk[pkt, P_WNEXT]  # leave the waiting list of o
+            if wp < 0:
+                pt[o, W_HEAD] = wx
+            else:
+                pk[wp, P_WNEXT] = wx
+            if wx < 0:
+                pt[o, W_TAIL] = wp
+            else:
+                pk[wx, P_WPREV] = wp
+            pk[pkt, P_WAIT] = -1
+            start = t + roff[j]
+            x = rp[o, RP_CHAN]
+            if x > start:
+                start = x
+            rp[o, RP_CHAN] = start + S
+            ge = g + S  # the crossbar's output is free from round ge
+            c1 = ((ge + 1) * den + num - 1) // num - 1
+            cj = ge - c1 * num // den
+            if b < 0:  # a host: no more than ejroom flits queued for its channel
+                x = start + S + S - ejroom
+                if x > c1:
+                    c1, cj = x, 0
+            pt[o, BUSY] = c1
+            rp[o, RP_BJ] = cj
+            pt[o, PORT_FLITS] += S
+            old = np.int64(pk[pkt, P_BUF])
+            oarr = np.int64(pk[pkt, P_ARR])
+            onext = pk[pkt, P_BNEXT]
+            arr = start + pt[o, LAT]
+            if b >= 0:
+                credits[b] -= S
+                pk[pkt, P_BUF] = b
+                pk[pkt, P_ARR] = arr
+                pk[pkt, P_BNEXT] = -1
+                if bf[b, BUF_HEAD] < 0:
+                    bf[b, BUF_HEAD] = pkt
+                    bf[b, BUF_TAIL] = pkt
+                    r = bf[b, FRONT_FREE] + G
+                    x = arr + D
+                    _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, pkt, False)
+                else:
+                    pk[bf[b, BUF_TAIL], P_BNEXT] = pkt
+                    bf[b, BUF_TAIL] = pkt
+            pk[pkt, P_HOP] += 1
+            sc[LAST_MOVE] = t
+            tr = g + S - 1  # the tail's round: not before the cycle it arrives in
+            x = (oarr + S - 1) * num // den
+            if x > tr:
+                tr = x
+            ct = ((tr + 1) * den + num - 1) // num - 1
+            iend = ct + 1
+            tr += 1
+            c1 = ((tr + 1) * den + num - 1) // num - 1
+            pt[ip, IN_BUSY] = c1
+            rp[ip, RP_IJ] = tr - c1 * num // den
+            if vca:  # the output VC is free for VC allocation from round tr
+                x = pk[pkt, P_OVC]
+                ob[x, FREE_AT] = tr
+                if c1 > t:  # (a later round of this cycle: this allocation sees it)
+                    _push(sc, ev, nd, free_nodes, mask, W, c1, K_VFREE, x, False)
+                pk[pkt, P_OVC] = -1
+            nxt = onext  # pkt was the front of buffer old
+            bf[old, BUF_HEAD] = nxt
+            if nxt < 0:
+                bf[old, BUF_TAIL] = -1
+            bf[old, FRONT_FREE] = iend
+            cs = t + S - 1  # the last credit's cycle on the input's credit channel
+            x = rp[ip, RP_CRED] + S - 1
+            if x > cs:
+                cs = x
+            if ct > cs:
+                cs = ct
+            rp[ip, RP_CRED] = cs + 1
+            cd = cdelay
+            if cd and old >= injbuf0:
+                cd = 0
+            _push(sc, ev, nd, free_nodes, mask, W, cs + pt[ip, LAT] + cd, K_CREDIT, old, False)
+            if nxt >= 0:
+                if vca:  # its VC allocation round: rdelay rounds after it became the front
+                    fv = tr + rdelay
+                    x = (np.int64(pk[nxt, P_ARR]) + D) * num // den - 1
+                    if x > fv:
+                        fv = x
+                    pk[nxt, P_VR] = fv
+                    _push(sc, ev, nd, free_nodes, mask, W, ((fv + 1) * den + num - 1) // num - 1,
+                          K_VREQ, nxt, False)
+                else:
+                    r = iend + G
+                    x = pk[nxt, P_ARR] + D
+                    _push(sc, ev, nd, free_nodes, mask, W, x if x > r else r, K_READY, nxt, False)
+            if b < 0:  # ejected
+                sc[IN_NET] -= 1
+                sc[DELIVERED] += 1
+                sc[CTIME_SUM] -= pc[pkt, PC_CTIME]
+                ln = sc[LOG_N]
+                lg[L_PID, ln] = pc[pkt, PC_PID]
+                lg[L_SRC, ln] = pc[pkt, PC_SRC]
+                lg[L_DST, ln] = pc[pkt, PC_DST]
+                lg[L_CTIME, ln] = pc[pkt, PC_CTIME]
+                lg[L_SENT, ln] = pc[pkt, PC_SENT]
+                lg[L_TAIL, ln] = arr + S - 1
+                lg[L_LINKS, ln] = pc[pkt, PC_LINKS]
+                lg[L_MEASURED, ln] = pc[pkt, PC_MEASURED]
+                sc[LOG_N] = ln + 1
+                free_slots[sc[NFREE_SLOTS]] = pkt
+                sc[NFREE_SLOTS] += 1
+            _wake_next(sc, ev, nd, free_nodes, mask, W, pt, o, t)
+        # ---------------------------------------------- heads granted an output VC
+        for i in range(ng):
+            pkt = gq[i]
+            o = np.int64(p_route[pkt, pk[pkt, P_HOP]]) // V
+            if j + 1 < nr:  # they bid from the next round on
+                tl = pt[o, W_TAIL]
+                pk[pkt, P_WPREV] = tl
+                pk[pkt, P_WNEXT] = -1
+                if tl < 0:
+                    pt[o, W_HEAD] = pkt
+                else:
+                    pk[tl, P_WNEXT] = pkt
+                pt[o, W_TAIL] = pkt
+                pk[pkt, P_WAIT] = o
+                pend[o] = 2
+                if pt[o, BUSY] > t and pt[o, WAKE] == 0:
+                    pt[o, WAKE] = 1
+                    _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+            else:
+                _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
+    # -------------------------------------------------- losers retry; held inputs wake
+    for part in range(2):
+        lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
+        hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
+        for o in range(lo, hi):
+            if pend[o] == 2:
+                pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
+    if lost and sw[a, ALLOC_AT] != t + 1:
+        sw[a, ALLOC_AT] = t + 1
+        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, a, True)
+    for i in range(nh):
+        o = held[i]
+        if pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t:
+            x = 0  # the first time an input holding a packet of o frees
+            pkt = pt[o, W_HEAD]
+            while pkt >= 0:
+                y = pt[pk[pkt, P_BUF] // V, IN_BUSY]
+                if y > t and (x == 0 or y < x):
+                    x = y
+                pkt = pk[pkt, P_WNEXT]
+            if x and (pt[o, IWAKE] < 0 or pt[o, IWAKE] > x):
+                pt[o, IWAKE] = x
+                _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
+
+
 @_jit
 def run(st, until):
     """Process events with cycle < ``until`` (see the module docs for the return codes).
@@ -720,10 +1109,14 @@ def run(st, until):
     big = np.int64(1) << 62
     pfd = cf[C_PF]
     pfb = -1  # the block whose events' rows were asked for last
+    rounds = cf[C_ROUNDS]
+    rnum, rden = cf[C_RNUM], cf[C_RDEN]
+    # deliveries one event may log: one per output (and allocation round)
+    logroom = K * (rounds if rounds else 1) + 1
     while True:
         if sc[NFREE_NODES] < margin:
             return R_NODES
-        if sc[LOG_N] + K + 1 > logcap:
+        if sc[LOG_N] + logroom > logcap:
             return R_LOG
         now = sc[NOW]
         if sc[EV_COUNT] > 0:
@@ -767,6 +1160,7 @@ def run(st, until):
                 pk[pkt, P_ESC] = -1
                 pk[pkt, P_NW] = 0
                 pk[pkt, P_RDY] = 0
+                pk[pkt, P_VR] = -1
                 for h in range(width):
                     p_route[pkt, h] = g_route[gh, h]
                 if hs[src, Q_HEAD] < 0:
@@ -943,6 +1337,8 @@ def run(st, until):
             lo = np.int64(p_route[a, pk[a, P_HOP]])
             o = lo // V
             s_ = pt[o, OUT_SWITCH]
+            if rounds and pk[a, P_VR] < 0:  # (else set when it became the front) the
+                pk[a, P_VR] = (t + 1) * rnum // rden - 1  # cycle's last round
             q = sw[s_, VA_N]
             sw[s_, VA_N] = q + 1
             row = q * nsw + s_
@@ -959,7 +1355,8 @@ def run(st, until):
                 sw[s_, ALLOC_AT] = t
                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
         elif kind == K_VFREE:  # _vc_free
-            ob[a, OWNER] = -1
+            if not rounds:  # (with rounds FREE_AT holds the round it is free from)
+                ob[a, OWNER] = -1
             s_ = pt[a // V, OUT_SWITCH]
             if sw[s_, VA_N] > 0 and sw[s_, ALLOC_AT] != t:
                 sw[s_, ALLOC_AT] = t
@@ -1026,6 +1423,9 @@ def run(st, until):
         lost = False
         nh = 0
         ng = 0
+        if alloc >= 0 and rounds:
+            _alloc_rounds(st, alloc, t)
+            alloc = -1
         if alloc >= 0:
             # ---------------------------------------------- separable allocation
             n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
