@@ -72,7 +72,7 @@ def test_command_refuses_what_it_does_not_run(tmp_path):
     with pytest.raises(ParameterError, match="needs an integer"):
         native_command(_args(tmp_path, param=["k=x"]))
     with pytest.raises(ParameterError, match="--routing"):
-        native_command(_args(tmp_path, routing="MIN-A"))
+        native_command(_args(tmp_path, routing="no-such-routing"))
     with pytest.raises(ParameterError, match="offered loads"):
         native_command(_args(tmp_path, loads="0.2,1.5"))
 

@@ -11,10 +11,13 @@ from topogen.routing import route
 from topogen.sim import SimConfig, simulate
 from topogen.sim.measure import ACCEPT_FLOOR, falls_behind
 
-#: 1-flit packets, 100-cycle sample periods: the short window of the Slim Fly Fig. 6 runs
+#: 1-flit packets, 100-cycle sample periods: the short window of the Slim Fly Fig. 6 runs.  The
+#: router is the one-grant-per-cycle reading of the speedup (``speedup_model="pipeline"``): the
+#: rule does not depend on the router, and this one saturates q=5 near 0.6, so the overloaded
+#: run of the fixture below is well past its knee.
 SHORT = dict(num_vcs=4, vc_buf_size=16, packet_size=1, link_latency=1, credit_delay=2, internal_speedup=2.0,
-             warmup_periods=3, sample_period=100, max_samples=10)
-SEEDS = (1, 2, 3, 4)
+             speedup_model="pipeline", warmup_periods=3, sample_period=100, max_samples=10)
+SEEDS = (1, 3)
 
 
 def _counts(created, accepted, first=3):
