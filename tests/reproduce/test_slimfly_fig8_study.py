@@ -253,3 +253,17 @@ def test_a_tiny_quick_run_writes_rows_claims_and_figure(tmp_path, monkeypatch):
     # collect reads the same store back; nothing runs again
     again = _run(tmp_path, quick=True, panels="8b", collect=True)
     assert again.table.equals(t)
+
+
+def test_submit_sends_every_spec_and_runs_nothing_here(tmp_path, monkeypatch):
+    sent = []
+
+    def fake(exp, **options):
+        sent.append(exp.name)
+        return {"points": len(exp.points), "job": "7", "tasks": len(exp.points), "collect_job": "8"}
+
+    monkeypatch.setattr(st, "submit", fake)
+    monkeypatch.setattr(st, "run_local", lambda *a, **k: pytest.fail("ran locally"))
+    res = _run(tmp_path, quick=True, panels="8a,8b", buffers="8,64", submit=True)
+    assert sent == ["slimfly-fig8-quick-b64", "slimfly-fig8-quick-b8"]
+    assert res.title.endswith(": submitted") and any("--collect" in n for n in res.notes)
