@@ -400,6 +400,13 @@ def studies_of(mode: str, panels=None, routings=("MIN",), buffer_routing: str = 
 
 #: total buffering per port of Figs. 8b-8g (V: 64 flit entries)
 PORT_BUFFER_FIG8B = 64
+#: ``--full`` run for real (2026-11-29, ``nice topogen reproduce slimfly-fig8 --full --workers 1``
+#: beside other jobs, /usr/bin/time, the reference router before allocation rounds per
+#: cycle): 8b and 8d, SF q=19 MIN under uniform traffic at p = 15, 16, 18; the knees found
+#: (brackets 0.629-0.644, 0.598-0.613, 0.536-0.551), 41 simulations, 914.9 s of CPU (880.4
+#: user + 34.5 system, start-up and numba compilation included), 31 min of wall, 5.1 GB
+MEASURED_FULL = {"knees": {"SF-MIN p=15": 0.629, "SF-MIN p=16": 0.598, "SF-MIN p=18": 0.536},
+                 "simulations": 41, "cpu_s": 914.9}
 
 
 def study_claims(studies, q: int, buffer_routing: str = "VAL"):
