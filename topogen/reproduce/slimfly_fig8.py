@@ -28,6 +28,17 @@ What the paper says and what we run
   (``buffer / 4`` flits per VC; 8 flits per port = 2 per VC).  MIN is ``hop`` (NR table,
   hop-indexed VCs), VAL ``valiant``.  Loads are flits per host per cycle; a curve stops at
   the first load that does not complete, and its *saturation* is the highest that did.
+
+Fig. 8 as experiments (``--quick``, ``--full``)
+-----------------------------------------------
+:func:`studies_of` writes Fig. 8 as experiment specs (:mod:`topogen.reproduce.study`), one
+per buffer size since a spec's ``[reference] port_buffer`` holds for all its points: each
+curve a content-keyed sweep point with its knee bisected to 0.02 and 8 loads below
+saturation, run on the local pool or as SLURM arrays (``--submit``, then ``--collect``),
+and the claims of V-D and V-E judged by :func:`study_claims` over the curves of all the
+specs.  ``--full`` is the paper's SF q = 19 with slimfly-sim ``--full``'s setup: by
+default 8b and 8d (MIN, uniform, p = 15, 16, 18), ``--panels all`` adds 8a, the worst-case
+panels and p = 21; ``--quick`` the same at q = 3 (8a-8e by default).
 """
 
 from __future__ import annotations
