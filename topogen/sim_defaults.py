@@ -145,8 +145,10 @@ ACC_STOPPING_THRES = 0.05
 #: runs topogen's own endpoint ``topogen.bernoulli_nic`` by default (Bernoulli arrivals,
 #: the source included, latency to the tail in cycles, as BookSim and ``simulate``: 63.3
 #: cycles instead of 44.2 at the defaults); merlin.offered_load (crossval, ``--simulator
-#: sst``) gives the numbers of revision 3.
-RESULTS_REVISION = 4
+#: sst``) gives the numbers of revision 3; 5: ``internal_speedup`` other than 1 as BookSim's
+#: allocation rounds per cycle (``speedup_model="rounds"``), and a measurement whose backlog
+#: grows over its sample periods is saturated (:mod:`topogen.sim.measure`).
+RESULTS_REVISION = 5
 
 
 def cycle_ns(flit_bits: int = FLIT_BITS, link_gbps: float = LINK_GBPS,

@@ -62,7 +62,7 @@ def test_fattree_ports_are_what_booksims_routing_assumes(k, n):
 def test_fattree_native_family_and_config():
     fam = native_family("fattree", 4, 3, routing="anca")
     assert (fam.generator, fam.params, fam.routing, fam.link_latency) == ("kary-ntree", {"k": 4, "n": 3}, "anca", 1)
-    assert native_family("fattree", 4, 3).routing == "nca"
+    assert native_family("fattree", 4, 3).routing == "nca-random"  # fattree_nca's random up port
     spec = CrossvalSpec("kary-ntree", params=fam.params, link_latency=1, loads=(0.2,))
     opts = dict(line.rstrip(";").split(" = ", 1) for line in native_config(fam, spec, 3).splitlines()
                 if " = " in line)
@@ -73,7 +73,7 @@ def test_fattree_native_family_and_config():
         native_family("fattree", 4, 1)
     topo = topogen_network(fam)
     assert native_routing(fam, topo).select == "booksim"  # anca_fattree's two-draw rule
-    assert native_routing(native_family("fattree", 4, 3), topo).algorithm == "nca"
+    assert native_routing(native_family("fattree", 4, 3), topo).algorithm == "nca-random"
 
 
 @pytest.mark.booksim
@@ -81,7 +81,7 @@ def test_fattree_native_family_and_config():
 def test_fattree_anca_and_nca_agree(tmp_path):
     """4-ary 2-tree (8 routers, 16 nodes), 33-flit packets: with anca the reference
     simulator agrees with BookSim's native fattree at zero load and at 0.3, 2 seeds; with
-    nca (BookSim: a random up port, topogen: a fixed Latin-square table) at zero load."""
+    nca (a random up port per hop: topogen's nca-random) at zero load."""
     res = crossval_native("fattree", tmp_path / "anca", k=4, n=2, routing="anca", loads=(0.01, 0.3), repeats=2,
                           binary=BOOKSIM, saturation=False, columns=("native", "reference"))
     assert res.structure == {"isomorphic": True, "identity": True}

@@ -132,7 +132,7 @@ def test_fattree_deterministic_is_d_mod_k_on_hosts():
     table cannot see the host digit)."""
     net = merlin_network("fattree", 3, 3)
     t = _topogen(net)
-    fam = NativeFamily("fattree", 3, 3, {}, net.generator, net.gen_params, net.routing)
+    fam = NativeFamily("fattree", 3, 3, {}, net.generator, net.gen_params, "nca")
     r = native_routing(fam, t, None, 1)
     leaf_of_host = {}
     for v, h in enumerate(t.hosts):

@@ -41,17 +41,17 @@ def test_merlin_family_agrees(tmp_path, family, k, n, loads):
 def test_merlin_fattree_difference_is_the_up_port(tmp_path):
     """merlin's deterministic fat tree climbs on the destination host's digit, so a leaf's
     traffic to one leaf spreads over all its up links; topogen's nca (a table per
-    destination switch) takes one up link per leaf pair.  At zero load they agree; under
+    destination switch, ``topogen_routing="nca"``) takes one up link per leaf pair.  Under
     load nca is slower (docs/crossval.md measures the gap; given the native run's own
-    destinations the reference is 3 % slower already at 0.01, where the hosts' in-step
-    packets meet); no export column (anytopo refuses the upper levels' routers, which hold
-    no endpoint)."""
+    destinations the reference is slower already at 0.01, where the hosts' in-step packets
+    meet); no export column (anytopo refuses the upper levels' routers, which hold no
+    endpoint)."""
     res = crossval_native_sst(tmp_path / "out", family="fattree", k=4, n=2, loads=(0.01, 0.3), repeats=3,
-                              binary=SST)
+                              binary=SST, topogen_routing="nca")
     assert res.structure["isomorphic"] and not res.structure["identity"]
     by = _by(res)
-    assert {c for _, c in by} == {"native", "reference"}
-    assert by[(0.01, "reference")]["ratio"] < 1.05
+    assert {c for _, c in by} == {"native", "reference"} and by[(0.3, "reference")]["routing"] == "nca"
+    assert by[(0.01, "reference")]["ratio"] < 1.1
     assert by[(0.3, "reference")]["ratio"] > 1.05
 
 

@@ -62,7 +62,7 @@ def test_saturated_and_completed_both_covered():
 
 
 @pytest.mark.parametrize("features", [
-    dict(credit_delay=3), dict(internal_speedup=2.0), dict(link_latency=4),
+    dict(credit_delay=3), dict(internal_speedup=2.0, speedup_model="pipeline"), dict(link_latency=4),
     dict(routing_delay=2, vc_alloc_delay=0, injection_overhead=0),
 ])
 def test_router_features_equal(features):

@@ -77,7 +77,7 @@ def test_rows_equal_python_engine(net, size, load, vc_alloc):
 
 
 @pytest.mark.parametrize("features", [
-    dict(credit_delay=3), dict(internal_speedup=2.0), dict(link_latency=4),
+    dict(credit_delay=3), dict(internal_speedup=2.0, speedup_model="pipeline"), dict(link_latency=4),
     # a head that follows a 1-flit packet out of its buffer asks for a VC in the same cycle
     dict(routing_delay=0, vc_alloc_delay=0, sw_alloc_delay=1, st_delay=0, injection_overhead=0,
          packet_size=1, load=0.8),

@@ -85,7 +85,7 @@ def test_speedup_raises_saturation_throughput_on_a_contended_input():
     rate = {}
     for s in (1.0, 2.0):
         tr = run_trace(r, pkts, packet_size=1, vc_buf_size=64, num_vcs=1, link_latency=1,
-                       internal_speedup=s)
+                       internal_speedup=s, speedup_model="pipeline")
         t = np.sort(tr.delivered)
         rate[s] = (len(t) - 1) / (t[-1] - t[0])
     assert rate[1.0] == pytest.approx(1 / 3, rel=0.02)
@@ -113,7 +113,7 @@ def test_speedup_empties_a_buffered_packet_faster():
     want = {1.0: [22, 39, 57], 2.0: [20, 36, 45]}
     for s, delivered in want.items():
         tr = run_trace(r, pkts, packet_size=16, vc_buf_size=64, num_vcs=1, link_latency=1,
-                       internal_speedup=s)
+                       internal_speedup=s, speedup_model="pipeline")
         assert [t for _, t in sorted(zip(tr.pid.tolist(), tr.delivered.tolist()))] == delivered
 
 

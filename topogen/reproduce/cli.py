@@ -88,13 +88,14 @@ def add_parsers(subparsers, parents=()) -> None:
     c.add_argument("--native", default=None, choices=("mesh", "torus", "dragonfly", "fattree", "flatfly", "hyperx"),
                    metavar="FAMILY",
                    help="compare BookSim's own FAMILY (mesh with --routing dim_order, romm or valiant, torus "
-                        "with dim_order, --param k=K --param n=N, default 4 and 2; dragonfly: dragonflynew with --routing min or ugal, "
+                        "with dim_order or dim_order_bal, --param k=K --param n=N, default 4 and 2; dragonfly: dragonflynew with --routing min or ugal, "
                         "--param k=P --param n=1; fattree: --routing nca or anca, --param k=K --param n=N; flatfly: "
-                        "ran_min, --param k=K --param c=C) "
+                        "ran_min, valiant or xyyx, --param k=K --param c=C) "
                         "against topogen's generator and routing on the "
                         "reference simulator and topogen's export of it on BookSim; with --simulators sst: "
-                        "SST merlin's own torus, mesh, hyperx (--routing DOR, valiant or DOAL), dragonfly (--routing "
-                        "minimal, valiant or ugal; --param k=P: P hosts per router, 2P routers per group) or fattree (deterministic; k-ary n-tree) against "
+                        "SST merlin's own torus, mesh, hyperx (--routing DOR, valiant, DOAL, MIN-A, VDAL or DOR-ND), "
+                        "dragonfly (--routing minimal, valiant, ugal, adaptive-local or min-a; --param k=P: P hosts "
+                        "per router, 2P routers per group) or fattree (deterministic or adaptive; k-ary n-tree) against "
                         "topogen's on the reference simulator as SST runs and topogen's SST export "
                         "(docs/crossval.md, 'Native topologies')")
     c.add_argument("--no-saturation", action="store_true",

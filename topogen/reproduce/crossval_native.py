@@ -1,7 +1,8 @@
 """Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
 ``mesh``/``torus`` (``kncube.cpp``; the mesh also with ``romm`` and ``valiant``, topogen's
 :mod:`topogen.routing.romm`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
-``ugal``), ``fattree`` (``nca``, ``anca``) and ``flatfly`` (``ran_min``), and SST merlin's
+``ugal``), ``fattree`` (``nca`` as topogen's ``nca-random``, ``anca``) and ``flatfly`` (``ran_min``; ``valiant`` and ``xyyx``,
+topogen's :mod:`topogen.routing.flatfly_booksim`, on the flit-level router), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
 gives each family's reading of the sources and the measurements.  The details below are
 the k-ary n-cube's.
@@ -61,16 +62,32 @@ __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "
 #: families BookSim builds itself that topogen has (``--native`` choices)
 NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
 #: BookSim routing functions of each family (``--routing``; the first is the default)
-NATIVE_ROUTINGS = {"mesh": ("dim_order", "romm", "valiant"), "torus": ("dim_order",), "dragonfly": ("min", "ugal"),
-                   "fattree": ("nca", "anca"), "flatfly": ("ran_min",)}
+NATIVE_ROUTINGS = {"mesh": ("dim_order", "romm", "valiant"), "torus": ("dim_order", "dim_order_bal"),
+                   "dragonfly": ("min", "ugal"),
+                   "fattree": ("nca", "anca"), "flatfly": ("ran_min", "valiant", "xyyx")}
 #: topogen's routing of BookSim's mesh routing functions
 _MESH_ROUTINGS = {"dim_order": "dor", "romm": "romm", "valiant": "valiant-booksim"}
+#: topogen's routing of BookSim's flatfly routing functions (flatfly_onchip.cpp)
+_FLATFLY_ROUTINGS = {"ran_min": "dor", "valiant": "flatfly-valiant", "xyyx": "flatfly-xyyx"}
+#: why BookSim's other flatfly routings are not compared
+_FLATFLY_MISSING = {
+    name: f"its {func} chooses at the source router from the used credits of the candidate output ports "
+          f"({rule}); the reference simulator's engine makes such choices for its own UGAL rules only"
+    for name, func, rule in (
+        ("adaptive_xyyx", "adaptive_xyyx_flatfly", "X first or Y first, fewer used credits"),
+        ("ugal", "ugal_flatfly_onchip", "minimal or through a random intermediate, hops x used credits "
+                                        "with a threshold of 2"),
+        ("ugal_xyyx", "ugal_xyyx_flatfly_onchip", "UGAL with X-first or Y-first segments"),
+        ("ugal_pni", "ugal_pni_flatfly_onchip", "UGAL with VCs ordered by a hash of the destination"))}
 #: why BookSim's torus is not compared with its other two-phase routings
 _TORUS_MISSING = {
     "valiant": "its valiant_torus leaves the ring partition unset on a hop that continues in the same "
                "dimension and stops on its own assertion (ring_part == 1) at the first such hop, on every "
                "torus with k >= 4",
     "romm": "routefunc.cpp has romm for the mesh only (romm_mesh)",
+    "min_adapt": "its min_adapt_torus is minimal adaptive on VC 3 only with a dimension-order dateline escape on "
+                 "VCs 0 and 1; topogen's escape routing has an up*/down* escape and the reference simulator's "
+                 "engine no dateline escape",
 }
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
@@ -129,8 +146,12 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         raise ParameterError(f"native family must be one of {', '.join(NATIVE_FAMILIES)}, got {family!r}")
     choices = NATIVE_ROUTINGS[family]
     routing = choices[0] if routing is None else routing
-    if routing not in choices and family == "torus" and routing in ("valiant", "romm"):
-        raise ParameterError(f"BookSim's torus is compared with dim_order only: {_TORUS_MISSING[routing]}")
+    if routing not in choices and family == "torus" and routing in _TORUS_MISSING:
+        raise ParameterError(f"BookSim's torus is compared with {' and '.join(choices)} only: "
+                             f"{_TORUS_MISSING[routing]}")
+    if routing not in choices and family == "flatfly" and routing in _FLATFLY_MISSING:
+        raise ParameterError(f"BookSim's flatfly is compared with {', '.join(choices)}: "
+                             f"{_FLATFLY_MISSING[routing]}")
     if routing not in choices:
         raise ParameterError(f"BookSim's native {family} is compared with routing "
                              f"{' or '.join(choices)}, got {routing!r} (--routing)")
@@ -149,16 +170,21 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         opts = {"topology": "flatfly", "k": k, "n": 2, "c": c, "x": k, "y": k, "xr": xr, "yr": xr,
                 "routing_function": routing, "use_noc_latency": 1}
         params = {"k": k, "n": 2, "convention": "n-dim", "hosts_per_switch": c}
-        # min_flatfly: the lowest dimension that differs first, every VC: topogen's dor
-        return NativeFamily("flatfly", k, 2, opts, "flattened-butterfly", params, "dor", None,
-                            hosts=c * k * k, concentration=c)
+        # min_flatfly: the lowest dimension that differs first, every VC: topogen's dor;
+        # valiant_flatfly / xyyx_flatfly: VC halves by phase or order (topogen.routing.
+        # flatfly_booksim), two VCs a class: BookSim's flit-level router, as the mesh's romm
+        return NativeFamily("flatfly", k, 2, opts, "flattened-butterfly", params, _FLATFLY_ROUTINGS[routing], None,
+                            hosts=c * k * k, concentration=c,
+                            flow_control="vct" if routing == "ran_min" else "wormhole")
     if family == "fattree":
         k = check_int("k", k, 2, hint=" (BookSim fattree's arity: k down and k up ports per router)")
         n = check_int("n", n, 2, hint=" (BookSim fattree's levels)")
         opts = {"topology": "fattree", "k": k, "n": n, "routing_function": routing}
-        # nca: BookSim draws the up port per hop (RandomInt), topogen's nca is a fixed
-        # Latin-square table; anca: topogen's anca with BookSim's two-draw rule
-        return NativeFamily("fattree", k, n, opts, "kary-ntree", {"k": k, "n": n}, routing, 1, hosts=k ** n)
+        # nca: BookSim draws the up port per packet and hop (RandomInt): topogen's nca-random
+        # (its nca is a fixed Latin-square table, the one the exports take); anca: topogen's
+        # anca with BookSim's two-draw rule
+        return NativeFamily("fattree", k, n, opts, "kary-ntree", {"k": k, "n": n},
+                            "nca-random" if routing == "nca" else routing, 1, hosts=k ** n)
     if family == "dragonfly":
         k = check_int("k", k, 1, hint=" (BookSim dragonflynew's terminals per router)")
         if n != 1:
@@ -182,7 +208,9 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         # credits): the reference runs BookSim's flit-level router
         return NativeFamily("mesh", k, n, opts, "mesh", params, _MESH_ROUTINGS[routing], 1, hosts=k ** n,
                             flow_control="vct" if routing == "dim_order" else "wormhole")
-    return NativeFamily("torus", k, n, opts, "torus", params, "dor-random", 2, hosts=k ** n)
+    # dim_order_bal_torus: the same routes, the balanced two-dateline VC halves (dor-bal)
+    return NativeFamily("torus", k, n, opts, "torus", params, "dor-bal" if routing == "dim_order_bal" else "dor-random",
+                        2, hosts=k ** n)
 
 
 def native_graph(fam: NativeFamily):
@@ -403,6 +431,12 @@ _EXPORT_ROUTING = {
     "flatfly": "one fixed shortest path per pair, not always the lower dimension first",
     "fattree": "one fixed up port per router and destination, not nca's random or anca's adaptive "
                "up port: anynet runs no table but its own",
+}
+
+#: the same beside a family's other routings, where the family's text does not say it
+_EXPORT_ROUTING_OF = {
+    ("flatfly", "valiant"): "one fixed shortest path per pair, where valiant goes through a random router",
+    ("flatfly", "xyyx"): "one fixed shortest path per pair on every VC, not X or Y first drawn per packet",
 }
 
 #: router options of topogen's BookSim setup (the ``vct33`` template's) on top of
@@ -815,7 +849,8 @@ def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: st
                 else "")
              + (", ports numbered as BookSim's (port_order=booksim-native)" if _native_ports(fam) else ""),
              "export: topogen's anynet export of that topology on BookSim, routed by anynet's min "
-             f"({_EXPORT_ROUTING[fam.family]}: the router model with another routing)",
+             f"({_EXPORT_ROUTING_OF.get((fam.family, fam.routing_function), _EXPORT_ROUTING[fam.family])}: "
+             "the router model with another routing)",
              f"seeds {seed}..{seed + repeats - 1}; tolerances: {ZERO_TOLERANCE:.0%} at the zero-load "
              f"point (load <= {ZERO_LOAD:g}), {LATENCY_TOLERANCE:.0%} elsewhere, or within 2 standard errors"]
     if saturation:

@@ -181,8 +181,8 @@ def merlin_native_bundle(bundle_path, out_path, dims, local_ports: int = 1):
 #: SST merlin's own topologies compared (``--native FAMILY --simulators sst``)
 SST_FAMILIES = ("torus", "mesh", "hyperx", "dragonfly", "fattree")
 #: merlin's routing of each family compared here (the first is the default)
-SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL"),
-                "dragonfly": ("minimal", "valiant", "ugal"), "fattree": ("deterministic",)}
+SST_ROUTINGS = {"torus": ("dor",), "mesh": ("dor",), "hyperx": ("DOR", "valiant", "DOAL", "MIN-A", "DOR-ND", "VDAL"),
+                "dragonfly": ("minimal", "valiant", "ugal", "adaptive-local", "min-a"), "fattree": ("deterministic", "adaptive")}
 #: topogen's routing of merlin's randomised and adaptive ones (topogen.routing.merlin_adaptive)
 #: and how merlin's rule reads
 MERLIN_ADAPTIVE = {
@@ -195,6 +195,24 @@ MERLIN_ADAPTIVE = {
                                "route_nonadaptive)"),
     ("dragonfly", "ugal"): ("merlin-dragonfly-ugal", "minimal unless q(minimal) > 2 q(valiant) + 50 flits at the "
                             "source router (dragonfly.cc route_ugal)"),
+    ("dragonfly", "adaptive-local"): ("merlin-dragonfly-adaptive-local", "valiant's draw; at the source router the "
+                                      "valiant route when its first output buffer has more than twice the free "
+                                      "space of the minimal one (dragonfly.cc route_adaptive_local)"),
+    ("dragonfly", "min-a"): ("merlin-dragonfly-min-a", "minimal (one global link per pair of groups: one minimal "
+                             "port); VC 0, VC 1 from the router a global link enters (dragonfly.cc route_mina)"),
+    ("hyperx", "MIN-A"): ("merlin-hyperx-min-a", "minimal, any unaligned dimension: the lowest q(port, next VC), "
+                          "the lowest dimension on a tie; hop h on VC h (hyperx.cc routeMINA)"),
+    ("fattree", "deterministic"): ("merlin-fattree-deterministic", "up port (dest / k^level) mod k, the "
+                                    "destination host's digit, to the nearest common ancestor, then down; one "
+                                    "route per host pair; one VC (fattree.cc route_deterministic)"),
+    ("fattree", "adaptive"): ("merlin-fattree-adaptive", "route_deterministic's up port (the destination host's "
+                               "digit) unless its output buffer is less than half free, then the up port with the "
+                               "most free space; down deterministic; one VC (fattree.cc route_packet)"),
+    ("hyperx", "VDAL"): ("merlin-hyperx-vdal", "any link of an unaligned dimension, non-minimal weighed 2 q + 1, "
+                         "not twice in the dimension just routed, ties drawn; minimal (MIN-A) once the VCs left equal "
+                         "the unaligned dimensions; hop h on VC h of 2n (hyperx.cc routeVDAL)"),
+    ("hyperx", "DOR-ND"): ("dor", "DOR; the least loaded of a dimension's parallel links, which width 1 does not "
+                           "have: DOR's route (hyperx.cc routeDORND)"),
 }
 
 
@@ -315,10 +333,10 @@ def merlin_network(family: str, k: int | None = None, n: int | None = None,
     n = check_int("n", n, 2, hint=" (the fat tree's levels)")
     shape = ":".join([f"{k},{k}"] * (n - 1) + [str(k)])
     wiring, endpoints, num_ports = merlin_fattree_wiring(shape)
+    topo_routing, note = MERLIN_ADAPTIVE[("fattree", routing)]
     return MerlinNetwork("fattree", k, n, "merlin.fattree", {"shape": shape, "routing_alg": routing}, wiring,
-                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, "nca", routing,
-                         "deterministic: up port (dest / k^level) mod k, the destination host's digit "
-                         "(fattree.cc route_deterministic); one VC")
+                         tuple(endpoints), tuple(num_ports), "kary-ntree", {"k": k, "n": n}, topo_routing, routing,
+                         note)
 
 
 def merlin_hyperx_wiring(dims) -> dict:
@@ -563,7 +581,8 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
                         loads=None, repeats: int = 1, seed: int = 1, binary=None,
                         timeout: float = 3600.0, progress=None, saturation: bool = False,
                         up_to: float = UP_TO, obuf_vcs: str = "routing",
-                        reference_traffic: str = "merlin", draws: str | None = None) -> NativeResult:
+                        reference_traffic: str = "merlin", draws: str | None = None,
+                        topogen_routing: str | None = None) -> NativeResult:
     """SST merlin's own ``family`` (:func:`merlin_network`: ``merlin.torus``, ``merlin.mesh``,
     ``merlin.hyperx``, ``merlin.dragonfly``, ``merlin.fattree`` with its routing) beside
     topogen's generator and routing of the same network exported to SST
@@ -598,7 +617,13 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     does (a load is sustained when SST's offered_load, or the reference run as SST, reports
     it completed) and compared within 5 %; latencies are compared up to ``up_to`` of the
     native saturation, and ``loads`` defaults to the zero-load point, half and ``up_to`` of
-    it (without ``saturation``: 0.01, 0.2, 0.3)."""
+    it (without ``saturation``: 0.01, 0.2, 0.3).
+
+    ``topogen_routing`` puts another of topogen's routings (a name
+    :func:`topogen.routing.route` knows, with one VC class) in the reference and export
+    columns instead of the equivalent of merlin's, e.g. ``"nca"`` (a table per destination
+    switch) against ``merlin.fattree``'s ``deterministic`` (one route per destination host):
+    docs/crossval.md measures that difference."""
     import math
 
     import networkx as nx
@@ -613,6 +638,14 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     from .crossval_native import native_routing
 
     net = merlin_network(family, k, n, routing)
+    if topogen_routing is not None:
+        from ..routing.names import ALGORITHMS
+
+        if topogen_routing not in ALGORITHMS:
+            raise ParameterError(f"topogen_routing must be one of topogen's routings ({', '.join(ALGORITHMS)}), "
+                                 f"got {topogen_routing!r}")
+        net = replace(net, routing=topogen_routing, vc_rule=None,
+                      note=f"{net.note}; compared with topogen's {topogen_routing}")
     repeats = check_int("repeats", repeats, 1)
     if obuf_vcs not in ("routing", "hop"):
         raise ParameterError(f"obuf_vcs must be routing or hop, got {obuf_vcs!r}")
@@ -648,9 +681,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     folder = fresh_dir(out / "native")
     run_time = getattr(routing, "run_time_choices", False)
     # the native bundle takes the export's cabling and parameters; its source routes are not
-    # used (a routing chosen at run time has none: its empty-network paths stand in)
-    plain = write_bundle(folder / "export.json", topology, None, _empty_network_table(routing, net) if run_time
-                         else routing, clock_ns=spec.clock_ns,
+    # used (a routing chosen at run time has none, nor one routed by destination host: a table
+    # of the empty network's switch-to-switch paths stands in)
+    host_routes = getattr(routing, "host_routes", False)
+    plain = write_bundle(folder / "export.json", topology, None, _empty_network_table(routing, net)
+                         if run_time or host_routes else routing, clock_ns=spec.clock_ns,
                          link_latency_ns=p["link_latency_ns"], host_latency_ns=p["host_latency_ns"],
                          router_params=p["router_params"], nic_params=p["nic_params"])
     nb = native_bundle(plain, folder / "native.json", net)
@@ -707,7 +742,10 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
               + (", every path equally weighted)" if not getattr(routing, "deterministic", True) else ")")
               if _anytopo(topology) else "export: not run: merlin.anytopo refuses a router without endpoints "
               "('No endpoint-to-port mapping provided'), and topogen.table_topo runs with topogen's Bernoulli "
-              "NIC only"),
+              "NIC only"
+              + ("; nor could anytopo's source routes carry this routing: they are keyed by the destination "
+                 "router, and it routes by the destination host (a weighted table over a leaf's up ports gives "
+                 "the same spread drawn at random, not merlin's fixed route per host)" if host_routes else "")),
              "latencies in cycles of the shared clock; merlin's uniform traffic takes no seed: SST columns run "
              "once per load"]
     if saturation:
@@ -753,10 +791,10 @@ def _reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs: str, me
 
 def _empty_network_table(routing, net: MerlinNetwork):
     """The table routing of ``routing``'s empty-network paths (DOR, minimal)."""
-    if net.family == "hyperx":
+    if net.family in ("hyperx", "fattree"):
         from ..routing import route
 
-        return route(routing.topology, None, "dor")
+        return route(routing.topology, None, "dor" if net.family == "hyperx" else "nca")
     from ..routing.ugal_booksim import dragonfly_min
 
     return dragonfly_min(routing.topology)

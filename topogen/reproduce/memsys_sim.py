@@ -42,7 +42,11 @@ Where the paper is silent (our choices)
   booksim`` every network is routed by BookSim's anynet ``min`` (the row says so).
 * **Sizes**: every construction of each family up to ``max_nodes`` (default 1,100, so the
   whole figure runs in about 10 minutes on 2 shared cores); the paper goes to 100,000+ nodes
-  (the Dragonfly) and 5,618 (MMS2).
+  (the Dragonfly) and 5,618 (MMS2).  ``max_nodes=5618`` (74 networks) takes about 12 CPU
+  minutes and 2.1 GB with two workers (measured 2026-11-29): the simulations are the cost,
+  the memory MMS2 q = 53's routing tables (1.0 GB in its worker); ``workers=1`` keeps the
+  memory at one network's.  Each row has the point's ``cpu_s`` (``setup_cpu_s`` of it
+  building and routing) and its worker's ``peak_rss_mb``.
 * **Families**: MMS2 = the MMS graph of q (Slim Fly's router graph, 2q^2 routers), q = 3..53
   gives the paper's 18..5,618; Dragonfly = :func:`~topogen.generators.memsys.memsys_dragonfly`
   with s = 1; Angelfish / Angelfish Lite on the Petersen graph and MMS subnets; Flying Fish
@@ -150,9 +154,11 @@ def _run_point(task) -> dict:
     from ._backend import PointRunner, run_point
 
     t0 = time.perf_counter()
+    c0 = time.process_time()
     topo = build(key, value)
     algorithm = FAMILIES[key][4]
     rt = route(topo, None, algorithm)
+    c1 = time.process_time()
     cfg = dict(config, num_vcs=max(int(config["num_vcs"]), int(getattr(rt, "num_vcs", 1) or 1)))
     runner = PointRunner(simulator, rt, traffic="uniform", load_unit="flits", seed=sim_seed,
                          raw_dir=raw_dir, self_packets=True, **cfg)
@@ -166,7 +172,21 @@ def _run_point(task) -> dict:
             "latency_cycles": float(row["latency_avg"]) if done else math.nan,
             "hops_avg": float(row.get("hops_avg", math.nan)) if done else math.nan,
             "accepted": float(row.get("accepted_flit_rate", math.nan)),
-            "seconds": round(time.perf_counter() - t0, 1), "reused": reused}
+            "seconds": round(time.perf_counter() - t0, 1),
+            "setup_cpu_s": round(c1 - c0, 1), "cpu_s": round(time.process_time() - c0, 1),
+            "peak_rss_mb": _peak_rss_mb(), "reused": reused}
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this (worker) process so far, MB (NaN where unknown)."""
+    try:
+        import resource
+        import sys
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(peak / (1 << 20) if sys.platform == "darwin" else peak / 1024, 0)
+    except (ImportError, OSError):
+        return math.nan
 
 
 def _slope(g: pd.DataFrame) -> float:
@@ -354,7 +374,9 @@ def reproduce_memsys_sim(*, max_nodes: int = 1100, families: str = "all", load: 
              f"up to {max_nodes:,} nodes, {simulator} simulator")
     notes = [
         f"Ran {len(table)} networks of {len(set(table.key))} families on the {simulator} simulator in "
-        f"{wall:.0f} s wall ({workers} worker(s)); simulation seed {sim_seed}"
+        f"{wall:.0f} s wall ({workers} worker(s)), {table.cpu_s.sum():.0f} s of CPU in the points "
+        f"({table.setup_cpu_s.sum():.0f} s of it building and routing the networks), peak memory of one "
+        f"point {table.peak_rss_mb.max():,.0f} MB; simulation seed {sim_seed}"
         + (f"; {reused} point(s) read back from {results}." if reused else "."),
         "Model (our reading; the paper states no settings): BookSim's defaults -- 1-flit packets, "
         "16 VCs x 8 flits, one cycle per router stage, 1-cycle links, Bernoulli injection, uniform "

@@ -42,6 +42,12 @@ MATRIX = (
     ("fattree", "nca", {"k": 4, "n": 3}),
     ("fattree", "anca", {"k": 4, "n": 3}),
     ("flatfly", "ran_min", {"k": 4, "n": 2, "c": 4}),
+    ("flatfly", "valiant", {"k": 4, "n": 2, "c": 4}),
+    ("flatfly", "xyyx", {"k": 4, "n": 2, "c": 4}),
+    ("flatfly", "adaptive_xyyx", {"k": 4, "n": 2, "c": 4}),
+    ("flatfly", "ugal", {"k": 4, "n": 2, "c": 4}),
+    ("torus", "dim_order_bal", {"k": 4, "n": 2}),
+    ("torus", "min_adapt", {"k": 4, "n": 2}),
 )
 #: the same rows at the smallest sizes (``--quick``)
 QUICK_MATRIX = (
@@ -56,6 +62,12 @@ QUICK_MATRIX = (
     ("fattree", "nca", {"k": 2, "n": 2}),
     ("fattree", "anca", {"k": 2, "n": 2}),
     ("flatfly", "ran_min", {"k": 3, "n": 2, "c": 1}),
+    ("flatfly", "valiant", {"k": 3, "n": 2, "c": 1}),
+    ("flatfly", "xyyx", {"k": 3, "n": 2, "c": 1}),
+    ("flatfly", "adaptive_xyyx", {"k": 3, "n": 2, "c": 1}),
+    ("flatfly", "ugal", {"k": 3, "n": 2, "c": 1}),
+    ("torus", "dim_order_bal", {"k": 3, "n": 2}),
+    ("torus", "min_adapt", {"k": 3, "n": 2}),
 )
 #: loads of ``--quick`` (no saturation search)
 QUICK_LOADS = (0.01, 0.2)
@@ -69,14 +81,23 @@ NOT_COMPARED = {
                           "its own assertion ring_part == 1 at the first such hop, on every torus with k >= 4 "
                           "(a 3-ring has no such hop); topogen has no torus version of its VC rule",
 }
+NOT_COMPARED.update({
+    ("flatfly", "adaptive_xyyx"): "BookSim's adaptive_xyyx_flatfly picks X first or Y first at the source router from "
+                                  "the used credits of the two first-hop ports; the reference simulator's engine "
+                                  "makes credit-based choices for its own UGAL and ANCA rules only",
+    ("flatfly", "ugal"): "BookSim's ugal_flatfly_onchip picks minimal or a random intermediate at the source router "
+                         "by hops x used credits with a threshold of 2 (VC halves by phase); the engine's UGAL rules "
+                         "are Slim Fly's and dragonflynew's, not this one",
+    ("torus", "min_adapt"): "BookSim's min_adapt_torus is minimal adaptive on VC 3 only with a dimension-order "
+                            "dateline escape on VCs 0 and 1 (VC 2 unused); topogen's escape routing has an "
+                            "up*/down* escape and the engine no dateline escape",
+})
 #: BookSim routing function names of the rows not compared (for the one native try)
-_NATIVE_TRY = {("torus", "valiant"): "valiant"}
+_NATIVE_TRY = {("torus", "valiant"): "valiant", ("flatfly", "adaptive_xyyx"): "adaptive_xyyx",
+               ("flatfly", "ugal"): "ugal", ("torus", "min_adapt"): "min_adapt"}
 
 #: the cause of a column's known difference from native, per (family, routing, column)
-CAUSES = {
-    ("fattree", "nca", "reference"): "topogen's nca is a fixed up-port table per (switch, destination); BookSim "
-                                     "draws the up port per packet and hop: a different routing on purpose",
-}
+CAUSES: dict = {}
 #: what anynet's min is beside a routing where the family's text does not say it
 _EXPORT_WHAT = {
     ("mesh", "romm"): "one fixed shortest path per pair, not ROMM's random intermediate in the minimal quadrant",
@@ -84,6 +105,9 @@ _EXPORT_WHAT = {
                          "the hops)",
     ("dragonfly", "ugal"): "one fixed shortest path per pair on every VC, not ugal's choice between the minimal "
                            "path and one through a random intermediate",
+    ("flatfly", "valiant"): "one fixed shortest path per pair, where Valiant goes through a random router",
+    ("flatfly", "xyyx"): "one fixed shortest path per pair on every VC, not X first or Y first drawn per packet "
+                         "with a VC half each",
 }
 _EXPORT_CAUSE = ("anynet's min, the only routing of an anynet export, is not the native routing ({what}): a "
                  "routing difference, not a router one")
@@ -127,7 +151,7 @@ def _try_native(family: str, routing: str, sizes: dict, out_dir: Path, binary, t
     from ..experiments.simulators import CrossvalSpec
     from .crossval_native import _native_adapter, native_family
 
-    fam = native_family(family, sizes["k"], sizes["n"])
+    fam = native_family(family, sizes["k"], sizes["n"], c=sizes.get("c", 1))
     fam = replace(fam, booksim={**fam.booksim, "routing_function": routing})
     spec = CrossvalSpec(fam.generator, params=fam.params, seed=1, routing=fam.routing, loads=(0.01,),
                         link_latency=fam.link_latency, repeats=1, timeout=timeout)

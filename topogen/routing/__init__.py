@@ -45,6 +45,9 @@ _EXPORTS = {
     **dict.fromkeys(("ugal_booksim", "UgalBooksimRouting", "dragonfly_min"), ".ugal_booksim"),
     **dict.fromkeys(("romm", "valiant_booksim", "PhaseRouting"), ".romm"),
     **dict.fromkeys(("merlin_dragonfly", "merlin_hyperx", "MerlinRouting"), ".merlin_adaptive"),
+    **dict.fromkeys(("flatfly_xyyx", "flatfly_valiant", "FlatflyRouting"), ".flatfly_booksim"),
+    **dict.fromkeys(("dor_bal", "BalancedDor"), ".dor_bal"),
+    **dict.fromkeys(("nca_random", "RandomNca"), ".nca_random"),
 }
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "save_routing", "route", "booksim_min", "ugal", "UgalRouting", "dsnf_routing",
     "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
     "romm", "valiant_booksim", "PhaseRouting", "merlin_dragonfly", "merlin_hyperx", "MerlinRouting",
+    "flatfly_xyyx", "flatfly_valiant", "FlatflyRouting", "dor_bal", "BalancedDor", "nca_random", "RandomNca",
 ]
 
 
@@ -108,9 +112,19 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     dragonfly with one global link per pair of groups, 3 VCs.
     ``romm`` / ``valiant-booksim`` (:func:`romm`, :func:`valiant_booksim`): BookSim2's
     two-phase ``romm_mesh`` / ``valiant_mesh`` on a ``mesh``, 2 VCs (one per phase).
-    ``merlin-dragonfly-valiant`` / ``-ugal``, ``merlin-hyperx-valiant`` / ``-doal``
-    (:func:`merlin_dragonfly`, :func:`merlin_hyperx`): SST merlin.dragonfly's and
-    merlin.hyperx's own rules, with merlin's VCs.
+    ``merlin-dragonfly-valiant`` / ``-ugal`` / ``-adaptive-local`` / ``-min-a``,
+    ``merlin-hyperx-valiant`` / ``-doal`` / ``-min-a`` / ``-vdal``,
+    ``merlin-fattree-adaptive`` / ``-deterministic`` (:func:`merlin_dragonfly`,
+    :func:`merlin_hyperx`, :mod:`topogen.routing.merlin_adaptive`): SST merlin.dragonfly's,
+    merlin.hyperx's and merlin.fattree's own rules, with merlin's VCs (run by the
+    output-buffered router, ``SimConfig(router="output-buffered")``).
+    ``flatfly-xyyx`` / ``flatfly-valiant`` (:func:`flatfly_xyyx`, :func:`flatfly_valiant`):
+    BookSim2's ``xyyx_flatfly`` / ``valiant_flatfly`` on a ``flattened-butterfly`` (or
+    ``hyperx``), 2 VCs (one per order or phase).
+    ``dor-bal`` (:func:`dor_bal`): BookSim2's ``dim_order_bal`` on a ``torus``, 2 VCs
+    (its balanced two-dateline halves).
+    ``nca-random`` (:func:`nca_random`): BookSim2's ``fattree_nca`` on a ``kary-ntree``:
+    a uniform up port per packet and hop, 1 VC.
     """
     from ..errors import ParameterError
 
@@ -229,6 +243,18 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .romm import romm, valiant_booksim
 
         return (romm if algorithm == "romm" else valiant_booksim)(topology, seed=seed, num_vcs=vcs)
+    if algorithm == "nca-random":  # BookSim's fattree nca: a random up port per hop
+        from .nca_random import nca_random
+
+        return nca_random(topology, seed=seed, num_vcs=vcs)
+    if algorithm == "dor-bal":  # BookSim's dim_order_bal on a torus
+        from .dor_bal import dor_bal
+
+        return dor_bal(topology, seed=seed, num_vcs=vcs)
+    if algorithm in ("flatfly-xyyx", "flatfly-valiant"):  # BookSim's randomised flatfly routings
+        from .flatfly_booksim import flatfly_valiant, flatfly_xyyx
+
+        return (flatfly_xyyx if algorithm == "flatfly-xyyx" else flatfly_valiant)(topology, seed=seed, num_vcs=vcs)
     from .ugal import UGAL_VARIANTS, ugal
     from .valiant import valiant
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import insort
 
 import numpy as np
 
@@ -14,6 +15,8 @@ from ._events import _ALLOC, _IWAKE, _LATE, _READY
 # event kinds of the VC allocation stage: a head asks for an output VC; an output VC is
 # released (its owner's tail has crossed the switch)
 _VREQ, _VFREE = 7, 8
+#: "not released" (vfree_g of an owned output VC)
+_NEVER = 1 << 62
 
 
 def roomiest_vc(credits, lo: int, hi: int, S: int) -> int:
@@ -27,6 +30,26 @@ def roomiest_vc(credits, lo: int, hi: int, S: int) -> int:
         if cx > bc:
             best, bc = x, cx
     return best
+
+
+def round_offsets(config) -> list[int]:
+    """Cycles after its allocation cycle a packet granted in allocation round ``j`` may
+    start on an idle output channel, for each round ``j`` of a cycle
+    (``speedup_model="rounds"``).
+
+    BookSim's switch traversal takes the internal step after the switch allocation and
+    the channel sends at the end of the cycle, so a packet allocated in a cycle's last
+    step leaves a cycle later than one allocated earlier.  Rounds are counted from the one
+    a head that just finished its pipeline first bids in (step ``pipeline - 2`` after it
+    arrived); with integer ``s``, round ``j`` leaves ``(r0 + j + 1) // s - (r0 + 1) // s``
+    cycles after round 0, ``r0 = (pipeline - 2) mod s``.  A fractional speedup gives 0.
+    """
+    num, den = config.speedup_fraction
+    n = -(-num // den)
+    if den != 1:
+        return [0] * n
+    r0 = (config.pipeline_delay - 2) % num
+    return [(r0 + j + 1) // num - (r0 + 1) // num for j in range(num)]
 
 
 def nearest_free_vc(owner, lo: int, hi: int, ol: int, p0: int, nv: int) -> int:
@@ -82,6 +105,8 @@ class SeparableAllocator:
             self.va_iptr = [0] * nb
             self.va_optr = [0] * nb
             self.inj_last = [-1] * H  # the VC each host injected its last packet on
+            if self.rounds:  # the round from which a released output VC is free
+                self.vfree_g = [0] * nb
 
     # ------------------------------------------------------------ VC allocation
     def _want_alloc(self, sw: int, t: int) -> None:
@@ -106,12 +131,17 @@ class SeparableAllocator:
         """``pkt``'s head, routed, asks for an output VC (it may ask for the switch one
         cycle later, when it gets one)."""
         sw = self.out_switch[pkt.ports[pkt.hop]]
+        if self.rounds and pkt.vr < 0:  # (else set by _send_rounds) the cycle's last round
+            pkt.vr = (now + 1) * self.r_num // self.r_den - 1
         self.va_pend[sw].append(pkt)
         self._want_alloc(sw, now)
 
     def _vc_free(self, x: int, now: int) -> None:
-        """Output VC ``x`` can be allocated again."""
-        self.owner[x] = None
+        """Output VC ``x`` can be allocated again (with allocation rounds: from round
+        ``vfree_g[x]``, which :meth:`_vc_allocate_round` reads; this only wakes the
+        switch)."""
+        if not self.rounds:
+            self.owner[x] = None
         sw = self.out_switch[x // self.V]
         if self.va_pend[sw]:
             self._want_alloc(sw, now)
@@ -168,6 +198,69 @@ class SeparableAllocator:
         if lost:
             self._want_alloc(sw, now + 1)
 
+    def _vc_allocate_round(self, sw: int, now: int, j: int, nr: int) -> list:
+        """:meth:`_vc_allocate` in allocation round ``j`` of ``nr`` of cycle ``now``
+        (``speedup_model="rounds"``); returns the winners in VC order (the caller lets
+        them bid for the switch from the next round on).
+
+        A head bids from round ``pkt.vr`` on: a head that reached the front of its buffer
+        by arriving asks in the last round of the cycle before its pipeline ends (BookSim's
+        VC allocation step comes right before the switch allocation step, the first
+        round of the next cycle); one that became the front when the packet ahead of it
+        crossed, ``routing_delay`` rounds after that (:meth:`_send_rounds`).  An output VC
+        released by a tail is free from the round after the tail crossed (``vfree_g``).
+        """
+        pend = self.va_pend[sw]
+        owner = self.owner
+        vfree = self.vfree_g
+        g = now * self.r_num // self.r_den + j
+        V = self.V
+        olocal, ilocal = self.out_local, self.in_local
+        nv = self.sw_ports[sw] * V
+        iptr, optr = self.va_iptr, self.va_optr
+        chosen: dict = {}
+        for pkt in pend:
+            if pkt.vr > g:  # its pipeline has not reached VC allocation yet
+                continue
+            lo, hi = self._vc_range(pkt)
+            ol = olocal[lo // V] * V - (lo // V) * V  # local index of VC x: ol + x
+            p0 = iptr[pkt.buf]
+            best, bd = -1, nv
+            for x in range(lo, hi):
+                if owner[x] is None or vfree[x] <= g:
+                    d = (ol + x - p0) % nv
+                    if d < bd:
+                        best, bd = x, d
+            if best >= 0:
+                c = chosen.get(best)
+                if c is None:
+                    chosen[best] = [pkt]
+                else:
+                    c.append(pkt)
+        if not chosen:
+            return []
+        lost = False
+        won = []
+        for x in sorted(chosen):  # in VC order (the compiled engine's order)
+            cands = chosen[x]
+            if len(cands) > 1:
+                lost = True
+                p0 = optr[x]
+                pk = min(cands, key=lambda p: (ilocal[p.buf // V] * V + p.buf % V - p0) % nv)
+            else:
+                pk = cands[0]
+            owner[x] = pk
+            vfree[x] = _NEVER
+            self.ovc[pk.pid] = x
+            iptr[pk.buf] = (olocal[x // V] * V + x % V + 1) % nv
+            optr[x] = (ilocal[pk.buf // V] * V + pk.buf % V + 1) % nv
+            pend.remove(pk)
+            pk.vr = -1
+            won.append(pk)
+        if lost:
+            self._want_alloc(sw, now + 1)
+        return won
+
     def _serve_switch(self, o: int, now: int) -> None:
         """The ``separable`` allocator: a packet waits for output ``o`` of a switch; run
         that switch's allocation at the end of this cycle (:meth:`_allocate`)."""
@@ -207,6 +300,9 @@ class SeparableAllocator:
         n = self.sw_ports[sw]
         vptr = self.vc_ptr
         vca = self.vca
+        if self.rounds:
+            self._allocate_rounds(sw, now)
+            return
         if vca and self.va_pend[sw]:
             self._vc_allocate(sw, now)
         ovc = self.ovc if vca else None
@@ -287,6 +383,131 @@ class SeparableAllocator:
                     if o in waiting and busy[o] <= now:
                         pend.add(o)
                 self._want_alloc(sw, now + 1)
+        for o in held:
+            wl = waiting.get(o)
+            if wl is not None and busy[o] <= now:
+                self._input_wake(o, wl, now)
+
+    def _allocate_rounds(self, sw: int, now: int) -> None:
+        """:meth:`_allocate` with ``internal_speedup`` rounds (``speedup_model="rounds"``):
+        the separable input-first allocation of switch ``sw`` runs once per round of cycle
+        ``now`` (BookSim's ``_InternalStep`` per internal step), each round granting at
+        most one packet per input and per output port among the inputs and crossbar
+        outputs free in that round (:meth:`_send_rounds`); credits, pointers and waiting
+        lists carry over from round to round.  Losers, and packets held by a busy input,
+        try again in the next round and as :meth:`_allocate`'s do after the last."""
+        waiting = self.waiting
+        busy, bj = self.busy, self.busy_j
+        inb, ij = self.in_busy, self.in_j
+        credits = self.credits
+        V, S, k = self.V, self.S, self.kcls
+        ej0 = self.ej_base
+        olocal, ilocal = self.out_local, self.in_local
+        n = self.sw_ports[sw]
+        vptr = self.vc_ptr
+        vca = self.vca
+        ovc = self.ovc if vca else None
+        iptr, optr = self.in_ptr, self.out_ptr
+        num, den = self.r_num, self.r_den
+        nr = (now + 1) * num // den - now * num // den
+        held = []
+        lost = False
+        outs = sorted(self.sw_pend[sw])  # port order (the compiled engine's order)
+        self.sw_pend[sw] = set()
+        va = self.va_pend[sw] if vca else None
+        for j in range(nr):
+            won = self._vc_allocate_round(sw, now, j, nr) if va else ()
+            per_in: dict = {}  # input port -> {output: (pkt, buffer)}
+            for o in outs:
+                wl = waiting.get(o)
+                if wl is None:
+                    continue
+                x = busy[o]
+                if x > now or (x == now and bj[o] > j):
+                    continue
+                for pkt in wl:
+                    b = pkt.buf
+                    ip = b // V
+                    x = inb[ip]
+                    if x > now or (x == now and ij[ip] > j):
+                        held.append(o)
+                        continue
+                    if o >= ej0:
+                        best = -1
+                    elif vca:  # the VC it was granted, with room for the whole packet
+                        best = ovc[pkt.pid]
+                        if credits[best] < S:
+                            continue
+                    else:
+                        lo = o * V + pkt.vlo[pkt.hop]
+                        if k == 1:
+                            if credits[lo] < S:
+                                continue
+                            best = lo
+                        else:
+                            best = roomiest_vc(credits, lo, lo + k, S)
+                            if best < 0:
+                                continue
+                    reqs = per_in.get(ip)
+                    if reqs is None:
+                        per_in[ip] = {o: (pkt, best)}
+                    else:
+                        old = reqs.get(o)
+                        if old is None or (b - vptr[ip]) % V < (old[0].buf - vptr[ip]) % V:
+                            reqs[o] = (pkt, best)
+            if per_in:
+                chosen: dict = {}  # output -> [(input, pkt, buffer)]
+                for ip, reqs in per_in.items():
+                    if len(reqs) > 1:
+                        lost = True
+                        p0 = iptr[ip]
+                        o = min(reqs, key=lambda x: (olocal[x] - p0) % n)
+                    else:
+                        o = next(iter(reqs))
+                    pk, b = reqs[o]
+                    c = chosen.get(o)
+                    if c is None:
+                        chosen[o] = [(ip, pk, b)]
+                    else:
+                        c.append((ip, pk, b))
+                for o, cands in chosen.items():
+                    if len(cands) > 1:
+                        lost = True
+                        p0 = optr[o]
+                        ip, pk, b = min(cands, key=lambda c: (ilocal[c[0]] - p0) % n)
+                    else:
+                        ip, pk, b = cands[0]
+                    optr[o] = (ilocal[ip] + 1) % n
+                    iptr[ip] = (olocal[o] + 1) % n
+                    vptr[ip] = (pk.buf % V + 1) % V
+                    wl = waiting[o]
+                    wl.remove(pk)
+                    self._send_rounds(pk, o, b, now, j)
+                    if not wl:
+                        del waiting[o]
+                    else:
+                        self._wake_when_free(o)
+            for pk in won:  # heads granted an output VC bid from the next round on
+                if j + 1 < nr:
+                    o = pk.ports[pk.hop]
+                    wl = waiting.get(o)
+                    if wl is None:
+                        waiting[o] = [pk]
+                    else:
+                        wl.append(pk)
+                    if o not in outs:
+                        insort(outs, o)
+                    if busy[o] > now:
+                        self._wake_when_free(o)
+                else:
+                    self.seq += 1
+                    heapq.heappush(self.heap, (now + 1, self.seq, _READY, pk))
+        if lost:
+            pend = self.sw_pend[sw]
+            for o in outs:  # the losers try again next cycle
+                if o in waiting and busy[o] <= now:
+                    pend.add(o)
+            self._want_alloc(sw, now + 1)
         for o in held:
             wl = waiting.get(o)
             if wl is not None and busy[o] <= now:

@@ -44,6 +44,9 @@ def compiled_covers(network) -> str | None:
         return f"the {network.config.router} router runs on the Python engine"
     if network.config.flow_control == "wormhole":
         return "wormhole flow control (flit level) runs on the Python engine"
+    if network.config.speedup_rounds:
+        return ("internal_speedup > 1 with speedup_model='rounds' (allocation rounds) runs on "
+                "the Python engine; speedup_model='pipeline' runs compiled")
     if network.num_ports * network.config.num_vcs >= 1 << 31:
         return "the network has 2**31 buffers or more (the compiled engine numbers them in int32)"
     return None

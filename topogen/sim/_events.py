@@ -11,6 +11,8 @@ _LATE = 1 << 60
 class _Packet:
     __slots__ = ("pid", "src", "dst", "ctime", "ports", "vlo", "hop", "buf", "arr", "sent",
                  "measured", "links",
+                 # the cycle the head asked for an output VC (allocation rounds only)
+                 "vr",
                  # adaptive (escape) routing only: current switch, destination switch,
                  # escape phase (-1: on adaptive VCs), options at the current switch,
                  # ports whose waiting lists hold the packet
@@ -29,3 +31,4 @@ class _Packet:
         self.arr = ctime
         self.sent = -1
         self.measured = measured
+        self.vr = -1

@@ -9,7 +9,8 @@ SST export sets it, :func:`topogen.sim_defaults.sst_router_latencies`):
 
 * **VCs.** A packet's ``h``-th router-router hop uses VC ``h`` (the injection buffer and
   the first switch's output buffers VC 0 ... as anytopo's ``setVC(num_hops)``); the
-  ejection output buffer keeps the VC of the last hop.  ``num_vcs`` is not used: every
+  ejection output buffer keeps the VC of the last hop (or takes the route's own
+  ejection VC, an entry of ``vlo`` after the last hop's, as merlin.dragonfly sets one).  ``num_vcs`` is not used: every
   VC a route needs exists (anytopo's ``vcs_per_vn`` = longest route + 1).  Hop-number
   VCs make any route deadlock-free.  With ``obuf_vcs="routing"`` a hop uses instead the
   VC of its class in the routing (one VC per class, class 0 .. ``routing.num_vcs - 1``),
@@ -277,8 +278,9 @@ class OutputBufferedEngine(Engine):
             if pkt.links < 0:  # a route chosen as the packet goes (_obuf_adaptive)
                 self._adapt(pkt, sw)
             o = pkt.ports[pkt.hop]
-            if by_class:  # the routing's VC class of this hop (ejection: the last hop's)
-                vc = pkt.vlo[pkt.hop if pkt.hop <= pkt.links else pkt.links] // kcls
+            if by_class:  # the routing's VC class of this hop (ejection: its own entry, else the last hop's)
+                vlo = pkt.vlo
+                vc = vlo[pkt.hop if pkt.hop < len(vlo) else -1] // kcls
             else:
                 vc = pkt.hop if pkt.hop < pkt.links else pkt.links
             ob = o * W + vc

@@ -1,6 +1,7 @@
 """SST merlin's randomised and adaptive routings on the output-buffered router
-(:class:`MerlinChoiceEngine`): merlin.dragonfly's ``valiant`` and ``ugal``, merlin.hyperx's
-``valiant`` and ``DOAL`` (:mod:`topogen.routing.merlin_adaptive`).
+(:class:`MerlinChoiceEngine`): merlin.dragonfly's ``valiant``, ``ugal``, ``adaptive-local`` and
+``min-a``, merlin.hyperx's ``valiant``, ``DOAL`` and ``MIN-A``, merlin.fattree's ``adaptive``
+(:mod:`topogen.routing.merlin_adaptive`).
 
 merlin draws a packet's intermediate in ``process_input``, when the packet enters the
 network at its source router, from that router's generator; it routes a packet when the
@@ -25,9 +26,12 @@ packet in and lowered when the output port starts sending it (hr_router's defaul
   head whose route is not complete (``links < 0``) the first time it looks at it at a
   router: the routing's ``choose`` gets ``queue(link, vc) = output_buf_size - free
   space`` of that router's output buffers (merlin's count) and the VC the packet came in
-  on; the hops it returns are appended to the route with their VCs (one output buffer
-  per VC class, ``obuf_vcs="routing"``), and the ejection port when they reach the
-  destination.
+  on, and ``space(link, vc)``, the free flits (merlin's ``output_credits``, ``space.size``
+  the buffer's size); the hops it returns are appended to the route with their VCs (one
+  output buffer per VC class, ``obuf_vcs="routing"``), and the ejection port when they
+  reach the destination, with the routing's ejection VC (``eject_vc``);
+* a routing with ``host_routes`` (the fat tree's: its route depends on the destination
+  host) gets host ids in ``draw_path`` and ``start`` instead of switch ids.
 
 The choice is made when the crossbar first looks at the head with its input port free,
 half a cycle or more after SST's event handler routes it (:mod:`topogen.sim._obuf`'s
@@ -76,6 +80,12 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         self.u32: dict = {}  # router -> its generator (draws="merlin")
         self.pool: list = []  # 32-bit numbers from the simulation's generator (draws="seed")
 
+        def space(e, vc):
+            return self._space(e, vc)
+
+        space.size = self.oflits  # the output buffer's flits (merlin's initial output_credits)
+        self.space = space
+
     def _gen(self, sw: int):
         """Router ``sw``'s source of 32-bit numbers."""
         if self.mroute.draws == "merlin":
@@ -96,6 +106,10 @@ class MerlinChoiceEngine(OutputBufferedEngine):
     def _queue(self, e: int, vc: int) -> int:
         """Flits in the output buffer of link ``e``'s VC ``vc`` (merlin's output_queue_lengths)."""
         return self.oflits - self.ospace[e * _VCS + vc]
+
+    def _space(self, e: int, vc: int) -> int:
+        """Free flits in the output buffer of link ``e``'s VC ``vc`` (merlin's output_credits)."""
+        return self.ospace[e * _VCS + vc]
 
     def _create(self, t: int, src: int, dst: int) -> None:
         measured = self.measure_from <= t < self.measure_to
@@ -123,14 +137,16 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         r = self.mroute
         hs = self.host_switch
         s, d = hs[pkt.src], hs[pkt.dst]
+        a, b = (pkt.src, pkt.dst) if r.host_routes else (s, d)  # host-dependent routes take hosts
         if self.choosing:
-            pkt.state = r.start(s, d, self._gen(s))
+            pkt.state = r.start(a, b, self._gen(s))
             return
-        sw, vcs = r.draw_path(s, d, self._gen(s))
+        sw, vcs = r.draw_path(a, b, self._gen(s))
         ent = self.entry_of
         ports = tuple(ent[u, w] for u, w in zip(sw[:-1], sw[1:]))
         pkt.ports = pkt.ports + ports + (self.ej_base + pkt.dst,)
-        pkt.vlo = (0,) + tuple(v * self.kcls for v in vcs)
+        k = self.kcls
+        pkt.vlo = (0,) + tuple(v * k for v in vcs) + (r.eject_vc(sw, vcs) * k,)
         pkt.links = len(ports)
 
     def _adapt(self, pkt, sw: int) -> None:
@@ -138,7 +154,8 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         if len(pkt.ports) > pkt.hop:
             return
         k = self.kcls
-        nxt, vcs, done = self.mroute.choose(pkt.state, sw, pkt.vlo[-1] // k, self._queue, self._gen(sw))
+        nxt, vcs, done = self.mroute.choose(pkt.state, sw, pkt.vlo[-1] // k, self._queue, self._gen(sw),
+                                            self.space)
         ent = self.entry_of
         prev = sw
         ports = []
@@ -150,3 +167,5 @@ class MerlinChoiceEngine(OutputBufferedEngine):
         if done:
             pkt.ports = pkt.ports + (self.ej_base + pkt.dst,)
             pkt.links = len(pkt.ports) - 2
+            last = nxt[-2] if len(nxt) > 1 else sw
+            pkt.vlo = pkt.vlo + (self.mroute.eject_vc([last, nxt[-1]], [pkt.vlo[-1] // k]) * k,)

@@ -11,7 +11,7 @@ from .. import sim_defaults as _d
 from ..errors import ParameterError
 
 __all__ = ["SimConfig", "estimated_work", "mean_route_links", "AUTO_PYTHON_MAX_WORK", "ALLOCATORS", "VC_ALLOCS", "STOP_RULES", "INJECTIONS", "LATENCY_POINTS", "ENGINES",
-           "ROUTERS", "FLOW_CONTROLS"]
+           "ROUTERS", "FLOW_CONTROLS", "SPEEDUP_MODELS"]
 
 #: switch allocators: BookSim's separable input-first (round-robin, one iteration), or
 #: first ready, first served with no input-port limit (the model before 0.2)
@@ -25,8 +25,11 @@ ALLOCATORS = ("separable", "fifo")
 VC_ALLOCS = ("booksim", "credits")
 #: when a run that did not converge is saturated: ``booksim`` (only through
 #: latency_thres, as BookSim's sim_type = latency) or ``strict`` (also when it accepted
-#: under 90 % of the offered packets or left a backlog at the sources)
-STOP_RULES = ("booksim", "strict")
+#: under 90 % of the offered packets or left a backlog at the sources); with either, a run
+#: whose backlog grew over the measurement is saturated too
+#: (:func:`topogen.sim.measure.falls_behind`).  ``latency-only``: BookSim's rule alone
+#: (latency_thres, no check of the accepted packets), for matching BookSim's verdicts
+STOP_RULES = ("booksim", "strict", "latency-only")
 #: packet generation: ``bernoulli`` (every cycle each host creates a packet with
 #: probability p: BookSim's injection process) or ``periodic`` (every host creates one
 #: packet every 1/p cycles, all hosts in step from cycle 0: SST merlin.offered_load's)
@@ -64,6 +67,14 @@ OBUF_VCS = ("hop", "routing")
 #: stand in several routers' VCs at once, the switch is held per packet while flits and
 #: credits last; :mod:`topogen.sim._wormhole`, Python engine)
 FLOW_CONTROLS = ("vct", "wormhole")
+#: what ``internal_speedup = s > 1`` does in the input-queued router: ``rounds`` (the
+#: default, BookSim's ``Router::Evaluate``: ``s`` allocation rounds per cycle, each granting
+#: at most one packet per input and per output port, into a queue per output port that the
+#: channel drains one flit per cycle; a fractional ``s`` accumulates) or ``pipeline`` (the
+#: older reading: a shorter pipeline and a faster crossbar for multi-flit packets, at most
+#: one packet per input and output port per cycle).  Both shorten the pipeline to
+#: ``ceil(stages / s)`` cycles.  See ``docs/sim.md``
+SPEEDUP_MODELS = ("rounds", "pipeline")
 
 
 #: most cycles one run may measure (``sample_period * max_samples``): a run of the
@@ -98,6 +109,9 @@ class SimConfig:
     packet-level virtual cut-through (default) or BookSim's flit-level wormhole router
     (:mod:`topogen.sim._wormhole`, Python engine; ``vc_buf_size`` may then be smaller than
     ``packet_size``).
+    ``speedup_model`` says what ``internal_speedup > 1`` does (:data:`SPEEDUP_MODELS`):
+    BookSim's ``internal_speedup`` allocation rounds per cycle (default) or the older
+    shorter-pipeline reading.
     ``port_order`` numbers each switch's ports for the separable allocator's round-robin
     arbiters (:data:`topogen.sim._ports.PORT_ORDERS`): BookSim anynet's ``hosts-first``
     (default, what topogen's BookSim export gives), or ``booksim-native``, the order of
@@ -142,6 +156,7 @@ class SimConfig:
     obuf_vcs: str = "hop"
     flow_control: str = "vct"
     port_order: str = "hosts-first"
+    speedup_model: str = "rounds"
 
     def __post_init__(self):
         ints = dict(num_vcs=(1, 1 << 12), packet_size=(1, 1 << 20), vc_buf_size=(1, 1 << 30),
@@ -210,6 +225,9 @@ class SimConfig:
 
         if self.port_order not in PORT_ORDERS:
             raise ParameterError(f"port_order must be one of {', '.join(PORT_ORDERS)}, got {self.port_order!r}")
+        if self.speedup_model not in SPEEDUP_MODELS:
+            raise ParameterError(f"speedup_model must be one of {', '.join(SPEEDUP_MODELS)}, "
+                                 f"got {self.speedup_model!r}")
         if self.flow_control not in FLOW_CONTROLS:
             raise ParameterError(f"flow_control must be one of {', '.join(FLOW_CONTROLS)}, "
                                  f"got {self.flow_control!r}")
@@ -271,6 +289,23 @@ class SimConfig:
         return _d.router_cycles(self.packet_size, self.internal_speedup)
 
     @property
+    def speedup_rounds(self) -> bool:
+        """True when the input-queued router runs ``internal_speedup`` allocation rounds per
+        cycle (``speedup_model="rounds"`` and ``internal_speedup > 1``)."""
+        return (self.speedup_model == "rounds" and self.internal_speedup > 1
+                and self.router == "input-queued")
+
+    @property
+    def speedup_fraction(self) -> tuple[int, int]:
+        """``internal_speedup`` as a fraction ``(num, den)`` (denominator at most 1024):
+        cycle ``t`` runs ``(t + 1) * num // den - t * num // den`` allocation rounds, as
+        BookSim's ``_partial_internal_cycles`` accumulates a fractional speedup."""
+        from fractions import Fraction
+
+        f = Fraction(float(self.internal_speedup)).limit_denominator(1024)
+        return f.numerator, f.denominator
+
+    @property
     def stamp_offset(self) -> int:
         """Cycles between the delivery time stamp and the tail's arrival: ``packet_size - 1``
         with ``latency_at="head"``, else 0 (the engines report tail arrivals)."""
@@ -301,7 +336,8 @@ class SimConfig:
             return self
         from dataclasses import replace
 
-        python_only = self.router != "input-queued" or self.flow_control == "wormhole"
+        python_only = (self.router != "input-queued" or self.flow_control == "wormhole"
+                       or self.speedup_rounds)
         small = not python_only and estimated_work(routing, rate, self) < AUTO_PYTHON_MAX_WORK
         return replace(self, engine="python" if small else "compiled")
 
@@ -312,6 +348,8 @@ class SimConfig:
         the input-queued router; ``flow_control`` only when it is ``wormhole``)."""
         d = asdict(self)
         d.pop("engine")
+        if self.internal_speedup == 1:
+            d.pop("speedup_model")  # no speedup: rows and resume keys stay as they were
         if self.flow_control == "vct":
             d.pop("flow_control")  # rows and resume keys of the default model stay as they were
         if self.obuf_vcs == "hop":

@@ -29,7 +29,13 @@ Timing of one packet (``S = packet_size`` cycles of serialisation, one flit per 
   cut-through); credits for its ``S`` flits come back to the
   upstream port ``S - 1 + lat[in] + credit_delay`` cycles after it started
   (``credit_delay`` only when the upstream end is a switch);
-* with ``internal_speedup = s > 1`` the router delay is ``ceil(pipeline / s)`` and the
+* with ``internal_speedup = s > 1`` the router delay is ``ceil(pipeline / s)``; with
+  ``speedup_model = "rounds"`` (the default, BookSim's ``Router::Evaluate``) a switch runs
+  ``s`` allocation rounds per cycle (:meth:`_send_rounds`): a packet granted in a round
+  occupies its input and the crossbar's output ``S`` rounds, joins its output port's
+  queue and starts on the channel when the port has sent what was queued before it; the
+  input buffer is free when the tail has crossed (not before it has arrived) and the
+  input's credits go back one flit per cycle.  With ``speedup_model = "pipeline"`` the
   input buffer is free (and the credits counted from) ``ceil(S / s)`` cycles after the
   packet started, but not before its tail has arrived;
 * it is delivered when its tail reaches the host: ``t_ej + lat[ej] + S - 1``.
@@ -55,7 +61,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._adaptive import EscapeRouting
 from ._anca import AncaChoice
-from ._allocator import _VFREE, _VREQ, SeparableAllocator, roomiest_vc
+from ._allocator import _VFREE, _VREQ, SeparableAllocator, round_offsets, roomiest_vc
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
 from ._ugal import UgalChoice
 from .config import ALLOCATORS, STOP_RULES, SimConfig
@@ -110,7 +116,9 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         self.ovh = c.injection_overhead
         self.cdelay = c.credit_delay
         self.Sx = c.crossbar_cycles  # a buffered packet's time through the switch
-        self.speedup = self.Sx != self.S
+        # internal_speedup > 1, speedup_model "rounds": allocation rounds per cycle
+        self.rounds = c.speedup_rounds
+        self.speedup = self.Sx != self.S and not self.rounds
         self.inj_buf0 = network.inj_base * v  # first injection buffer (credits go to a host)
         self.lat = network.latency.tolist()
         self.host_switch = network.host_switch.tolist()
@@ -153,6 +161,8 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         self.measured_created = 0
         self.ctime_sum = 0  # sum of creation times of the packets not yet delivered
         self.srcq_ctime = 0  # ... of those still in a source queue
+        if self.rounds:
+            self._setup_rounds(network)
         # adaptive routing with an escape channel (see _ready_adaptive)
         self.adaptive = network.adaptive
         self.separable = c.allocator == "separable" and not self.adaptive
@@ -329,11 +339,38 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
 
     def _wake_when_free(self, o: int) -> None:
         """Serve output port ``o`` again when it frees (once: no second wake-up while one
-        is pending)."""
+        is pending); not before the next cycle (with allocation rounds a port may free in
+        a later round of this cycle, which this cycle's allocation has seen)."""
         if o not in self.wake:
             self.wake.add(o)
             self.seq += 1
-            heapq.heappush(self.heap, (self.busy[o], self.seq, _FREE, o))
+            t = self.busy[o]
+            if t <= self.now:
+                t = self.now + 1
+            heapq.heappush(self.heap, (t, self.seq, _FREE, o))
+
+    # ------------------------------------------------------------ allocation rounds
+    def _setup_rounds(self, network: Network) -> None:
+        """State of ``internal_speedup`` allocation rounds (``speedup_model="rounds"``).
+
+        Round ``g = t * num // den + j`` is round ``j`` of cycle ``t`` (``internal_speedup =
+        num / den``).  A port's ``busy`` / ``in_busy`` cycle comes with the round of that
+        cycle from which it is free (``busy_j`` / ``in_j``); ``chan`` is the cycle from which
+        an output channel is free (its queue drained), ``cred_free`` the cycle from which
+        an input's credit channel is.  ``r_off[j]``: cycles after the allocation cycle a
+        packet granted in round ``j`` may start on an idle channel.
+        """
+        c = network.config
+        P = network.num_ports
+        self.r_num, self.r_den = c.speedup_fraction
+        self.busy_j = [0] * P
+        self.in_j = [0] * P
+        self.chan = [0] * P
+        self.cred_free = [0] * P
+        self.r_off = round_offsets(c)
+        self.rdelay = c.routing_delay
+        # a host takes up to num_vcs x vc_buf_size flits ahead of its ejection channel
+        self.ej_room = c.num_vcs * c.vc_buf_size
 
     def _serve(self, o: int, now: int) -> None:
         """Let the first waiting packet that can go leave on output port ``o`` (first
@@ -385,6 +422,9 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
 
     def _send(self, pkt: _Packet, o: int, b: int, now: int) -> None:
         """``pkt`` starts on output port ``o`` (into buffer ``b``) at ``now``."""
+        if self.rounds and o < self.inj_base:
+            self._send_rounds(pkt, o, b, now, -1)
+            return
         S = self.S
         end = now + S
         self.busy[o] = end
@@ -449,6 +489,111 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
                 push(heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, nxt))
             else:
                 del self.fifo[old]
+        if b < 0:  # ejected
+            self._deliver(pkt, arr + S - 1)
+
+    def _send_rounds(self, pkt: _Packet, o: int, b: int, now: int, j: int) -> None:
+        """``pkt`` crosses the switch to output port ``o`` (into buffer ``b``, -1: its host)
+        in allocation round ``j`` of cycle ``now`` (-1: the first round ``o`` is free in).
+
+        Its ``S`` flits take the input and the crossbar's output for ``S`` rounds; it joins
+        ``o``'s queue and starts on the channel at ``now + r_off[j]`` or when the channel
+        has sent what was queued before it.  The input buffer frees the cycle after the
+        tail crossed (not before the tail arrived); the input's credit channel returns one
+        flit's credit per cycle, so the packet's credits leave when the last of them does.
+        """
+        S = self.S
+        num, den = self.r_num, self.r_den
+        busy = self.busy
+        if j < 0:
+            j = self.busy_j[o] if busy[o] == now else 0
+        g = now * num // den + j
+        start = now + self.r_off[j]
+        ch = self.chan[o]
+        if ch > start:
+            start = ch
+        self.chan[o] = start + S
+        ge = g + S  # the crossbar's output is free from round ge
+        c = ((ge + 1) * den + num - 1) // num - 1
+        cj = ge - c * num // den
+        if b < 0:  # a host: no more than ej_room flits queued for its channel
+            cr = start + S + S - self.ej_room
+            if cr > c:
+                c, cj = cr, 0
+        busy[o] = c
+        self.busy_j[o] = cj
+        self.port_flits[o] += S
+        old = pkt.buf
+        oarr = pkt.arr
+        arr = start + self.lat[o]
+        heap = self.heap
+        push = heapq.heappush
+        if b >= 0:
+            self.credits[b] -= S
+            q = self.fifo.get(b)
+            pkt.buf = b
+            pkt.arr = arr
+            if q is None:
+                self.fifo[b] = deque((pkt,))
+                ff = self.front_free.get(b, 0)
+                self.seq += 1
+                r = ff + self.G
+                a = arr + self.D
+                push(heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, pkt))
+            else:
+                q.append(pkt)
+        pkt.hop += 1
+        self.last_move = now
+        V = self.V
+        ip = old // V
+        tr = g + S - 1  # the tail's round: not before the cycle it arrives in
+        ta = (oarr + S - 1) * num // den
+        if ta > tr:
+            tr = ta
+        ct = ((tr + 1) * den + num - 1) // num - 1
+        iend = ct + 1
+        tr += 1
+        c1 = ((tr + 1) * den + num - 1) // num - 1
+        self.in_busy[ip] = c1
+        self.in_j[ip] = tr - c1 * num // den
+        if self.vca:  # the output VC is free for VC allocation once the tail has crossed
+            x = self.ovc.pop(pkt.pid)
+            self.vfree_g[x] = tr
+            if c1 > now:  # (a later round of this cycle: this allocation sees it)
+                self.seq += 1
+                push(heap, (c1, self.seq, _VFREE, x))
+        q = self.fifo[old]
+        q.popleft()
+        self.front_free[old] = iend
+        cs = now + S - 1  # the last credit's cycle on the input's credit channel
+        x = self.cred_free[ip] + S - 1
+        if x > cs:
+            cs = x
+        if ct > cs:
+            cs = ct
+        self.cred_free[ip] = cs + 1
+        cd = self.cdelay
+        if cd and old >= self.inj_buf0:  # the upstream end is a host: no credit delay
+            cd = 0
+        self.seq += 1
+        push(heap, (cs + self.lat[ip] + cd, self.seq, _CREDIT, old))
+        if q:
+            nxt = q[0]
+            self.seq += 1
+            if self.vca:  # its VC allocation round: routing_delay rounds after it became
+                # the front (round tr), not before its arrival's pipeline allows
+                fv = tr + self.rdelay
+                x = (nxt.arr + self.D) * num // den - 1
+                if x > fv:
+                    fv = x
+                nxt.vr = fv
+                push(heap, (((fv + 1) * den + num - 1) // num - 1, self.seq, _VREQ, nxt))
+            else:
+                r = iend + self.G
+                a = nxt.arr + self.D
+                push(heap, (a if a > r else r, self.seq, _READY, nxt))
+        else:
+            del self.fifo[old]
         if b < 0:  # ejected
             self._deliver(pkt, arr + S - 1)
 
