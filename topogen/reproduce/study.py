@@ -41,7 +41,8 @@ from ..errors import ParameterError
 
 __all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "knee_sweep", "toml_text",
            "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
-           "draw_curves", "VERDICTS", "run_study", "reference_study_run", "points_table", "crosscheck", "crosscheck_document",
+           "draw_curves", "VERDICTS", "run_study", "reference_study_run", "check_run_options", "points_table",
+           "crosscheck", "crosscheck_document",
            "crosscheck_table"]
 
 #: widest bracket around a curve's knee on which a saturation claim is judged (offered load)
@@ -760,6 +761,20 @@ def reference_study_run(kwargs: dict, expanded: Callable, claims: Callable, *, t
     (it should say where that simulator's comparison runs).  ``draw`` and ``notes`` are
     :func:`run_study`'s, or functions of the study that return them.  The settings are
     checked before the study's folder is written."""
+    workers, plot = check_run_options(kwargs, refusal)
+    study, exp = expanded(kwargs)
+    return run_study(study, exp, claims(study), title=title.format(name=exp.name),
+                     submit=bool(kwargs.get("submit")), collect=bool(kwargs.get("collect")),
+                     plan_only=bool(kwargs.get("plan")), workers=workers,
+                     figure=plot or Path(exp.path).parent / figure, seconds_per_hop=seconds_per_hop,
+                     draw=draw(study) if callable(draw) else draw,
+                     notes=notes(study) if callable(notes) else notes)
+
+
+def check_run_options(kwargs: dict, refusal: str) -> tuple[int, str]:
+    """The settings of a reference study run checked before anything is written: the
+    simulator (``refusal`` for another one), one of ``submit`` and ``collect``, ``workers``
+    and ``plot``; returns ``(workers, plot)``."""
     if kwargs.get("simulator", "reference") != "reference":
         raise ParameterError(refusal)
     if kwargs.get("submit") and kwargs.get("collect"):
@@ -771,13 +786,7 @@ def reference_study_run(kwargs: dict, expanded: Callable, claims: Callable, *, t
     plot = kwargs.get("plot") or ""
     if plot and not str(plot).lower().endswith((".png", ".svg", ".pdf")):
         raise ParameterError(f"plot must end in .png, .svg or .pdf, got {str(plot)!r}")
-    study, exp = expanded(kwargs)
-    return run_study(study, exp, claims(study), title=title.format(name=exp.name),
-                     submit=bool(kwargs.get("submit")), collect=bool(kwargs.get("collect")),
-                     plan_only=bool(kwargs.get("plan")), workers=workers,
-                     figure=plot or Path(exp.path).parent / figure, seconds_per_hop=seconds_per_hop,
-                     draw=draw(study) if callable(draw) else draw,
-                     notes=notes(study) if callable(notes) else notes)
+    return workers, plot
 
 
 # ------------------------------------------------------------------------------- on another simulator
