@@ -435,19 +435,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         heap = self.heap
         push = heapq.heappush
         if b >= 0:
-            self.credits[b] -= S
-            q = self.fifo.get(b)
-            pkt.buf = b
-            pkt.arr = arr
-            if q is None:
-                self.fifo[b] = deque((pkt,))
-                ff = self.front_free.get(b, 0)
-                self.seq += 1
-                r = ff + self.G
-                a = arr + self.D
-                push(heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, pkt))
-            else:
-                q.append(pkt)
+            self._enter_buffer(pkt, b, arr)
         pkt.hop += 1
         if old < 0:  # left the source queue (injection)
             src = pkt.src
@@ -492,6 +480,24 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         if b < 0:  # ejected
             self._deliver(pkt, arr + S - 1)
 
+    def _enter_buffer(self, pkt, b: int, arr: int) -> None:
+        """``pkt`` takes ``S`` credits of downstream input buffer ``b``, its head arriving
+        at ``arr``; at the front of an empty buffer it is ready ``D`` cycles after that
+        (not before the buffer's front is free again)."""
+        self.credits[b] -= self.S
+        q = self.fifo.get(b)
+        pkt.buf = b
+        pkt.arr = arr
+        if q is None:
+            self.fifo[b] = deque((pkt,))
+            ff = self.front_free.get(b, 0)
+            self.seq += 1
+            r = ff + self.G
+            a = arr + self.D
+            heapq.heappush(self.heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, pkt))
+        else:
+            q.append(pkt)
+
     def _send_rounds(self, pkt: _Packet, o: int, b: int, now: int, j: int) -> None:
         """``pkt`` crosses the switch to output port ``o`` (into buffer ``b``, -1: its host)
         in allocation round ``j`` of cycle ``now`` (-1: the first round ``o`` is free in).
@@ -529,19 +535,7 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         heap = self.heap
         push = heapq.heappush
         if b >= 0:
-            self.credits[b] -= S
-            q = self.fifo.get(b)
-            pkt.buf = b
-            pkt.arr = arr
-            if q is None:
-                self.fifo[b] = deque((pkt,))
-                ff = self.front_free.get(b, 0)
-                self.seq += 1
-                r = ff + self.G
-                a = arr + self.D
-                push(heap, ((a if a > r else r) - self.ready_lead, self.seq, self.ready_kind, pkt))
-            else:
-                q.append(pkt)
+            self._enter_buffer(pkt, b, arr)
         pkt.hop += 1
         self.last_move = now
         V = self.V
