@@ -1,30 +1,18 @@
 """merlin.dragonfly's adaptive-local and min-a, merlin.hyperx's MIN-A on the output-buffered
 router (topogen/sim/_obuf_adaptive.py), and the VC a dragonfly packet leaves from."""
 
-import numpy as np
 import pytest
 
 import topogen
 from topogen.routing import route
-from topogen.sim import SimConfig, run_trace
+from topogen.sim import run_trace
 from topogen.sim._obuf_adaptive import MerlinChoiceEngine
 
-
-def _cfg(**kw):
-    base = dict(router="output-buffered", obuf_vcs="routing", packet_size=8, vc_buf_size=16, link_latency=1)
-    base.update(kw)
-    return SimConfig(**base)
+from .test_obuf_adaptive import _cfg, _uniform
 
 
 def _dragonfly(k=2):
     return topogen.generate("dragonfly", a=2 * k, p=k, h=k, arrangement="absolute", global_port_order="router")
-
-
-def _uniform(n, count, span, seed=3):
-    rng = np.random.default_rng(seed)
-    src = rng.integers(0, n, count)
-    dst = (src + rng.integers(1, n, count)) % n
-    return np.c_[np.sort(rng.integers(0, span, count)), src, dst]
 
 
 @pytest.fixture
