@@ -278,6 +278,39 @@ class SeparableAllocator:
             self.seq += 1
             heapq.heappush(self.heap, (now, self.seq + _LATE, _ALLOC, sw))
 
+    def _request(self, per_in: dict, pkt, o: int, ip: int) -> None:
+        """``pkt`` (at input port ``ip``) asks for output ``o`` with the downstream buffer it
+        would take: the VC it was granted (``vc_alloc="booksim"``) or the roomiest VC of its
+        class, either with credits for the whole packet (none: no request); an ejection
+        channel needs none.  An input keeps one request per output: the packet whose VC is
+        next in the input's round-robin order."""
+        S = self.S
+        credits = self.credits
+        if o >= self.ej_base:
+            best = -1
+        elif self.vca:  # the VC it was granted, with room for the whole packet
+            best = self.ovc[pkt.pid]
+            if credits[best] < S:
+                return
+        else:
+            lo = o * self.V + pkt.vlo[pkt.hop]
+            if self.kcls == 1:
+                if credits[lo] < S:
+                    return
+                best = lo
+            else:
+                best = roomiest_vc(credits, lo, lo + self.kcls, S)
+                if best < 0:
+                    return
+        reqs = per_in.get(ip)
+        if reqs is None:
+            per_in[ip] = {o: (pkt, best)}
+        else:
+            old = reqs.get(o)
+            V, vp = self.V, self.vc_ptr[ip]
+            if old is None or (pkt.buf - vp) % V < (old[0].buf - vp) % V:
+                reqs[o] = (pkt, best)
+
     def _allocate(self, sw: int, now: int) -> None:
         """BookSim's separable input-first switch allocation at switch ``sw``, one round.
 
@@ -293,9 +326,7 @@ class SeparableAllocator:
         waiting = self.waiting
         busy = self.busy
         inb = self.in_busy
-        credits = self.credits
-        V, S, k = self.V, self.S, self.kcls
-        ej0 = self.ej_base
+        V = self.V
         olocal, ilocal = self.out_local, self.in_local
         n = self.sw_ports[sw]
         vptr = self.vc_ptr
@@ -305,7 +336,6 @@ class SeparableAllocator:
             return
         if vca and self.va_pend[sw]:
             self._vc_allocate(sw, now)
-        ovc = self.ovc if vca else None
         per_in: dict = {}  # input port -> {output: (pkt, buffer)}
         held = []
         outs = sorted(self.sw_pend[sw])  # port order (the compiled engine's order)
@@ -315,34 +345,11 @@ class SeparableAllocator:
             if wl is None or busy[o] > now:
                 continue
             for pkt in wl:
-                b = pkt.buf
-                ip = b // V
+                ip = pkt.buf // V
                 if inb[ip] > now:
                     held.append(o)
                     continue
-                if o >= ej0:
-                    best = -1
-                elif vca:  # the VC it was granted, with room for the whole packet
-                    best = ovc[pkt.pid]
-                    if credits[best] < S:
-                        continue
-                else:
-                    lo = o * V + pkt.vlo[pkt.hop]
-                    if k == 1:
-                        if credits[lo] < S:
-                            continue
-                        best = lo
-                    else:
-                        best = roomiest_vc(credits, lo, lo + k, S)
-                        if best < 0:
-                            continue
-                reqs = per_in.get(ip)
-                if reqs is None:
-                    per_in[ip] = {o: (pkt, best)}
-                else:
-                    old = reqs.get(o)
-                    if old is None or (b - vptr[ip]) % V < (old[0].buf - vptr[ip]) % V:
-                        reqs[o] = (pkt, best)
+                self._request(per_in, pkt, o, ip)
         if per_in:
             iptr, optr = self.in_ptr, self.out_ptr
             chosen: dict = {}  # output -> [(input, pkt, buffer)]
@@ -399,14 +406,11 @@ class SeparableAllocator:
         waiting = self.waiting
         busy, bj = self.busy, self.busy_j
         inb, ij = self.in_busy, self.in_j
-        credits = self.credits
-        V, S, k = self.V, self.S, self.kcls
-        ej0 = self.ej_base
+        V = self.V
         olocal, ilocal = self.out_local, self.in_local
         n = self.sw_ports[sw]
         vptr = self.vc_ptr
         vca = self.vca
-        ovc = self.ovc if vca else None
         iptr, optr = self.in_ptr, self.out_ptr
         num, den = self.r_num, self.r_den
         nr = (now + 1) * num // den - now * num // den
@@ -426,35 +430,12 @@ class SeparableAllocator:
                 if x > now or (x == now and bj[o] > j):
                     continue
                 for pkt in wl:
-                    b = pkt.buf
-                    ip = b // V
+                    ip = pkt.buf // V
                     x = inb[ip]
                     if x > now or (x == now and ij[ip] > j):
                         held.append(o)
                         continue
-                    if o >= ej0:
-                        best = -1
-                    elif vca:  # the VC it was granted, with room for the whole packet
-                        best = ovc[pkt.pid]
-                        if credits[best] < S:
-                            continue
-                    else:
-                        lo = o * V + pkt.vlo[pkt.hop]
-                        if k == 1:
-                            if credits[lo] < S:
-                                continue
-                            best = lo
-                        else:
-                            best = roomiest_vc(credits, lo, lo + k, S)
-                            if best < 0:
-                                continue
-                    reqs = per_in.get(ip)
-                    if reqs is None:
-                        per_in[ip] = {o: (pkt, best)}
-                    else:
-                        old = reqs.get(o)
-                        if old is None or (b - vptr[ip]) % V < (old[0].buf - vptr[ip]) % V:
-                            reqs[o] = (pkt, best)
+                    self._request(per_in, pkt, o, ip)
             if per_in:
                 chosen: dict = {}  # output -> [(input, pkt, buffer)]
                 for ip, reqs in per_in.items():
