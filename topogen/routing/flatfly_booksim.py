@@ -48,6 +48,7 @@ import numpy as np
 from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError, RoutingError
 from .base import Routing, _check_switch
+from .romm import phase_joined, two_vcs
 
 __all__ = ["FlatflyRouting", "flatfly_xyyx", "flatfly_valiant", "flatfly_dims", "flatfly_path", "KINDS"]
 
@@ -188,26 +189,12 @@ class FlatflyRouting(Routing):
                             ends.setdefault(d, set()).add(int(ch[-1]))
                         else:
                             starts.setdefault(s, set()).add(int(ch[0]))
-        for m, last in ends.items():
-            first = np.fromiter(starts.get(m, ()), dtype=np.int64)
-            for x in last:
-                a_list.append(np.full(len(first), x, dtype=np.int64))
-                b_list.append(first)
-        a = np.concatenate(a_list) if a_list else np.zeros(0, np.int64)
-        b = np.concatenate(b_list) if b_list else np.zeros(0, np.int64)
-        yield np.unique(np.concatenate([a, b])), a, b
+        yield phase_joined(a_list, b_list, ends, starts)
 
     def metadata(self) -> dict:
         md = super().metadata()
         md["kind"] = "flatfly"
         return md
-
-
-def _two_vcs(name: str, num_vcs) -> None:
-    if num_vcs not in (None, 2):
-        raise ParameterError(f"{name} has one VC class per {'order' if name.endswith('xyyx') else 'phase'}: 2 "
-                             f"routing VCs (the simulator shares a port's VCs out over them, as BookSim halves "
-                             f"them), got vcs={num_vcs}")
 
 
 def flatfly_xyyx(topology, *, seed=None, num_vcs: int | None = None) -> FlatflyRouting:
@@ -219,7 +206,7 @@ def flatfly_xyyx(topology, *, seed=None, num_vcs: int | None = None) -> FlatflyR
     ParameterError
         Not a flattened butterfly / HyperX, or ``num_vcs`` other than 2.
     """
-    _two_vcs("flatfly-xyyx", num_vcs)
+    two_vcs("flatfly-xyyx", num_vcs, "order")
     return FlatflyRouting(topology, "flatfly-xyyx", seed=seed)
 
 
@@ -235,5 +222,5 @@ def flatfly_valiant(topology, *, seed=None, num_vcs: int | None = None) -> Flatf
     ParameterError
         Not a flattened butterfly / HyperX, or ``num_vcs`` other than 2.
     """
-    _two_vcs("flatfly-valiant", num_vcs)
+    two_vcs("flatfly-valiant", num_vcs)
     return FlatflyRouting(topology, "flatfly-valiant", seed=seed)

@@ -167,14 +167,7 @@ class PhaseRouting(Routing):
                     b_list.append(ch[1:])
                 ends.setdefault(d, set()).add(int(e[-1]) * v)
                 starts.setdefault(s, set()).add(int(e[0]) * v + 1)
-        for m, last in ends.items():
-            first = np.fromiter(starts.get(m, ()), dtype=np.int64)
-            for x in last:
-                a_list.append(np.full(len(first), x, dtype=np.int64))
-                b_list.append(first)
-        a = np.concatenate(a_list) if a_list else np.zeros(0, np.int64)
-        b = np.concatenate(b_list) if b_list else np.zeros(0, np.int64)
-        yield np.unique(np.concatenate([a, b])), a, b
+        yield phase_joined(a_list, b_list, ends, starts)
 
     def metadata(self) -> dict:
         md = super().metadata()
@@ -192,7 +185,7 @@ def romm(topology, *, seed=None, num_vcs: int | None = None) -> PhaseRouting:
     ParameterError
         Not a mesh, or ``num_vcs`` other than 2.
     """
-    _two_vcs("romm", num_vcs)
+    two_vcs("romm", num_vcs)
     return PhaseRouting(topology, "romm", seed=seed)
 
 
@@ -207,11 +200,27 @@ def valiant_booksim(topology, *, seed=None, num_vcs: int | None = None) -> Phase
     ParameterError
         Not a mesh, or ``num_vcs`` other than 2.
     """
-    _two_vcs("valiant-booksim", num_vcs)
+    two_vcs("valiant-booksim", num_vcs)
     return PhaseRouting(topology, "valiant-booksim", seed=seed)
 
 
-def _two_vcs(name: str, num_vcs) -> None:
+def phase_joined(a_list: list, b_list: list, ends: dict, starts: dict):
+    """The channel dependencies of two-phase routes: the hops within each phase (``a_list``
+    -> ``b_list``) and, at every router ``m`` where a phase ends, each last channel of a
+    first phase ending there (``ends[m]``) -> each first channel of a second phase starting
+    there (``starts[m]``).  Returns ``(channels, a, b)`` as the dependency graph takes them."""
+    for m, last in ends.items():
+        first = np.fromiter(starts.get(m, ()), dtype=np.int64)
+        for x in last:
+            a_list.append(np.full(len(first), x, dtype=np.int64))
+            b_list.append(first)
+    a = np.concatenate(a_list) if a_list else np.zeros(0, np.int64)
+    b = np.concatenate(b_list) if b_list else np.zeros(0, np.int64)
+    return np.unique(np.concatenate([a, b])), a, b
+
+
+def two_vcs(name: str, num_vcs, unit: str = "phase") -> None:
+    """Refuse a VC count other than the two classes (one per ``unit``) of a two-class routing."""
     if num_vcs not in (None, 2):
-        raise ParameterError(f"{name} has one VC class per phase: 2 routing VCs (the simulator shares a "
+        raise ParameterError(f"{name} has one VC class per {unit}: 2 routing VCs (the simulator shares a "
                              f"port's VCs out over them, as BookSim halves them), got vcs={num_vcs}")
