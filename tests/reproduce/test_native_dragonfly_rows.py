@@ -1,0 +1,64 @@
+"""The dragonfly rows of the native comparison (docs/crossval.md).
+
+SST merlin.dragonfly ``valiant`` (``-m sst``): merlin's uniform traffic and routers take
+no seed, so the native column's repeats of a load are one ``merlin.offered_load`` run with
+the load repeated, each a later stretch of the same streams; with them the point at 80 %
+of the native saturation, whose single runs disagree by 6 %, agrees within its noise.
+"""
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SST = shutil.which("sst") or ("/opt/sst/bin/sst" if os.path.exists("/opt/sst/bin/sst") else None)
+
+#: 80 % of merlin.dragonfly valiant's saturation at k = 2 (0.357, docs/crossval.md)
+VALIANT_80 = 0.285
+
+
+def _by(res):
+    return {(x["load"], x["column"]): x for x in res.lines}
+
+
+@pytest.mark.sst
+@pytest.mark.skipif(SST is None, reason="SST not installed")
+def test_valiant_repeats_sample_every_column(tmp_path):
+    from topogen.reproduce.crossval_native_sst import crossval_native_sst
+
+    single = crossval_native_sst(tmp_path / "one", family="dragonfly", k=2, routing="valiant", loads=(VALIANT_80,),
+                                 binary=SST)
+    samples = []
+    res = crossval_native_sst(tmp_path / "rep", family="dragonfly", k=2, routing="valiant", loads=(VALIANT_80,),
+                              repeats=6, reference_traffic="seeded", binary=SST,
+                              progress=lambda col, load, row: samples.append(row) if col == "native" else None)
+    by = _by(res)
+    nat = by[(VALIANT_80, "native")]
+    assert nat["runs"] == nat["completed"] == 6
+    lat = [r["latency_avg"] for r in samples]
+    assert len(set(lat)) == 6  # six stretches of the streams, not one run six times
+    # the first is the single run's (the same start of merlin's streams)
+    assert lat[0] / 2.666 == pytest.approx(_by(single)[(VALIANT_80, "native")]["latency_cycles"], rel=1e-3)
+    ref = by[(VALIANT_80, "reference")]
+    assert ref["runs"] == 6 and ref["verdict"].startswith("pass"), ref
+    assert by[(VALIANT_80, "export")]["runs"] == 6
+
+
+@pytest.mark.sst
+@pytest.mark.skipif(SST is None, reason="SST not installed")
+def test_cli_repeats_reach_the_native_column(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env["PATH"] = str(Path(SST).parent) + os.pathsep + env.get("PATH", "")
+    out = subprocess.run([sys.executable, "-m", "topogen", "crossval", "--native", "dragonfly", "--routing", "valiant",
+                          "--simulators", "sst", "--param", "k=1", "--no-saturation", "--loads", "0.2",
+                          "--repeats", "3", "--out-dir", str(tmp_path / "cv")],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.strip().startswith("0.2 "))
+    assert line.count("+-") == 3, out.stdout  # native, reference and export each with a standard error
+    assert "repeated 3 times" in out.stdout
