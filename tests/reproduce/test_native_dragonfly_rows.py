@@ -62,3 +62,69 @@ def test_cli_repeats_reach_the_native_column(tmp_path):
     line = next(x for x in out.stdout.splitlines() if x.strip().startswith("0.2 "))
     assert line.count("+-") == 3, out.stdout  # native, reference and export each with a standard error
     assert "repeated 3 times" in out.stdout
+
+
+# ---------------------------------------------------------------- BookSim that never ends
+# After a converged measurement BookSim empties the network of every packet left and waits
+# for them without limit; on a deadlocked network (the dragonfly export at 0.61, seed 3)
+# it printed "Remaining flits ... (11715 flits)" and deadlock warnings until the timeout.
+FAKE_BOOKSIM = r'''#!/usr/bin/env python3
+import sys, time
+print("BEGIN Configuration File: " + sys.argv[1])
+print("========================== Routing table")
+print("Class 0:")
+print("Packet latency average = 100.0")
+print("Warmed up ...Time used is 3000 cycles")
+print("Draining all recorded packets ...")
+print("Draining remaining packets ...", flush=True)
+n = int(sys.argv[2].split("=")[1]) if len(sys.argv) > 2 else 0
+left = 11715
+while True:
+    for _ in range(3):
+        print("WARNING: Possible network deadlock.")
+    print("Remaining flits: 1 2 3 [...] (%d flits)" % left)
+    print("Measured flits: (0 flits)", flush=True)
+    left = max(left - n, 0)
+    time.sleep(0.01)
+'''
+
+
+def _fake_booksim(tmp_path):
+    exe = tmp_path / "booksim"
+    exe.write_text(FAKE_BOOKSIM)
+    exe.chmod(0o755)
+    cfg = tmp_path / "net.cfg"
+    cfg.write_text("injection_rate = 0.1;\n")
+    return exe, cfg
+
+
+def test_booksim_deadlocked_while_emptying_is_stopped_as_deadlock(tmp_path):
+    import time
+
+    from topogen.drivers.booksim import run_booksim
+
+    exe, cfg = _fake_booksim(tmp_path)
+    t = time.monotonic()
+    row = run_booksim(cfg, binary=str(exe), timeout=30, raise_on_failure=False)
+    assert time.monotonic() - t < 20
+    assert row["status"] == "deadlock"
+    assert "11715 flits did not move" in row["message"]
+
+
+def test_booksim_monitor_keeps_a_network_that_empties():
+    from topogen.drivers.booksim import STUCK_REPORTS, BookSimMonitor
+
+    mon = BookSimMonitor(quiet=True)
+    mon.feed("Draining remaining packets ...")
+    for left in range(5000, 5000 - 3 * STUCK_REPORTS, -1):  # one flit a report: slow, not stuck
+        mon.feed("WARNING: Possible network deadlock.")
+        mon.feed(f"Remaining flits: 1 [...] ({left} flits)")
+    assert mon.stop_reason is None
+    for _ in range(STUCK_REPORTS + 1):
+        mon.feed(f"Remaining flits: 1 [...] ({left} flits)")
+    assert mon.stop_reason is not None
+    stuck = BookSimMonitor(quiet=True)  # no deadlock warning from BookSim: not stopped
+    stuck.feed("Draining remaining packets ...")
+    for _ in range(3 * STUCK_REPORTS):
+        stuck.feed("Remaining flits: 1 [...] (7 flits)")
+    assert stuck.stop_reason is None
