@@ -4,9 +4,11 @@ SST merlin.dragonfly ``valiant`` (``-m sst``): merlin's uniform traffic and rout
 no seed, so the native column's repeats of a load are one ``merlin.offered_load`` run with
 the load repeated, each a later stretch of the same streams; with them the point at 80 %
 of the native saturation, whose single runs disagree by 6 %, agrees within its noise.
+
+BookSim ``dragonflynew``: a run whose network deadlocks while BookSim empties it after the
+measurement is stopped as ``deadlock`` instead of running to the timeout.
 """
 
-import math
 import os
 import shutil
 import subprocess
@@ -27,8 +29,10 @@ def _by(res):
 
 
 @pytest.mark.sst
+@pytest.mark.slow
 @pytest.mark.skipif(SST is None, reason="SST not installed")
 def test_valiant_repeats_sample_every_column(tmp_path):
+    """k = 2 at 0.285: 25 SST and reference runs (about 10 s of CPU)."""
     from topogen.reproduce.crossval_native_sst import crossval_native_sst
 
     single = crossval_native_sst(tmp_path / "one", family="dragonfly", k=2, routing="valiant", loads=(VALIANT_80,),
