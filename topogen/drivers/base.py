@@ -115,6 +115,9 @@ class ProcessResult:
     runaway : bool
         True if topogen killed the process for writing more than
         :data:`RUNAWAY_FACTOR` times the log cap.
+    stopped : str or None
+        Why topogen stopped the process because its output showed it would never end
+        (:attr:`RunMonitor.stop_reason`), else None.
     """
 
     argv: tuple[str, ...]
@@ -125,6 +128,7 @@ class ProcessResult:
     output_bytes: int = 0
     dropped_bytes: int = 0
     runaway: bool = False
+    stopped: str | None = None
 
     @property
     def signal(self) -> int | None:
@@ -419,9 +423,11 @@ def run_process(
         finally:
             os.close(write_end)
         timed_out = runaway = False
+        stopped = None
         try:
             timed_out, runaway = _pump(proc, read_end, sink, deadline, cap * RUNAWAY_FACTOR, monitor)
-            rc = proc.returncode if not timed_out else None
+            stopped = monitor.stop_reason if monitor is not None else None
+            rc = proc.returncode if not (timed_out or stopped) else None
         finally:
             _kill_group(proc)  # the process and every child it left
             try:
@@ -432,7 +438,7 @@ def run_process(
                 if monitor is not None:
                     monitor.close()
     return ProcessResult(tuple(cmd), rc, timed_out, time.monotonic() - start, log_path,
-                         output_bytes=sink.total, dropped_bytes=sink.dropped, runaway=runaway)
+                         output_bytes=sink.total, dropped_bytes=sink.dropped, runaway=runaway, stopped=stopped)
 
 
 _CHUNK = 1 << 20
@@ -467,6 +473,8 @@ def _pump(proc: subprocess.Popen, fd: int, sink: "_CappedLog", deadline: float |
         if not _take(fd, sink, monitor):
             eof = True
             continue
+        if monitor is not None and monitor.stop_reason:  # its output says it will never end
+            return False, False
         if sink.total > runaway_bytes:
             return False, True
 
@@ -537,6 +545,9 @@ class RunMonitor:
 
     #: Seconds between redraws of the terminal line.
     redraw_s = 1.0
+    #: Set by :meth:`feed` when the output shows the run will never end by itself:
+    #: :func:`run_process` then stops it (:attr:`ProcessResult.stopped`).
+    stop_reason: str | None = None
 
     def __init__(self, name: str, *, point: str = "", stream=None, interval: float | None = None,
                  quiet: bool | None = None):

@@ -16,7 +16,10 @@ on segfaults.  Classification (:func:`classify`):
                signal followed it (the message says so);
 ``hang``       topogen's timeout expired (after the ``Routing table`` header with no
                sample printed this almost always means a disconnected netlist);
-``deadlock``   "Simulation unstable" after ``WARNING: Possible network deadlock.``;
+``deadlock``   "Simulation unstable" after ``WARNING: Possible network deadlock.``, or a
+               network that deadlocked while BookSim emptied it after the measurement (its
+               ``Remaining flits`` count unchanged for :data:`STUCK_REPORTS` reports among
+               deadlock warnings: BookSim would wait forever, topogen stops it);
 ``saturated``  "Simulation unstable" without deadlock warnings (latency above
                ``latency_thres`` or no convergence within ``max_samples``);
 ``crash``      killed by a signal / assertion without a rejection message, even after
@@ -404,6 +407,8 @@ def classify(parsed: BookSimOutput, process: ProcessResult | None = None) -> tup
         return "garbage", (f"BookSim wrote {process.output_bytes} bytes, more than {RUNAWAY_FACTOR} times the "
                            "log cap: no run prints that much; topogen killed it (the log keeps its first "
                            "and last part)")
+    if process is not None and process.stopped:
+        return "deadlock", process.stopped
     if parsed.overall and not timed_out and sig is None:
         problem = output_problem(parsed)
         if problem is not None:
@@ -630,6 +635,11 @@ def _fill_from_config(parsed: BookSimOutput, config: Path, overrides) -> None:
         parsed.metadata = metadata
 
 
+#: reports of an unchanged ``Remaining flits`` count (1000 cycles apart) while BookSim
+#: empties the network after the measurement that mean a deadlock (:class:`BookSimMonitor`)
+STUCK_REPORTS = 10
+
+
 class BookSimMonitor(RunMonitor):
     """Progress of a BookSim run from its own output: the phase (reading the netlist,
     building routes, warming up, measuring, draining), the sample periods printed so far
@@ -663,8 +673,13 @@ class BookSimMonitor(RunMonitor):
         self.samples = 0
         self.latency: float | None = None
         self.cycles_done = 0  # "Time taken" of finished simulations (sim_count > 1)
+        self._emptying = False  # in "Draining remaining packets" (after the measurement)
+        self._stuck: tuple[int, int] | None = None  # (remaining flits, reports in a row with that count)
+        self._deadlock_seen = False
 
     def feed(self, line: str) -> None:
+        if self._emptying:
+            self._watch_emptying(line)
         if line.startswith("Class 0:"):
             self.samples += 1
             return
@@ -679,10 +694,35 @@ class BookSimMonitor(RunMonitor):
             if m:
                 self.cycles_done += int(m.group(1))
             return
+        if line.startswith("Draining remaining packets"):
+            self._emptying, self._stuck, self._deadlock_seen = True, None, False
         for prefix, phase in self._PHASES:
             if line.startswith(prefix):
                 self.phase = phase
                 return
+
+    def _watch_emptying(self, line: str) -> None:
+        """After the measurement BookSim empties the network of every packet left and
+        prints ``Remaining flits: ... (N flits)`` every 1000 cycles; no packet is injected
+        then, so N only falls.  When it has not fallen for :data:`STUCK_REPORTS` reports in
+        a row while BookSim warns of a deadlock, the network is deadlocked and BookSim would
+        wait for those flits forever: :attr:`stop_reason` says so."""
+        if line.startswith("WARNING: Possible network deadlock"):
+            self._deadlock_seen = True
+            return
+        if line.startswith("Time taken is"):
+            self._emptying = False
+            return
+        m = re.match(r"Remaining flits:.*\((\d+) flits\)", line)
+        if not m:
+            return
+        n = int(m.group(1))
+        reports = self._stuck[1] + 1 if self._stuck is not None and self._stuck[0] == n else 1
+        self._stuck = (n, reports)
+        if reports > STUCK_REPORTS and self._deadlock_seen and self.stop_reason is None:
+            self.stop_reason = (f"network deadlock after the measurement: emptying the network, {n} flits did not "
+                                f"move for {STUCK_REPORTS * 1000} cycles with 'Possible network deadlock' warnings, "
+                                "and BookSim waits for them forever; topogen stopped it (the load is not sustained)")
 
     def state(self) -> str:
         parts = [self.phase]
@@ -840,14 +880,13 @@ def run_booksim(
     overrides_given = dict(overrides or {})
     check_options({k: v for k, v in file_options.items() if k not in overrides_given}, f"{config.name}:")
     check_options(overrides_given, "option")
-    monitor = None
     if isinstance(progress, RunMonitor):
         monitor = progress
-    elif progress:
+    else:  # shown with progress; always watching for a deadlock BookSim never leaves
         merged = {**file_options, **{k: format_option(k, v) for k, v in overrides_given.items()}}
         rate = merged.get("injection_rate")
         monitor = BookSimMonitor(sample_period=_int_or_none(merged.get("sample_period", "1000")),
-                                 point=f"load {rate}" if rate is not None else "")
+                                 point=f"load {rate}" if rate is not None else "", quiet=None if progress else True)
     proc = run_process(argv, log_path, timeout=timeout, cwd=config.parent, monitor=monitor)
     try:
         parsed = parse_output(proc.log_path)

@@ -590,8 +590,14 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     simulator run as SST runs (``reference-sst``: the output-buffered router, periodic
     injection, latency to the head), all with the shared settings of
     :func:`topogen.experiments.simulators.sst_parameters` (1-cycle cables).  merlin's
-    uniform traffic takes no seed, so SST columns run once per load; ``repeats`` applies
-    to the reference column, whose output-buffered router gives a hop the VC of its class
+    uniform traffic takes no seed: with the native run's destinations
+    (``reference_traffic="merlin"``) every column runs once per load; with ``"seeded"``
+    every column takes ``repeats`` samples of a load: the reference from seeds ``seed,
+    seed + 1 ...``, the native column as one ``merlin.offered_load`` run with the load
+    repeated ``repeats`` times (its targets' and routers' generators go on from one repeat
+    to the next: each is a later stretch of the same traffic), the export with its
+    endpoints relabelled by the seed (:func:`topogen.experiments.simulators._sst_adapter`).
+    The reference column's output-buffered router gives a hop the VC of its class
     in topogen's routing (``obuf_vcs="routing"``: ``merlin.hyperx``'s DOR runs on one VC,
     and topogen's ``dor`` declares one; on the torus, mesh and dragonfly the routing
     carries merlin's own VC rule, :mod:`topogen.routing.merlin_vcs`) or, with
@@ -691,20 +697,29 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
     nb = native_bundle(plain, folder / "native.json", net)
     traffic = "uniform"
 
-    def run_native(load, run_seed=seed, capacity=False):
-        return run_sst(nb, load=float(load), traffic=traffic, message_size=p["message_size"],
-                       warmup=p["warmup"], collect=p["collect"], drain=p["drain"], out_dir=folder,
-                       timeout=spec.timeout, binary=exe, raise_on_failure=False, generator="offered_load",
-                       validate=False)[0]
+    samples = 1 if merlin_streams else repeats
+    native_rows: dict = {}
 
-    cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=False,
-                            router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, 1, progress),
+    def run_native(load, run_seed=seed, capacity=False):
+        # merlin's uniform traffic and routers take no seed: the samples of a load are one
+        # offered_load run with the load repeated, each a later stretch of the same streams
+        if load not in native_rows:
+            native_rows[load] = run_sst(nb, load=[float(load)] * samples, traffic=traffic,
+                                        message_size=p["message_size"], warmup=p["warmup"], collect=p["collect"],
+                                        drain=p["drain"], out_dir=folder, timeout=spec.timeout, binary=exe,
+                                        raise_on_failure=False, generator="offered_load", validate=False)
+        rows = native_rows[load]
+        return rows[min(max(int(run_seed) - seed, 0), len(rows) - 1)]
+
+    cols = [_Column(Adapter("native", run_native, f"{net.name} {net.native_routing}", seeded=samples > 1,
+                            router="output-buffered (merlin hr_router)", clock_ns=p["clock_ns"]), seed, samples,
+                    progress),
             _Column(_reference_sst_adapter(spec, seed, topology, routing, out, obuf_vcs, merlin_streams,
                                            "booksim-native" if family in ("torus", "mesh") else None), seed,
-                    1 if merlin_streams else repeats, progress)]
+                    samples, progress)]
     cols[1].ad = replace(cols[1].ad, simulator="reference")
     if _anytopo(topology) and not run_time:
-        cols.append(_Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, 1, progress))
+        cols.append(_Column(_sst_adapter(spec, seed, topology, None, routing, out, exe), seed, samples, progress))
         cols[2].ad = replace(cols[2].ad, simulator="export")
     brackets = {}
     if saturation:
@@ -746,8 +761,11 @@ def crossval_native_sst(out_dir, *, family: str = "torus", k: int | None = None,
               + ("; nor could anytopo's source routes carry this routing: they are keyed by the destination "
                  "router, and it routes by the destination host (a weighted table over a leaf's up ports gives "
                  "the same spread drawn at random, not merlin's fixed route per host)" if host_routes else "")),
-             "latencies in cycles of the shared clock; merlin's uniform traffic takes no seed: SST columns run "
-             "once per load"]
+             "latencies in cycles of the shared clock; merlin's uniform traffic takes no seed: " + (
+                 "SST columns run once per load" if samples == 1 else
+                 f"the native column's {samples} samples of a load are one offered_load run with the load "
+                 f"repeated {samples} times (each a later stretch of the same destination and routing streams), "
+                 "the export's run its bundle with the endpoints relabelled by the seed")]
     if saturation:
         notes.append(f"saturation: the load at which a column's runs stop completing (SST offered_load's "
                      f"sustained test; the reference as SST runs), bisected to {SATURATION_BRACKET:.0%}, the "
@@ -863,8 +881,12 @@ def native_command(args) -> int:
     if extra:
         raise ParameterError(f"--native {args.native} --simulators sst takes --param k=K and n=N, got "
                              f"{', '.join(sorted(extra))}")
+    # --repeats N (N > 1): N samples per load in every column, the reference's destinations from
+    # the seeds; without it one run per column, the reference with the native run's destinations
+    repeats = 1 if args.repeats is None else args.repeats
     res = crossval_native_sst(args.out_dir, family=args.native, routing=args.routing, loads=loads, seed=seed,
-                              repeats=3 if args.repeats is None else args.repeats, binary=args.sst,
+                              repeats=repeats, reference_traffic="seeded" if repeats != 1 else "merlin",
+                              binary=args.sst,
                               timeout=3600.0 if args.timeout is None else args.timeout,
                               saturation=not getattr(args, "no_saturation", False),
                               up_to=UP_TO if getattr(args, "up_to", None) is None else args.up_to, **params)
