@@ -367,7 +367,12 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         ``.png``/``.svg``/``.pdf`` file (checked before the simulations).
     simulator : str
         ``reference`` (default), ``booksim`` or ``sst`` (MIN routing and uniform traffic
-        only); see :mod:`topogen.reproduce._backend`.
+        only); see :mod:`topogen.reproduce._backend`.  With --quick or --full,
+        ``booksim`` runs Fig. 6a's BookSim subset instead of the study
+        (:func:`crosscheck_specs`: SF MIN at three loads, BookSim's own dragonflynew with
+        ugal and fattree with anca at two, each on BookSim and the reference simulator
+        with BookSim's routing, the figure's own curve beside them; a table with the
+        crossval verdicts, ``crosscheck.csv`` in the folder).
     raw_dir : str
         Folder kept for the BookSim/SST raw output (default: a temporary one, discarded).
     quick : bool
@@ -763,6 +768,14 @@ def _study_announce(**kwargs) -> str | None:
     (:func:`topogen.reproduce.study.announce`)."""
     from .study import announce
 
+    if kwargs.get("simulator", "reference") != "reference" and (kwargs.get("quick") or kwargs.get("full")):
+        if kwargs.get("plan") or kwargs.get("collect") or kwargs.get("submit"):
+            return ""
+        loads = sum(len(v) for v in CROSSCHECK_LOADS.values())
+        return (f"Fig. 6a's subset on BookSim2: {loads} loads of SF MIN, DF UGAL and FT-3 ANCA, each on BookSim and "
+                "the reference simulator, and the figure's own curves at the same loads"
+                + ("; at the paper's sizes a BookSim run takes minutes to tens of minutes of CPU (about 18 us a "
+                   "packet-hop)" if kwargs.get("full") else ""))
     text = announce(kwargs, _expanded, CPU_SECONDS_PER_PACKET_HOP)
     note = _panels_note(kwargs) if text else ""
     return f"{text}; {note}" if note else text

@@ -962,7 +962,7 @@ def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figu
     :data:`~topogen.reproduce.crossval_native.ZERO_LOAD`, else
     :data:`~topogen.reproduce.crossval_native.LATENCY_TOLERANCE`, or within two standard
     errors with repeats); a load at which one simulator completed and the other did not is
-    ``FAIL``, one at which neither completed ``pass (both saturated)``.  With ``figure``
+    ``FAIL``, one at which neither completed ``pass (neither completed)``.  With ``figure``
     (the fixed-load spec of the figure's own curves) and ``figure_of`` (network key ->
     topology label and routing of that curve) the figure's curve at the same load
     stands beside them."""
@@ -985,7 +985,7 @@ def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figu
             if not ref_rows or not oth_rows:
                 ratio, verd = math.nan, "not run"
             elif oth["status"] != "completed":
-                ratio, verd = math.nan, ("pass (both saturated)" if ref["status"] != "completed" else "FAIL")
+                ratio, verd = math.nan, ("pass (neither completed)" if ref["status"] != "completed" else "FAIL")
             else:
                 ratio, verd = verdict(ref, oth, tol)
             row = {"network": n.key, "routing": n.routing, "load": load,
