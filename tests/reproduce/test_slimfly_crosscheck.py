@@ -170,6 +170,7 @@ def test_the_verdicts_are_the_crossval_tolerances(tmp_path, monkeypatch):
     assert t.loc[("SF", 0.2), "figure_latency"] == 9.5 and t.loc[("SF", 0.5), "figure_status"] == "not run"
     assert t.loc[("DF", 0.05), "latency_reference"] == pytest.approx(110.0)
     assert t.loc[("DF", 0.05), "cpu_s_booksim"] == 3.0
+    assert math.isnan(t.loc[("DF", 0.05), "us_per_hop_booksim"])  # rows without cycles and hops
 
 
 @needs_fixtures("booksim")
@@ -187,6 +188,11 @@ def test_a_run_on_the_stand_in_booksim_fills_one_store_and_resumes(tmp_path, mon
     assert t.loc[("SF", 0.5), "status_booksim"] != "completed" and t.loc[("SF", 0.5), "verdict"] == "FAIL"
     assert t.figure_status.eq("completed").all() and t.figure_latency.gt(0).all()
     assert t.cpu_s_reference.gt(0).all() and t.cpu_s_booksim.notna().all()
+    # CPU per packet-hop: the point's CPU over cycles x hosts x accepted rate x hops
+    ref = _store_rows(exp, nets[0], 0.2, "reference")
+    want = ref["cpu_seconds"] / (ref["sim_cycles"] * ref["num_hosts"] * ref["accepted_flit_rate"]
+                                 * ref["hops_avg"]) * 1e6
+    assert t.loc[("SF", 0.2), "us_per_hop_reference"] == pytest.approx(want)
     # BookSim ran its own dragonflynew / fattree with the paper's router, SF on an anynet export
     cfgs = {p.parent.parent.name: p.read_text() for p in exp.store.rglob("native.cfg")}
     by_id = {p.id: p.content["topology"]["generator"] for p in exp.points}
@@ -205,6 +211,16 @@ def test_a_run_on_the_stand_in_booksim_fills_one_store_and_resumes(tmp_path, mon
     # the same pending points go to SLURM as one array (a dry run writes the submission)
     info = st.submit(sfs.crosscheck_specs("quick", tmp_path / "sub", loads=loads)[0], dry_run=True)
     assert info["points"] == 8
+
+
+def _store_rows(exp, net, load, simulator):
+    from topogen.experiments.store import Store
+
+    store = Store.open(exp.store, exp.name)
+    (p,) = [p for p in exp.points if p.content["topology"]["label"] == net.label and p.content["load"] == load
+            and p.content["simulator"] == simulator]
+    rec = store.record(p.id)
+    return dict(rec["row"], cpu_seconds=rec["cpu_seconds"])
 
 
 def test_the_command_plans_the_subset(tmp_path, capsys):

@@ -996,7 +996,8 @@ def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figu
                    "accepted_reference": _mean(ref_rows, "accepted_flit_rate"),
                    f"accepted_{simulator}": _mean(oth_rows, "accepted_flit_rate"),
                    "cpu_s_reference": sum(_cpu_seconds(r) for r in ref_rows) if ref_rows else math.nan,
-                   f"cpu_s_{simulator}": sum(_cpu_seconds(r) for r in oth_rows) if oth_rows else math.nan}
+                   f"cpu_s_{simulator}": sum(_cpu_seconds(r) for r in oth_rows) if oth_rows else math.nan,
+                   "us_per_hop_reference": _hop_cost(ref_rows), f"us_per_hop_{simulator}": _hop_cost(oth_rows)}
             if figure_of and n.key in figure_of:
                 flabel, frouting = figure_of[n.key][:2]
                 frows = fig.get((flabel, frouting, load, "reference"), [])
@@ -1006,6 +1007,20 @@ def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figu
                 row["figure_latency"] = fp["latency_cycles"]
             out.append(row)
     return pd.DataFrame(out)
+
+
+def _hop_cost(rows) -> float:
+    """CPU microseconds per packet-hop of ``rows`` (the point's CPU over its simulated
+    cycles x hosts x accepted rate x mean hops; 1-flit packets; start-up included)."""
+    hops = cpu = 0.0
+    for r in rows:
+        try:
+            hops += float(r["sim_cycles"]) * float(r["num_hosts"]) * float(r["accepted_flit_rate"]) \
+                / float(r.get("packet_size") or 1) * float(r["hops_avg"])
+            cpu += float(r["cpu_seconds"])
+        except (KeyError, TypeError, ValueError):
+            return math.nan
+    return cpu / hops * 1e6 if hops > 0 and cpu == cpu else math.nan
 
 
 def _mean(rows, key) -> float:
