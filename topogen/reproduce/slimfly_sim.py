@@ -847,8 +847,9 @@ def _study_run(**kwargs) -> ExperimentResult:
 
     return reference_study_run(
         kwargs, _expanded, claims, title="Slim Fly V (Fig. 6) as experiment {name}", figure="fig6.png",
-        refusal="--quick/--full run on the reference simulator; the BookSim/SST subset of Fig. 6 runs without them "
-                "(--simulator booksim --routings MIN --traffic uniform --compare none)",
+        refusal="the study runs on the reference simulator; Fig. 6a's BookSim subset runs with --quick or --full and "
+                "--simulator booksim, the small BookSim/SST curves without them (--simulator booksim --routings MIN "
+                "--traffic uniform --compare none)",
         seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP, draw=draw,
         notes=lambda study: [n for n in (_panels_note(kwargs), _setup_note(study)) if n])
 
