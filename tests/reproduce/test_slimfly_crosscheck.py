@@ -228,7 +228,8 @@ def test_the_command_plans_the_subset(tmp_path, capsys):
                  "--out", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
     assert "dragonflynew k=2 router for router" in out and "fattree k=4 n=3 router for router" in out
-    assert out.count("booksim-min") == 6 and out.count("ugal-booksim") == 4 and "slimfly-fig6-quick-figure-points" in out
+    assert out.count("booksim-min") == 6 and out.count("ugal-booksim") == 4
+    assert "slimfly-fig6-quick-figure-points" in out
 
 
 @pytest.mark.booksim
@@ -246,3 +247,12 @@ def test_the_tiny_subset_agrees_on_the_real_booksim(tmp_path):
     t = st.crosscheck_table(exp, nets)
     assert len(t) == 3 and (t.status_booksim == "completed").all(), t.to_string()
     assert (t.verdict == "pass").all(), t.to_string()
+
+
+def test_cpu_per_packet_hop_takes_the_reference_path_length_where_booksim_reports_none():
+    cycles, hosts, rate, hops, cpu = 600, 72, 0.05, 3.5, 2.0
+    row = {"sim_cycles": cycles, "accepted_flit_rate": rate, "cpu_seconds": cpu, "num_hosts": None}
+    want = cpu / (cycles * hosts * rate * hops) * 1e6
+    assert st._hop_cost([row], {"hops_avg": hops, "num_hosts": hosts}) == pytest.approx(want)
+    assert st._hop_cost([dict(row, hops_avg=2 * hops, num_hosts=hosts)], {"hops_avg": hops}) == pytest.approx(want / 2)
+    assert math.isnan(st._hop_cost([row]))

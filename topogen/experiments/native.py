@@ -60,7 +60,7 @@ def native_routing(options: dict, routing: str, topology, seed: int, num_vcs: in
         from ..routing.ugal_booksim import ugal_booksim
 
         return ugal_booksim(topology, seed=seed, num_vcs=num_vcs)
-    from ..routing.anca import anca, nca
+    from ..routing.anca import anca
 
     if want == "anca":
         return anca(topology, select="booksim")  # anca_fattree: two random up ports, fewer used credits

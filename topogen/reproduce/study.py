@@ -997,7 +997,9 @@ def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figu
                    f"accepted_{simulator}": _mean(oth_rows, "accepted_flit_rate"),
                    "cpu_s_reference": sum(_cpu_seconds(r) for r in ref_rows) if ref_rows else math.nan,
                    f"cpu_s_{simulator}": sum(_cpu_seconds(r) for r in oth_rows) if oth_rows else math.nan,
-                   "us_per_hop_reference": _hop_cost(ref_rows), f"us_per_hop_{simulator}": _hop_cost(oth_rows)}
+                   "us_per_hop_reference": _hop_cost(ref_rows),
+                   f"us_per_hop_{simulator}": _hop_cost(oth_rows, {k: _mean(ref_rows, k)
+                                                                    for k in ("hops_avg", "num_hosts")})}
             if figure_of and n.key in figure_of:
                 flabel, frouting = figure_of[n.key][:2]
                 frows = fig.get((flabel, frouting, load, "reference"), [])
@@ -1009,14 +1011,23 @@ def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figu
     return pd.DataFrame(out)
 
 
-def _hop_cost(rows) -> float:
+def _hop_cost(rows, fallback: dict | None = None) -> float:
     """CPU microseconds per packet-hop of ``rows`` (the point's CPU over its simulated
-    cycles x hosts x accepted rate x mean hops; 1-flit packets; start-up included)."""
+    cycles x hosts x accepted rate x mean hops; 1-flit packets; start-up included);
+    ``fallback`` gives ``hops_avg`` and ``num_hosts`` for a row without them (BookSim's own
+    topologies report no host count: the reference simulator's on the same network and
+    routing)."""
     hops = cpu = 0.0
+
+    def num(r, key):
+        v = r.get(key)
+        v = math.nan if v is None else float(v)
+        return v if v == v else float((fallback or {}).get(key, math.nan))
+
     for r in rows:
         try:
-            hops += float(r["sim_cycles"]) * float(r["num_hosts"]) * float(r["accepted_flit_rate"]) \
-                / float(r.get("packet_size") or 1) * float(r["hops_avg"])
+            hops += float(r["sim_cycles"]) * num(r, "num_hosts") * float(r["accepted_flit_rate"]) \
+                / float(r.get("packet_size") or 1) * num(r, "hops_avg")
             cpu += float(r["cpu_seconds"])
         except (KeyError, TypeError, ValueError):
             return math.nan
