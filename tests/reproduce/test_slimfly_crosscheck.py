@@ -107,6 +107,10 @@ def test_the_plan_refuses_a_routing_that_is_not_the_booksim_networks_and_speedup
     with pytest.raises(ParameterError, match="hr_router has no internal speedup"):
         check_experiment(_spec(tmp_path, sf, simulators=("sst",),
                                measure={"packet_size": 1, "link_latency": 1, "internal_speedup": 2.0}))
+    doc = {"experiment": {"name": "x"}, "axes": {"topology": [native], "routing": ["ugal-booksim"], "load": [0.1]},
+           "reference": {"internal_speedup": 2.0}}
+    with pytest.raises(ParameterError, match="booksim options is BookSim's own network"):
+        parse_experiment(parse_toml(st.toml_text(doc), path=tmp_path / "r.toml", what="spec"))
     # a spec without internal_speedup keeps it out of its points' content (and ids)
     assert "internal_speedup" not in _spec(tmp_path, sf).points[0].content["measure"]
 

@@ -523,6 +523,9 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     from ..routing import ALGORITHMS
 
     reference = _reference(doc.get("reference"), path, values["simulator"], values["traffic"])
+    if reference is not None and any("booksim" in t[0] for t in topo):
+        raise ParameterError(f"[reference] in {path or 'the spec'} sets the reference simulator alone; a topology "
+                             "with booksim options is BookSim's own network, run beside BookSim: drop one of them")
     checked = (("routing", ALGORITHMS), ("simulator", _SIMULATORS)) + (
         () if reference is not None else (("traffic", ("uniform", "tornado")),))
     for axis, valid in checked:
