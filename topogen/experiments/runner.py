@@ -49,6 +49,11 @@ def point_routing(point, spec, topology, layout):
     ``candidates``."""
     from .simulators import build_routing
 
+    native = point.content["topology"].get("booksim")
+    if native:  # BookSim's own network: topogen's copy of its routing function
+        from .native import native_routing
+
+        return native_routing(native, spec.routing, topology, spec.seed, spec.num_vcs)
     ref = point.content.get("reference")
     if ref is None:
         return build_routing(spec, topology, layout, spec.seed)[0]
@@ -138,6 +143,7 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
     from ..sim.sweep import with_digest
 
     t0 = time.perf_counter()
+    c0 = os.times()
     store = _store(store_root)
     row = error = rows = kind = None
     sweeping = point.content["load"] == "sweep"
@@ -146,6 +152,10 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
         topology, layout, routing = _network(point, spec)
         if point.content.get("reference") is not None:
             run = _reference_run(point, spec, routing, layout)
+        elif point.content["topology"].get("booksim"):
+            from .native import native_adapters
+
+            run = native_adapters(point, spec, topology, routing, store.raw_dir(point.id))
         else:
             out = store.raw_dir(point.id) if point.content["simulator"] != "reference" else store.root / "raw"
             adapters, _ = build_adapters(spec, spec.seed, topology, layout, routing, out)
@@ -174,7 +184,9 @@ def run_point(point, store_root) -> tuple[str, str, str | None, float]:
     except Exception as exc:  # noqa: BLE001 - a bug must not stop the other points; recorded
         error = f"internal error {type(exc).__name__}: {' '.join(str(exc).split())}"
     seconds = time.perf_counter() - t0
-    outcome = store.write(point, row, error=error, seconds=seconds, rows=rows, kind=kind)
+    c1 = os.times()  # CPU of this process and of the simulators it ran and waited for
+    cpu = sum(b - a for a, b in zip(c0[:4], c1[:4]))
+    outcome = store.write(point, row, error=error, seconds=seconds, rows=rows, kind=kind, cpu_seconds=cpu)
     if error:
         status = error
     elif sweeping:

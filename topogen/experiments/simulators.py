@@ -85,6 +85,9 @@ class CrossvalSpec:
         saturated (*shared*).
     credit_delay : int
         Cycles before a returned credit is used (BookSim ``credit_delay``; *shared*).
+    internal_speedup : float or None
+        Router steps per cycle on BookSim and the reference simulator (its allocation
+        rounds); None: 1.  SST's hr_router has none.
     simulators : tuple of str
         Simulators to run; empty: the reference simulator and every one found.
     saturation : bool
@@ -132,6 +135,7 @@ class CrossvalSpec:
     max_samples: int | None = None
     latency_thres: float | None = None
     credit_delay: int | None = None
+    internal_speedup: float | None = None
     simulators: tuple[str, ...] = ()
     saturation: bool = False
     latency_tolerance: float = 0.03
@@ -197,6 +201,10 @@ class CrossvalSpec:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 and math.isfinite(v)):
                 raise ParameterError(f"{name} must be a positive number, got {v!r}")
+        s = self.internal_speedup
+        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not (math.isfinite(s)
+                                                                                          and s >= 1)):
+            raise ParameterError(f"internal_speedup must be a number >= 1 (router steps per cycle), got {s!r}")
         c = self.capacity_load
         if c is not None and (isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c <= 1):
             raise ParameterError(f"capacity_load must be an offered load in (0, 1] flits/node/cycle, got {c!r}")
@@ -372,7 +380,8 @@ def _reference_config(spec: CrossvalSpec):
                      sample_period=spec.sample_period, max_samples=spec.max_samples,
                      latency_thres=float(spec.latency_thres), credit_delay=spec.credit_delay,
                      stopping_thres=_CONVERGENCE["stopping_thres"],
-                     acc_stopping_thres=_CONVERGENCE["acc_stopping_thres"])
+                     acc_stopping_thres=_CONVERGENCE["acc_stopping_thres"],
+                     internal_speedup=float(spec.internal_speedup or 1.0))
 
 
 def booksim_options(spec: CrossvalSpec, traffic: str, seed: int) -> dict:
@@ -385,7 +394,8 @@ def booksim_options(spec: CrossvalSpec, traffic: str, seed: int) -> dict:
             "max_samples": spec.max_samples, "latency_thres": float(spec.latency_thres),
             "stopping_thres": float(_CONVERGENCE["stopping_thres"]),
             "acc_stopping_thres": float(_CONVERGENCE["acc_stopping_thres"]),
-            "credit_delay": spec.credit_delay, "internal_speedup": 1.0, "seed": seed % (2 ** 31)}
+            "credit_delay": spec.credit_delay, "internal_speedup": float(spec.internal_speedup or 1.0),
+            "seed": seed % (2 ** 31)}
 
 
 def output_buf_flits(spec: CrossvalSpec) -> int:

@@ -67,7 +67,7 @@ _EXPERIMENT_KEYS = {"name": str, "store": str, "seconds_per_point": (int, float)
 MEASURE_KEYS = {"packet_size": int, "num_vcs": int, "vc_buf_size": int, "clock_ns": (int, float),
                 "flit_bits": int, "link_latency": (int, str), "warmup_periods": int,
                 "sample_period": int, "max_samples": int, "latency_thres": (int, float),
-                "credit_delay": int, "timeout": (int, float)}
+                "credit_delay": int, "timeout": (int, float), "internal_speedup": (int, float)}
 #: defaults of ``topogen experiment submit``
 SLURM_KEYS = {"partition": str, "account": str, "time": str, "mem": str, "chunk": int,
               "max_running": int, "cpus_per_task": int, "tasks_per_point": int, "extra": list}
@@ -85,7 +85,7 @@ REFERENCE_KEYS = {"internal_speedup": (int, float), "routing_base": str, "candid
                   "router_delay": int, "switch_delay_ns": (int, float), "self_packets": bool}
 #: settings of ``load = "sweep"`` points (:func:`topogen.load_points.knee_sweep`)
 SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
-_TOPOLOGY_KEYS = ("generator", "params", "file", "label")
+_TOPOLOGY_KEYS = ("generator", "params", "file", "label", "booksim", "link_cycles")
 _SIMULATORS = ("reference", "booksim", "sst")
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", bool: "true/false",
                dict: "a table"}
@@ -284,8 +284,18 @@ def _topology(entry, path, base: Path) -> tuple[dict, str | None, str]:
                                  f"{p.type_name}, got {params[p.name]!r} ({type(params[p.name]).__name__})")
     text = ",".join(f"{k}={canonical_json(v)}" for k, v in sorted(params.items()))
     default = f"{gen.name}({text})" if text else gen.name
-    return ({"generator": gen.name, "params": json.loads(canonical_json(params)),
-             "label": label or default}, None, default)
+    content = {"generator": gen.name, "params": json.loads(canonical_json(params)), "label": label or default}
+    if "booksim" in entry or "link_cycles" in entry:  # BookSim's own network (topogen.experiments.native)
+        from .native import check_native
+
+        if "booksim" not in entry:
+            raise ParameterError(f"link_cycles in {_where(path, 'axes')} goes with booksim (BookSim's own network "
+                                 f"whose channels have those latencies); {default} has no booksim table")
+        check_native(entry["booksim"], entry.get("link_cycles"), f"{_where(path, 'axes')} ({default})")
+        content["booksim"] = json.loads(canonical_json(entry["booksim"]))
+        if "link_cycles" in entry:
+            content["link_cycles"] = json.loads(canonical_json(entry["link_cycles"]))
+    return content, None, default
 
 
 def _param_ok(value, t) -> bool:
@@ -332,6 +342,8 @@ def _measure(doc: dict, path) -> dict:
     try:
         spec = CrossvalSpec(topology="spec-check", **args)  # validates and applies the shared defaults
         resolved = {k: getattr(spec, k) for k in MEASURE_KEYS}
+        if resolved["internal_speedup"] is None:  # given only: specs without it keep their ids
+            del resolved["internal_speedup"]
         _check_simulated(resolved)
     except ParameterError as exc:
         raise ParameterError(f"{_where(path, 'measure')}: {exc}") from None
@@ -511,6 +523,9 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
     from ..routing import ALGORITHMS
 
     reference = _reference(doc.get("reference"), path, values["simulator"], values["traffic"])
+    if reference is not None and any("booksim" in t[0] for t in topo):
+        raise ParameterError(f"[reference] in {path or 'the spec'} sets the reference simulator alone; a topology "
+                             "with booksim options is BookSim's own network, run beside BookSim: drop one of them")
     checked = (("routing", ALGORITHMS), ("simulator", _SIMULATORS)) + (
         () if reference is not None else (("traffic", ("uniform", "tornado")),))
     for axis, valid in checked:
@@ -728,9 +743,15 @@ def check_experiment(exp: Experiment) -> None:
     groups: dict = {}
     for p in exp.points:
         c = p.content
+        if c["topology"].get("booksim"):  # BookSim's own network: its routing function, checked when built
+            continue
         groups.setdefault(("sim", c["simulator"], c["routing"]), []).append(p)
     for (_, sim, routing), pts in groups.items():
         allowed = SIMULATOR_ROUTINGS.get(sim)
+        if sim == "sst" and pts[0].content["measure"].get("internal_speedup", 1) != 1:
+            raise ParameterError(f"{_first(pts)}: SST merlin's hr_router has no internal speedup; drop "
+                                 f"internal_speedup from [measure] or sst from the simulator axis in "
+                                 f"{exp.path or 'the spec'}")
         if allowed is not None and routing not in allowed:
             raise ParameterError(
                 f"{_first(pts)}: simulator {sim} cannot take routing {routing}: {_SIMULATOR_WHY[sim]}; "

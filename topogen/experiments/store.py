@@ -212,13 +212,14 @@ class Store:
         atomic_write(folder / f"{load_text}.json", json.dumps({"row": row}, sort_keys=True) + "\n")
 
     def write(self, point, row: dict | None, *, error: str | None = None, seconds: float = 0.0,
-              rows: list | None = None, kind: str | None = None) -> str:
+              rows: list | None = None, kind: str | None = None, cpu_seconds: float | None = None) -> str:
         """Record an attempt at ``point``: its row (``points/ID.json``) or its failure
         (``failed/ID.json``, when ``error`` is given or a row is not a finished result,
         see :func:`row_problem`).  A ``load = "sweep"`` point passes ``rows``, one per load
         (``row`` is then None).  A failure's record has its ``kind`` (``error`` for a
         Python exception unless ``kind`` names it, else the failing row's status or
-        ``implausible``) and keeps the row, whose ``raw_output`` names the raw log.
+        ``implausible``) and keeps the row, whose ``raw_output`` names the raw log;
+        ``cpu_seconds``, when given, is recorded beside the wall ``seconds``.
 
         Returns
         -------
@@ -246,6 +247,8 @@ class Store:
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         if rows is not None:
             rec["rows"] = rows
+        if cpu_seconds is not None:  # this process's and its simulators' CPU time
+            rec["cpu_seconds"] = cpu_seconds
         sub = "failed" if failed else "points"
         folder = self.root / sub
         folder.mkdir(exist_ok=True)

@@ -52,6 +52,7 @@ from __future__ import annotations
 import math
 import tempfile
 import time
+from pathlib import Path
 
 import pandas as pd
 
@@ -366,7 +367,12 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         ``.png``/``.svg``/``.pdf`` file (checked before the simulations).
     simulator : str
         ``reference`` (default), ``booksim`` or ``sst`` (MIN routing and uniform traffic
-        only); see :mod:`topogen.reproduce._backend`.
+        only); see :mod:`topogen.reproduce._backend`.  With --quick or --full,
+        ``booksim`` runs Fig. 6a's BookSim subset instead of the study
+        (:func:`crosscheck_specs`: SF MIN at three loads, BookSim's own dragonflynew with
+        ugal and fattree with anca at two, each on BookSim and the reference simulator
+        with BookSim's routing, the figure's own curve beside them; a table with the
+        crossval verdicts, ``crosscheck.csv`` in the folder).
     raw_dir : str
         Folder kept for the BookSim/SST raw output (default: a temporary one, discarded).
     quick : bool
@@ -398,6 +404,9 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
+    if (quick or full) and simulator != "reference":
+        return _crosscheck_run(quick=quick, full=full, simulator=simulator, submit=submit, collect=collect,
+                               plan=plan, out=out, workers=workers)
     if quick or full or submit or collect or plan or out or panels:
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
                           traffic=traffic, panels=panels, routings=routings, compare=compare or "all",
@@ -759,6 +768,14 @@ def _study_announce(**kwargs) -> str | None:
     (:func:`topogen.reproduce.study.announce`)."""
     from .study import announce
 
+    if kwargs.get("simulator", "reference") != "reference" and (kwargs.get("quick") or kwargs.get("full")):
+        if kwargs.get("plan") or kwargs.get("collect") or kwargs.get("submit"):
+            return ""
+        loads = sum(len(v) for v in CROSSCHECK_LOADS.values())
+        return (f"Fig. 6a's subset on BookSim2: {loads} loads of SF MIN, DF UGAL and FT-3 ANCA, each on BookSim and "
+                "the reference simulator, and the figure's own curves at the same loads"
+                + ("; at the paper's sizes a BookSim run takes minutes to tens of minutes of CPU (about 18 us a "
+                   "packet-hop)" if kwargs.get("full") else ""))
     text = announce(kwargs, _expanded, CPU_SECONDS_PER_PACKET_HOP)
     note = _panels_note(kwargs) if text else ""
     return f"{text}; {note}" if note else text
@@ -830,8 +847,9 @@ def _study_run(**kwargs) -> ExperimentResult:
 
     return reference_study_run(
         kwargs, _expanded, claims, title="Slim Fly V (Fig. 6) as experiment {name}", figure="fig6.png",
-        refusal="--quick/--full run on the reference simulator; the BookSim/SST subset of Fig. 6 runs without them "
-                "(--simulator booksim --routings MIN --traffic uniform --compare none)",
+        refusal="the study runs on the reference simulator; Fig. 6a's BookSim subset runs with --quick or --full and "
+                "--simulator booksim, the small BookSim/SST curves without them (--simulator booksim --routings MIN "
+                "--traffic uniform --compare none)",
         seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP, draw=draw,
         notes=lambda study: [n for n in (_panels_note(kwargs), _setup_note(study)) if n])
 
@@ -849,3 +867,167 @@ def _setup_note(study) -> str:
 
 
 reproduce_slimfly_sim.announce = _study_announce
+
+
+# ------------------------------------------------------------------------------- on BookSim2
+#: loads of the cross-check on BookSim2 (below each curve's knee): SF MIN at three, the
+#: Dragonfly at two low ones (BookSim's dragonflynew has 10-cycle local and 100-cycle global
+#: channels, so 21-flit VCs pass about 0.1 flits a cycle per global channel), FT-3 at two
+CROSSCHECK_LOADS = {"SF": (0.2, 0.5, 0.8), "DF": (0.02, 0.05), "FT": (0.2, 0.5)}
+#: the figure's curve each cross-check network stands beside
+CROSSCHECK_FIGURE = {"SF": ("SF-MIN", "hop"), "DF": ("DF-UGAL-L", "ugal-l"), "FT": ("FT-ANCA", "anca")}
+#: Fig. 6's Slim Fly routings BookSim cannot run, and why
+CROSSCHECK_NOT_RUN = {
+    name: "BookSim's anynet (the only BookSim topology that takes topogen's Slim Fly) routes with its own minimal "
+          "tables only (routing_function = min)" for name in ("SF-VAL", "SF-UGAL-L", "SF-UGAL-G")}
+#: a BookSim run at the paper's size is minutes to an hour (about 18 us of CPU per packet-hop)
+CROSSCHECK_TIMEOUT = 6 * 3600.0
+
+
+def crosscheck_networks(mode: str) -> list:
+    """The cross-check's networks (:class:`~topogen.reproduce.study.CrossNetwork`):
+    ``full`` SF MMS q=19 on anynet with ``min``, BookSim's own ``dragonflynew`` k=7
+    (1,386 routers, 9,702 nodes) with ``ugal`` and ``fattree`` k=22, n=3 (1,452 routers,
+    10,648 nodes) with ``anca``; ``quick`` SF q=5, dragonflynew k=2, fattree k=4, n=3."""
+    from .crossval_native import native_family
+    from .study import CrossNetwork
+
+    if mode not in ("full", "quick"):
+        raise ParameterError(f"mode must be full or quick, got {mode!r}")
+    q, dk, (fk, fn) = (19, 7, (22, 3)) if mode == "full" else (5, 2, (4, 3))
+    df = native_family("dragonfly", k=dk, n=1, routing="ugal")
+    ft = native_family("fattree", k=fk, n=fn, routing="anca")
+    return [CrossNetwork("SF", "slimfly", {"q": q}, "booksim-min", f"Slim Fly MMS q={q} (anynet, min)"),
+            CrossNetwork("DF", df.generator, dict(df.params), df.routing,
+                         f"BookSim's {df.label} with ugal ({df.hosts} nodes)", dict(df.booksim),
+                         dict(df.kind_latency)),
+            CrossNetwork("FT", ft.generator, dict(ft.params), ft.routing,
+                         f"BookSim's {ft.label} with anca ({ft.hosts} nodes)", dict(ft.booksim))]
+
+
+def crosscheck_measure(mode: str) -> dict:
+    """The cross-check's ``[measure]``: Fig. 6's setup (V) on both simulators -- 1-flit
+    packets, 3 VCs of 21 flits (63 of the paper's 64 flits per port: BookSim's buffers are
+    per VC), credit delay 2, internal speedup 2, 1-cycle channels and stages."""
+    base = FULL_MEASURE if mode == "full" else QUICK_MEASURE
+    m = dict(base, vc_buf_size=PORT_BUFFER // base["num_vcs"], internal_speedup=2.0)
+    if mode == "full":
+        m["timeout"] = CROSSCHECK_TIMEOUT
+    return m
+
+
+def check_structure(networks) -> list:
+    """Each network with BookSim options is BookSim's own network, router for router (the
+    identity is a graph isomorphism with the host counts); one line per network."""
+    from .crossval_native import _topogen_graph, native_family, native_graph
+
+    lines = []
+    for n in networks:
+        if not n.booksim:
+            continue
+        o = n.booksim
+        fam = native_family("dragonfly" if o["topology"] == "dragonflynew" else o["topology"], k=o["k"], n=o["n"],
+                            routing=o["routing_function"])
+        from ..registry import generate
+
+        a, b = native_graph(fam), _topogen_graph(generate(n.generator, **n.params))
+        same = (set(a.nodes) == set(b.nodes) and {frozenset(e) for e in a.edges} == {frozenset(e) for e in b.edges}
+                and all(a.nodes[i]["hosts"] == b.nodes[i]["hosts"] for i in a.nodes))
+        if not same:
+            raise ParameterError(f"{n.key}: topogen's {n.generator} {n.params} is not BookSim's {fam.label} router "
+                                 "for router; the cross-check needs the same network on both simulators")
+        lines.append(f"{n.key}: topogen's {n.generator} {n.params} is BookSim's {fam.label} router for router "
+                     f"({a.number_of_nodes()} routers, {a.number_of_edges()} channels, "
+                     f"{sum(h for _, h in a.nodes(data='hosts'))} nodes)")
+    return lines
+
+
+def crosscheck_specs(mode: str, folder, *, repeats: int = 1, loads: dict | None = None):
+    """(cross-check experiment, figure-points experiment, networks, structure lines) of the
+    BookSim subset of Fig. 6a in ``folder``: the cross-check runs each network on the
+    reference simulator and on BookSim with BookSim's routing, the figure points run the
+    figure's own routing and setup (V) on the same networks at the same loads."""
+    from .study import Curve, Network, Study, crosscheck_document, fixed_load_document, knee_sweep, write_spec
+
+    nets = crosscheck_networks(mode)
+    structure = check_structure(nets)
+    loads = dict(CROSSCHECK_LOADS if loads is None else loads)
+    name = f"slimfly-fig6-{mode}-booksim"
+    doc = crosscheck_document(name, nets, loads, crosscheck_measure(mode), repeats=repeats,
+                              description=f"Slim Fly (Besta, Hoefler) Fig. 6a, {mode}: a subset on the reference "
+                                          "simulator and BookSim2 with BookSim's routings")
+    exp = write_spec(doc, folder, f"topogen study {name}: Fig. 6a's networks on the reference simulator and "
+                                  "BookSim2\nwritten by topogen reproduce slimfly-sim --simulator booksim")
+    fig_nets = {n.key: Network(n.key, n.generator, dict(n.params), n.description) for n in nets if loads.get(n.key)}
+    curves = [Curve(CROSSCHECK_FIGURE[k][0], k, CROSSCHECK_FIGURE[k][1], "uniform", "6a") for k in fig_nets]
+    fig_study = Study(name=f"slimfly-fig6-{mode}-figure-points", networks=fig_nets, curves=curves,
+                      measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
+                      reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS[mode]),
+                      description=f"Slim Fly Fig. 6a, {mode}: the figure's routings at the cross-check's loads")
+    fig_doc = fixed_load_document(fig_study, {(CROSSCHECK_FIGURE[k][0], "6a"): loads[k] for k in fig_nets})
+    fig_exp = write_spec(fig_doc, folder, f"topogen study {fig_study.name}: {fig_study.description}")
+    figure_of = {k: (fig_study.label_of(k), CROSSCHECK_FIGURE[k][1]) for k in fig_nets}
+    return exp, fig_exp, nets, structure, figure_of
+
+
+def _crosscheck_run(*, quick: bool, full: bool, simulator: str, submit: bool, collect: bool, plan: bool,
+                    out: str, workers: int, repeats: int = 1) -> ExperimentResult:
+    """Fig. 6a's BookSim subset (``--quick``/``--full`` with ``--simulator booksim``)."""
+    from ..output import atomic_write
+    from . import study as st
+    from ._backend import check_simulator
+
+    if quick == full:
+        raise ParameterError("give exactly one of --quick (SF q=5, dragonflynew k=2, fattree k=4 n=3) and --full "
+                             "(the paper's sizes) with --simulator booksim")
+    if simulator == "sst":
+        raise ParameterError("SST merlin has no Slim Fly topology (merlin.dragonfly and merlin.fattree have their own "
+                             "routings, not anynet's min or BookSim's ugal/anca); the Fig. 6 subset runs on "
+                             "--simulator booksim")
+    if simulator != "booksim":
+        raise ParameterError(f"simulator must be reference, booksim or sst, got {simulator!r}")
+    if submit and collect:
+        raise ParameterError("--submit sends the points to SLURM, --collect gathers them when the array has "
+                             "ended: give one")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    mode = "full" if full else "quick"
+    if not (plan or collect or submit):
+        check_simulator("booksim")
+    folder = Path(out or f"slimfly-sim-{mode}-booksim")
+    exp, fig_exp, nets, structure, figure_of = crosscheck_specs(mode, folder, repeats=repeats)
+    title = f"Slim Fly V (Fig. 6a) on BookSim2 and the reference simulator ({mode})"
+    notes = list(structure) + [f"specs: {exp.path} (store {exp.store}); {fig_exp.path} (store {fig_exp.store})"]
+    if plan:
+        rows = [{"spec": e.name, "point": p.id, "network": p.content["topology"]["label"],
+                 "routing": p.content["routing"], "load": p.content["load"], "simulator": p.content["simulator"]}
+                for e in (exp, fig_exp) for p in e.points]
+        return ExperimentResult(title=title + ": plan", table=pd.DataFrame(rows), notes=notes)
+    if submit:
+        for e in (exp, fig_exp):
+            info = st.submit(e)
+            notes.append(f"{e.name}: submitted {info['points']} point(s) as SLURM job {info['job']} "
+                         f"({info['tasks']} array task(s)); collect job {info['collect_job']}" if info["points"]
+                         else f"{e.name}: nothing to submit, every point is in the store")
+        notes.append("when the arrays have ended run the same command with --collect instead of --submit")
+        return ExperimentResult(title=title + ": submitted", table=pd.DataFrame(), notes=notes)
+    if not collect:
+        for e in (exp, fig_exp):
+            summary = st.run_local(e, jobs=workers)
+            notes.append(f"{e.name}: " + summary.table().replace("\n", "; "))
+    table = st.crosscheck_table(exp, nets, figure=fig_exp, figure_of=figure_of)
+    atomic_write(folder / "crosscheck.csv", table.to_csv(index=False))
+    not_run = pd.DataFrame([{"curve": k, "reason": v} for k, v in CROSSCHECK_NOT_RUN.items()])
+    from .crossval_native import LATENCY_TOLERANCE, ZERO_LOAD, ZERO_TOLERANCE
+    from .crossval_verdicts import NOISE_Z
+
+    notes += [f"table: {folder / 'crosscheck.csv'}",
+              f"verdicts: the reference latency against BookSim's within {ZERO_TOLERANCE:.0%} at a load up to "
+              f"{ZERO_LOAD:g}, else {LATENCY_TOLERANCE:.0%}, or within {NOISE_Z:g} standard errors with repeats; a "
+              "load one simulator completes and the other does not is FAIL",
+              "the routing both run is BookSim's: anynet's min on SF (every VC), dragonflynew's ugal (3 VCs, its 10- "
+              "and 100-cycle channels), fattree's anca; figure_latency is the figure's own curve at that load "
+              "(SF MIN hop-indexed, DF UGAL-L with 6 VCs x 10 flits and 1-cycle channels, FT ANCA with the "
+              "shortest-queue rule; 64 flits per port) on the same network",
+              "not run on BookSim: " + "; ".join(f"{k}: {v}" for k, v in CROSSCHECK_NOT_RUN.items())]
+    return ExperimentResult(title=title, table=table, notes=notes, extra_tables={"not run": not_run})

@@ -42,8 +42,7 @@ from ..errors import ParameterError
 __all__ = ["Network", "Curve", "Study", "CurveResult", "Claim", "KNEE_RESOLUTION", "knee_sweep", "toml_text",
            "topology_label", "expand", "plan", "run_local", "submit", "gather", "judge",
            "draw_curves", "VERDICTS", "run_study", "reference_study_run", "check_run_options", "points_table",
-           "crosscheck", "crosscheck_document",
-           "crosscheck_table"]
+           "CrossNetwork", "crosscheck_document", "crosscheck_table", "fixed_load_document", "write_spec"]
 
 #: widest bracket around a curve's knee on which a saturation claim is judged (offered load)
 KNEE_RESOLUTION = 0.02
@@ -790,112 +789,258 @@ def check_run_options(kwargs: dict, refusal: str) -> tuple[int, str]:
 
 
 # ------------------------------------------------------------------------------- on another simulator
-def crosscheck_document(study: Study, loads: dict, *, simulator: str = "booksim",
-                        routing: str = "booksim-min") -> dict:
-    """A spec that runs the networks of some of ``study``'s curves on the reference simulator
-    and on ``simulator`` (BookSim or SST) at fixed loads: ``loads`` maps a curve
-    ``(label, panel)`` to its loads.  BookSim's anynet routes only with its own minimal
-    tables, so every point takes ``routing`` (``booksim-min``, topogen's copy of them) on
-    both simulators, the curve's traffic (uniform or tornado: the patterns both take) and
-    the study's ``[measure]`` without ``[reference]`` (BookSim has no internal speedup or
-    shared port buffer option here).  Same networks and loads, same routes on both: a
-    check of the simulator under the figure, not of the figure's routing (the reference
-    curves of UGAL, VAL or ANCA have no BookSim counterpart)."""
-    from ..experiments.spec import SIMULATOR_ROUTINGS
+@dataclass(frozen=True)
+class CrossNetwork:
+    """One network of a cross-check: topogen's generator and parameters, the routing both
+    simulators run (``routing``: topogen's name of it), and ``booksim`` -- the options of
+    BookSim's own topology that is the same network (None: topogen's anynet export, routed
+    by anynet's ``min``, topogen's ``booksim-min``) -- with ``link_cycles``, the channel
+    latencies per link kind that BookSim's network has built in (None: the spec's
+    ``link_latency``).  ``figure`` is the curve of the figure whose routing this network
+    stands for (label, routing, description)."""
 
-    allowed = SIMULATOR_ROUTINGS.get(simulator)
-    if allowed is not None and routing not in allowed:
-        raise ParameterError(f"{simulator} takes the routings {', '.join(allowed)}, not {routing}")
-    by_key = {(c.label, c.panel): c for c in study.curves}
-    topologies, zip_rows = [], []
-    for key, curve_loads in loads.items():
-        c = by_key.get(tuple(key))
-        if c is None:
-            raise ParameterError(f"study {study.name} has no curve {key[0]} in panel {key[1]}")
-        if c.traffic not in ("uniform", "tornado"):
-            raise ParameterError(f"curve {key[0]} ({key[1]}) runs {c.traffic}; the cross-check takes uniform or "
-                                 "tornado traffic, the patterns both simulators have")
-        net = study.networks[c.network]
-        entry = {"generator": net.generator, "params": net.params}
-        if entry not in topologies:
-            topologies.append(entry)
-        for x in curve_loads:
-            zip_rows.append((net, float(x)))
-    traffics = sorted({by_key[tuple(k)].traffic for k in loads})
-    all_loads = sorted({x for _, x in zip_rows})
+    key: str
+    generator: str
+    params: dict
+    routing: str
+    description: str = ""
+    booksim: dict | None = None
+    link_cycles: dict | None = None
+
+    @property
+    def label(self) -> str:
+        return topology_label(self.generator, self.params)
+
+    def entry(self) -> dict:
+        e = {"generator": self.generator, "params": dict(self.params)}
+        if self.booksim:
+            e["booksim"] = dict(self.booksim)
+        if self.link_cycles:
+            e["link_cycles"] = dict(self.link_cycles)
+        return e
+
+
+def crosscheck_document(name: str, networks: Sequence[CrossNetwork], loads: dict, measure: dict, *,
+                        simulator: str = "booksim", repeats: int = 1, description: str = "",
+                        slurm: dict | None = None) -> dict:
+    """A spec that runs each of ``networks`` (:class:`CrossNetwork`) at its ``loads``
+    (``{key: [load, ...]}``) under uniform traffic on the reference simulator and on
+    ``simulator``, with the same routing on both (BookSim's own routing function on its
+    own topology, or anynet's ``min`` on topogen's export) and one ``[measure]`` for both
+    (``internal_speedup`` included: BookSim's router steps, the reference simulator's
+    allocation rounds).  ``repeats`` > 1 runs each load with that many seeds, so the
+    verdicts can weigh a miss against its standard error."""
+    if simulator != "booksim":
+        raise ParameterError(f"the cross-check runs on booksim (BookSim2's own topologies and anynet), got "
+                             f"{simulator!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+    nets = {n.key: n for n in networks}
+    unknown = [k for k in loads if k not in nets]
+    if unknown:
+        raise ParameterError(f"loads name network(s) {', '.join(map(str, unknown))}; the cross-check has "
+                             f"{', '.join(nets)}")
+    used = [nets[k] for k in nets if loads.get(k)]
+    if not used:
+        raise ParameterError("the cross-check has no loads to run: give at least one network a load")
+    for n in used:
+        bad = [x for x in loads[n.key] if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < x <= 1]
+        if bad:
+            raise ParameterError(f"loads of {n.key} must be offered loads in (0, 1] flits/node/cycle, got {bad}")
+        if n.booksim is None and n.routing != "booksim-min":
+            raise ParameterError(f"{n.key} runs on BookSim's anynet export, which routes with anynet's min "
+                                 f"(topogen's booksim-min) only, not {n.routing}")
+    routings = list(dict.fromkeys(n.routing for n in used))
+    all_loads = sorted({float(x) for n in used for x in loads[n.key]})
     exclude = []
-    for t in topologies:
-        mine = {x for n, x in zip_rows if {"generator": n.generator, "params": n.params} == t}
-        other = [x for x in all_loads if x not in mine]
-        if other:
-            exclude.append({"topology": topology_label(t["generator"], t["params"]), "load": other})
-    nets = list(dict.fromkeys(n.key for n, _ in zip_rows))
-    layouts = study._layouts(nets)
-    if len(layouts) > 1:  # each network on its study layout
-        labels = [Network("", "", {}, "", lay).layout_label() for lay in layouts]
-        for k in nets:
-            mine = study.networks[k].layout_label()
-            exclude.append({"topology": study.label_of(k), "layout": [lab for lab in labels if lab != mine]})
-    doc = {"experiment": {"name": f"{study.name}-{simulator}", "store": f"{study.name}-{simulator}.store",
-                          "description": f"study {study.name}: its networks on reference and {simulator}"},
-           "axes": {"topology": topologies, **({"layout": layouts} if layouts != [{}] else {}),
-                    "routing": [routing], "traffic": traffics, "load": all_loads,
-                    "simulator": ["reference", simulator], "seed": [int(study.seed)]},
-           "measure": {k: v for k, v in study.measure.items()}}
+    for n in used:
+        other_r = [r for r in routings if r != n.routing]
+        if other_r:
+            exclude.append({"topology": n.label, "routing": other_r})
+        other_l = [x for x in all_loads if x not in {float(v) for v in loads[n.key]}]
+        if other_l:
+            exclude.append({"topology": n.label, "load": other_l})
+    axes = {"topology": [n.entry() for n in used], "routing": routings, "traffic": ["uniform"],
+            "load": all_loads, "simulator": ["reference", simulator], "seed": [1]}
+    if repeats > 1:
+        axes["repeats"] = repeats
+    doc = {"experiment": {"name": name, "store": f"{name}.store",
+                          "description": description or f"{name}: the same networks on reference and {simulator}"},
+           "axes": axes, "measure": dict(measure)}
     if exclude:
         doc["exclude"] = exclude
+    if slurm:
+        doc["slurm"] = dict(slurm)
     return doc
 
 
-def crosscheck_table(exp, *, latency_tolerance: float = 0.03) -> pd.DataFrame:
-    """Reference against the other simulator, per network and load, from ``exp``'s store:
-    both latencies and accepted rates, their relative difference and whether the
-    latencies agree within ``latency_tolerance`` (the crossval default, 3 %) when both
-    completed, or both saturated."""
-    store = _open_store(exp, create=False)
-    done = store.done_ids()
-    rows: dict = {}
-    for p in exp.points:
-        if p.id not in done:
-            continue
-        r = store.record(p.id).get("row") or {}
-        key = (p.content["topology"]["label"], p.content["traffic"], p.content["load"])
-        rows.setdefault(key, {})[p.content["simulator"]] = r
-    out = []
-    for (label, traffic, load), by_sim in sorted(rows.items()):
-        ref = by_sim.get("reference")
-        others = [s for s in by_sim if s != "reference"]
-        if ref is None or not others:
-            continue
-        oth = by_sim[others[0]]
-        lr, lo = float(ref.get("latency_avg") or math.nan), float(oth.get("latency_avg") or math.nan)
-        both = ref.get("status") == oth.get("status") == "completed"
-        diff = abs(lr - lo) / lo if both and lo > 0 else math.nan
-        agree = (diff <= latency_tolerance) if both else (ref.get("status") != "completed"
-                                                           and oth.get("status") != "completed")
-        out.append({"network": label, "traffic": traffic, "load": load, "simulator": others[0],
-                    "status_reference": ref.get("status"), "status_other": oth.get("status"),
-                    "latency_reference": lr, "latency_other": lo, "latency_diff": diff,
-                    "accepted_reference": float(ref.get("accepted_flit_rate") or math.nan),
-                    "accepted_other": float(oth.get("accepted_flit_rate") or math.nan), "agree": bool(agree)})
-    return pd.DataFrame(out)
+def fixed_load_document(study: Study, loads: dict) -> dict:
+    """``study``'s spec with fixed loads in place of the sweeps: ``loads`` maps a curve
+    ``(label, panel)`` to its loads; the study's other curves are dropped."""
+    keys = {tuple(k) for k in loads}
+    missing = [k for k in keys if not any((c.label, c.panel) == k for c in study.curves)]
+    if missing:
+        raise ParameterError(f"study {study.name} has no curve {missing[0][0]} in panel {missing[0][1]}")
+    curves = [c for c in study.curves if (c.label, c.panel) in keys]
+    sub = Study(name=study.name, networks=study.networks, curves=curves, measure=study.measure,
+                reference=study.reference, sweep=study.sweep, seed=study.seed, description=study.description,
+                slurm=study.slurm)
+    doc = sub.document()
+    del doc["sweep"]
+    all_loads = sorted({float(x) for v in loads.values() for x in v})
+    doc["axes"]["load"] = all_loads
+    for c in curves:
+        mine = {float(x) for x in loads[c.label, c.panel]}
+        other = [x for x in all_loads if x not in mine]
+        if other:
+            doc.setdefault("exclude", []).append({"topology": study.label_of(c.network), "routing": c.routing,
+                                                  "load": other})
+    return doc
 
 
-def crosscheck(study: Study, loads: dict, folder, *, simulator: str = "booksim", jobs: int = 1,
-               latency_tolerance: float = 0.03):
-    """Write :func:`crosscheck_document`'s spec into ``folder``, run its points (resuming)
-    and return :func:`crosscheck_table`."""
+def write_spec(doc: dict, folder, header: str):
+    """Write ``doc`` as ``folder/<name>.toml`` (kept when unchanged, so a rerun resumes) and
+    return the parsed :class:`~topogen.experiments.spec.Experiment`."""
     from .._input import parse_toml
     from ..experiments.spec import parse_experiment
     from ..output import atomic_write
 
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ParameterError(f"{folder} exists and is not a folder; name a folder for the cross-check's specs and "
+                             "stores")
     folder.mkdir(parents=True, exist_ok=True)
-    doc = crosscheck_document(study, loads, simulator=simulator)
     path = folder / f"{doc['experiment']['name']}.toml"
-    text = toml_text(doc, header=f"topogen study {study.name}: a cross-check on {simulator}")
+    text = toml_text(doc, header=header)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         atomic_write(path, text)
-    exp = parse_experiment(parse_toml(text, path=path, what="experiment spec"), path=path)
-    run_local(exp, jobs=jobs, progress=False)
-    return crosscheck_table(exp, latency_tolerance=latency_tolerance)
+    return parse_experiment(parse_toml(text, path=path, what="experiment spec"), path=path)
+
+
+def _store_points(exp) -> dict:
+    """``{(topology label, routing, load, simulator): [row, ...]}`` of ``exp``'s points in
+    its store (a point whose run failed as a row with its status; not yet run: absent)."""
+    from ..experiments.store import Store
+
+    if not Path(exp.store).exists():
+        return {}
+    store = Store.open(exp.store, exp.name, create=False)
+    done, failed = store.done_ids(), store.failed_ids()
+    out: dict = {}
+    for p in exp.points:
+        c = p.content
+        key = (c["topology"]["label"], c["routing"], float(c["load"]), c["simulator"])
+        if p.id in done:
+            rec = store.record(p.id)
+            row = dict(rec.get("row") or {})
+        elif p.id in failed:
+            rec = store.record(p.id, "failed")
+            row = dict(rec.get("row") or {})
+            row["status"] = row.get("status") or rec.get("kind") or "failed"
+            row["error"] = rec.get("error") or ""
+        else:
+            continue
+        row["cpu_seconds"] = rec.get("cpu_seconds", math.nan)
+        out.setdefault(key, []).append(row)
+    return out
+
+
+def _cpu_seconds(row: dict) -> float:
+    try:
+        return float(row.get("cpu_seconds"))
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def crosscheck_table(exp, networks: Sequence[CrossNetwork], *, figure=None, figure_of: dict | None = None,
+                     simulator: str = "booksim") -> pd.DataFrame:
+    """The cross-check's table from ``exp``'s store: per network and load, the reference
+    simulator's and ``simulator``'s status, mean latency (cycles; the mean of the repeats)
+    and accepted rate, their ratio and the verdict of
+    :func:`topogen.reproduce.crossval_native.verdict` (within
+    :data:`~topogen.reproduce.crossval_native.ZERO_TOLERANCE` at a load up to
+    :data:`~topogen.reproduce.crossval_native.ZERO_LOAD`, else
+    :data:`~topogen.reproduce.crossval_native.LATENCY_TOLERANCE`, or within two standard
+    errors with repeats); a load at which one simulator completed and the other did not is
+    ``FAIL``, one at which neither completed ``pass (neither completed)``.  With ``figure``
+    (the fixed-load spec of the figure's own curves) and ``figure_of`` (network key ->
+    topology label and routing of that curve) the figure's curve at the same load
+    stands beside them."""
+    from .crossval_native import LATENCY_TOLERANCE, ZERO_LOAD, ZERO_TOLERANCE, _point, verdict
+
+    got = _store_points(exp)
+    fig = _store_points(figure) if figure is not None else {}
+    out = []
+    for n in networks:
+        loads = sorted({k[2] for k in got if k[0] == n.label and k[1] == n.routing}
+                       | {float(p.content["load"]) for p in exp.points
+                          if p.content["topology"]["label"] == n.label})
+        for load in loads:
+            ref_rows = got.get((n.label, n.routing, load, "reference"), [])
+            oth_rows = got.get((n.label, n.routing, load, simulator), [])
+            if not ref_rows and not oth_rows:
+                continue
+            ref, oth = _point(ref_rows), _point(oth_rows)
+            tol = ZERO_TOLERANCE if load <= ZERO_LOAD else LATENCY_TOLERANCE
+            if not ref_rows or not oth_rows:
+                ratio, verd = math.nan, "not run"
+            elif oth["status"] != "completed":
+                ratio, verd = math.nan, ("pass (neither completed)" if ref["status"] != "completed" else "FAIL")
+            else:
+                ratio, verd = verdict(ref, oth, tol)
+            row = {"network": n.key, "routing": n.routing, "load": load,
+                   "status_reference": ref["status"] if ref_rows else "not run",
+                   f"status_{simulator}": oth["status"] if oth_rows else "not run",
+                   "latency_reference": ref["latency_cycles"], f"latency_{simulator}": oth["latency_cycles"],
+                   "ratio": ratio, "tolerance": tol, "verdict": verd,
+                   "accepted_reference": _mean(ref_rows, "accepted_flit_rate"),
+                   f"accepted_{simulator}": _mean(oth_rows, "accepted_flit_rate"),
+                   "cpu_s_reference": sum(_cpu_seconds(r) for r in ref_rows) if ref_rows else math.nan,
+                   f"cpu_s_{simulator}": sum(_cpu_seconds(r) for r in oth_rows) if oth_rows else math.nan,
+                   "us_per_hop_reference": _hop_cost(ref_rows),
+                   f"us_per_hop_{simulator}": _hop_cost(oth_rows, {k: _mean(ref_rows, k)
+                                                                    for k in ("hops_avg", "num_hosts")})}
+            if figure_of and n.key in figure_of:
+                flabel, frouting = figure_of[n.key][:2]
+                frows = fig.get((flabel, frouting, load, "reference"), [])
+                fp = _point(frows)
+                row["figure_routing"] = frouting
+                row["figure_status"] = fp["status"] if frows else "not run"
+                row["figure_latency"] = fp["latency_cycles"]
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def _hop_cost(rows, fallback: dict | None = None) -> float:
+    """CPU microseconds per packet-hop of ``rows`` (the point's CPU over its simulated
+    cycles x hosts x accepted rate x mean hops; 1-flit packets; start-up included);
+    ``fallback`` gives ``hops_avg`` and ``num_hosts`` for a row without them (BookSim's own
+    topologies report no host count: the reference simulator's on the same network and
+    routing)."""
+    hops = cpu = 0.0
+
+    def num(r, key):
+        v = r.get(key)
+        v = math.nan if v is None else float(v)
+        return v if v == v else float((fallback or {}).get(key, math.nan))
+
+    for r in rows:
+        try:
+            hops += float(r["sim_cycles"]) * num(r, "num_hosts") * float(r["accepted_flit_rate"]) \
+                / float(r.get("packet_size") or 1) * num(r, "hops_avg")
+            cpu += float(r["cpu_seconds"])
+        except (KeyError, TypeError, ValueError):
+            return math.nan
+    return cpu / hops * 1e6 if hops > 0 and cpu == cpu else math.nan
+
+
+def _mean(rows, key) -> float:
+    vals = []
+    for r in rows:
+        try:
+            v = float(r.get(key))
+        except (TypeError, ValueError):
+            continue
+        if v == v:
+            vals.append(v)
+    return sum(vals) / len(vals) if vals else math.nan
