@@ -69,15 +69,15 @@ def native_routing(options: dict, routing: str, topology, seed: int, num_vcs: in
     return route(topology, None, want, seed=seed)
 
 
-def native_config(options: dict, spec, seed: int, hosts: int) -> str:
+def native_config(options: dict, spec, seed: int, hosts: int, *, title: str = "a topogen experiment point") -> str:
     """BookSim configuration text (``key = value;`` lines) of BookSim's own network
-    ``options`` with the spec's shared settings."""
+    ``options`` with the spec's shared settings; ``title`` ends the header comment."""
     from .simulators import _traffic_for, booksim_options
 
     opts = dict(ROUTER_OPTIONS)
     opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, hosts), seed))
     opts.update(options)
-    lines = [f"// BookSim's own {options['topology']} with {options['routing_function']} (a topogen experiment point)"]
+    lines = [f"// BookSim's own {options['topology']} with {options['routing_function']} ({title})"]
     for key, value in opts.items():
         lines.append(f"{key} = {value!r};" if isinstance(value, float) else f"{key} = {value};")
     return "\n".join(lines) + "\n"

@@ -439,27 +439,12 @@ _EXPORT_ROUTING_OF = {
     ("flatfly", "xyyx"): "one fixed shortest path per pair on every VC, not X or Y first drawn per packet",
 }
 
-#: router options of topogen's BookSim setup (the ``vct33`` template's) on top of
-#: :func:`topogen.experiments.simulators.booksim_options`
-_ROUTER = {"router": "iq", "vc_allocator": "separable_input_first", "sw_allocator": "separable_input_first",
-           "alloc_iters": 1, "input_speedup": 1, "output_speedup": 1, "injection_process": "bernoulli",
-           "use_read_write": 0, "sim_type": "latency", "sim_count": 1, "print_activity": 0}
-
-
 def native_config(fam: NativeFamily, spec, seed: int) -> str:
     """BookSim configuration text of the native run (``key = value;`` lines): the shared
     settings of ``spec`` with BookSim's own topology and routing."""
-    from ..experiments.simulators import _traffic_for, booksim_options
+    from ..experiments.native import native_config as config_text
 
-    opts = dict(_ROUTER)
-    opts.update(booksim_options(spec, _traffic_for("booksim", spec.traffic, fam.hosts), seed))
-    opts.update(fam.booksim)
-    lines = [f"// BookSim's native {fam.label} with {fam.routing_function} (topogen crossval --native)"]
-    for key, value in opts.items():
-        if isinstance(value, float):
-            value = repr(value)
-        lines.append(f"{key} = {value};")
-    return "\n".join(lines) + "\n"
+    return config_text(fam.booksim, spec, seed, fam.hosts, title="topogen crossval --native")
 
 
 def _native_adapter(fam, spec, seed, out_dir, binary=None):
