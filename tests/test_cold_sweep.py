@@ -38,27 +38,39 @@ def _core_folder(root) -> str:
     return os.path.join(root, os.path.basename(src) + "_" + hashlib.sha1(src.encode()).hexdigest())
 
 
-def test_core_index_files_follow_numba_cache_dir(tmp_path, monkeypatch):
+def _touch_index(folder):
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(folder, "_allocator.f-1.py311.nbi"), "w").close()  # another module's
+    assert not sweep_module._core_index_files()
+    name = f"_core.run-10.py{sys.version_info[0]}{sys.version_info[1]}.nbi"
+    open(os.path.join(folder, name), "w").close()
+    assert sweep_module._core_index_files()
+    for f in os.listdir(folder):
+        os.remove(os.path.join(folder, f))
+
+
+def test_core_index_files_in_the_named_cache_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("TOPOGEN_NUMBA_CACHE", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "nc"))
+    assert not sweep_module._core_index_files()
+    assert not sweep_module._core_cached()
+    _touch_index(_core_folder(str(tmp_path / "nc")))
+    monkeypatch.setenv("TOPOGEN_NUMBA_CACHE", str(tmp_path / "shared"))
+    _touch_index(_core_folder(str(tmp_path / "shared")))
+
+
+def test_core_index_files_in_the_user_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("TOPOGEN_NUMBA_CACHE", raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     import tempfile
 
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
-    in_tree = os.path.join(os.path.dirname(os.path.abspath(sweep_module.__file__)), "__pycache__")
-    if any(name.startswith("_core.") and name.endswith(".nbi")
-           for name in (os.listdir(in_tree) if os.path.isdir(in_tree) else [])):
-        pytest.skip("this checkout's __pycache__ holds the compiled core")
+    # the package as if installed under tmp_path (this checkout's own __pycache__ may hold
+    # the compiled core)
+    monkeypatch.setattr(sweep_module, "__file__", str(tmp_path / "site" / "sim" / "sweep.py"))
     assert not sweep_module._core_index_files()
-    assert not sweep_module._core_cached()
-    for root in (tmp_path / "nc", tmp_path / "xdg" / "numba"):
-        folder = _core_folder(str(root))
-        os.makedirs(folder)
-        other = os.path.join(folder, "_allocator.f-1.py311.nbi")  # another module's index
-        open(other, "w").close()
-        assert not sweep_module._core_index_files()
-        open(os.path.join(folder, f"_core.run-10.py{sys.version_info[0]}{sys.version_info[1]}.nbi"),
-             "w").close()
-        assert sweep_module._core_index_files()
-        for name in os.listdir(folder):
-            os.remove(os.path.join(folder, name))
+    _touch_index(str(tmp_path / "site" / "sim" / "__pycache__"))
+    _touch_index(_core_folder(str(tmp_path / "xdg" / "numba")))
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    _touch_index(_core_folder(str(tmp_path / "tmp" / f"topogen-numba-cache-{uid}")))

@@ -106,12 +106,12 @@ def derive_seed(routing, **kwargs) -> int:
 
 
 def _core_index_files() -> bool:
-    """Whether any folder numba's cache locators may use for :mod:`._core` holds an index
-    file of it (``_core.<function>-<line>.<python>.nbi``), found without importing numba:
-    the folders named by ``TOPOGEN_NUMBA_CACHE`` and ``NUMBA_CACHE_DIR``, the package's
-    ``__pycache__``, the user's numba cache folder and topogen's private temporary one
-    (:mod:`topogen._sssp`), each with numba's per-source subfolder
-    (``<folder name>_<sha1 of its absolute path>``)."""
+    """Whether the folder numba's cache locators would use for :mod:`._core` holds an
+    index file of it (``_core.<function>-<line>.<python>.nbi``), found without importing
+    numba.  A folder named by ``TOPOGEN_NUMBA_CACHE`` or ``NUMBA_CACHE_DIR`` is the only
+    one numba reads when set (with numba's per-source subfolder ``<folder name>_<sha1 of
+    its absolute path>``); otherwise the package's ``__pycache__``, the user's numba cache
+    folder and topogen's private temporary one (:mod:`topogen._sssp`)."""
     import glob
     import hashlib
     import os
@@ -119,12 +119,15 @@ def _core_index_files() -> bool:
 
     src = os.path.dirname(os.path.abspath(__file__))
     sub = os.path.basename(src) + "_" + hashlib.sha1(src.encode()).hexdigest()
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    roots = [os.environ.get("TOPOGEN_NUMBA_CACHE"), os.environ.get("NUMBA_CACHE_DIR"),
-             os.path.join(xdg, "numba"),
-             os.path.join(tempfile.gettempdir(), f"topogen-numba-cache-{uid}")]
-    folders = [os.path.join(src, "__pycache__")] + [os.path.join(r, sub) for r in roots if r]
+    named = [r for r in (os.environ.get("TOPOGEN_NUMBA_CACHE"), os.environ.get("NUMBA_CACHE_DIR"))
+             if r]
+    if named:
+        folders = [os.path.join(r, sub) for r in named]
+    else:
+        uid = os.getuid() if hasattr(os, "getuid") else "user"
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folders = [os.path.join(src, "__pycache__"), os.path.join(xdg, "numba", sub),
+                   os.path.join(tempfile.gettempdir(), f"topogen-numba-cache-{uid}", sub)]
     return any(glob.glob(os.path.join(glob.escape(f), "_core.*.nbi")) for f in folders)
 
 
