@@ -20,6 +20,13 @@ Rows are contiguous in ``ranks.npy`` (shape ``(1, N, N)``), so blocks of sources
 written to the file as they finish (:func:`compute`), in source order, while threads
 (the kernel releases the GIL) work on the next blocks: the table never needs to be in
 memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).
+
+:func:`compute_columns` builds the same table one search per *destination* ``d``
+(:func:`fastest`'s in-memory tables): when ``x`` settles, its links to settled neighbours
+``y`` with ``dist(y) + w(x, y) == dist(x)`` are its tied next hops toward ``d`` (links are
+symmetric), the tie rule picks one at once, and ``x``'s depth in ``d``'s in-tree is its
+pick's plus one, so the table's longest route (the VC count of hop-indexed, Valiant and
+UGAL routings) comes with it.  Columns of 64 destinations are written as tiles.
 """
 
 from __future__ import annotations
