@@ -82,6 +82,28 @@ def _walked_longest(topology, ranks):
 GRAPHS = [(n, m, seed) for n, m, seed in [(12, 14, 0), (40, 70, 1), (57, 140, 2), (90, 130, 3)]]
 
 
+@pytest.mark.parametrize("tseed", [None, 0, 7])
+@pytest.mark.parametrize("hub", [6, 20])
+def test_selects_above_and_below_eight_links(tseed, hub):
+    """Degrees up to 8 pick by a look-up table (_rows.SELECT8), higher ones by the
+    branch-free select: a hub of ``hub`` links on a ring exercises one or the other."""
+    n = 30
+    edges = {(i, i + 1) for i in range(n - 1)} | {(0, n - 1)}
+    edges |= {(0, 2 + k * (26 // (hub - 2))) for k in range(hub - 2)}
+    t = Topology(n, sorted(edges))
+    for w in (np.ones(2 * t.num_links, np.int64), _small_weights(t, 3, hub)):
+        plan = _rows.plan(t, csr_view(t), w)
+        ref = _reference(t, w, tseed)
+        assert np.array_equal(_rows.compute(plan, n, tseed, workers=1)[0], ref)
+        assert np.array_equal(_rows.compute_columns(plan, n, tseed, workers=1)[0][0], ref)
+
+
+def test_select8_is_the_kth_set_bit():
+    for m in range(256):
+        ones = [b for b in range(8) if m >> b & 1]
+        assert list(_rows.SELECT8[m, :len(ones)]) == ones
+
+
 @pytest.mark.parametrize("n,m,seed", GRAPHS)
 @pytest.mark.parametrize("top", [1, 3, 40])
 @pytest.mark.parametrize("tseed", [None, 0, 7])

@@ -205,10 +205,12 @@ if _sssp.AVAILABLE:
 
     @_jit
     def _rows_block(indptr, adj, vbits, one, buckets, sources, spread, sd, hd, out, sentinel,
-                    unit):
+                    unit, seltab, small):
         """Rows of ``sources`` into ``out`` (uint8, ``len(sources) x N``); returns -1, or
         the index of a source from which a switch is unreachable or has no next hop
-        (internal error).  ``unit``: all weights are 1 (:func:`_bfs_masks`)."""
+        (internal error).  ``unit``: all weights are 1 (:func:`_bfs_masks`).  ``small``:
+        every degree is at most 8, so the spread rule's select is a look-up in
+        ``seltab`` (:data:`SELECT8`) instead of :func:`_select_bit`."""
         n = indptr.shape[0] - 1
         dist = np.empty(n, adj.dtype)
         idist = np.empty(n, np.int32)
@@ -237,7 +239,7 @@ if _sssp.AVAILABLE:
                 zeros += m == 0
                 if spread:  # the tied link of index (hash * k) >> 32 among the k set bits
                     k = (_mix32(hv, hd[x]) * _popcount(m)) >> np.uint64(32)
-                    row[x] = _select_bit(m, k)
+                    row[x] = seltab[m, k] if small else _select_bit(m, k)
                 else:
                     row[x] = trailing_zeros(m)
             row[v] = sentinel
@@ -247,15 +249,18 @@ if _sssp.AVAILABLE:
 
 
     @_jit
-    def _pick(m, spread, hx, hdd):
+    def _pick(m, spread, hx, hdd, seltab, small):
         """The tie rule's link rank among the set bits of ``m``: the set bit of index
-        ``(hash * k) >> 32`` among the ``k`` set bits (``"spread"``), or the lowest."""
+        ``(hash * k) >> 32`` among the ``k`` set bits (``"spread"``; a look-up in
+        ``seltab`` when ``small``, every degree at most 8), or the lowest."""
         if spread:
-            return _select_bit(m, (_mix32(hx, hdd) * _popcount(m)) >> np.uint64(32))
+            k = (_mix32(hx, hdd) * _popcount(m)) >> np.uint64(32)
+            return np.uint64(seltab[m, k]) if small else _select_bit(m, k)
         return trailing_zeros(m)
 
     @_jit
-    def _bfs_column(indptr, adj, vbits, one, d, dist, queue, col, spread, hv, hdd):
+    def _bfs_column(indptr, adj, vbits, one, d, dist, queue, col, spread, hv, hdd, seltab,
+                    small):
         """Column ``d`` of an NR table (every switch's link rank toward ``d``) from one
         breadth-first search *from* ``d``: links are symmetric, so the links of ``x`` that
         start a shortest path to ``d`` are those to the neighbours one level nearer ``d``,
@@ -285,12 +290,12 @@ if _sssp.AVAILABLE:
             if h > 1:  # not d itself (whose "m" holds the undiscovered neighbours)
                 if m == 0:
                     return -1, 0
-                col[x] = _pick(m, spread, hv[x], hdd)
+                col[x] = _pick(m, spread, hv[x], hdd, seltab, small)
         return tail, dist[queue[tail - 1]]
 
     @_jit
     def _dial_column(indptr, adj, vbits, one, d, dist, depth, stamp, tag, head, pool_node,
-                     pool_next, col, spread, sd, hdd):
+                     pool_next, col, spread, sd, hdd, seltab, small):
         """Column ``d`` of a weighted (FR) table from one Dial search *from* ``d``: when
         ``x`` settles, its neighbours ``y`` with ``dist(y) + w(x, y) == dist(x)`` (settled
         before it) are the starts of its shortest paths to ``d``; the tie rule picks one,
@@ -351,7 +356,7 @@ if _sssp.AVAILABLE:
             if settled > 1:
                 if m == 0:
                     return -1, 0
-                r = _pick(m, spread, _splitmix(np.uint64(u) ^ sd) & _M32, hdd)
+                r = _pick(m, spread, _splitmix(np.uint64(u) ^ sd) & _M32, hdd, seltab, small)
                 col[u] = r
                 h = depth[np.uint32(adj[lo + r] & vmask)] + 1
                 depth[u] = h
@@ -360,7 +365,7 @@ if _sssp.AVAILABLE:
 
     @_jit
     def _cols_block(indptr, adj, vbits, one, buckets, d0, d1, spread, sd, hv, hd, ranks2d,
-                    sentinel, unit):
+                    sentinel, unit, seltab, small):
         """Columns ``d0 .. d1-1`` of the table into ``ranks2d`` (``N x N`` uint8), one
         search from each destination (:func:`_bfs_column`, :func:`_dial_column`) into a
         ``(d1 - d0) x N`` buffer, then written in tiles of 64 switches.  Returns
@@ -384,11 +389,11 @@ if _sssp.AVAILABLE:
             col = buf[i]
             if unit:
                 reached, lg = _bfs_column(indptr, adj, vbits, one, d, idist, queue, col,
-                                          spread, hv, hd[d])
+                                          spread, hv, hd[d], seltab, small)
             else:
                 reached, lg = _dial_column(indptr, adj, vbits, one, d, dist, depth, stamp,
                                            np.uint32(i), head, pool_node, pool_next, col,
-                                           spread, sd, hd[d])
+                                           spread, sd, hd[d], seltab, small)
             if reached < n:
                 return d, 0
             col[d] = sentinel
@@ -399,6 +404,20 @@ if _sssp.AVAILABLE:
                 for i in range(b):
                     row[d0 + i] = buf[i, x]
         return -1, longest
+
+
+def _select8() -> np.ndarray:
+    """``SELECT8[m, k]``: the index of the ``k``-th (from 0) set bit of the byte ``m``
+    (0 where ``m`` has at most ``k`` set bits)."""
+    out = np.zeros((256, 8), dtype=np.uint8)
+    for m in range(256):
+        ones = [b for b in range(8) if m >> b & 1]
+        out[m, :len(ones)] = ones
+    return out
+
+
+#: The spread rule's select for degrees up to 8 (:func:`_rows_block`): one look-up.
+SELECT8 = _select8()
 
 
 def usable(view) -> bool:
@@ -477,13 +496,15 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
           & np.uint64(0xFFFFFFFF)).astype(np.uint64)
     t = bplan.dtype.type
     unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
+    small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8
     starts = list(range(0, n, block))
 
     def job(d0):
         src = np.arange(d0, min(n, d0 + block), dtype=np.uint32)
         out = np.empty((len(src), n), dtype=np.uint8)
         bad = _rows_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.int64(bplan.buckets),
-                          src, spread, np.uint64(sd), hd, out, np.uint8(255), unit)
+                          src, spread, np.uint64(sd), hd, out, np.uint8(255), unit, SELECT8,
+                          small)
         if bad >= 0:
             raise RoutingError(f"switch {int(src[bad])}: a switch has no next hop on a shortest "
                                "path (internal error)")
@@ -564,6 +585,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     hv = (np_splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
     t = bplan.dtype.type
     unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
+    small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8
     ranks = np.empty((1, n, n), dtype=np.uint8)
     r2 = ranks[0]
     starts = list(range(0, n, block))
@@ -572,8 +594,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
         bad, longest = _cols_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1),
                                    np.int64(bplan.buckets), np.int64(d0),
                                    np.int64(min(n, d0 + block)), spread, np.uint64(sd), hv,
-                                   hd, r2,
-                                   np.uint8(255), unit)
+                                   hd, r2, np.uint8(255), unit, SELECT8, small)
         if bad >= 0:
             raise RoutingError(f"switch {int(bad)}: a switch has no next hop on a shortest "
                                "path toward it (internal error)")
