@@ -14,7 +14,8 @@ Phases, in CPU seconds (user + system of all threads), as ``topogen simulate`` r
   ``hop``, ``valiant`` and ``ugal-l`` are built on when the network has a layout, as every
   bundle here has);
 * ``vcs``: the VC assignment on top of it (``hop``: the longest route; ``valiant`` and
-  ``ugal-l``: the longest base route, which sets their VC count);
+  ``ugal-l``: the longest base route, which sets their VC count; an FR table built in
+  memory brings its longest route along, so this is then only the wrapping);
 * ``network``: the simulator's :class:`topogen.sim.network.Network` and traffic;
 * ``engine``: the compiled engine's arrays (:func:`topogen.sim._compiled.engine_for`).
 

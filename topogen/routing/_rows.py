@@ -20,6 +20,13 @@ Rows are contiguous in ``ranks.npy`` (shape ``(1, N, N)``), so blocks of sources
 written to the file as they finish (:func:`compute`), in source order, while threads
 (the kernel releases the GIL) work on the next blocks: the table never needs to be in
 memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).
+
+:func:`compute_columns` builds the same table one search per *destination* ``d``
+(:func:`fastest`'s in-memory tables): when ``x`` settles, its links to settled neighbours
+``y`` with ``dist(y) + w(x, y) == dist(x)`` are its tied next hops toward ``d`` (links are
+symmetric), the tie rule picks one at once, and ``x``'s depth in ``d``'s in-tree is its
+pick's plus one, so the table's longest route (the VC count of hop-indexed, Valiant and
+UGAL routings) comes with it.  Columns of 64 destinations are written as tiles.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from .. import _sssp
 from ..errors import ParameterError, RoutingError
 from ._npyfile import STREAM_COLUMNS, _npy_header, column_writer, to_file  # noqa: F401 (re-exported)
 
-__all__ = ["usable", "compute", "plan", "per_source", "to_file", "column_writer"]
+__all__ = ["usable", "compute", "compute_columns", "plan", "per_source", "to_file", "column_writer"]
 
 #: Sources per block (one task of a thread; ``block x N`` bytes of output).
 BLOCK = 256
@@ -198,10 +205,12 @@ if _sssp.AVAILABLE:
 
     @_jit
     def _rows_block(indptr, adj, vbits, one, buckets, sources, spread, sd, hd, out, sentinel,
-                    unit):
+                    unit, seltab, small):
         """Rows of ``sources`` into ``out`` (uint8, ``len(sources) x N``); returns -1, or
         the index of a source from which a switch is unreachable or has no next hop
-        (internal error).  ``unit``: all weights are 1 (:func:`_bfs_masks`)."""
+        (internal error).  ``unit``: all weights are 1 (:func:`_bfs_masks`).  ``small``:
+        every degree is at most 8, so the spread rule's select is a look-up in
+        ``seltab`` (:data:`SELECT8`) instead of :func:`_select_bit`."""
         n = indptr.shape[0] - 1
         dist = np.empty(n, adj.dtype)
         idist = np.empty(n, np.int32)
@@ -230,13 +239,185 @@ if _sssp.AVAILABLE:
                 zeros += m == 0
                 if spread:  # the tied link of index (hash * k) >> 32 among the k set bits
                     k = (_mix32(hv, hd[x]) * _popcount(m)) >> np.uint64(32)
-                    row[x] = _select_bit(m, k)
+                    row[x] = seltab[m, k] if small else _select_bit(m, k)
                 else:
                     row[x] = trailing_zeros(m)
             row[v] = sentinel
             if zeros > 1:
                 return i
         return -1
+
+
+    @_jit
+    def _pick(m, spread, hx, hdd, seltab, small):
+        """The tie rule's link rank among the set bits of ``m``: the set bit of index
+        ``(hash * k) >> 32`` among the ``k`` set bits (``"spread"``; a look-up in
+        ``seltab`` when ``small``, every degree at most 8), or the lowest."""
+        if spread:
+            k = (_mix32(hx, hdd) * _popcount(m)) >> np.uint64(32)
+            return np.uint64(seltab[m, k]) if small else _select_bit(m, k)
+        return trailing_zeros(m)
+
+    @_jit
+    def _bfs_column(indptr, adj, vbits, one, d, dist, queue, col, spread, hv, hdd, seltab,
+                    small):
+        """Column ``d`` of an NR table (every switch's link rank toward ``d``) from one
+        breadth-first search *from* ``d``: links are symmetric, so the links of ``x`` that
+        start a shortest path to ``d`` are those to the neighbours one level nearer ``d``,
+        known when ``x`` is taken from the queue.  Returns ``(reached, longest)`` (the
+        longest route is the eccentricity of ``d``), or ``reached = -1`` when a switch has
+        no next hop (internal error)."""
+        vmask = (one << vbits) - one
+        dist[:] = -1
+        dist[d] = 0
+        queue[0] = d
+        tail = 1
+        h = 0
+        while h < tail:
+            x = queue[h]
+            h += 1
+            dx = dist[x]
+            lo = indptr[x]
+            m = np.uint64(0)
+            for j in range(lo, indptr[x + np.uint32(1)]):
+                y = np.int64(adj[j] & vmask)
+                dy = dist[y]
+                new = dy < 0
+                queue[tail] = y
+                tail += new
+                dist[y] = dx + 1 if new else dy
+                m |= np.uint64(dy == dx - 1) << np.uint64(j - lo)
+            if h > 1:  # not d itself (whose "m" holds the undiscovered neighbours)
+                if m == 0:
+                    return -1, 0
+                col[x] = _pick(m, spread, hv[x], hdd, seltab, small)
+        return tail, dist[queue[tail - 1]]
+
+    @_jit
+    def _dial_column(indptr, adj, vbits, one, d, dist, depth, stamp, tag, head, pool_node,
+                     pool_next, col, spread, sd, hdd, seltab, small):
+        """Column ``d`` of a weighted (FR) table from one Dial search *from* ``d``: when
+        ``x`` settles, its neighbours ``y`` with ``dist(y) + w(x, y) == dist(x)`` (settled
+        before it) are the starts of its shortest paths to ``d``; the tie rule picks one,
+        and the depth of ``x`` in ``d``'s in-tree is its pick's plus one.  Returns
+        ``(settled, longest route in hops)``, or ``settled = -1`` when a switch has no next
+        hop (internal error)."""
+        n = indptr.shape[0] - 1
+        vmask = (one << vbits) - one
+        cmask = head.shape[0] - 1
+        dist[:] = np.iinfo(dist.dtype).max
+        head[:] = -1
+        dist[d] = 0
+        depth[d] = 0
+        pool_node[0] = d
+        pool_next[0] = -1
+        head[0] = 0
+        top = np.int64(1)
+        pending = 1
+        settled = 0
+        longest = 0
+        b = np.int64(0)
+        while settled < n and pending > 0:
+            slot = b & cmask
+            e = head[slot]
+            if e < 0:
+                b += 1
+                continue
+            nxt = pool_next[e]
+            head[slot] = nxt
+            pending -= 1
+            u = pool_node[e]
+            if stamp[u] == tag:
+                continue
+            if nxt >= 0:
+                _sssp.prefetch(adj, indptr[pool_node[nxt]])
+            stamp[u] = tag
+            settled += 1
+            du = dist[u]
+            lo = indptr[u]
+            m = np.uint64(0)
+            for j in range(lo, indptr[u + np.uint32(1)]):
+                a = adj[j]
+                y = np.uint32(a & vmask)
+                inc = a >> vbits
+                dy = dist[y]
+                # a settled neighbour on a shortest path (an unreached one holds the
+                # maximum, which must not wrap around onto du)
+                m |= np.uint64((dy < du) & (dy + inc == du)) << np.uint64(j - lo)
+                nd = du + inc
+                if nd < dy:
+                    dist[y] = nd
+                    slot_y = np.int64(nd) & cmask
+                    pool_node[top] = y
+                    pool_next[top] = head[slot_y]
+                    head[slot_y] = top
+                    top += 1
+                    pending += 1
+            if settled > 1:
+                if m == 0:
+                    return -1, 0
+                r = _pick(m, spread, _splitmix(np.uint64(u) ^ sd) & _M32, hdd, seltab, small)
+                col[u] = r
+                h = depth[np.uint32(adj[lo + r] & vmask)] + 1
+                depth[u] = h
+                longest = max(longest, h)
+        return settled, longest
+
+    @_jit
+    def _cols_block(indptr, adj, vbits, one, buckets, d0, d1, spread, sd, hv, hd, ranks2d,
+                    sentinel, unit, seltab, small):
+        """Columns ``d0 .. d1-1`` of the table into ``ranks2d`` (``N x N`` uint8), one
+        search from each destination (:func:`_bfs_column`, :func:`_dial_column`) into a
+        ``(d1 - d0) x N`` buffer, then written in tiles of 64 switches.  Returns
+        ``(bad, longest)``: ``bad`` is -1, or the destination some switch does not reach
+        or has no next hop toward (internal error)."""
+        n = indptr.shape[0] - 1
+        b = d1 - d0
+        buf = np.empty((b, n), np.uint8)
+        dist = np.empty(n, adj.dtype)
+        idist = np.empty(n, np.int32)
+        depth = np.empty(n, np.int32)
+        queue = np.empty(n + 1, np.int64)
+        stamp = np.full(n, np.uint32(0xFFFFFFFF), np.uint32)
+        head = np.empty(buckets, np.int32)
+        cap = adj.shape[0] + 1
+        pool_node = np.empty(cap, np.uint32)
+        pool_next = np.empty(cap, np.int32)
+        longest = 0
+        for i in range(b):
+            d = d0 + i
+            col = buf[i]
+            if unit:
+                reached, lg = _bfs_column(indptr, adj, vbits, one, d, idist, queue, col,
+                                          spread, hv, hd[d], seltab, small)
+            else:
+                reached, lg = _dial_column(indptr, adj, vbits, one, d, dist, depth, stamp,
+                                           np.uint32(i), head, pool_node, pool_next, col,
+                                           spread, sd, hd[d], seltab, small)
+            if reached < n:
+                return d, 0
+            col[d] = sentinel
+            longest = max(longest, lg)
+        for x0 in range(0, n, 64):
+            for x in range(x0, min(n, x0 + 64)):
+                row = ranks2d[x]
+                for i in range(b):
+                    row[d0 + i] = buf[i, x]
+        return -1, longest
+
+
+def _select8() -> np.ndarray:
+    """``SELECT8[m, k]``: the index of the ``k``-th (from 0) set bit of the byte ``m``
+    (0 where ``m`` has at most ``k`` set bits)."""
+    out = np.zeros((256, 8), dtype=np.uint8)
+    for m in range(256):
+        ones = [b for b in range(8) if m >> b & 1]
+        out[m, :len(ones)] = ones
+    return out
+
+
+#: The spread rule's select for degrees up to 8 (:func:`_rows_block`): one look-up.
+SELECT8 = _select8()
 
 
 def usable(view) -> bool:
@@ -315,13 +496,15 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
           & np.uint64(0xFFFFFFFF)).astype(np.uint64)
     t = bplan.dtype.type
     unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
+    small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8
     starts = list(range(0, n, block))
 
     def job(d0):
         src = np.arange(d0, min(n, d0 + block), dtype=np.uint32)
         out = np.empty((len(src), n), dtype=np.uint8)
         bad = _rows_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.int64(bplan.buckets),
-                          src, spread, np.uint64(sd), hd, out, np.uint8(255), unit)
+                          src, spread, np.uint64(sd), hd, out, np.uint8(255), unit, SELECT8,
+                          small)
         if bad >= 0:
             raise RoutingError(f"switch {int(src[bad])}: a switch has no next hop on a shortest "
                                "path (internal error)")
@@ -376,11 +559,63 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
     return np.load(path, mmap_mode="r")
 
 
+#: Destinations per task of :func:`compute_columns` (one 64-byte line of each switch's row).
+COLUMN_BLOCK = 64
+
+
+def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
+                    block: int = COLUMN_BLOCK):
+    """The ``(1, N, N)`` uint8 rank table of ``bplan``'s graph (symmetric weights), one
+    search from each *destination* (:func:`_cols_block`), and the longest route of the
+    table in hops: the same table as :func:`compute`, whose searches from each source
+    must also carry every switch's set of tied first links; here each switch's tied
+    links are read off its own neighbours' distances, and the depth of each
+    destination's in-tree comes along.
+
+    Returns
+    -------
+    (ranks, longest)
+    """
+    from .ties import _splitmix as np_splitmix
+
+    spread = tseed is not None
+    sd = np_splitmix(np.asarray(0 if tseed is None else tseed, dtype=np.uint64))
+    ids = np.arange(n, dtype=np.uint64)
+    hd = (np_splitmix(ids + (sd << np.uint64(1))) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
+    hv = (np_splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
+    t = bplan.dtype.type
+    unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
+    small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8
+    ranks = np.empty((1, n, n), dtype=np.uint8)
+    r2 = ranks[0]
+    starts = list(range(0, n, block))
+
+    def job(d0):
+        bad, longest = _cols_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1),
+                                   np.int64(bplan.buckets), np.int64(d0),
+                                   np.int64(min(n, d0 + block)), spread, np.uint64(sd), hv,
+                                   hd, r2, np.uint8(255), unit, SELECT8, small)
+        if bad >= 0:
+            raise RoutingError(f"switch {int(bad)}: a switch has no next hop on a shortest "
+                               "path toward it (internal error)")
+        return int(longest)
+
+    nw = min(_workers(workers), len(starts))
+    if nw == 1:
+        longest = max(job(d0) for d0 in starts)
+    else:
+        with ThreadPoolExecutor(nw) as ex:
+            longest = max(ex.map(job, starts))
+    return ranks, (longest if n > 1 else 0)
+
+
 def per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
-               ranks_file):
-    """The rank table by :func:`compute` (in memory or streamed to ``ranks_file``) for
-    :func:`.paths.nearest` and :func:`.paths.fastest`, or None when their block algorithms
-    must run instead."""
+               ranks_file, columns=False):
+    """``(ranks, longest)``: the rank table by :func:`compute` (in memory or streamed to
+    ``ranks_file``) for :func:`.paths.nearest` and :func:`.paths.fastest`, or None when
+    their block algorithms must run instead.  With ``columns`` (and no ``ranks_file``) the
+    table comes from :func:`compute_columns` and ``longest`` is its longest route in hops,
+    else None."""
     if method not in ("auto", "per-source"):
         return None
     if all_next_hops:
@@ -394,5 +629,7 @@ def per_source(topology, view, weights, ties, tseed, method, all_next_hops, work
             raise ParameterError("method='per-source' needs numba, a degree of at most 64 and "
                                  "link weights in a modest range; use method='auto'")
         return None
-    return compute(bplan, view.n, tseed if ties == "spread" else None, workers=workers,
-                   path=ranks_file)
+    tseed = tseed if ties == "spread" else None
+    if columns and ranks_file is None:
+        return compute_columns(bplan, view.n, tseed, workers=workers)
+    return compute(bplan, view.n, tseed, workers=workers, path=ranks_file), None

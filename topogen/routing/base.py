@@ -160,13 +160,21 @@ class TableRouting(Routing):
         ``distances[dst, v]`` (hops or integer ps), enables :meth:`next_hops`.
     entry_weight : ndarray of int64, optional
         Weight of each CSR entry in the unit of ``distances``.
+    longest_route : int, optional
+        The longest route of a one-phase table in hops, when the table's builder knows it
+        (:func:`topogen.routing.fastest` finds it while building); trusted by
+        :meth:`max_route_length`, so the tables must not be changed afterwards.
     """
 
     def __init__(self, topology, ranks, *, layout=None, algorithm, params=None, num_vcs=1,
                  vc_rule="const", vc_const=0, entry_phase=None, entry_dim=None,
-                 entry_wrap=None, layer=None, distances=None, entry_weight=None):
+                 entry_wrap=None, layer=None, distances=None, entry_weight=None,
+                 longest_route=None):
         super().__init__(topology, layout=layout, algorithm=algorithm, params=params,
                          num_vcs=num_vcs)
+        #: the longest route (hops) of a one-phase table when its builder found it along
+        #: the way (:meth:`max_route_length` then needs no pass over the table)
+        self._longest_route = None if longest_route is None else int(longest_route)
         n = topology.num_switches
         ranks = np.asanyarray(ranks)  # keeps a memory-mapped table (np.memmap) mapped
         if ranks.ndim != 3 or ranks.shape[1:] != (n, n):
@@ -363,6 +371,8 @@ class TableRouting(Routing):
         :data:`LONGEST_COMPILED_MIN_PAIRS` pairs on; otherwise (where walking costs less
         than loading numba and the kernel on a fresh machine), and to name the pair of a
         missing entry or a loop, every route is walked."""
+        if pairs is None and self.num_phases == 1 and self._longest_route is not None:
+            return self._longest_route
         if pairs is None and self.num_phases == 1 and \
                 self.num_switches ** 2 >= LONGEST_COMPILED_MIN_PAIRS:
             from ._longest import longest_route
@@ -489,7 +499,8 @@ class TableRouting(Routing):
             num_vcs=num_vcs, vc_rule=vc_rule, vc_const=vc_const, entry_phase=self.entry_phase,
             entry_dim=entry_dim if entry_dim is not None else self.entry_dim,
             entry_wrap=entry_wrap if entry_wrap is not None else self.entry_wrap,
-            layer=layer, distances=self.distances, entry_weight=self.entry_weight)
+            layer=layer, distances=self.distances, entry_weight=self.entry_weight,
+            longest_route=self._longest_route)
 
     def _arrays(self) -> dict[str, np.ndarray]:
         out = {"ranks": self.ranks, "entry_phase": self.entry_phase}

@@ -25,9 +25,12 @@ Each switch's choice only depends on ``(v, dst)``, so the routes form one in-tre
 destination and are loop-free.  FR weights are rounded to whole picoseconds so that ties
 are exact (integer sums).
 
-Algorithms: FR (and NR on request) by default builds each switch's row from one search
-from it (:mod:`._rows`: Dial's bucket queue with 64-bit masks of the tied first links,
-memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given; from
+Algorithms: FR (and NR on request) by default builds the table one search per switch
+(:mod:`._rows`; FR in memory: one Dial search from each destination, which reads each
+switch's tied links off its neighbours' distances and also finds the longest route, the
+VC count of hop-indexed, Valiant and UGAL routings on the table; NR, and FR streamed to
+``ranks_file``: one search from each source with 64-bit masks of the tied first links,
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given); from
 :data:`PER_SOURCE_MIN_WORK` on, below which the block algorithms need less than loading
 numba and the kernels on a fresh machine).  NR uses a
 bit-parallel breadth-first search (64 destinations per machine word, all destinations of
@@ -147,10 +150,10 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     if method == "per-source" or (method == "auto" and ties == "spread"):
         # the spread rule's pass over the bit-parallel levels costs more CPU and memory
         # than a search per source; "lowest" is cheapest bit-parallel
-        ranks = _per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
-                            ties, tseed, method, all_next_hops, workers, ranks_file)
-        if ranks is not None:
-            return TableRouting(topology, ranks, layout=layout, algorithm="nr", params=params,
+        got = _per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
+                          ties, tseed, method, all_next_hops, workers, ranks_file)
+        if got is not None:
+            return TableRouting(topology, got[0], layout=layout, algorithm="nr", params=params,
                                 num_vcs=1)
     spread = ties == "spread"
     stream = ranks_file is not None and not all_next_hops
@@ -283,11 +286,14 @@ def fastest(layout, switch_delay: float = 60.0, *, all_next_hops: bool = False,
     w = fr_weights(layout, switch_delay)
     params = dict(_tie_params(ties, tseed), switch_delay=switch_delay, weight_unit="ps",
                   metric="latency")
-    ranks = _per_source(topology, view, w, ties, tseed, method, all_next_hops, workers,
-                        ranks_file)
-    if ranks is not None:
-        return TableRouting(topology, ranks, layout=layout, algorithm="fr", params=params,
-                            num_vcs=1)
+    # one search per destination: its in-tree's depth comes along, so the longest route
+    # (the VC count of hop-indexed, Valiant and UGAL routings on this table) needs no
+    # pass of its own
+    got = _per_source(topology, view, w, ties, tseed, method, all_next_hops, workers,
+                      ranks_file, columns=True)
+    if got is not None:
+        return TableRouting(topology, got[0], layout=layout, algorithm="fr", params=params,
+                            num_vcs=1, longest_route=got[1])
     workers = 1 if workers is None else workers
     bf_rounds = {"dijkstra": 0, "bellman-ford": n + 1}.get(method)
     if bf_rounds is None:
@@ -324,7 +330,7 @@ PER_SOURCE_MIN_WORK = 4 * 10**6
 
 
 def _per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
-                ranks_file):
+                ranks_file, columns=False):
     """:func:`._rows.per_source`, or None (the block algorithms) when ``method="auto"`` and
     the network is below :data:`PER_SOURCE_MIN_WORK`: then neither numba nor the
     compiled kernels are loaded."""
@@ -335,7 +341,7 @@ def _per_source(topology, view, weights, ties, tseed, method, all_next_hops, wor
     from . import _rows
 
     return _rows.per_source(topology, view, weights, ties, tseed, method, all_next_hops,
-                            workers, ranks_file)
+                            workers, ranks_file, columns)
 
 
 def _check_method(method: str, allowed: tuple) -> None:

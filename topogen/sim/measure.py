@@ -33,7 +33,6 @@ from .._rng import make_rng, resolve_seed
 from .._version import __version__
 from ..errors import ParameterError
 from ..results import make_row
-from ._compiled import engine_for
 from .model import Engine, Network, SimConfig
 from .traffic import TRAFFIC_STREAM, BernoulliArrivals, Traffic
 
@@ -122,7 +121,7 @@ def simulate(routing, *, traffic: str = _d.TRAFFIC, load: float = _d.LOAD, load_
     wall0 = time.perf_counter()
     net = Network(routing, cfg, layout)
     tr = Traffic(traffic, net.num_hosts, rng, routing=routing, self_packets=self_packets)
-    eng = engine_for(net, rng)
+    eng = _engine(net, rng)
     n_active = len(tr.active)
     # A period long enough to hold about min_period_packets packets at the offered load,
     # so that low loads converge on means of real samples (BookSim keeps 1000 cycles).
@@ -623,12 +622,34 @@ def run_fixed(routing, cycles: int, *, traffic: str = _d.TRAFFIC, load: float = 
             "router_cycles_per_s": net.num_switches * cycles / wall}
 
 
+def _engine(net, rng):
+    """The engine of a run: the Python engine of the input-queued router straight from
+    :mod:`.model` when the configuration asks for it (a small run: the compiled engine's
+    module, and numba with it, stay unloaded), else
+    :func:`topogen.sim._compiled.engine_for`."""
+    c = net.config
+    if c.engine == "python" and c.router == "input-queued" and c.flow_control != "wormhole":
+        return Engine(net, rng)
+    from ._compiled import engine_for
+
+    return engine_for(net, rng)
+
+
+def engine_for(net, rng):
+    """:func:`topogen.sim._compiled.engine_for` (loaded on first use)."""
+    from ._compiled import engine_for as pick
+
+    return pick(net, rng)
+
+
 def _engine_note(cfg, eng=None, net=None) -> str:
     """The engine that runs (``python (compiled does not cover ...)`` for a fallback)."""
     if eng is None:
-        from ._compiled import compiled_covers
+        why = None
+        if cfg.engine == "compiled":
+            from ._compiled import compiled_covers
 
-        why = compiled_covers(net) if cfg.engine == "compiled" else None
+            why = compiled_covers(net)
         name = "python" if why or cfg.engine == "python" else "compiled"
     else:
         name, why = eng.engine_name, eng.fallback

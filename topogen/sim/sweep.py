@@ -105,9 +105,38 @@ def derive_seed(routing, **kwargs) -> int:
     return seed_from("topogen-reference-sim", parts, params)
 
 
+def _core_index_files() -> bool:
+    """Whether the folder numba's cache locators would use for :mod:`._core` holds an
+    index file of it (``_core.<function>-<line>.<python>.nbi``), found without importing
+    numba.  A folder named by ``TOPOGEN_NUMBA_CACHE`` or ``NUMBA_CACHE_DIR`` is the only
+    one numba reads when set (with numba's per-source subfolder ``<folder name>_<sha1 of
+    its absolute path>``); otherwise the package's ``__pycache__``, the user's numba cache
+    folder and topogen's private temporary one (:mod:`topogen._sssp`)."""
+    import glob
+    import hashlib
+    import os
+    import tempfile
+
+    src = os.path.dirname(os.path.abspath(__file__))
+    sub = os.path.basename(src) + "_" + hashlib.sha1(src.encode()).hexdigest()
+    named = [r for r in (os.environ.get("TOPOGEN_NUMBA_CACHE"), os.environ.get("NUMBA_CACHE_DIR"))
+             if r]
+    if named:
+        folders = [os.path.join(r, sub) for r in named]
+    else:
+        uid = os.getuid() if hasattr(os, "getuid") else "user"
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folders = [os.path.join(src, "__pycache__"), os.path.join(xdg, "numba", sub),
+                   os.path.join(tempfile.gettempdir(), f"topogen-numba-cache-{uid}", sub)]
+    return any(glob.glob(os.path.join(glob.escape(f), "_core.*.nbi")) for f in folders)
+
+
 def _core_cached() -> bool:
     """Whether numba's cache holds compiled code of the simulator's event core (False
-    when unknown or numba is missing)."""
+    when unknown or numba is missing).  Without an index file of the core in any of
+    numba's cache folders (:func:`_core_index_files`) numba is not even imported."""
+    if not _core_index_files():
+        return False
     try:
         from numba.core.dispatcher import Dispatcher
 
