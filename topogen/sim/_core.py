@@ -88,7 +88,7 @@ Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
 #: State.sw; CHK_AT: the last cycle a K_VCHK of the switch was scheduled for
 SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N, CHK_AT = range(7)
 #: State.vq: the heads waiting for an output VC at a switch, request i of switch s in row
-#: i * switches + s (packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
+#: s * K * V + i (a switch's requests together, two to a cache line; packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
 #: output port's and the buffer's places in the switch; all fixed while it waits)
 VQ_PKT, VQ_LO, VQ_HI, VQ_B, VQ_P0, VQ_OL, VQ_IK = range(7)
 P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = range(10)  # State.pk (every hop)
@@ -284,9 +284,9 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
             prefetch_row(bf, b)
             prefetch_row(pt, b // V)
     elif kind == K_ALLOC:
-        nsw = sw.shape[0]
-        for i in range(min(sw[a, VA_N], 4)):
-            prefetch_row(vq, i * nsw + a)
+        kv = vq.shape[0] // sw.shape[0]
+        for i in range(0, min(sw[a, VA_N], 8), 2):  # (two requests a line)
+            prefetch_row(vq, a * kv + i)
         prefetch(pend, sw[a, SW_L0])
         prefetch(pend, sw[a, SW_H0])
     elif kind != K_BLOCK and kind != K_VCHK:
@@ -583,9 +583,9 @@ def _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca):
         f -= S
         p = pk[p, P_WNEXT]
     if vca:
-        nsw = sw.shape[0]
+        kv = vq.shape[0] // sw.shape[0]
         for q in range(sw[v, VA_N]):
-            if np.int64(vq[q * nsw + v, VQ_LO]) // V == e:
+            if np.int64(vq[v * kv + q, VQ_LO]) // V == e:
                 f -= S
     return f
 
@@ -663,9 +663,9 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
                 p = pk[p, P_WNEXT]
             fr[i] = f
         if vca:
-            nsw = sw.shape[0]
+            kv = vq.shape[0] // sw.shape[0]
             for q in range(sw[v, VA_N]):
-                i = np.int64(vq[q * nsw + v, VQ_LO]) // V - lo
+                i = np.int64(vq[v * kv + q, VQ_LO]) // V - lo
                 if 0 <= i < k:
                     fr[i] -= S
         best = fr[0]
@@ -702,13 +702,13 @@ def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, 
     with ``rounds`` ``_vc_allocate_round`` for round ``g``): grants the heads waiting for an
     output VC (in ``gq``, in VC order; returns how many), keeps the others in their order
     and asks for the next cycle's allocation when a request lost.  ``held[h0:]``: scratch."""
-    nsw = sw.shape[0]
+    r0 = a * (vq.shape[0] // sw.shape[0])  # the switch's first request row
     nq = sw[a, VA_N]
     nv = n * V
     nx_ = 0
     lost_va = False
     for q in range(nq):  # the requests in their order
-        row = q * nsw + a
+        row = r0 + q
         if rounds and pk[vq[row, VQ_PKT], P_VR] > g:  # its pipeline has not reached VC allocation
             continue
         lo = np.int64(vq[row, VQ_LO])
@@ -746,7 +746,7 @@ def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, 
     for i in range(h0, h0 + nx_):
         x = held[i]
         li = pt[x // V, OUT_LOCAL] * V + x % V
-        row = vk[li, VK_CAND] * nsw + a
+        row = r0 + vk[li, VK_CAND]
         vk[li, VK_CAND] = -1
         pkt = vq[row, VQ_PKT]
         vq[row, VQ_PKT] = -1  # granted: leaves the requests (below)
@@ -763,10 +763,10 @@ def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, 
     if nx_:  # the requests not granted keep their order
         m = 0
         for q in range(nq):
-            row = q * nsw + a
+            row = r0 + q
             if vq[row, VQ_PKT] >= 0:
                 if m != q:
-                    r2 = m * nsw + a
+                    r2 = r0 + m
                     for f in range(VQ_IK + 1):
                         vq[r2, f] = vq[row, f]
                 m += 1
@@ -1126,6 +1126,7 @@ def run(st, until):
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
     ob, vk, vq = st.ob, st.vk, st.vq
     nsw = sw.shape[0]
+    kv = vq.shape[0] // nsw  # the request rows of a switch
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
     pc, p_route, free_slots, free_nodes = st.pc, st.p_route, st.free_slots, st.free_nodes
     g_route, held, sq, pend = st.g_route, st.held, st.sq, st.pend
@@ -1388,7 +1389,7 @@ def run(st, until):
                 pk[a, P_VR] = (t + 1) * rnum // rden - 1  # cycle's last round
             q = sw[s_, VA_N]
             sw[s_, VA_N] = q + 1
-            row = q * nsw + s_
+            row = s_ * kv + q
             b = np.int64(pk[a, P_BUF])
             vq[row, VQ_PKT] = a
             vq[row, VQ_LO] = lo
