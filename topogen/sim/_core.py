@@ -1130,6 +1130,7 @@ def run(st, until):
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
     pc, p_route, free_slots, free_nodes = st.pc, st.p_route, st.free_slots, st.free_nodes
     g_route, held, sq, pend = st.g_route, st.held, st.sq, st.pend
+    rp = st.rp  # (allocation rounds only)
     credits = ob[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
@@ -1485,7 +1486,7 @@ def run(st, until):
                         _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, gq[i], False)
                     ng = 0
             nsend, nh, lost = _sw_alloc(alloc, t, 0, False, sw, pt, pk, p_route, credits, pend,
-                                        st.rp, sl, ch, sv, held, 0, sq, nsend, n, V, S, EJ, kcls,
+                                        rp, sl, ch, sv, held, 0, sq, nsend, n, V, S, EJ, kcls,
                                         vca)
         while nsend:
             for i in range(nsend):
