@@ -250,7 +250,7 @@ class CompiledEngine:
                     va_optr=i64(nb), free_at=i64(nb, C.FREE_NEVER)),
             vk=np.stack([i64(K * V, -1), i64(K * V)], axis=1),
             # requests of every switch (at most one per input buffer: K * V), 32 bytes each,
-            # request i of all switches together (the first ones are the ones in use)
+            # a switch's together (its allocation reads them in order, two to a line)
             vq=_aligned((K * V * n, _pad(C.VQ_IK + 1, 4)), np.int32),
             hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
             sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],

@@ -88,7 +88,7 @@ Q_HEAD, Q_TAIL, SRC_FREE, INJ_LAST = range(4)  # State.hs
 #: State.sw; CHK_AT: the last cycle a K_VCHK of the switch was scheduled for
 SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N, CHK_AT = range(7)
 #: State.vq: the heads waiting for an output VC at a switch, request i of switch s in row
-#: i * switches + s (packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
+#: s * K * V + i (a switch's requests together, two to a cache line; packet, its output VCs lo .. hi - 1, buffer, the buffer's VA pointer, the
 #: output port's and the buffer's places in the switch; all fixed while it waits)
 VQ_PKT, VQ_LO, VQ_HI, VQ_B, VQ_P0, VQ_OL, VQ_IK = range(7)
 P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = range(10)  # State.pk (every hop)
@@ -284,9 +284,9 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
             prefetch_row(bf, b)
             prefetch_row(pt, b // V)
     elif kind == K_ALLOC:
-        nsw = sw.shape[0]
-        for i in range(min(sw[a, VA_N], 4)):
-            prefetch_row(vq, i * nsw + a)
+        kv = vq.shape[0] // sw.shape[0]
+        for i in range(0, min(sw[a, VA_N], 8), 2):  # (two requests a line)
+            prefetch_row(vq, a * kv + i)
         prefetch(pend, sw[a, SW_L0])
         prefetch(pend, sw[a, SW_H0])
     elif kind != K_BLOCK and kind != K_VCHK:
@@ -583,9 +583,9 @@ def _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca):
         f -= S
         p = pk[p, P_WNEXT]
     if vca:
-        nsw = sw.shape[0]
+        kv = vq.shape[0] // sw.shape[0]
         for q in range(sw[v, VA_N]):
-            if np.int64(vq[q * nsw + v, VQ_LO]) // V == e:
+            if np.int64(vq[v * kv + q, VQ_LO]) // V == e:
                 f -= S
     return f
 
@@ -663,9 +663,9 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
                 p = pk[p, P_WNEXT]
             fr[i] = f
         if vca:
-            nsw = sw.shape[0]
+            kv = vq.shape[0] // sw.shape[0]
             for q in range(sw[v, VA_N]):
-                i = np.int64(vq[q * nsw + v, VQ_LO]) // V - lo
+                i = np.int64(vq[v * kv + q, VQ_LO]) // V - lo
                 if 0 <= i < k:
                     fr[i] -= S
         best = fr[0]
@@ -688,6 +688,240 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
                         break
                     j -= 1
     p_route[a, h] = o * V
+
+
+# ---------------------------------------------------------------------------- allocation
+# The separable allocation of one switch, shared by the per-cycle allocation of :func:`run`
+# and the allocation rounds of :func:`_alloc_rounds`: round ``j`` of ``rounds`` (0: one
+# allocation per cycle, ports and inputs free from cycle ``t + 1`` on) decides with the
+# state of round ``g`` (the cycle itself without rounds).
+@_inline
+def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, bf, ob, vk, vq,
+              held, gq, n, V):
+    """The separable VC allocation of switch ``a`` (the Python engine's ``_vc_allocate``, or
+    with ``rounds`` ``_vc_allocate_round`` for round ``g``): grants the heads waiting for an
+    output VC (in ``gq``, in VC order; returns how many), keeps the others in their order
+    and asks for the next cycle's allocation when a request lost.  ``held[h0:]``: scratch."""
+    r0 = a * (vq.shape[0] // sw.shape[0])  # the switch's first request row
+    nq = sw[a, VA_N]
+    nv = n * V
+    nx_ = 0
+    lost_va = False
+    for q in range(nq):  # the requests in their order
+        row = r0 + q
+        if rounds and pk[vq[row, VQ_PKT], P_VR] > g:  # its pipeline has not reached VC allocation
+            continue
+        lo = np.int64(vq[row, VQ_LO])
+        hi = np.int64(vq[row, VQ_HI])
+        ol = np.int64(vq[row, VQ_OL])
+        p0 = vq[row, VQ_P0]
+        best = -1
+        bd = nv
+        for x in range(lo, hi):
+            if ob[x, OWNER] < 0 or ob[x, FREE_AT] <= g:
+                d = (ol + x - p0) % nv
+                if d < bd:
+                    best = x
+                    bd = d
+        if best >= 0:
+            key = (vq[row, VQ_IK] - ob[best, VA_OPTR]) % nv
+            li = ol + best  # the output VC's place in the switch
+            if vk[li, VK_CAND] < 0:
+                vk[li, VK_CAND] = q
+                vk[li, VK_KEY] = key
+                held[h0 + nx_] = best
+                nx_ += 1
+            else:
+                lost_va = True
+                if key < vk[li, VK_KEY]:
+                    vk[li, VK_CAND] = q
+                    vk[li, VK_KEY] = key
+    for i in range(h0 + 1, h0 + nx_):  # grants in VC order (the Python engine's)
+        x = held[i]
+        k = i - 1
+        while k >= h0 and held[k] > x:
+            held[k + 1] = held[k]
+            k -= 1
+        held[k + 1] = x
+    for i in range(h0, h0 + nx_):
+        x = held[i]
+        li = pt[x // V, OUT_LOCAL] * V + x % V
+        row = r0 + vk[li, VK_CAND]
+        vk[li, VK_CAND] = -1
+        pkt = vq[row, VQ_PKT]
+        vq[row, VQ_PKT] = -1  # granted: leaves the requests (below)
+        b = np.int64(vq[row, VQ_B])
+        ob[x, OWNER] = b
+        ob[x, FREE_AT] = FREE_NEVER
+        pk[pkt, P_OVC] = x
+        bf[b, VA_IPTR] = (li + 1) % nv
+        ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
+        pk[pkt, P_VAQ] = 0
+        if rounds:
+            pk[pkt, P_VR] = -1
+        gq[i - h0] = pkt
+    if nx_:  # the requests not granted keep their order
+        m = 0
+        for q in range(nq):
+            row = r0 + q
+            if vq[row, VQ_PKT] >= 0:
+                if m != q:
+                    r2 = r0 + m
+                    for f in range(VQ_IK + 1):
+                        vq[r2, f] = vq[row, f]
+                m += 1
+        sw[a, VA_N] = m
+    if lost_va and sw[a, ALLOC_AT] != t + 1:
+        sw[a, ALLOC_AT] = t + 1
+        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, a, True)
+    return nx_
+
+
+@_inline
+def _sw_alloc(a, t, j, rounds, sw, pt, pk, p_route, credits, pend, rp, sl, ch, sv, held, nh,
+              sq, nsend, n, V, S, EJ, kcls, vca):
+    """The separable input-first switch allocation of switch ``a`` (round ``j`` with
+    ``rounds``): among the outputs asked for (``pend``, marked 2: this allocation's) that
+    are free, each input picks one request (round robin from its pointer), each output
+    grants one input and the pointers move.  The winners go to ``sq`` from column
+    ``nsend`` (packet, output, buffer; in output order), the outputs whose packets' inputs
+    are busy to ``held`` from ``nh``; returns the new ``nsend``, ``nh`` and whether a
+    request lost."""
+    lost = False
+    nsl = 0
+    for part in range(2):
+        lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
+        hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
+        for o in range(lo, hi):
+            if pend[o] == 0:
+                continue
+            pend[o] = 2  # in this allocation's outputs
+            if pt[o, W_HEAD] < 0:
+                continue
+            x = pt[o, BUSY]
+            if x > t or (rounds and x == t and rp[o, RP_BJ] > j):
+                continue
+            pkt = pt[o, W_HEAD]
+            while pkt >= 0:
+                b = pk[pkt, P_BUF]
+                ip = b // V
+                y = pt[ip, IN_BUSY]
+                if y > t or (rounds and y == t and rp[ip, RP_IJ] > j):
+                    held[nh] = o
+                    nh += 1
+                    pkt = pk[pkt, P_WNEXT]
+                    continue
+                best = -1
+                if o < EJ:
+                    if vca:  # the VC it was granted, with room for the whole packet
+                        best = pk[pkt, P_OVC]
+                        if credits[best] < S:
+                            best = -1
+                    else:
+                        best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
+                    if best < 0:
+                        pkt = pk[pkt, P_WNEXT]
+                        continue
+                s_ = pt[ip, IN_SLOT]
+                if s_ < 0:
+                    s_ = nsl
+                    nsl += 1
+                    pt[ip, IN_SLOT] = s_
+                    sv[SL_IP, s_] = ip
+                    sv[SL_N, s_] = 0
+                m = sv[SL_N, s_]
+                k = 0
+                while k < m and sl[SL_O, s_, k] != o:
+                    k += 1
+                if k == m:
+                    sl[SL_O, s_, k] = o
+                    sl[SL_P, s_, k] = pkt
+                    sl[SL_B, s_, k] = best
+                    sv[SL_N, s_] = m + 1
+                else:
+                    vp = pt[ip, VC_PTR]
+                    if (b - vp) % V < (pk[sl[SL_P, s_, k], P_BUF] - vp) % V:
+                        sl[SL_P, s_, k] = pkt
+                        sl[SL_B, s_, k] = best
+                pkt = pk[pkt, P_WNEXT]
+    nch = 0
+    for s_ in range(nsl):  # each input picks one of its requests
+        ip = sv[SL_IP, s_]
+        pt[ip, IN_SLOT] = -1
+        m = sv[SL_N, s_]
+        k = 0
+        if m > 1:
+            lost = True
+            p0 = pt[ip, IN_PTR]
+            bk = n + 1
+            for x in range(m):
+                key = (pt[sl[SL_O, s_, x], OUT_LOCAL] - p0) % n
+                if key < bk:
+                    bk = key
+                    k = x
+        o = sl[SL_O, s_, k]
+        c = pt[o, OUT_SLOT]
+        if c < 0:
+            c = nch
+            nch += 1
+            pt[o, OUT_SLOT] = c
+            sv[CH_O, c] = o
+            sv[CH_N, c] = 0
+        q = sv[CH_N, c]
+        ch[CH_IP, c, q] = ip
+        ch[CH_P, c, q] = sl[SL_P, s_, k]
+        ch[CH_B, c, q] = sl[SL_B, s_, k]
+        sv[CH_N, c] = q + 1
+    for c in range(nch):  # each output grants one input
+        o = sv[CH_O, c]
+        pt[o, OUT_SLOT] = -1
+        m = sv[CH_N, c]
+        k = 0
+        if m > 1:
+            lost = True
+            p0 = pt[o, OUT_PTR]
+            bk = n + 1
+            for x in range(m):
+                key = (pt[ch[CH_IP, c, x], IN_LOCAL] - p0) % n
+                if key < bk:
+                    bk = key
+                    k = x
+        ip = ch[CH_IP, c, k]
+        pkt = ch[CH_P, c, k]
+        pt[o, OUT_PTR] = (pt[ip, IN_LOCAL] + 1) % n
+        pt[ip, IN_PTR] = (pt[o, OUT_LOCAL] + 1) % n
+        pt[ip, VC_PTR] = (pk[pkt, P_BUF] % V + 1) % V
+        sq[0, nsend], sq[1, nsend], sq[2, nsend] = pkt, o, ch[CH_B, c, k]
+        nsend += 1
+    return nsend, nh, lost
+
+
+@_inline
+def _alloc_end(a, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend, held, V):
+    """After a switch's allocation: the outputs whose requests lost ask again next cycle,
+    the outputs held by busy inputs wake when the first of those inputs frees."""
+    for part in range(2):
+        lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
+        hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
+        for o in range(lo, hi):
+            if pend[o] == 2:
+                pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
+    if lost and sw[a, ALLOC_AT] != t + 1:
+        sw[a, ALLOC_AT] = t + 1
+        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, a, True)
+    for i in range(nh):
+        o = held[i]
+        if pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t:
+            x = 0  # the first time an input holding a packet of o frees
+            pkt = pt[o, W_HEAD]
+            while pkt >= 0:
+                y = pt[pk[pkt, P_BUF] // V, IN_BUSY]
+                if y > t and (x == 0 or y < x):
+                    x = y
+                pkt = pk[pkt, P_WNEXT]
+            if x and (pt[o, IWAKE] < 0 or pt[o, IWAKE] > x):
+                pt[o, IWAKE] = x
+                _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
 
 
 @_inline
@@ -714,7 +948,7 @@ def _alloc_rounds(st, a, t):
     ev, nd, free_nodes, sl, ch, sv = st.ev, st.nd, st.free_nodes, st.sl, st.ch, st.sv
     held, pend, gq, p_route, pc, lg, free_slots = (st.held, st.pend, st.gq, st.p_route, st.pc,
                                                    st.lg, st.free_slots)
-    roff, rp = st.roff, st.rp
+    roff, rp, sq = st.roff, st.rp, st.sq
     credits = ob[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     cdelay, kcls, injbuf0, EJ = cf[C_CD], cf[C_KCLS], cf[C_INJBUF0], cf[C_EJ]
@@ -722,7 +956,6 @@ def _alloc_rounds(st, a, t):
     num, den, rdelay, ejroom = cf[C_RNUM], cf[C_RDEN], cf[C_RDELAY], cf[C_EJROOM]
     rkind = K_VREQ if vca else K_READY
     rlead = 1 if vca else 0
-    nsw = sw.shape[0]
     n = (sw[a, SW_L1] - sw[a, SW_L0]) + (sw[a, SW_H1] - sw[a, SW_H0])
     g0 = t * num // den
     nr = (t + 1) * num // den - g0
@@ -737,181 +970,16 @@ def _alloc_rounds(st, a, t):
     for j in range(nr):
         g = g0 + j
         ng = 0
-        nq = sw[a, VA_N]
-        if vca and nq > 0:
-            # ---------------------------------------------- _vc_allocate_round
-            nv = n * V
-            nx_ = 0
-            lost_va = False
-            for q in range(nq):
-                row = q * nsw + a
-                if pk[vq[row, VQ_PKT], P_VR] > g:  # its pipeline has not reached VC allocation
-                    continue
-                lo = np.int64(vq[row, VQ_LO])
-                hi = np.int64(vq[row, VQ_HI])
-                ol = np.int64(vq[row, VQ_OL])
-                p0 = vq[row, VQ_P0]
-                best = -1
-                bd = nv
-                for x in range(lo, hi):
-                    if ob[x, OWNER] < 0 or ob[x, FREE_AT] <= g:
-                        d = (ol + x - p0) % nv
-                        if d < bd:
-                            best = x
-                            bd = d
-                if best >= 0:
-                    key = (vq[row, VQ_IK] - ob[best, VA_OPTR]) % nv
-                    li = ol + best
-                    if vk[li, VK_CAND] < 0:
-                        vk[li, VK_CAND] = q
-                        vk[li, VK_KEY] = key
-                        held[nh + nx_] = best
-                        nx_ += 1
-                    else:
-                        lost_va = True
-                        if key < vk[li, VK_KEY]:
-                            vk[li, VK_CAND] = q
-                            vk[li, VK_KEY] = key
-            for i in range(nh + 1, nh + nx_):  # grants in VC order
-                x = held[i]
-                k = i - 1
-                while k >= nh and held[k] > x:
-                    held[k + 1] = held[k]
-                    k -= 1
-                held[k + 1] = x
-            for i in range(nh, nh + nx_):
-                x = held[i]
-                li = pt[x // V, OUT_LOCAL] * V + x % V
-                row = vk[li, VK_CAND] * nsw + a
-                vk[li, VK_CAND] = -1
-                pkt = vq[row, VQ_PKT]
-                vq[row, VQ_PKT] = -1
-                b = np.int64(vq[row, VQ_B])
-                ob[x, OWNER] = b
-                ob[x, FREE_AT] = FREE_NEVER
-                pk[pkt, P_OVC] = x
-                bf[b, VA_IPTR] = (li + 1) % nv
-                ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
-                pk[pkt, P_VAQ] = 0
-                pk[pkt, P_VR] = -1
-                gq[ng] = pkt
-                ng += 1
-            if nx_:  # the requests not granted keep their order
-                m = 0
-                for q in range(nq):
-                    row = q * nsw + a
-                    if vq[row, VQ_PKT] >= 0:
-                        if m != q:
-                            r2 = m * nsw + a
-                            for f in range(VQ_IK + 1):
-                                vq[r2, f] = vq[row, f]
-                        m += 1
-                sw[a, VA_N] = m
-            if lost_va and sw[a, ALLOC_AT] != t + 1:
-                sw[a, ALLOC_AT] = t + 1
-                _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, a, True)
+        if vca and sw[a, VA_N] > 0:
+            ng = _vc_alloc(a, t, g, nh, True, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, bf,
+                           ob, vk, vq, held, gq, n, V)
         # -------------------------------------------------- switch allocation, round j
-        nsl = 0
-        for part in range(2):
-            lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
-            hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
-            for o in range(lo, hi):
-                if pend[o] != 2 or pt[o, W_HEAD] < 0:
-                    continue
-                x = pt[o, BUSY]
-                if x > t or (x == t and rp[o, RP_BJ] > j):
-                    continue
-                pkt = pt[o, W_HEAD]
-                while pkt >= 0:
-                    b = pk[pkt, P_BUF]
-                    ip = b // V
-                    y = pt[ip, IN_BUSY]
-                    if y > t or (y == t and rp[ip, RP_IJ] > j):
-                        held[nh] = o
-                        nh += 1
-                        pkt = pk[pkt, P_WNEXT]
-                        continue
-                    best = -1
-                    if o < EJ:
-                        if vca:
-                            best = pk[pkt, P_OVC]
-                            if credits[best] < S:
-                                best = -1
-                        else:
-                            best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
-                        if best < 0:
-                            pkt = pk[pkt, P_WNEXT]
-                            continue
-                    s_ = pt[ip, IN_SLOT]
-                    if s_ < 0:
-                        s_ = nsl
-                        nsl += 1
-                        pt[ip, IN_SLOT] = s_
-                        sv[SL_IP, s_] = ip
-                        sv[SL_N, s_] = 0
-                    m = sv[SL_N, s_]
-                    k = 0
-                    while k < m and sl[SL_O, s_, k] != o:
-                        k += 1
-                    if k == m:
-                        sl[SL_O, s_, k] = o
-                        sl[SL_P, s_, k] = pkt
-                        sl[SL_B, s_, k] = best
-                        sv[SL_N, s_] = m + 1
-                    else:
-                        vp = pt[ip, VC_PTR]
-                        if (b - vp) % V < (pk[sl[SL_P, s_, k], P_BUF] - vp) % V:
-                            sl[SL_P, s_, k] = pkt
-                            sl[SL_B, s_, k] = best
-                    pkt = pk[pkt, P_WNEXT]
-        nch = 0
-        for s_ in range(nsl):  # each input picks one of its requests
-            ip = sv[SL_IP, s_]
-            pt[ip, IN_SLOT] = -1
-            m = sv[SL_N, s_]
-            k = 0
-            if m > 1:
-                lost = True
-                p0 = pt[ip, IN_PTR]
-                bk = n + 1
-                for x in range(m):
-                    key = (pt[sl[SL_O, s_, x], OUT_LOCAL] - p0) % n
-                    if key < bk:
-                        bk = key
-                        k = x
-            o = sl[SL_O, s_, k]
-            c = pt[o, OUT_SLOT]
-            if c < 0:
-                c = nch
-                nch += 1
-                pt[o, OUT_SLOT] = c
-                sv[CH_O, c] = o
-                sv[CH_N, c] = 0
-            q = sv[CH_N, c]
-            ch[CH_IP, c, q] = ip
-            ch[CH_P, c, q] = sl[SL_P, s_, k]
-            ch[CH_B, c, q] = sl[SL_B, s_, k]
-            sv[CH_N, c] = q + 1
-        for c in range(nch):  # each output grants one input; the winner crosses now
-            o = sv[CH_O, c]
-            pt[o, OUT_SLOT] = -1
-            m = sv[CH_N, c]
-            k = 0
-            if m > 1:
-                lost = True
-                p0 = pt[o, OUT_PTR]
-                bk = n + 1
-                for x in range(m):
-                    key = (pt[ch[CH_IP, c, x], IN_LOCAL] - p0) % n
-                    if key < bk:
-                        bk = key
-                        k = x
-            ip = ch[CH_IP, c, k]
-            pkt = ch[CH_P, c, k]
-            b = ch[CH_B, c, k]
-            pt[o, OUT_PTR] = (pt[ip, IN_LOCAL] + 1) % n
-            pt[ip, IN_PTR] = (pt[o, OUT_LOCAL] + 1) % n
-            pt[ip, VC_PTR] = (pk[pkt, P_BUF] % V + 1) % V
+        nsend, nh, lj = _sw_alloc(a, t, j, True, sw, pt, pk, p_route, credits, pend, rp, sl,
+                                  ch, sv, held, nh, sq, 0, n, V, S, EJ, kcls, vca)
+        lost = lost or lj
+        for i in range(nsend):  # the winners cross now
+            pkt, o, b = sq[0, i], sq[1, i], sq[2, i]
+            ip = np.int64(pk[pkt, P_BUF]) // V
             # ---------------------------------------------- _send_rounds
             wp, wx = pk[pkt, P_WPREV], pk[pkt, P_WNEXT]  # leave the waiting list of o
             if wp < 0:
@@ -1041,28 +1109,7 @@ def _alloc_rounds(st, a, t):
             else:
                 _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
     # -------------------------------------------------- losers retry; held inputs wake
-    for part in range(2):
-        lo = sw[a, SW_L0] if part == 0 else sw[a, SW_H0]
-        hi = sw[a, SW_L1] if part == 0 else sw[a, SW_H1]
-        for o in range(lo, hi):
-            if pend[o] == 2:
-                pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
-    if lost and sw[a, ALLOC_AT] != t + 1:
-        sw[a, ALLOC_AT] = t + 1
-        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, a, True)
-    for i in range(nh):
-        o = held[i]
-        if pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t:
-            x = 0  # the first time an input holding a packet of o frees
-            pkt = pt[o, W_HEAD]
-            while pkt >= 0:
-                y = pt[pk[pkt, P_BUF] // V, IN_BUSY]
-                if y > t and (x == 0 or y < x):
-                    x = y
-                pkt = pk[pkt, P_WNEXT]
-            if x and (pt[o, IWAKE] < 0 or pt[o, IWAKE] > x):
-                pt[o, IWAKE] = x
-                _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
+    _alloc_end(a, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend, held, V)
 
 
 @_jit
@@ -1079,9 +1126,11 @@ def run(st, until):
     sc, cf, pt, bf, hs, sw, pk = st.sc, st.cf, st.pt, st.bf, st.hs, st.sw, st.pk
     ob, vk, vq = st.ob, st.vk, st.vq
     nsw = sw.shape[0]
+    kv = vq.shape[0] // nsw  # the request rows of a switch
     ev, nd, gi, lg, sl, ch, sv = st.ev, st.nd, st.gi, st.lg, st.sl, st.ch, st.sv
     pc, p_route, free_slots, free_nodes = st.pc, st.p_route, st.free_slots, st.free_nodes
     g_route, held, sq, pend = st.g_route, st.held, st.sq, st.pend
+    rp = st.rp  # (allocation rounds only)
     credits = ob[:, CREDITS]
     mask, W, V, S, D, G = cf[C_MASK], cf[C_W], cf[C_V], cf[C_S], cf[C_D], cf[C_G]
     ovh, cdelay, Sx, speedup, kcls = cf[C_OVH], cf[C_CD], cf[C_SX], cf[C_SPEEDUP], cf[C_KCLS]
@@ -1341,7 +1390,7 @@ def run(st, until):
                 pk[a, P_VR] = (t + 1) * rnum // rden - 1  # cycle's last round
             q = sw[s_, VA_N]
             sw[s_, VA_N] = q + 1
-            row = q * nsw + s_
+            row = s_ * kv + q
             b = np.int64(pk[a, P_BUF])
             vq[row, VQ_PKT] = a
             vq[row, VQ_LO] = lo
@@ -1429,180 +1478,16 @@ def run(st, until):
         if alloc >= 0:
             # ---------------------------------------------- separable allocation
             n = (sw[alloc, SW_L1] - sw[alloc, SW_L0]) + (sw[alloc, SW_H1] - sw[alloc, SW_H0])
-            nq = sw[alloc, VA_N]
-            if vca and nq > 0:
-                # ------------------------------------------ _vc_allocate (separable)
-                nv = n * V
-                nx_ = 0
-                lost_va = False
-                for q in range(nq):  # the requests in their order
-                    row = q * nsw + alloc
-                    lo = np.int64(vq[row, VQ_LO])
-                    hi = np.int64(vq[row, VQ_HI])
-                    ol = np.int64(vq[row, VQ_OL])
-                    p0 = vq[row, VQ_P0]
-                    best = -1
-                    bd = nv
-                    for x in range(lo, hi):
-                        if ob[x, OWNER] < 0 or ob[x, FREE_AT] <= t:
-                            d = (ol + x - p0) % nv
-                            if d < bd:
-                                best = x
-                                bd = d
-                    if best >= 0:
-                        key = (vq[row, VQ_IK] - ob[best, VA_OPTR]) % nv
-                        li = ol + best  # the output VC's place in the switch
-                        if vk[li, VK_CAND] < 0:
-                            vk[li, VK_CAND] = q
-                            vk[li, VK_KEY] = key
-                            held[nx_] = best
-                            nx_ += 1
-                        else:
-                            lost_va = True
-                            if key < vk[li, VK_KEY]:
-                                vk[li, VK_CAND] = q
-                                vk[li, VK_KEY] = key
-                for i in range(1, nx_):  # grants in VC order (the Python engine's)
-                    x = held[i]
-                    j = i - 1
-                    while j >= 0 and held[j] > x:
-                        held[j + 1] = held[j]
-                        j -= 1
-                    held[j + 1] = x
-                for i in range(nx_):
-                    x = held[i]
-                    li = pt[x // V, OUT_LOCAL] * V + x % V
-                    row = vk[li, VK_CAND] * nsw + alloc
-                    vk[li, VK_CAND] = -1
-                    pkt = vq[row, VQ_PKT]
-                    vq[row, VQ_PKT] = -1  # granted: leaves the requests (below)
-                    b = np.int64(vq[row, VQ_B])
-                    ob[x, OWNER] = b
-                    ob[x, FREE_AT] = FREE_NEVER
-                    pk[pkt, P_OVC] = x
-                    bf[b, VA_IPTR] = (li + 1) % nv
-                    ob[x, VA_OPTR] = (vq[row, VQ_IK] + 1) % nv
-                    pk[pkt, P_VAQ] = 0
-                    if fold:
-                        gq[ng] = pkt
-                        ng += 1
-                    else:
-                        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
-                if nx_:  # the requests not granted keep their order
-                    m = 0
-                    for q in range(nq):
-                        row = q * nsw + alloc
-                        if vq[row, VQ_PKT] >= 0:
-                            if m != q:
-                                r2 = m * nsw + alloc
-                                for f in range(VQ_IK + 1):
-                                    vq[r2, f] = vq[row, f]
-                            m += 1
-                    sw[alloc, VA_N] = m
-                if lost_va and sw[alloc, ALLOC_AT] != t + 1:
-                    sw[alloc, ALLOC_AT] = t + 1
-                    _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
-            nsl = 0
-            for part in range(2):
-                lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
-                hi = sw[alloc, SW_L1] if part == 0 else sw[alloc, SW_H1]
-                for o in range(lo, hi):
-                    if pend[o] == 0:
-                        continue
-                    pend[o] = 2  # in this round's outputs
-                    if pt[o, W_HEAD] < 0 or pt[o, BUSY] > t:
-                        continue
-                    pkt = pt[o, W_HEAD]
-                    while pkt >= 0:
-                        b = pk[pkt, P_BUF]
-                        ip = b // V
-                        if pt[ip, IN_BUSY] > t:
-                            held[nh] = o
-                            nh += 1
-                            pkt = pk[pkt, P_WNEXT]
-                            continue
-                        best = -1
-                        if o < EJ:
-                            if vca:  # the VC it was granted, with room for the whole packet
-                                best = pk[pkt, P_OVC]
-                                if credits[best] < S:
-                                    best = -1
-                            else:
-                                best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
-                            if best < 0:
-                                pkt = pk[pkt, P_WNEXT]
-                                continue
-                        s_ = pt[ip, IN_SLOT]
-                        if s_ < 0:
-                            s_ = nsl
-                            nsl += 1
-                            pt[ip, IN_SLOT] = s_
-                            sv[SL_IP, s_] = ip
-                            sv[SL_N, s_] = 0
-                        m = sv[SL_N, s_]
-                        j = 0
-                        while j < m and sl[SL_O, s_, j] != o:
-                            j += 1
-                        if j == m:
-                            sl[SL_O, s_, j] = o
-                            sl[SL_P, s_, j] = pkt
-                            sl[SL_B, s_, j] = best
-                            sv[SL_N, s_] = m + 1
-                        else:
-                            vp = pt[ip, VC_PTR]
-                            if (b - vp) % V < (pk[sl[SL_P, s_, j], P_BUF] - vp) % V:
-                                sl[SL_P, s_, j] = pkt
-                                sl[SL_B, s_, j] = best
-                        pkt = pk[pkt, P_WNEXT]
-            nch = 0
-            for s_ in range(nsl):  # each input picks one of its requests
-                ip = sv[SL_IP, s_]
-                pt[ip, IN_SLOT] = -1
-                m = sv[SL_N, s_]
-                j = 0
-                if m > 1:
-                    lost = True
-                    p0 = pt[ip, IN_PTR]
-                    bk = n + 1
-                    for x in range(m):
-                        key = (pt[sl[SL_O, s_, x], OUT_LOCAL] - p0) % n
-                        if key < bk:
-                            bk = key
-                            j = x
-                o = sl[SL_O, s_, j]
-                c = pt[o, OUT_SLOT]
-                if c < 0:
-                    c = nch
-                    nch += 1
-                    pt[o, OUT_SLOT] = c
-                    sv[CH_O, c] = o
-                    sv[CH_N, c] = 0
-                q = sv[CH_N, c]
-                ch[CH_IP, c, q] = ip
-                ch[CH_P, c, q] = sl[SL_P, s_, j]
-                ch[CH_B, c, q] = sl[SL_B, s_, j]
-                sv[CH_N, c] = q + 1
-            for c in range(nch):  # each output grants one input
-                o = sv[CH_O, c]
-                pt[o, OUT_SLOT] = -1
-                m = sv[CH_N, c]
-                j = 0
-                if m > 1:
-                    lost = True
-                    p0 = pt[o, OUT_PTR]
-                    bk = n + 1
-                    for x in range(m):
-                        key = (pt[ch[CH_IP, c, x], IN_LOCAL] - p0) % n
-                        if key < bk:
-                            bk = key
-                            j = x
-                ip = ch[CH_IP, c, j]
-                pkt = ch[CH_P, c, j]
-                pt[o, OUT_PTR] = (pt[ip, IN_LOCAL] + 1) % n
-                pt[ip, IN_PTR] = (pt[o, OUT_LOCAL] + 1) % n
-                pt[ip, VC_PTR] = (pk[pkt, P_BUF] % V + 1) % V
-                sq[0, nsend], sq[1, nsend], sq[2, nsend] = pkt, o, ch[CH_B, c, j]
-                nsend += 1
+            if vca and sw[alloc, VA_N] > 0:
+                ng = _vc_alloc(alloc, t, t, 0, False, sc, ev, nd, free_nodes, mask, W, sw, pt, pk,
+                               bf, ob, vk, vq, held, gq, n, V)
+                if not fold:  # each granted head ready at t + 1 by an event of its own
+                    for i in range(ng):
+                        _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, gq[i], False)
+                    ng = 0
+            nsend, nh, lost = _sw_alloc(alloc, t, 0, False, sw, pt, pk, p_route, credits, pend,
+                                        rp, sl, ch, sv, held, 0, sq, nsend, n, V, S, EJ, kcls,
+                                        vca)
         while nsend:
             for i in range(nsend):
                 # -------------------------------------------------------------- _send
@@ -1726,28 +1611,8 @@ def run(st, until):
                     node = wn[node, 1]
         if alloc >= 0:
             # ---------------------------------------- losers retry; held inputs wake
-            for part in range(2):
-                lo = sw[alloc, SW_L0] if part == 0 else sw[alloc, SW_H0]
-                hi = sw[alloc, SW_L1] if part == 0 else sw[alloc, SW_H1]
-                for o in range(lo, hi):
-                    if pend[o] == 2:
-                        pend[o] = 1 if (lost and pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t) else 0
-            if lost and sw[alloc, ALLOC_AT] != t + 1:
-                sw[alloc, ALLOC_AT] = t + 1
-                _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_ALLOC, alloc, True)
-            for i in range(nh):
-                o = held[i]
-                if pt[o, W_HEAD] >= 0 and pt[o, BUSY] <= t:
-                    x = 0  # the first time an input holding a packet of o frees
-                    pkt = pt[o, W_HEAD]
-                    while pkt >= 0:
-                        y = pt[pk[pkt, P_BUF] // V, IN_BUSY]
-                        if y > t and (x == 0 or y < x):
-                            x = y
-                        pkt = pk[pkt, P_WNEXT]
-                    if x and (pt[o, IWAKE] < 0 or pt[o, IWAKE] > x):
-                        pt[o, IWAKE] = x
-                        _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
+            _alloc_end(alloc, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend,
+                       held, V)
             # ------------------------------------ the granted heads, ready at t + 1
             t1 = t + 1
             for i in range(ng):
