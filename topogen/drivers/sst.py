@@ -461,7 +461,7 @@ def run_sst(
         monitor = SSTMonitor(planned_ns=planned_ps / 1000.0,
                              point="load " + ",".join(f"{float(x):g}" for x in loads))
     proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor, env=env)
-    out, status, message = judge_process(proc)
+    out, status, message = judge_process(proc, ranks=ranks)  # several ranks: lines interleaved
     split = rank_columns(doc, ranks=ranks, partitioner=partitioner, parts=parts, sst_partition_file=sst_part,
                          log=proc.log_path)
     if ranks > 1 and not stats.exists():

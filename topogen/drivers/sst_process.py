@@ -64,16 +64,18 @@ def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str,
     return "incomplete", f"output ended before 'Simulation is complete' (exit status {rc})"
 
 
-def judge_process(proc: ProcessResult) -> tuple[SSTOutput, str, str | None]:
+def judge_process(proc: ProcessResult, *, ranks: int = 1) -> tuple[SSTOutput, str, str | None]:
     """Parse a finished SST process's log and classify the run: ``(output, status, message)``.
 
     A log that does not parse (a malformed offered-load line) is ``garbage`` with the
     parser's message, unless the process was killed (then :func:`classify` says why).
+    ``ranks``: the run's MPI ranks, whose lines the log holds interleaved
+    (:func:`~topogen.drivers.sst_output.parse_stdout`).
     """
     from ..errors import FormatError
 
     try:
-        out = parse_stdout(proc.log_path)
+        out = parse_stdout(proc.log_path, ranks=ranks)
     except FormatError as exc:
         out = SSTOutput()
         if not (proc.runaway or proc.timed_out or proc.signal is not None):
