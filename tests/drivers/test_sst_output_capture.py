@@ -6,6 +6,8 @@ its lines come; a single rank's log stays read strictly."""
 from __future__ import annotations
 
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -58,11 +60,14 @@ def test_a_malformed_result_line_among_other_ranks_lines_is_still_an_error():
     assert parse_stdout(frames, ranks=2).loads == EXPECTED[:1]
 
 
-_TWO_RANKS = r'''#!{python}
+_TWO_RANKS = r"""#!{python}
 # Stand-in for mpirun -np K: runs the command once, then writes its output the way mpirun
-# forwarded two ranks' lines on a busy machine: the table's header (endpoint 0's rank),
-# then the completion line and SST's summary (rank 0), then the rest of the table.
-import subprocess, sys
+# forwarded two ranks' writes on a busy machine: endpoint 0's rank writes the table, rank 0
+# the rest and SST's summary, and rank 0's lines come between two writes of the table (after
+# its header, or inside a result line).  As SST, whose embedded Python makes C's stdout
+# unbuffered when PYTHONUNBUFFERED is set, the table's rank writes a result line and its
+# newline in two pieces then; otherwise every line in one.
+import os, subprocess, sys
 argv = sys.argv[3:]
 if argv[0] == "--oversubscribe":
     argv = argv[1:]
@@ -71,28 +76,71 @@ lines = proc.stdout.splitlines(keepends=True)
 start = next(i for i, s in enumerate(lines) if s.strip().startswith("Offered"))
 end = next(i for i in range(start, len(lines)) if not lines[i].strip())
 table, rest = lines[start:end + 1], lines[:start] + lines[end + 1:]
-summary = {summary!r}
-for part in (table[:1], rest, [summary], table[1:]):
-    sys.stdout.write("".join(part))
+writes = []
+for line in table:
+    row = line[:1] == " " and line.strip()[:1].isdigit()
+    if row and os.environ.get("PYTHONUNBUFFERED"):
+        writes += [line.rstrip("\n").rstrip("*"), line[len(line.rstrip("\n").rstrip("*")):]]
+    else:
+        writes.append(line)
+cut = 1 if {where!r} == "after the header" else len(writes) - 2  # before the last row's newline
+for piece in writes[:cut] + rest + [{summary!r}] + writes[cut:]:
+    sys.stdout.write(piece)
     sys.stdout.flush()
 sys.exit(proc.returncode)
-'''
+"""
 
 
-def two_ranks_mpirun(folder):
-    return fakes._write(folder / "mpirun", _TWO_RANKS.format(python=sys.executable, summary=SUMMARY))
+def two_ranks_mpirun(folder, where):
+    return fakes._write(folder / "mpirun", _TWO_RANKS.format(python=sys.executable, summary=SUMMARY, where=where))
 
 
-def test_run_on_two_ranks_reads_the_table_printed_after_the_summary(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["after the header", "inside a result line"])
+def test_run_on_two_ranks_reads_the_table_cut_by_rank_0(tmp_path, monkeypatch, where):
     b = bundle(tmp_path)
     monkeypatch.setenv("TOPOGEN_SST", str(fake_sst(tmp_path)))
-    monkeypatch.setenv("TOPOGEN_MPIRUN", str(two_ranks_mpirun(tmp_path / "bin")))
+    monkeypatch.setenv("TOPOGEN_MPIRUN", str(two_ranks_mpirun(tmp_path / "bin", where)))
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")  # as on this machine, and many batch setups
     run = dict(load=[0.3, 0.5], timeout=60, generator="offered_load", out_dir=tmp_path / "out")
     one = sd.run_sst(b, ranks=1, **run)
     two = sd.run_sst(b, ranks=2, **run)
     log = open(two[0]["raw_output"]).read()
-    assert log.index("Simulation Summary") < log.index("0.30") < log.index("0.50")  # the table came last
+    assert log.index("Simulation Summary") < log.index("0.00")  # the table's end came after rank 0's lines
     assert [r["status"] for r in two] == [r["status"] for r in one] == ["completed", "completed"]
     assert [r["ranks"] for r in two] == [2, 2]
     for a, b_ in zip(one, two):
         assert b_["latency_avg"] == a["latency_avg"] > 0
+
+
+def test_run_process_removes_variables_given_as_none(tmp_path, monkeypatch):
+    from topogen.drivers.base import run_process
+
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    monkeypatch.setenv("TOPOGEN_KEPT", "yes")
+    script = fakes._write(tmp_path / "show", "#!/bin/sh\necho \"u=${PYTHONUNBUFFERED-unset} k=$TOPOGEN_KEPT x=$X\"\n")
+    run_process([str(script)], tmp_path / "a.log", timeout=30, env={"PYTHONUNBUFFERED": None, "X": "1"})
+    assert open(tmp_path / "a.log").read().strip() == "u=unset k=yes x=1"
+
+
+def test_topogen_partition_puts_endpoint_0_on_rank_0():
+    """The table (endpoint 0) and SST's completion line and summary (rank 0) come from one
+    rank, so they reach the log in order; the parts are partition_routers' with two names
+    exchanged (the same cut and balance)."""
+    from topogen.drivers import sst_process as sp
+    from topogen.metrics.partition import cut_links, part_weights, partition_routers
+
+    from .test_sst_ranks import make
+
+    import json
+
+    for k in (2, 3, 4):
+        doc = json.loads(make(Path(tempfile.mkdtemp()), "torus", dims=(4, 4)).read_text())
+        n, edges, hosts = sp.bundle_graph(doc)
+        theirs = partition_routers(n, edges, k, weights=[1 + h for h in hosts], seed=1)
+        ours = sp.topogen_partition(doc, k)
+        first = next(e["router"] for e in doc["endpoints"] if e["id"] == 0)
+        assert ours[first] == 0
+        assert cut_links(edges, ours) == cut_links(edges, theirs)
+        assert sorted(part_weights(ours, k)) == sorted(part_weights(theirs, k))
+        # one name for one part: a renaming of the parts partition_routers made
+        assert len({(a, b) for a, b in zip(theirs, ours)}) == k

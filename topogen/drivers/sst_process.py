@@ -185,11 +185,21 @@ def bundle_graph(doc: Mapping[str, Any]) -> tuple[int, list[tuple[int, int]], li
 
 def topogen_partition(doc: Mapping[str, Any], ranks: int, seed: int = 1) -> list[int]:
     """The rank of each router (its endpoints go with it): K parts of balanced weight
-    ``1 + hosts`` that cut few links (:func:`topogen.metrics.partition.partition_routers`)."""
+    ``1 + hosts`` that cut few links (:func:`topogen.metrics.partition.partition_routers`).
+
+    The part of endpoint 0's router is rank 0: ``merlin.offered_load`` prints its table from
+    endpoint 0 and SST its completion line and summary from rank 0, so the whole output
+    comes from one rank, in order (from two ranks ``mpirun`` interleaves their lines, even
+    cuts them: :func:`~topogen.drivers.sst_output.parse_stdout`)."""
     from ..metrics.partition import partition_routers
 
     n, edges, hosts = bundle_graph(doc)
-    return partition_routers(n, edges, ranks, weights=[1 + h for h in hosts], seed=seed)
+    parts = partition_routers(n, edges, ranks, weights=[1 + h for h in hosts], seed=seed)
+    first = next((e.get("router") for e in doc.get("endpoints") or () if e.get("id") == 0), None)
+    if isinstance(first, int) and 0 <= first < len(parts) and parts[first] != 0:
+        swap = {0: parts[first], parts[first]: 0}  # the same parts, two ranks' names exchanged
+        parts = [swap.get(r, r) for r in parts]
+    return parts
 
 
 def parallel_run(argv: list[str], *, ranks: int, partitioner: str, launcher: str = "mpirun", mpirun=None,
