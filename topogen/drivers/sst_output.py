@@ -115,11 +115,13 @@ def parse_stdout(source, *, ranks: int = 1) -> SSTOutput:
     """Parse SST's stdout (offered_load table, completion line, errors), line by line.
 
     On several ranks the log holds every rank's output as ``mpirun``/``srun`` forward it:
-    each rank's lines in their order, whole (the ranks write line by line), but the ranks'
-    lines interleaved.  The table comes from the rank of endpoint 0, the completion line
-    and SST's summary from rank 0, so the table's lines may come after the completion line
-    with other lines between them (seen on a busy machine: the header, then ``Simulation
-    is complete`` and the summary, then the rest of the table).  With ``ranks > 1`` the
+    each rank's lines in their order, whole when the ranks write a line at a time
+    (:data:`topogen.drivers.sst.SST_ENV` sees to it), but the ranks' lines interleaved.
+    The table comes from the rank of endpoint 0, the completion line and SST's summary from
+    rank 0 (topogen's partition puts endpoint 0 on rank 0; SST's partitioners may not), so
+    the table's lines may come after the completion line with other lines between them
+    (seen on a busy machine: the header, then ``Simulation is complete`` and the summary,
+    then the rest of the table).  With ``ranks > 1`` the
     table's lines are therefore read wherever they come after its header: neither a blank
     line nor the completion line ends it, lines of other text are other ranks' and skipped,
     and a line that starts like a result line (a load with a decimal point, then more)
