@@ -378,7 +378,8 @@ def run_process(
     cwd : path-like, optional
         Working directory.
     env : dict, optional
-        Extra environment variables.
+        Extra environment variables; a value of None removes that variable from the
+        simulator's environment.
     line_buffered : bool
         Prefix ``stdbuf -oL -eL`` when ``stdbuf`` exists, so C stdio flushes every line.
     cap : int, optional
@@ -405,7 +406,11 @@ def run_process(
     full_env = None
     if env:
         full_env = dict(os.environ)
-        full_env.update(env)
+        for key, value in env.items():
+            if value is None:
+                full_env.pop(key, None)
+            else:
+                full_env[key] = value
     start = time.monotonic()
     deadline = None if timeout is None else start + timeout
     with open(log_path, "wb") as log:

@@ -115,6 +115,14 @@ DEFAULTS: dict[str, Any] = {
 #: bandwidth; few packets, so the network drains).
 TAIL_LOAD = 0.001
 
+#: Environment of every ``offered_load`` run beside the caller's (None: removed).  SST runs
+#: the model in its embedded Python, which with ``PYTHONUNBUFFERED`` set makes C's stdout
+#: unbuffered: ``offered_load`` then writes each result line and its newline (or ``*``) in
+#: two pieces (measured with strace), and on several ranks ``mpirun`` put rank 0's
+#: completion line between them (``0.00  0 sSimulation is complete ...``).  Without it
+#: ``stdbuf -oL`` makes every line one write.
+SST_ENV: dict[str, str | None] = {"PYTHONUNBUFFERED": None}
+
 
 def trust_rows(rows: list[dict]) -> list[dict]:
     """Mark ``implausible`` every result row (``completed``, ``saturated``, ``deadlock``)
@@ -451,6 +459,7 @@ def run_sst(
         sst_part = log.with_suffix(".partition.txt")
     argv, env = parallel_run(argv, ranks=ranks, partitioner=partitioner, launcher=launcher, mpirun=mpirun,
                              partition_file=part_file, sst_partition_file=sst_part)
+    env = {**(env or {}), **SST_ENV}  # whole lines from every rank
     if stats.exists():  # a stray CSV of no kept log (the log name was free); never read stale data
         stats.unlink()
     monitor = None
@@ -461,7 +470,7 @@ def run_sst(
         monitor = SSTMonitor(planned_ns=planned_ps / 1000.0,
                              point="load " + ",".join(f"{float(x):g}" for x in loads))
     proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor, env=env)
-    out, status, message = judge_process(proc)
+    out, status, message = judge_process(proc, ranks=ranks)  # several ranks: lines interleaved
     split = rank_columns(doc, ranks=ranks, partitioner=partitioner, parts=parts, sst_partition_file=sst_part,
                          log=proc.log_path)
     if ranks > 1 and not stats.exists():

@@ -39,6 +39,9 @@ _UNITS_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 _TIME = re.compile(r"^\s*(?P<v>[-+0-9.eE]+|nan|inf)\s*(?P<u>fs|ps|ns|us|ms|s)\s*$")
 _LOAD_LINE = re.compile(r"^\s*(?P<load>[-+0-9.eE]+)\s+(?P<lat>[-+0-9.eE]+|nan|-?inf)\s*(?P<u>fs|ps|ns|us|ms|s)\s*"
                         r"(?P<star>\*)?\s*$")
+# how a result line of the table starts (a load printed with %9.2f, then more): inside the
+# table of several ranks' interleaved output, such a line must be a whole result line
+_LOAD_START = re.compile(r"^\s*[-+]?[0-9]*\.[0-9]+(?:[eE][-+]?[0-9]+)?\s+\S")
 _REJECT = re.compile(r"(Traceback \(most recent call last\)|Error loading|SyntaxError|"
                      r"ModuleNotFoundError|ImportError|Error parsing option|topogen_sst\.py: )")
 # end of a FATAL message: SST's backtrace header or one of its frames, or an MPI abort
@@ -108,13 +111,28 @@ class SSTOutput:
     errors: list[str] = field(default_factory=list)
 
 
-def parse_stdout(source) -> SSTOutput:
+def parse_stdout(source, *, ranks: int = 1) -> SSTOutput:
     """Parse SST's stdout (offered_load table, completion line, errors), line by line.
+
+    On several ranks the log holds every rank's output as ``mpirun``/``srun`` forward it:
+    each rank's lines in their order, whole when the ranks write a line at a time
+    (:data:`topogen.drivers.sst.SST_ENV` sees to it), but the ranks' lines interleaved.
+    The table comes from the rank of endpoint 0, the completion line and SST's summary from
+    rank 0 (topogen's partition puts endpoint 0 on rank 0; SST's partitioners may not), so
+    the table's lines may come after the completion line with other lines between them
+    (seen on a busy machine: the header, then ``Simulation is complete`` and the summary,
+    then the rest of the table).  With ``ranks > 1`` the
+    table's lines are therefore read wherever they come after its header: neither a blank
+    line nor the completion line ends it, lines of other text are other ranks' and skipped,
+    and a line that starts like a result line (a load with a decimal point, then more)
+    must be one.
 
     Parameters
     ----------
     source : path-like or str
         A log file, or the text itself (containing a newline).
+    ranks : int
+        The ranks (processes) whose output the log holds.
 
     Returns
     -------
@@ -125,11 +143,12 @@ def parse_stdout(source) -> SSTOutput:
     FormatError
         A malformed line inside the offered-load table or completion line.
     """
+    interleaved = int(ranks) > 1
     if isinstance(source, str) and "\n" in source:
-        return _parse_stdout_lines(iter(source.splitlines()), None)
+        return _parse_stdout_lines(iter(source.splitlines()), None, interleaved)
     path = Path(source)
     with open(path, encoding="utf-8", errors="replace") as fh:  # streamed: a log may be large
-        return _parse_stdout_lines(fh, path)
+        return _parse_stdout_lines(fh, path, interleaved)
 
 
 def fatal_message(lines: list[str]) -> str:
@@ -159,9 +178,9 @@ def fatal_message(lines: list[str]) -> str:
     return f"FATAL in {element or 'SST'}: {' '.join(text) or m.group('func')} {where}"
 
 
-def _parse_stdout_lines(lines, path) -> SSTOutput:
+def _parse_stdout_lines(lines, path, interleaved: bool = False) -> SSTOutput:
     """Parse an iterable of lines, holding only a FATAL message and the three lines before
-    the current one in memory."""
+    the current one in memory; ``interleaved``: several ranks' lines (:func:`parse_stdout`)."""
     import collections
 
     out = SSTOutput()
@@ -206,7 +225,7 @@ def _parse_stdout_lines(lines, path) -> SSTOutput:
         if in_table and s.startswith("Load") and "Latency" in s:
             continue
         if s.startswith("Simulation is complete"):
-            in_table = False
+            in_table = in_table and interleaved
             out.complete = True
             _, _, t = s.partition("simulated time:")
             if t.strip():
@@ -214,9 +233,11 @@ def _parse_stdout_lines(lines, path) -> SSTOutput:
             continue
         if in_table:
             if s == "":
-                in_table = False
+                in_table = interleaved
                 continue
             m = _LOAD_LINE.match(line)
+            if not m and interleaved and not _LOAD_START.match(line):
+                continue  # another rank's line
             if not m:
                 raise FormatError(f"malformed offered_load result line {s!r}", path=path, line=lineno)
             lat = float(m.group("lat")) * _UNITS_NS[m.group("u")]

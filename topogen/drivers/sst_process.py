@@ -64,16 +64,18 @@ def classify(out: SSTOutput, process: ProcessResult | None = None) -> tuple[str,
     return "incomplete", f"output ended before 'Simulation is complete' (exit status {rc})"
 
 
-def judge_process(proc: ProcessResult) -> tuple[SSTOutput, str, str | None]:
+def judge_process(proc: ProcessResult, *, ranks: int = 1) -> tuple[SSTOutput, str, str | None]:
     """Parse a finished SST process's log and classify the run: ``(output, status, message)``.
 
     A log that does not parse (a malformed offered-load line) is ``garbage`` with the
     parser's message, unless the process was killed (then :func:`classify` says why).
+    ``ranks``: the run's MPI ranks, whose lines the log holds interleaved
+    (:func:`~topogen.drivers.sst_output.parse_stdout`).
     """
     from ..errors import FormatError
 
     try:
-        out = parse_stdout(proc.log_path)
+        out = parse_stdout(proc.log_path, ranks=ranks)
     except FormatError as exc:
         out = SSTOutput()
         if not (proc.runaway or proc.timed_out or proc.signal is not None):
@@ -183,11 +185,21 @@ def bundle_graph(doc: Mapping[str, Any]) -> tuple[int, list[tuple[int, int]], li
 
 def topogen_partition(doc: Mapping[str, Any], ranks: int, seed: int = 1) -> list[int]:
     """The rank of each router (its endpoints go with it): K parts of balanced weight
-    ``1 + hosts`` that cut few links (:func:`topogen.metrics.partition.partition_routers`)."""
+    ``1 + hosts`` that cut few links (:func:`topogen.metrics.partition.partition_routers`).
+
+    The part of endpoint 0's router is rank 0: ``merlin.offered_load`` prints its table from
+    endpoint 0 and SST its completion line and summary from rank 0, so the whole output
+    comes from one rank, in order (from two ranks ``mpirun`` interleaves their lines, even
+    cuts them: :func:`~topogen.drivers.sst_output.parse_stdout`)."""
     from ..metrics.partition import partition_routers
 
     n, edges, hosts = bundle_graph(doc)
-    return partition_routers(n, edges, ranks, weights=[1 + h for h in hosts], seed=seed)
+    parts = partition_routers(n, edges, ranks, weights=[1 + h for h in hosts], seed=seed)
+    first = next((e.get("router") for e in doc.get("endpoints") or () if e.get("id") == 0), None)
+    if isinstance(first, int) and 0 <= first < len(parts) and parts[first] != 0:
+        swap = {0: parts[first], parts[first]: 0}  # the same parts, two ranks' names exchanged
+        parts = [swap.get(r, r) for r in parts]
+    return parts
 
 
 def parallel_run(argv: list[str], *, ranks: int, partitioner: str, launcher: str = "mpirun", mpirun=None,
