@@ -416,32 +416,34 @@ def run_process(
     with open(log_path, "wb") as log:
         sink = _CappedLog(log, cap)
         read_end, write_end = os.pipe()
+        proc = None
         try:
-            proc = subprocess.Popen(
-                cmd, stdout=write_end, stderr=write_end, stdin=subprocess.DEVNULL,
-                cwd=None if cwd is None else os.fspath(cwd), env=full_env, start_new_session=True,
-                preexec_fn=_die_with_parent_hook(),
-            )
-        except BaseException:
-            os.close(read_end)
-            raise
-        finally:
-            os.close(write_end)
-        timed_out = runaway = False
-        stopped = None
-        try:
+            try:
+                with _interrupts_held():  # a Ctrl-C while Popen starts the child is raised once proc is known
+                    proc = subprocess.Popen(
+                        cmd, stdout=write_end, stderr=write_end, stdin=subprocess.DEVNULL,
+                        cwd=None if cwd is None else os.fspath(cwd), env=full_env, start_new_session=True,
+                        preexec_fn=_die_with_parent_hook(),
+                    )
+            finally:
+                os.close(write_end)
+            timed_out = runaway = False
+            stopped = None
             timed_out, runaway = _pump(proc, read_end, sink, deadline, cap * RUNAWAY_FACTOR, monitor)
             stopped = monitor.stop_reason if monitor is not None else None
             rc = proc.returncode if not (timed_out or stopped) else None
         finally:
-            _kill_group(proc)  # the process and every child it left
-            try:
-                _drain(read_end, sink, monitor=monitor)
-            finally:
+            if proc is None:  # it never started
                 os.close(read_end)
-                sink.close()
-                if monitor is not None:
-                    monitor.close()
+            else:
+                _kill_group(proc)  # the process and every child it left
+                try:
+                    _drain(read_end, sink, monitor=monitor)
+                finally:
+                    os.close(read_end)
+                    sink.close()
+                    if monitor is not None:
+                        monitor.close()
     return ProcessResult(tuple(cmd), rc, timed_out, time.monotonic() - start, log_path,
                          output_bytes=sink.total, dropped_bytes=sink.dropped, runaway=runaway, stopped=stopped)
 
@@ -678,6 +680,33 @@ class _CappedLog:
             self.fh.write(note.encode("ascii"))
         self.fh.write(kept)
         self.fh.flush()
+
+
+class _interrupts_held:
+    """Hold SIGINT (Ctrl-C, ``_thread.interrupt_main``) for the body and raise it after: the
+    child's process group is then known and killed, where a KeyboardInterrupt inside
+    ``Popen`` (after the fork) would leave the simulator running.  Only the main thread
+    can install handlers; elsewhere the body runs as is."""
+
+    def __enter__(self):
+        import threading
+
+        self.held = []
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, lambda signum, frame: self.held.append(frame))
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is None:
+            return False
+        signal.signal(signal.SIGINT, self.previous)
+        if self.held:  # delivered now, as it would have been, to the handler it was meant for
+            if callable(self.previous):
+                self.previous(signal.SIGINT, self.held[0])
+            elif self.previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
+        return False
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

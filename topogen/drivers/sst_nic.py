@@ -588,6 +588,9 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
         if progress:
             count = f" ({len(rows) + 1} of {len(loads)})" if len(loads) > 1 else ""
             monitor = SSTMonitor(planned_ns=sum(cycles) * cycle_ps / 1000.0, point=f"load {float(x):g}{count}")
+        from .sst import SST_ENV
+
+        env = {**(env or {}), **SST_ENV}  # whole lines in the shared log too
         proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor, env=env)
         out, status, message = judge_process(proc)
         split = rank_columns(doc, ranks=ranks, partitioner=partitioner, parts=parts, sst_partition_file=sst_part,
