@@ -269,3 +269,13 @@ def real_sst_or_skip(*, stand_in_ok: bool = True) -> str:
         pytest.skip(f"{exe} has no merlin.anytopo (`{info} merlin` does not list it): sst-elements "
                     "newer than v16.0.0 must be installed")
     return exe
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")

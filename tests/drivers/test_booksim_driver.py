@@ -516,15 +516,6 @@ def test_cli_config_sweep_passes_traffic_and_set(tmp_path, config, capsys):
     assert set(table["traffic"]) == {"bitrev"} and len(table) == len(made)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
 @needs_fixtures
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
 def test_kill_9_of_topogen_kills_booksim(tmp_path, config):
@@ -545,17 +536,17 @@ def test_kill_9_of_topogen_kills_booksim(tmp_path, config):
             time.sleep(0.05)
         assert pidfile.exists(), "the stand-in BookSim never started"
         child = int(pidfile.read_text())
-        assert _alive(child)
+        assert fakes.alive(child)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         deadline = time.monotonic() + 10
-        while _alive(child) and time.monotonic() < deadline:
+        while fakes.alive(child) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _alive(child), "BookSim outlived a kill -9 of topogen"
+        assert not fakes.alive(child), "BookSim outlived a kill -9 of topogen"
     finally:
         if proc.poll() is None:
             proc.kill()
-        if child is not None and _alive(child):
+        if child is not None and fakes.alive(child):
             os.kill(child, signal.SIGKILL)
 
 

@@ -10,14 +10,7 @@ import pytest
 
 from topogen.drivers import base
 
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
+from . import fakes
 
 
 def test_an_interrupt_while_the_child_starts_kills_it(tmp_path, monkeypatch):
@@ -47,6 +40,6 @@ def test_an_interrupt_while_the_child_starts_kills_it(tmp_path, monkeypatch):
         signal.signal(signal.SIGINT, previous)
     pids = started + [int(pidfile.read_text())]
     deadline = time.monotonic() + 5
-    while any(map(_alive, pids)) and time.monotonic() < deadline:
+    while any(map(fakes.alive, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(map(_alive, pids)), "the simulator or its child outlived an interrupt at start"
+    assert not any(map(fakes.alive, pids)), "the simulator or its child outlived an interrupt at start"

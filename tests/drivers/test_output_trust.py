@@ -24,6 +24,7 @@ from topogen.drivers import booksim as bd
 from topogen.drivers import sst as sd
 from topogen.drivers.base import ProcessResult, row_problem
 from topogen.errors import ParameterError, SimulatorFailed
+from . import fakes
 
 from shared_paths import FIXTURES as _SHARED  # noqa: E402
 
@@ -162,9 +163,9 @@ def test_children_of_the_simulator_do_not_outlive_a_normal_exit(tmp_path, config
     assert row["status"] == "completed"
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
+    while fakes.alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(pid), "a child of the simulator is still running after topogen returned"
+    assert not fakes.alive(pid), "a child of the simulator is still running after topogen returned"
 
 
 def test_children_are_killed_when_topogen_is_interrupted(tmp_path):
@@ -192,18 +193,9 @@ def test_children_are_killed_when_topogen_is_interrupted(tmp_path):
         signal.signal(signal.SIGINT, previous)
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
+    while fakes.alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
+    assert not fakes.alive(pid)
 
 
 @needs_fixtures
