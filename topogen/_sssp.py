@@ -253,6 +253,74 @@ if AVAILABLE:
         return lat_max, lat_sum, hop_max, hop_sum
 
 
+    # Dial's bucket queue, shared by the searches here and in :mod:`topogen.routing._rows`
+    # and :mod:`topogen.routing._booksim_rows`: a circular array ``head`` of buckets (a
+    # power of two), each a linked list of entries ``(pool_node[e], pool_next[e])`` taken
+    # from a pool (one entry per relaxation, so the pool needs ``E + 1``); a node settles
+    # when it is first popped (``stamp[u] == tag`` marks it), later entries are stale.
+
+    @njit(inline="always")
+    def dial_reset(dist, head, pool_node, pool_next, s):
+        """Empty the queue and hold only ``s`` (distance 0, bucket 0); every other
+        distance is the type's maximum.  Returns the queue's state ``(top, pending, b)``:
+        the next free entry, the entries queued and the current bucket."""
+        dist[:] = np.iinfo(dist.dtype).max
+        head[:] = -1
+        dist[s] = 0
+        pool_node[0] = s
+        pool_next[0] = -1
+        head[0] = 0
+        return np.int64(1), np.int64(1), np.int64(0)
+
+    @njit(inline="always")
+    def dial_pop(head, pool_node, pool_next, stamp, tag, adj, indptr, b, cmask, pending,
+                 ahead):
+        """The next node to settle: pops the lowest non-empty bucket from ``b`` on,
+        skipping stale entries, and stamps the node settled.  Returns ``(ok, u, b,
+        pending)``; ``ok`` is false when the queue ran empty.  ``ahead``: prefetch the
+        links of the bucket's next node while the caller scans ``u``'s."""
+        while pending > 0:
+            slot = b & cmask
+            e = head[slot]
+            if e < 0:
+                b += 1
+                continue
+            nxt = pool_next[e]
+            head[slot] = nxt
+            pending -= 1
+            u = pool_node[e]
+            if stamp[u] == tag:
+                continue
+            if ahead and nxt >= 0:
+                prefetch(adj, indptr[pool_node[nxt]])
+            stamp[u] = tag
+            return True, u, b, pending
+        return False, pool_node[0], b, pending
+
+    @njit(inline="always")
+    def dial_take(head, pool_next, b, cmask):
+        """One step of the scan for the lowest non-empty bucket from ``b``: returns
+        ``(e, nxt, b)``, the entry unlinked from bucket ``b`` and the entry after it
+        (-1: none), or ``e = -1`` and ``b + 1`` when bucket ``b`` is empty (the caller's
+        loop comes back; one loop for both keeps the compiled search as fast as a
+        hand-written one)."""
+        slot = b & cmask
+        e = head[slot]
+        if e < 0:
+            return e, e, b + 1
+        nxt = pool_next[e]
+        head[slot] = nxt
+        return e, nxt, b
+
+    @njit(inline="always")
+    def dial_push(head, pool_node, pool_next, top, slot, v):
+        """Queue ``v`` in bucket ``slot`` as pool entry ``top``; returns the next free
+        entry (the caller counts ``pending``)."""
+        pool_node[top] = v
+        pool_next[top] = head[slot]
+        head[slot] = top
+        return top + 1
+
     @_jit
     def _dial(indptr, adj, vbits, shift, mode, base, one, s, dist, stamp, tag, head,
               pool_node, pool_next, order):
@@ -274,24 +342,12 @@ if AVAILABLE:
         cmask = head.shape[0] - 1
         ishift = np.int64(shift)
         low = (np.int64(1) << ishift) - 1
-        dist[:] = np.iinfo(dist.dtype).max
-        head[:] = -1
-        dist[s] = 0
-        pool_node[0] = s
-        pool_next[0] = -1
-        head[0] = 0
-        top = np.int64(1)
-        pending = 1
+        top, pending, b = dial_reset(dist, head, pool_node, pool_next, s)
         settled = 0
-        b = np.int64(0)
         while settled < n and pending > 0:
-            slot = b & cmask
-            e = head[slot]
+            e, nxt, b = dial_take(head, pool_next, b, cmask)
             if e < 0:
-                b += 1
                 continue
-            nxt = pool_next[e]
-            head[slot] = nxt
             pending -= 1
             u = pool_node[e]
             if stamp[u] == tag:
@@ -318,10 +374,7 @@ if AVAILABLE:
                         slot_v = ((np.int64(nd) + low) >> ishift) & cmask
                     else:
                         slot_v = (np.int64(nd) >> ishift) & cmask
-                    pool_node[top] = v
-                    pool_next[top] = head[slot_v]
-                    head[slot_v] = top
-                    top += 1
+                    top = dial_push(head, pool_node, pool_next, top, slot_v, v)
                     pending += 1
         return settled
 

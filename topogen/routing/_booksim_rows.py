@@ -38,23 +38,12 @@ if _sssp.AVAILABLE:
             s = sources[i]
             row = out[i]
             tag = np.uint16(i & 0x7FFF)
-            dist[:] = inf
-            head[:] = -1
-            dist[s] = 0
-            pool_node[0] = s
-            pool_next[0] = -1
-            head[0] = 0
-            top = 1
-            pending = 1
+            top, pending, b = _sssp.dial_reset(dist, head, pool_node, pool_next, s)
             settled = 0
-            b = 0
             while settled < n and pending > 0:
-                slot = b & cmask
-                e = head[slot]
+                e, nxt, b = _sssp.dial_take(head, pool_next, b, cmask)
                 if e < 0:
-                    b += 1
                     continue
-                head[slot] = pool_next[e]
                 pending -= 1
                 v = pool_node[e]
                 if stamp[v] == tag:
@@ -77,11 +66,7 @@ if _sssp.AVAILABLE:
                     nd = dv + lat
                     if nd < du:
                         dist[u] = nd
-                        sl = nd & cmask
-                        pool_node[top] = u
-                        pool_next[top] = head[sl]
-                        head[sl] = top
-                        top += 1
+                        top = _sssp.dial_push(head, pool_node, pool_next, top, nd & cmask, u)
                         pending += 1
                 if v == s:
                     row[v] = sentinel

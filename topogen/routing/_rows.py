@@ -108,28 +108,16 @@ if _sssp.AVAILABLE:
         n = indptr.shape[0] - 1
         vmask = (one << vbits) - one
         cmask = head.shape[0] - 1
-        dist[:] = np.iinfo(dist.dtype).max
-        head[:] = -1
-        dist[s] = 0
+        top, pending, b = _sssp.dial_reset(dist, head, pool_node, pool_next, s)
         mask[s] = 0
-        pool_node[0] = s
-        pool_next[0] = -1
-        head[0] = 0
-        top = np.int64(1)
-        pending = 1
         settled = 0
-        b = np.int64(0)
         j0 = indptr[s]
         for j in range(j0, indptr[s + np.uint32(1)]):
             seed_bit[np.uint32(adj[j] & vmask)] = np.uint64(1) << np.uint64(j - j0)
         while settled < n and pending > 0:
-            slot = b & cmask
-            e = head[slot]
+            e, nxt, b = _sssp.dial_take(head, pool_next, b, cmask)
             if e < 0:
-                b += 1
                 continue
-            nxt = pool_next[e]
-            head[slot] = nxt
             pending -= 1
             u = pool_node[e]
             if stamp[u] == tag:
@@ -151,11 +139,8 @@ if _sssp.AVAILABLE:
                 m |= (seed_bit[u] if y == s else mask[y]) & tied
                 if nd < dy:
                     dist[y] = nd
-                    slot_y = np.int64(nd) & cmask
-                    pool_node[top] = y
-                    pool_next[top] = head[slot_y]
-                    head[slot_y] = top
-                    top += 1
+                    top = _sssp.dial_push(head, pool_node, pool_next, top,
+                                          np.int64(nd) & cmask, y)
                     pending += 1
             mask[u] = m
         return settled
@@ -305,26 +290,14 @@ if _sssp.AVAILABLE:
         n = indptr.shape[0] - 1
         vmask = (one << vbits) - one
         cmask = head.shape[0] - 1
-        dist[:] = np.iinfo(dist.dtype).max
-        head[:] = -1
-        dist[d] = 0
+        top, pending, b = _sssp.dial_reset(dist, head, pool_node, pool_next, d)
         depth[d] = 0
-        pool_node[0] = d
-        pool_next[0] = -1
-        head[0] = 0
-        top = np.int64(1)
-        pending = 1
         settled = 0
         longest = 0
-        b = np.int64(0)
         while settled < n and pending > 0:
-            slot = b & cmask
-            e = head[slot]
+            e, nxt, b = _sssp.dial_take(head, pool_next, b, cmask)
             if e < 0:
-                b += 1
                 continue
-            nxt = pool_next[e]
-            head[slot] = nxt
             pending -= 1
             u = pool_node[e]
             if stamp[u] == tag:
@@ -347,11 +320,8 @@ if _sssp.AVAILABLE:
                 nd = du + inc
                 if nd < dy:
                     dist[y] = nd
-                    slot_y = np.int64(nd) & cmask
-                    pool_node[top] = y
-                    pool_next[top] = head[slot_y]
-                    head[slot_y] = top
-                    top += 1
+                    top = _sssp.dial_push(head, pool_node, pool_next, top,
+                                          np.int64(nd) & cmask, y)
                     pending += 1
             if settled > 1:
                 if m == 0:
