@@ -56,7 +56,7 @@ from .. import sim_defaults
 from .base import FAILURE_STATUSES, fresh_path, row_problem, run_process, simulator_failed
 from .sst_rule import (ACCEPTED_TOLERANCE, BEHIND_FRACTION, BEHIND_REASON, LATENCY_GROWTH, endpoint_backlog,
                        saturation_reasons)
-from .sst_process import (ENV_VAR, LAUNCHERS, MPIRUN_ENV_VAR, PARTITIONERS, bundle_settings,  # noqa: F401
+from .sst_process import (ENV_VAR, SST_ENV, LAUNCHERS, MPIRUN_ENV_VAR, PARTITIONERS, bundle_settings,  # noqa: F401
                           check_ranks, classify, default_ranks, find_mpirun, find_sst, judge_process, offered_loads, parallel_run,
                           rank_columns, write_partition)
 from .sst_table import topology_args
@@ -114,15 +114,6 @@ DEFAULTS: dict[str, Any] = {
 #: The load of the phase a run on several ranks adds after its last load (fraction of link
 #: bandwidth; few packets, so the network drains).
 TAIL_LOAD = 0.001
-
-#: Environment of every ``offered_load`` run beside the caller's (None: removed).  SST runs
-#: the model in its embedded Python, which with ``PYTHONUNBUFFERED`` set makes C's stdout
-#: unbuffered: ``offered_load`` then writes each result line and its newline (or ``*``) in
-#: two pieces (measured with strace), and on several ranks ``mpirun`` put rank 0's
-#: completion line between them (``0.00  0 sSimulation is complete ...``).  Without it
-#: ``stdbuf -oL`` makes every line one write.
-SST_ENV: dict[str, str | None] = {"PYTHONUNBUFFERED": None}
-
 
 def trust_rows(rows: list[dict]) -> list[dict]:
     """Mark ``implausible`` every result row (``completed``, ``saturated``, ``deadlock``)

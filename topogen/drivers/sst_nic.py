@@ -530,7 +530,7 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
     list of dict
         One results row per load, latencies in cycles.
     """
-    from .sst_process import (bundle_settings, check_ranks, default_ranks, find_sst, judge_process, offered_loads, parallel_run,
+    from .sst_process import (SST_ENV, bundle_settings, check_ranks, default_ranks, find_sst, judge_process, offered_loads, parallel_run,
                               rank_columns, write_partition)
 
     exe = find_sst(binary)
@@ -588,8 +588,6 @@ def run_bernoulli(bundle, *, load: float | Sequence[float] = sim_defaults.LOAD, 
         if progress:
             count = f" ({len(rows) + 1} of {len(loads)})" if len(loads) > 1 else ""
             monitor = SSTMonitor(planned_ns=sum(cycles) * cycle_ps / 1000.0, point=f"load {float(x):g}{count}")
-        from .sst import SST_ENV
-
         env = {**(env or {}), **SST_ENV}  # whole lines in the shared log too
         proc = run_process(argv, log, timeout=timeout, cwd=out_dir, monitor=monitor, env=env)
         out, status, message = judge_process(proc)

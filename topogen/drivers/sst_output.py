@@ -116,7 +116,7 @@ def parse_stdout(source, *, ranks: int = 1) -> SSTOutput:
 
     On several ranks the log holds every rank's output as ``mpirun``/``srun`` forward it:
     each rank's lines in their order, whole when the ranks write a line at a time
-    (:data:`topogen.drivers.sst.SST_ENV` sees to it), but the ranks' lines interleaved.
+    (:data:`topogen.drivers.sst_process.SST_ENV` sees to it), but the ranks' lines interleaved.
     The table comes from the rank of endpoint 0, the completion line and SST's summary from
     rank 0 (topogen's partition puts endpoint 0 on rank 0; SST's partitioners may not), so
     the table's lines may come after the completion line with other lines between them

@@ -11,11 +11,19 @@ from ..errors import ParameterError
 from .base import RUNAWAY_FACTOR, ProcessResult, find_binary, signal_name
 from .sst_output import SSTOutput, parse_stdout
 
-__all__ = ["ENV_VAR", "MPIRUN_ENV_VAR", "find_sst", "find_mpirun", "classify", "judge_process",
+__all__ = ["ENV_VAR", "MPIRUN_ENV_VAR", "SST_ENV", "find_sst", "find_mpirun", "classify", "judge_process",
            "offered_loads", "bundle_settings"]
 
 ENV_VAR = "TOPOGEN_SST"
 MPIRUN_ENV_VAR = "TOPOGEN_MPIRUN"
+
+#: Environment of every SST run (``offered_load`` and the NIC's) beside the caller's (None: removed).  SST runs
+#: the model in its embedded Python, which with ``PYTHONUNBUFFERED`` set makes C's stdout
+#: unbuffered: ``offered_load`` then writes each result line and its newline (or ``*``) in
+#: two pieces (measured with strace), and on several ranks ``mpirun`` put rank 0's
+#: completion line between them (``0.00  0 sSimulation is complete ...``).  Without it
+#: ``stdbuf -oL`` makes every line one write.
+SST_ENV: dict[str, str | None] = {"PYTHONUNBUFFERED": None}
 
 
 def find_sst(binary=None) -> str:
