@@ -103,17 +103,3 @@ def test_a_tiny_quick_study_runs(tmp_path):
     assert res.extra_tables["claims"].empty
     text = ds._announce(quick=True, out=str(tmp_path / "q"))
     assert text.startswith("study dsnf-fig8-9-quick: 8 curves as experiment points")
-
-
-
-def test_a_crosscheck_spec_keeps_the_study_layouts():
-    """The BookSim cross-check of the study runs its networks on their own layouts with
-    BookSim's minimal routes on both simulators; only patterns both simulators take."""
-    study = ds.study_of("quick", ("uniform",), ("dsnf", "torus"))
-    doc = st.crosscheck_document(study, {("DSN-F", "8"): [0.05, 0.2], ("2-D torus", "8"): [0.05]})
-    assert doc["axes"]["simulator"] == ["reference", "booksim"] and doc["axes"]["routing"] == ["booksim-min"]
-    assert doc["axes"]["layout"] == [{"switches_per_cabinet": 16, "cabinets": 8, "placement": "native"},
-                                     {"switches_per_cabinet": 16, "cabinets": 8, "placement": "sequential"}]
-    assert {"topology": "torus(dims=[16,8])", "load": [0.2]} in doc["exclude"]
-    with pytest.raises(ParameterError, match="uniform or tornado"):
-        st.crosscheck_document(ds.study_of("quick", ("transpose",), ("dsnf",)), {("DSN-F", "9"): [0.1]})
