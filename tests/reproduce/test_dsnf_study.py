@@ -11,7 +11,6 @@ import math
 
 import pytest
 
-from topogen.errors import ParameterError
 
 from topogen.reproduce import dsnf_sim as ds
 from topogen.reproduce import study as st
