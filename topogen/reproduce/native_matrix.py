@@ -327,7 +327,8 @@ def markdown_table(points, summary) -> str:
     lines = ["| simulator | family | routing | size | topogen routing | isomorphic | reference | export | verdict | "
              "cause |", "|---|---|---|---|---|---|---|---|---|---|"]
     for s in summary:
-        lines.append(f"| {s.get('simulator', 'booksim')} | {s['family']} | {s['routing']} | {s['size']} | {s['topogen_routing']} | "
+        lines.append(f"| {s.get('simulator', 'booksim')} | {s['family']} | {s['routing']} | {s['size']} | "
+                     f"{s['topogen_routing']} | "
                      f"{_fmt(s['isomorphic'])} | {s['reference']} | {s['export']} | {s['verdict']} | "
                      f"{s['cause']} |")
     lines += ["", "| simulator | family | routing | point | load | native | reference | export |",
@@ -340,7 +341,8 @@ def markdown_table(points, summary) -> str:
         return f"{_fmt(v)} ({_fmt(p[f'{c}_ratio'])}, {p[f'{c}_verdict']})"
 
     for p in points:
-        lines.append(f"| {p.get('simulator', 'booksim')} | {p['family']} | {p['routing']} | {p['point']} | {_fmt(p['load'])} | {cell(p, 'native')} | "
+        lines.append(f"| {p.get('simulator', 'booksim')} | {p['family']} | {p['routing']} | {p['point']} | "
+                     f"{_fmt(p['load'])} | {cell(p, 'native')} | "
                      f"{cell(p, 'reference')} | {cell(p, 'export')} |")
     return "\n".join(lines) + "\n"
 
