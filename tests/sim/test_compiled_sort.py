@@ -113,8 +113,9 @@ def test_recorded_deliveries_keep_the_python_order():
 
 
 def test_the_cache_key_of_run_follows_its_inlined_helpers():
-    """numba's cache of ``_core.run`` is keyed by ``_core.py`` only: editing an inlined
-    helper must come with a new digest in ``_core.py`` (or stale compiled code runs)."""
+    """numba's cache of ``_core.run`` (and of the table kernels in ``routing._rows`` and
+    ``routing._booksim_rows``) is keyed by its own file only: editing an inlined helper
+    must come with a new digest in each (or stale compiled code runs)."""
     import hashlib
     from pathlib import Path
 
@@ -124,8 +125,11 @@ def test_the_cache_key_of_run_follows_its_inlined_helpers():
     h = hashlib.sha256()
     for f in (root / "_sssp.py",):
         h.update(f.read_bytes())
-    assert C.INLINED_HELPERS_SHA256 == h.hexdigest()[:16], (
-        f"set INLINED_HELPERS_SHA256 = {h.hexdigest()[:16]!r} in topogen/sim/_core.py")
+    from topogen.routing import _booksim_rows, _rows
+
+    for mod in (C, _rows, _booksim_rows):
+        assert mod.INLINED_HELPERS_SHA256 == h.hexdigest()[:16], (
+            f"set INLINED_HELPERS_SHA256 = {h.hexdigest()[:16]!r} in {mod.__file__}")
 
 
 def test_the_cache_key_of_the_knot_search_follows_the_core_constants():

@@ -7,6 +7,12 @@ import numpy as np
 
 from .. import _sssp
 
+#: numba keys the cache of this file's kernels by this file alone, but they inline the
+#: bucket-queue helpers of ``topogen/_sssp.py``: its SHA-256 (first 16 hex digits).  A test
+#: fails until it is updated after editing it, and the update changes this file, so no
+#: cached kernel outlives its helpers (``tests/sim/test_compiled_sort.py``).
+INLINED_HELPERS_SHA256 = "5662f8d6a9441441"
+
 __all__ = ["_tree_rows"]
 
 if _sssp.AVAILABLE:

@@ -41,6 +41,12 @@ from .. import _sssp
 from ..errors import ParameterError, RoutingError
 from ._npyfile import STREAM_COLUMNS, _npy_header, column_writer, to_file  # noqa: F401 (re-exported)
 
+#: numba keys the cache of this file's kernels by this file alone, but they inline the
+#: bucket-queue helpers of ``topogen/_sssp.py``: its SHA-256 (first 16 hex digits).  A test
+#: fails until it is updated after editing it, and the update changes this file, so no
+#: cached kernel outlives its helpers (``tests/sim/test_compiled_sort.py``).
+INLINED_HELPERS_SHA256 = "5662f8d6a9441441"
+
 __all__ = ["usable", "compute", "compute_columns", "plan", "per_source", "to_file", "column_writer"]
 
 #: Sources per block (one task of a thread; ``block x N`` bytes of output).
