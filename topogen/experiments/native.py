@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 from ..errors import ParameterError
 
-__all__ = ["NATIVE_ROUTINGS", "ROUTER_OPTIONS", "check_native", "native_routing", "native_config",
+__all__ = ["NATIVE_ROUTINGS", "ROUTER_OPTIONS", "booksim_copy", "check_native", "native_routing", "native_config",
            "native_adapters"]
 
 #: BookSim (topology, routing_function) -> topogen's routing of the same rule
@@ -56,17 +56,29 @@ def native_routing(options: dict, routing: str, topology, seed: int, num_vcs: in
         raise ParameterError(f"BookSim's {options['topology']} routes with {options['routing_function']}, which "
                              f"topogen runs as {want}; the point's routing is {routing}: set routing = {want!r} "
                              "for this topology")
-    if want == "ugal-booksim":
+    return booksim_copy(want, topology, seed=seed, num_vcs=num_vcs)
+
+
+def booksim_copy(name: str, topology, *, seed: int = 1, num_vcs: int | None = None):
+    """topogen's routing ``name`` on ``topology``, built as a copy of a BookSim routing
+    function is built: ``dragonfly-min`` (dragonflynew's ``min``), ``ugal-booksim``
+    (its ``ugal``), ``anca`` under BookSim's two-draw up-port rule, any other name by
+    :func:`topogen.routing.route`.  ``num_vcs`` None: the routing's own default."""
+    if name == "dragonfly-min":
+        from ..routing.ugal_booksim import dragonfly_min
+
+        return dragonfly_min(topology, num_vcs or 2)
+    if name == "ugal-booksim":
         from ..routing.ugal_booksim import ugal_booksim
 
-        return ugal_booksim(topology, seed=seed, num_vcs=num_vcs)
-    from ..routing.anca import anca
+        return ugal_booksim(topology, seed=seed, **({} if num_vcs is None else {"num_vcs": num_vcs}))
+    if name == "anca":
+        from ..routing.anca import anca
 
-    if want == "anca":
         return anca(topology, select="booksim")  # anca_fattree: two random up ports, fewer used credits
     from ..routing import route
 
-    return route(topology, None, want, seed=seed)
+    return route(topology, None, name, seed=seed)
 
 
 def native_config(options: dict, spec, seed: int, hosts: int, *, title: str = "a topogen experiment point") -> str:

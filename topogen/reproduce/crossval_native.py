@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
-from ..routing.ugal_booksim import dragonfly_min  # BookSim dragonflynew's min (re-exported)
+from ..routing.ugal_booksim import dragonfly_min  # noqa: F401 (BookSim dragonflynew's min, re-exported)
 
 __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "native_config",
            "isomorphic", "crossval_native", "native_command", "ZERO_LOAD", "saturation_verdict",
@@ -732,19 +732,9 @@ def default_loads(saturation: float, up_to: float = UP_TO) -> tuple[float, ...]:
 
 def native_routing(fam: NativeFamily, topology, num_vcs=None, seed: int = 1):
     """topogen's routing of ``fam`` on ``topology`` (its generator's network)."""
-    from ..routing import route
+    from ..experiments.native import booksim_copy
 
-    if fam.routing == "dragonfly-min":
-        return dragonfly_min(topology, num_vcs or 2)
-    if fam.routing == "ugal-booksim":
-        from ..routing.ugal_booksim import ugal_booksim
-
-        return ugal_booksim(topology, seed=seed)
-    if fam.routing == "anca":
-        from ..routing.anca import anca
-
-        return anca(topology, select="booksim")  # anca_fattree: two random up ports, fewer credits used
-    return route(topology, None, fam.routing, seed=seed)
+    return booksim_copy(fam.routing, topology, seed=seed, num_vcs=num_vcs)
 
 
 def crossval_native(family: str, out_dir, *, k: int = 4, n: int = 2, routing: str | None = None, c: int = 1,
