@@ -175,3 +175,21 @@ def test_plan_counts_points_and_simulations(tmp_path):
     assert pl["cpu_minutes"] > 0 and "4 to run" in pl["text"]
     more = st.plan(study, exp, seconds_per_hop={"*": 2e-6})
     assert more["cpu_minutes"] == pytest.approx(2 * pl["cpu_minutes"])
+
+
+def test_measured_rates_use_cpu_time_and_count_saturated_rows():
+    from types import SimpleNamespace as NS
+
+    content = {"routing": "min", "measure": {"packet_size": 1}}
+    ok = {"sim_cycles": 1000, "num_hosts": 10, "injected_flit_rate": 0.5, "hops_avg": 3.0}
+    sat = {"sim_cycles": 1000, "num_hosts": 10, "injected_flit_rate": 1.0, "hops_avg": math.nan}
+    records = {"b": {"rows": [ok], "seconds": 0.03}}  # an older record: wall time only
+    store = NS(done_ids=lambda: set(records), record=records.__getitem__)
+    exp = NS(points=[NS(id="a", content=content), NS(id="b", content=content)])
+    assert st._measured_rates(exp, store)["min"] == pytest.approx(0.03 / 15_000)
+    # a CPU-timed record replaces the wall-timed ones; its saturated row counts at the
+    # mean hops of its curve's sustained rows: 15,000 + 30,000 packet-hops
+    records["a"] = {"rows": [ok, sat], "seconds": 100.0, "cpu_seconds": 0.09}
+    assert st._measured_rates(exp, store)["min"] == pytest.approx(0.09 / 45_000)
+    records["b"]["cpu_seconds"] = 0.03
+    assert st._measured_rates(exp, store)["min"] == pytest.approx(0.12 / 60_000)

@@ -599,17 +599,20 @@ def plan(study: Study, exp, *, seconds_per_hop: dict | None = None) -> dict:
             f"cycles: {m['warmup_periods']} warm-up and 4 sample periods of {m['sample_period']:,} until the "
             f"convergence test stops it, and a drain; within {1 - NEAR_KNEE:.0%} of the knee {cycles_knee:,}; a "
             f"saturated one at most {cycles_sat:,}; seconds per "
-            "packet-hop " + (f"from the wall time of this store's finished curves for {', '.join(sorted(measured))} "
-                             "(more than their CPU time on a busy machine), recorded for the rest" if measured
+            "packet-hop " + (f"from this store's finished curves for {', '.join(sorted(measured))} (their CPU time; "
+                             "the wall time of records that have none), recorded for the rest" if measured
                              else "as recorded") + ")")
     return {"points": len(exp.points), "pending": len(pending), "simulations": sims, "cpu_minutes": cpu / 60,
             "text": text}
 
 
 def _measured_rates(exp, store) -> dict:
-    """Seconds per packet-hop by routing, from the finished points of ``store`` (each
-    point's time over the packet-hops of its rows: cycles x hosts x injected rate x
-    mean hops / packet size)."""
+    """Seconds per packet-hop by routing, from the finished points of ``store``: each
+    point's CPU time (its wall time where the record has none: more on a busy machine)
+    over the packet-hops of its rows, cycles x hosts x injected rate x mean hops / packet
+    size; a saturated row, which records no mean hops, counts at the mean hops of its
+    curve's sustained rows.  A routing's CPU-timed records, where it has any, are used
+    alone."""
     seconds: dict = {}
     hops: dict = {}
     done = store.done_ids()
@@ -617,20 +620,30 @@ def _measured_rates(exp, store) -> dict:
         if p.id not in done:
             continue
         rec = store.record(p.id)
+        rows = [r for r in (rec.get("rows") or [rec.get("row")]) if r]
+        size = float(p.content["measure"]["packet_size"])
+        means = [float(r.get("hops_avg", math.nan)) for r in rows]
+        means = [h for h in means if math.isfinite(h)]
+        fill = sum(means) / len(means) if means else math.nan
         total = 0.0
-        for r in rec.get("rows") or [rec.get("row")]:
+        for r in rows:
             try:
+                h = float(r.get("hops_avg", math.nan))
                 x = (float(r["sim_cycles"]) * float(r["num_hosts"]) * float(r["injected_flit_rate"])
-                     * float(r["hops_avg"]) / float(p.content["measure"]["packet_size"]))
+                     * (h if math.isfinite(h) else fill) / size)
             except (KeyError, TypeError, ValueError):
                 continue
-            if math.isfinite(x):  # a saturated run records no mean hops: its share is not counted
+            if math.isfinite(x):
                 total += x
-        if total > 0 and math.isfinite(total) and float(rec.get("seconds") or 0) > 0:
-            key = p.content["routing"]
-            seconds[key] = seconds.get(key, 0.0) + float(rec["seconds"])
+        cpu = rec.get("cpu_seconds")
+        spent = float(cpu if cpu is not None else rec.get("seconds") or 0)
+        if total > 0 and math.isfinite(total) and spent > 0:
+            key = (p.content["routing"], cpu is not None)
+            seconds[key] = seconds.get(key, 0.0) + spent
             hops[key] = hops.get(key, 0.0) + total
-    return {k: seconds[k] / hops[k] for k in seconds}
+    rates = {k: seconds[k] / hops[k] for k in seconds}
+    # a routing's CPU-timed records, where it has any, replace its wall-timed ones
+    return {routing: rates.get((routing, True), rate) for (routing, timed), rate in rates.items()}
 
 
 # ------------------------------------------------------------------------------- figure
