@@ -250,13 +250,21 @@ def _sweep_point(point, store: Store, simulate) -> list:
     return sorted(rows.values(), key=lambda r: float(r["offered_load"]))
 
 
+def _stop_point(signum, frame):
+    """A pool worker's SIGTERM (the parent stops the running points on Ctrl-C): raised as
+    KeyboardInterrupt, so a running simulator is stopped by its driver and the point stays
+    unrecorded (pending, run again on resume; a sweep keeps its finished loads)."""
+    raise KeyboardInterrupt
+
+
 def _worker_init() -> None:
     """Pool worker set-up: die with the parent (Linux), no progress bars, Ctrl-C left to the
-    parent (which lets the running points finish and stops)."""
+    parent, which stops the running points (SIGTERM: :func:`_stop_point`) and exits."""
     import signal
 
     os.environ["TOPOGEN_QUIET"] = "1"
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, _stop_point)
     try:
         import ctypes
 
@@ -373,6 +381,31 @@ def _pool(points, root, jobs, done) -> None:
                 for f in finished:
                     done(f.result(), min(len(running), jobs))
         except BaseException:
+            workers = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
             pool.shutdown(wait=False, cancel_futures=True)
+            _stop_workers(workers)
             raise
+
+
+#: seconds a pool worker has to stop its point after SIGTERM before it is killed (its
+#: engine checks for signals between chunks of simulated cycles)
+STOP_GRACE = 5.0
+
+
+def _stop_workers(workers) -> None:
+    """Stop a pool's ``workers`` (its processes) at once (Ctrl-C, or an error in the parent): SIGTERM, which a
+    worker turns into KeyboardInterrupt (its simulator stopped, its point not recorded),
+    then SIGKILL after :data:`STOP_GRACE` seconds.  Without this the pool's shutdown waits
+    for every running point to finish, which for a paper-size sweep is many minutes."""
+    import time
+
+    procs = [p for p in workers if p.is_alive()]
+    for p in procs:
+        p.terminate()
+    end = time.monotonic() + STOP_GRACE
+    for p in procs:
+        p.join(max(0.0, end - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
 

@@ -1,0 +1,105 @@
+"""Ctrl-C on a run with worker processes stops the running points at once: the command
+exits with the interrupt's code and one line, no process is left, no point is recorded,
+and the next run runs them."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from shared_paths import FIXTURES, needs_fixtures
+from tests.drivers import fakes
+
+from .conftest import cli, cli_env, write_spec
+
+SPEC = """
+[experiment]
+name = "stop"
+
+[axes]
+topology = [{ generator = "torus", params = { dims = [3, 3] } }]
+routing = ["booksim-min"]
+traffic = ["uniform"]
+load = [0.05, 0.3]
+simulator = ["booksim"]
+seed = [1]
+
+[measure]
+packet_size = 2
+link_latency = 1
+warmup_periods = 1
+sample_period = 100
+max_samples = 3
+"""
+
+
+def _descendants(pid: int) -> set:
+    """Process ids below ``pid`` (from /proc)."""
+    parent = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            parent[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        found.update(kids)
+        todo.extend(kids)
+    return found
+
+
+@needs_fixtures("booksim")
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
+    control = tmp_path / "control.json"
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    control.write_text(json.dumps({"hang_above": 0.0}))  # every run hangs for an hour
+    exe = fakes.booksim(tmp_path, FIXTURES, control=control)
+    spec = write_spec(tmp_path, SPEC)
+    env = dict(cli_env(), TOPOGEN_BOOKSIM=str(exe))
+    proc = subprocess.Popen(cli("run", spec, "--jobs", "2"), cwd=tmp_path, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while time.monotonic() < end:  # both points' simulators are running
+            below = _descendants(proc.pid)
+            hanging = [p for p in below if "booksim" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
+                       ] if below else []
+            if len(hanging) >= 2:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the fake simulators did not start")
+        time.sleep(0.5)
+        below = _descendants(proc.pid)
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
+        out, err = proc.communicate(timeout=60)
+        stopped_in = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err, err
+    assert stopped_in < 30  # not the hour the simulators would run
+    end = time.monotonic() + 10
+    while any(fakes.alive(p) for p in below) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not [p for p in below if fakes.alive(p)]  # workers and simulators gone
+    # nothing recorded: the next run runs both points (now allowed to finish)
+    control.write_text(json.dumps({}))
+    again = subprocess.run(cli("run", spec, "--jobs", "2"), cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    store = tmp_path / "stop.store" / "points"
+    assert len(list(store.glob("*.json"))) == 2
