@@ -217,3 +217,34 @@ def test_spec_options_reach_the_routing(tmp_path):
 def test_spec_rejects_a_negative_threshold(tmp_path):
     with pytest.raises(ParameterError, match="ugal_threshold"):
         _points(tmp_path, ugal_threshold=-3)
+
+
+def test_slimfly_study_spec_carries_the_reading_only_when_set():
+    from topogen.reproduce.slimfly_sim import STUDY_REFERENCE, study_of
+
+    assert study_of("quick").reference == STUDY_REFERENCE
+    assert study_of("quick", ugal_threshold=0, ugal_count_packet=False).reference == STUDY_REFERENCE
+    got = study_of("quick", ugal_threshold=12, ugal_count_packet=True).reference
+    assert got == {**STUDY_REFERENCE, "ugal_threshold": 12, "ugal_count_packet": True}
+
+
+def test_slimfly_study_refuses_a_reading_outside_the_study():
+    from topogen.reproduce.slimfly_sim import reproduce_slimfly_sim
+
+    with pytest.raises(ParameterError, match="--quick or --full"):
+        reproduce_slimfly_sim(ugal_threshold=4)
+
+
+def test_route_cli_writes_the_reading(tmp_path):
+    from topogen import formats
+    from topogen.cli import main
+
+    src = tmp_path / "sf.json"
+    formats.save(src, SF)
+    assert main(["-q", "route", str(src), "-a", "ugal-l", "--base", "nr", "--ugal-threshold", "7",
+                 "--ugal-count-packet", "-o", str(tmp_path / "r")]) == 0
+    r = load_routing(tmp_path / "r")
+    assert (r.variant, r.threshold, r.count_packet) == ("local", 7, True)
+    assert main(["-q", "route", str(src), "-a", "ugal-l", "--base", "nr", "-o", str(tmp_path / "p")]) == 0
+    p = load_routing(tmp_path / "p")
+    assert (p.threshold, p.count_packet) == (0, False) and "threshold" not in p.params
