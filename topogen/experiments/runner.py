@@ -62,6 +62,10 @@ def point_routing(point, spec, topology, layout):
     extra = {"base": ref["routing_base"]} if "routing_base" in ref else {}
     if "switch_delay_ns" in ref:
         extra["switch_delay"] = ref["switch_delay_ns"]
+    if "ugal_threshold" in ref:
+        extra["ugal_threshold"] = ref["ugal_threshold"]
+    if "ugal_count_packet" in ref:
+        extra["ugal_count_packet"] = ref["ugal_count_packet"]
     return route(topology, layout if spec.link_latency is None else None, spec.routing, seed=spec.seed,
                  candidates=ref["candidates"], **extra)
 

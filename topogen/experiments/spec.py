@@ -80,9 +80,12 @@ _SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep", "refe
 #: a header spends in each switch (default 4: routing, VC and switch allocation, crossbar
 #: one cycle each), ``switch_delay_ns``: the switch delay the ``fr`` base routes weigh
 #: against the cables (default 60), ``self_packets``: whether uniform traffic may pick the
-#: source itself (default true)
+#: source itself (default true); ``ugal_threshold`` (flits added to a Valiant candidate's
+#: cost, default 0) and ``ugal_count_packet`` (the packet's own flits counted in each queue,
+#: default false): UGAL's optional readings (:class:`topogen.routing.ugal.UgalRouting`)
 REFERENCE_KEYS = {"internal_speedup": (int, float), "routing_base": str, "candidates": int, "port_buffer": int,
-                  "router_delay": int, "switch_delay_ns": (int, float), "self_packets": bool}
+                  "router_delay": int, "switch_delay_ns": (int, float), "self_packets": bool,
+                  "ugal_threshold": int, "ugal_count_packet": bool}
 #: settings of ``load = "sweep"`` points (:func:`topogen.load_points.knee_sweep`)
 SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
 _TOPOLOGY_KEYS = ("generator", "params", "file", "label", "booksim", "link_cycles")
@@ -428,6 +431,14 @@ def _reference(doc, path, simulators, traffics) -> dict | None:
         out["switch_delay_ns"] = float(doc["switch_delay_ns"])
     if "self_packets" in doc:
         out["self_packets"] = bool(doc["self_packets"])
+    # UGAL's optional readings enter only when they change the rule (the printed rule's ids stay)
+    if doc.get("ugal_threshold", 0):
+        if doc["ugal_threshold"] < 0:
+            raise ParameterError(f"ugal_threshold in {_where(path, 'reference')} is flits added to the cost of a "
+                                 f"Valiant candidate, >= 0 (0: the rule as printed), got {doc['ugal_threshold']!r}")
+        out["ugal_threshold"] = int(doc["ugal_threshold"])
+    if doc.get("ugal_count_packet", False):
+        out["ugal_count_packet"] = True
     if not (math.isfinite(out["internal_speedup"]) and out["internal_speedup"] >= 1):
         raise ParameterError(f"internal_speedup in {_where(path, 'reference')} must be >= 1, "
                              f"got {out['internal_speedup']!r}")

@@ -329,7 +329,8 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
                           workers: int = 2, plot: str = "", simulator: str = "reference",
                           raw_dir: str = "", quick: bool = False, full: bool = False,
                           submit: bool = False, collect: bool = False, plan: bool = False,
-                          out: str = "", panels: str = "") -> ExperimentResult:
+                          out: str = "", panels: str = "", ugal_threshold: int = 0,
+                          ugal_count_packet: bool = False) -> ExperimentResult:
     """Slim Fly V (Fig. 6): MIN, VAL, UGAL-L, UGAL-G latency vs offered load, and the
     Dragonfly and fat-tree curves of the same figure.
 
@@ -401,6 +402,14 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         ``6d`` comma-separated or ``all``; default ``6a`` with --full (the six curves of
         uniform traffic, within an hour of CPU), ``all`` with --quick.  ``--traffic``
         names the same panels by their traffic (give one of the two).
+    ugal_threshold : int
+        With --quick or --full: flits added to the cost of every Valiant candidate of
+        UGAL-L/UGAL-G (SF's and DF's), default 0 (the rule as the paper prints it); see
+        docs/sim.md, "UGAL".  A reading of the rule is a different experiment: give it
+        its own --out.
+    ugal_count_packet : bool
+        With --quick or --full: count the packet's own flits in every queue UGAL
+        compares (default false, the printed rule).
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
@@ -410,7 +419,10 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
     if quick or full or submit or collect or plan or out or panels:
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
                           traffic=traffic, panels=panels, routings=routings, compare=compare or "all",
-                          sim_seed=sim_seed, workers=workers, plot=plot, simulator=simulator)
+                          sim_seed=sim_seed, workers=workers, plot=plot, simulator=simulator,
+                          ugal_threshold=ugal_threshold, ugal_count_packet=ugal_count_packet)
+    if ugal_threshold or ugal_count_packet:
+        raise ParameterError("--ugal-threshold and --ugal-count-packet apply to the study runs: add --quick or --full")
     traffic = traffic or "uniform,worstcase"
     compare = compare or "none"
     check_slimfly_q(q)
@@ -585,11 +597,13 @@ PAPER_KNEES = {("SF-MIN", "6a"): 0.875, ("SF-UGAL-G", "6a"): 0.875, ("SF-UGAL-L"
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), compare=tuple(COMPARISONS),
-             seed: int = 1):
+             seed: int = 1, ugal_threshold: int = 0, ugal_count_packet: bool = False):
     """Fig. 6 as a :class:`~topogen.reproduce.study.Study`: ``mode`` ``"full"`` (the
     paper's networks) or ``"quick"`` (SF q=3 and the DF and FT of
     :func:`comparison_network` at q=3), the panels of ``traffics``, the SF curves of
-    ``routings`` and the comparison curves of ``compare``."""
+    ``routings`` and the comparison curves of ``compare``; ``ugal_threshold`` /
+    ``ugal_count_packet`` set UGAL's optional readings (in the spec's ``[reference]``
+    only when they change the printed rule)."""
     from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
@@ -614,9 +628,14 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), comp
             pattern = tr if tr != "worstcase" else ("groupshift" if key == "DF" else f"shift:{hosts // 2}")
             curves.append(Curve(name, key, algorithm, pattern, PANELS[tr]))
     knees = {(c.label, c.panel): PAPER_KNEES[c.label, c.panel] for c in curves if (c.label, c.panel) in PAPER_KNEES}
+    reference = dict(STUDY_REFERENCE)
+    if ugal_threshold:
+        reference["ugal_threshold"] = int(ugal_threshold)
+    if ugal_count_packet:
+        reference["ugal_count_packet"] = True
     return Study(name=f"slimfly-fig6-{mode}", networks=nets, curves=curves, knees=knees,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
-                 reference=dict(STUDY_REFERENCE), sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
+                 reference=reference, sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
                  seed=seed, description=f"Slim Fly (Besta, Hoefler) Fig. 6, {mode}")
 
 
@@ -824,7 +843,9 @@ def _expanded(kwargs):
     cmp_ = [] if compare == "none" else _names(compare, COMPARISONS, "compare")
     if not rts and not cmp_:
         raise ParameterError("nothing to simulate: give routings or compare")
-    study = study_of(mode, trs, rts, cmp_, seed=int(kwargs.get("sim_seed", kwargs.get("seed", 1))))
+    study = study_of(mode, trs, rts, cmp_, seed=int(kwargs.get("sim_seed", kwargs.get("seed", 1))),
+                     ugal_threshold=int(kwargs.get("ugal_threshold") or 0),
+                     ugal_count_packet=bool(kwargs.get("ugal_count_packet")))
     folder = kwargs.get("out") or f"slimfly-sim-{mode}"
     return study, expand(study, folder)
 
@@ -854,6 +875,16 @@ def _study_run(**kwargs) -> ExperimentResult:
         notes=lambda study: [n for n in (_panels_note(kwargs), _setup_note(study)) if n])
 
 
+def _ugal_reading(reference: dict) -> str:
+    """UGAL's optional readings of a study's ``[reference]`` (empty for the printed rule)."""
+    parts = []
+    if reference.get("ugal_count_packet"):
+        parts.append("the packet's own flits counted in each queue")
+    if reference.get("ugal_threshold"):
+        parts.append(f"a Valiant path only when its cost + {reference['ugal_threshold']} flits is lower")
+    return f" ({'; '.join(parts)}; not the rule as printed)" if parts else ""
+
+
 def _setup_note(study) -> str:
     m, r = study.measure, study.reference
     nets = "; ".join(f"{k}: {n.description} ({n.generator} {n.params})" for k, n in study.networks.items())
@@ -861,7 +892,7 @@ def _setup_note(study) -> str:
             f"routers, {r['port_buffer']} flits per port shared by at least {m['num_vcs']} VCs (the smallest "
             "multiple of the routing's hop-indexed VC count: MIN/VAL/UGAL 4 x 16, DF UGAL-L 6 x 10), credit "
             f"delay {m['credit_delay']}, internal speedup {r['internal_speedup']:g}, {m['link_latency']}-cycle "
-            f"channels and stages, UGAL with {r['candidates']} Valiant candidates; warm-up {m['warmup_periods']} "
+            f"channels and stages, UGAL with {r['candidates']} Valiant candidates{_ugal_reading(r)}; warm-up {m['warmup_periods']} "
             f"x {m['sample_period']} cycles, at most {m['max_samples']} periods. Bit reversal and shift: the "
             "first 8,192 endpoints (the largest power of two) send and receive on all three full-size networks.")
 

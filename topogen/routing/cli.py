@@ -57,6 +57,12 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--candidates", type=int_option(1), default=4, metavar="K",
                    help="ugal-l/ugal-g: random Valiant paths compared with MIN per packet "
                         "(default 4, as the Slim Fly paper)")
+    p.add_argument("--ugal-threshold", dest="ugal_threshold", type=int_option(0), default=0, metavar="FLITS",
+                   help="ugal-l/ugal-g: flits added to the cost of every Valiant candidate (default 0, the "
+                        "rule as the Slim Fly paper prints it; docs/sim.md)")
+    p.add_argument("--ugal-count-packet", dest="ugal_count_packet", action="store_true",
+                   help="ugal-l/ugal-g: count the packet's own flits in every queue compared (default: not, "
+                        "the printed rule)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
     p.add_argument("--clock-period", dest="clock_period", type=float, default=None, metavar="NS",
                    help="booksim-min: router clock period giving link latencies in cycles, as "
@@ -123,6 +129,8 @@ def run_route(args) -> int:
               clock_period_ns=getattr(args, "clock_period", None))
     if args.algorithm in ("ugal-l", "ugal-g"):
         kw["candidates"] = getattr(args, "candidates", 4)
+        kw["ugal_threshold"] = getattr(args, "ugal_threshold", 0)
+        kw["ugal_count_packet"] = getattr(args, "ugal_count_packet", False)
     # nr/fr tables are streamed into the new folder as they are computed (bounded memory)
     stream = args.algorithm in ("nr", "fr")
     desc = f"{args.algorithm} routing of {topology.num_switches:,} switches"

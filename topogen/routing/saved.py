@@ -88,7 +88,9 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
             from .ugal import UgalRouting
 
             return UgalRouting(base, variant=params.get("variant"), candidates=params.get("candidates"),
-                               seed=params.get("seed"), num_vcs=md["num_vcs"])
+                               seed=params.get("seed"), num_vcs=md["num_vcs"],
+                               threshold=params.get("threshold", 0),
+                               count_packet=params.get("count_packet", False))
         return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"])
     except (ParameterError, RoutingError) as exc:
         raise FormatError(f"inconsistent routing folder: {exc}; compute it again with "

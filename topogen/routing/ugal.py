@@ -21,8 +21,15 @@ offset by the first segment's length), so every dependency goes from VC ``h`` to
 the Valiant superset (every base route at every VC offset ``0..D`` plus every junction at
 an intermediate switch), which contains every MIN and VAL candidate.
 
+Two readings of the rule are options (default off: the rule as the paper prints it):
+``count_packet`` adds the packet's own flits to every queue it reads (``(queue + S) x
+hops`` for UGAL-L, the sum of ``queue + S`` for UGAL-G, as UGAL's queue is the one the
+packet joins), and ``threshold`` ``T`` (flits, >= 0) is added to the cost of every VAL
+candidate, so a VAL path wins only when ``cost(VAL) + T < cost(MIN)`` (BookSim's
+dragonfly ``ugal`` compares ``q_min <= 2 q_nonmin + adaptive_threshold``).
+
 The routing is saved as the base MIN table plus the UGAL parameters (``variant``,
-``candidates``, ``seed``); ``topogen route -a ugal-l|ugal-g`` writes it and
+``candidates``, ``seed``, and ``threshold`` / ``count_packet`` when set); ``topogen route -a ugal-l|ugal-g`` writes it and
 ``topogen simulate`` runs it.
 """
 
@@ -57,17 +64,29 @@ class UgalRouting(ValiantRouting):
         Seed of :meth:`candidates` draws made without an explicit generator.
     num_vcs : int, optional
         VCs to declare; default and minimum ``2 * D``.
+    threshold : int
+        Flits added to the cost of every VAL candidate (default 0: the printed rule).
+    count_packet : bool
+        Count the packet's own flits in every queue it reads (default False).
     """
 
     deterministic = False
+    #: the rule as printed unless set (module docs); BookSim's variant keeps its own threshold
+    threshold = 0
+    count_packet = False
 
     def __init__(self, base: TableRouting, variant: str = "local", candidates: int = 4, seed=None,
-                 num_vcs: int | None = None):
+                 num_vcs: int | None = None, *, threshold: int = 0, count_packet: bool = False):
         if variant not in _NAMES:
             raise ParameterError(f"UGAL variant must be 'local' (UGAL-L) or 'global' (UGAL-G), "
                                  f"got {variant!r}")
         k = check_int("candidates", candidates, 1, 1 << 10,
                       hint=" (random Valiant paths compared with MIN per packet; the paper uses 4)")
+        threshold = check_int("UGAL threshold", threshold, 0, 1 << 20,
+                              hint=" (flits added to the cost of a Valiant candidate; 0 = the rule as printed)")
+        if not isinstance(count_packet, (bool, np.bool_)):
+            raise ParameterError(f"UGAL count_packet must be true or false (count the packet's own flits "
+                                 f"in the queues it compares), got {count_packet!r}")
         if isinstance(base, TableRouting) and num_vcs is not None:
             need = 2 * max(1, base.max_route_length())
             if check_int("num_vcs", num_vcs, 1) < need:
@@ -85,6 +104,18 @@ class UgalRouting(ValiantRouting):
             "choice": "per packet at the source switch: MIN vs candidates random VAL paths, "
                       "lowest cost, ties to MIN",
             "vc_rule": "hop (overall hop index; MIN 0..D-1, VAL 0..2D-1)"})
+        # the readings beyond the printed rule enter the parameters only when set, so a
+        # default routing's metadata (and every saved folder) stays as it was
+        self.threshold = threshold
+        self.count_packet = bool(count_packet)
+        if threshold:
+            self.params["threshold"] = threshold
+        if self.count_packet:
+            self.params["count_packet"] = True
+        if threshold or self.count_packet:
+            self.params["cost"] += (" (queues counting the packet's own flits)" if self.count_packet else "")
+            self.params["choice"] = (f"per packet at the source switch: MIN vs candidates random VAL paths; "
+                                     f"VAL only when its cost + {threshold} flits is lower, ties to MIN")
 
     def path(self, src: int, dst: int, rng=None):
         """The empty network's choice: the MIN path on hop-indexed VCs."""
@@ -111,7 +142,7 @@ class UgalRouting(ValiantRouting):
 
 
 def ugal(base_routing: TableRouting, variant: str = "local", *, candidates: int = 4, seed=None,
-         num_vcs: int | None = None) -> UgalRouting:
+         num_vcs: int | None = None, threshold: int = 0, count_packet: bool = False) -> UgalRouting:
     """UGAL-L (``variant="local"``) or UGAL-G (``"global"``) over ``base_routing``.
 
     Parameters
@@ -124,6 +155,10 @@ def ugal(base_routing: TableRouting, variant: str = "local", *, candidates: int 
     seed : int, optional
     num_vcs : int, optional
         Default and minimum ``2 * D`` (``D`` the longest base route).
+    threshold : int
+        Flits added to every VAL candidate's cost (default 0, the rule as printed).
+    count_packet : bool
+        Count the packet's own flits in the queues (default False, the rule as printed).
 
     Returns
     -------
@@ -144,4 +179,4 @@ def ugal(base_routing: TableRouting, variant: str = "local", *, candidates: int 
     .. [2] Slim Fly, Sec. IV-C (UGAL-L, UGAL-G) and IV-D (VCs).
     """
     return UgalRouting(base_routing, variant=variant, candidates=candidates, seed=seed,
-                       num_vcs=num_vcs)
+                       num_vcs=num_vcs, threshold=threshold, count_packet=count_packet)

@@ -317,6 +317,8 @@ class CompiledEngine:
         cf[C.C_UGAL] = 2 if r.variant == "global" else 1
         cf[C.C_UK] = r.k
         cf[C.C_UFULL] = network.config.num_vcs * network.config.vc_buf_size
+        cf[C.C_UOWN] = network.config.packet_size if r.count_packet else 0
+        cf[C.C_UTHR] = r.threshold
         sc[C.UD_N] = 0
         view = base.view
         return dict(ur=ranks, ui=np.asarray(view.indptr, np.int64),

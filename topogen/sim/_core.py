@@ -87,7 +87,10 @@ C_ANCA, C_AK, C_APL, C_ALEAF0, C_AN1 = 30, 31, 32, 33, 34
 # cycle runs; internal_speedup = C_RNUM / C_RDEN; routing_delay; a host's flits ahead of
 # its ejection channel (num_vcs x vc_buf_size)
 C_ROUNDS, C_RNUM, C_RDEN, C_RDELAY, C_EJROOM = 35, 36, 37, 38, 39
-NUM_CF = 40
+# UGAL's optional readings: flits added to every queue read (the packet's own, or 0); the
+# threshold in flits added to a Valiant candidate's cost (0: the rule as printed)
+C_UOWN, C_UTHR = 40, 41
+NUM_CF = 42
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -409,14 +412,15 @@ def _ugal_queue(o, credits, pt, pk, V, S, full):
 
 
 @_inline
-def _ugal_cost(glob, path, n, credits, pt, pk, V, S, full):
-    """UGAL-G: the sum of the queues along ``path[:n]``; UGAL-L: ``n`` x the first one."""
+def _ugal_cost(glob, path, n, credits, pt, pk, V, S, full, own):
+    """UGAL-G: the sum of the queues along ``path[:n]``; UGAL-L: ``n`` x the first one;
+    each queue plus ``own`` flits (the packet's own with ``count_packet``, else 0)."""
     if glob:
         c = 0
         for i in range(n):
-            c += _ugal_queue(path[i], credits, pt, pk, V, S, full)
+            c += _ugal_queue(path[i], credits, pt, pk, V, S, full) + own
         return c
-    return n * _ugal_queue(path[0], credits, pt, pk, V, S, full)
+    return n * (_ugal_queue(path[0], credits, pt, pk, V, S, full) + own)
 
 
 @_inline
@@ -426,6 +430,7 @@ def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, u
     V, S, EJ, kcls = cf[C_V], cf[C_S], cf[C_EJ], cf[C_KCLS]
     glob = cf[C_UGAL] == 2
     full = cf[C_UFULL]
+    own, thr = cf[C_UOWN], cf[C_UTHR]
     nsw = ur.shape[1]
     lim = ub.shape[1]
     s = np.int64(pt[EJ + pc[a, PC_SRC], OUT_SWITCH])
@@ -434,7 +439,7 @@ def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, u
     bn = _ugal_walk(ur, ui, uj, uph, s, d, ub[0], 0, lim)
     if bn < 0:
         return False
-    bc = _ugal_cost(glob, ub[0], bn, credits, pt, pk, V, S, full)
+    bc = _ugal_cost(glob, ub[0], bn, credits, pt, pk, V, S, full, own)
     lo, hi = (s, d) if s < d else (d, s)
     choice = 0
     for i in range(1, cf[C_UK] + 1):
@@ -451,7 +456,7 @@ def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, u
             cn = _ugal_walk(ur, ui, uj, uph, m, d, ub[c], cn, lim)
         if cn < 0:
             return False
-        cc = _ugal_cost(glob, ub[c], cn, credits, pt, pk, V, S, full)
+        cc = _ugal_cost(glob, ub[c], cn, credits, pt, pk, V, S, full, own) + thr
         if cc < bc:
             bi, bn, bc, choice = c, cn, cc, i
     uc[choice] += 1

@@ -19,6 +19,11 @@ chosen path uses routing VC ``h`` (the first VC of its class), as Valiant routin
 so all candidates share one acyclic VC order.  From then on the packet follows its path
 like a packet of a table routing.
 
+The routing's optional readings (:class:`topogen.routing.ugal.UgalRouting`, default off):
+``count_packet`` adds ``packet_size`` to every queue read (UGAL-L: hops x ``(queue +
+S)``; UGAL-G: the sum of ``queue + S``), and ``threshold`` ``T`` makes a Valiant candidate
+win only when its cost ``+ T`` is lower than the best so far.
+
 BookSim dragonflynew's ``ugal`` (:mod:`topogen.routing.ugal_booksim`, variant
 ``"booksim"``) takes its own rule here (:meth:`UgalChoice._choose_ugal_booksim`): one
 random intermediate terminal, BookSim's used-credit comparison, VC = phase.
@@ -48,6 +53,9 @@ class UgalChoice:
         # first VC of each port of a path: injection, then hop h on routing VC h
         self.ugal_vlo = (0,) + tuple(h * self.kcls for h in range(2 * max(1, r.longest) + 1))
         self.ugal_choices = [0] * (r.k + 1)  # packets that took MIN, VAL 1, ... (diagnostics)
+        # optional readings of the rule: the packet's own flits in each queue, the bias T
+        self.ugal_own = self.S if r.count_packet else 0
+        self.ugal_thr = r.threshold
         # BookSim dragonflynew's ugal (topogen.routing.ugal_booksim): its own rule and VCs
         self.ugal_booksim = r.variant == "booksim"
         if self.ugal_booksim:
@@ -103,13 +111,14 @@ class UgalChoice:
         route = self._ugal_route
         best = route(s, d)
         queue = self._queue
+        own, thr = self.ugal_own, self.ugal_thr
 
         if self.ugal_global:  # UGAL-G: the queues along the path
             def cost(path):
-                return sum(queue(e) for e in path)
+                return sum(queue(e) for e in path) + own * len(path)
         else:  # UGAL-L: hops x the queue of the first link
             def cost(path):
-                return len(path) * queue(path[0])
+                return len(path) * (queue(path[0]) + own)
 
         bc = cost(best)
         n = self.ugal_n
@@ -125,7 +134,7 @@ class UgalChoice:
             if m >= hi:
                 m += 1
             c = route(s, m) + route(m, d)
-            cc = cost(c)
+            cc = cost(c) + thr
             if cc < bc:
                 best, bc, bi = c, cc, i
         self.ugal_choices[bi] += 1
