@@ -72,3 +72,18 @@ def cold_probe(tmp_path):
         return dict(json.loads(lines[-1]), out="\n".join(lines[:-1]))
 
     return probe
+
+
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist's ``--dist loadgroup`` (the default, pyproject.toml), the tests of a
+    module that share a module-scoped fixture run on one worker, so the fixture (often a
+    whole quick study) is built once, not once per worker."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        for name in info.names_closure:
+            defs = info.name2fixturedefs.get(name)
+            if defs and defs[-1].scope == "module":
+                item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+                break
