@@ -66,6 +66,8 @@ def point_routing(point, spec, topology, layout):
         extra["ugal_threshold"] = ref["ugal_threshold"]
     if "ugal_count_packet" in ref:
         extra["ugal_count_packet"] = ref["ugal_count_packet"]
+    if ref.get("vc_ranges") and spec.routing in ("valiant", "ugal-l", "ugal-g"):
+        extra["vc_ranges"] = True
     return route(topology, layout if spec.link_latency is None else None, spec.routing, seed=spec.seed,
                  candidates=ref["candidates"], **extra)
 

@@ -82,10 +82,12 @@ _SECTIONS = ("experiment", "axes", "measure", "exclude", "slurm", "sweep", "refe
 #: against the cables (default 60), ``self_packets``: whether uniform traffic may pick the
 #: source itself (default true); ``ugal_threshold`` (flits added to a Valiant candidate's
 #: cost, default 0) and ``ugal_count_packet`` (the packet's own flits counted in each queue,
-#: default false): UGAL's optional readings (:class:`topogen.routing.ugal.UgalRouting`)
+#: default false): UGAL's optional readings (:class:`topogen.routing.ugal.UgalRouting`);
+#: ``vc_ranges`` (default false): Valiant and UGAL hops on blocks of the VC classes
+#: (:func:`topogen.routing.valiant.vc_ranges`)
 REFERENCE_KEYS = {"internal_speedup": (int, float), "routing_base": str, "candidates": int, "port_buffer": int,
                   "router_delay": int, "switch_delay_ns": (int, float), "self_packets": bool,
-                  "ugal_threshold": int, "ugal_count_packet": bool}
+                  "ugal_threshold": int, "ugal_count_packet": bool, "vc_ranges": bool}
 #: settings of ``load = "sweep"`` points (:func:`topogen.load_points.knee_sweep`)
 SWEEP_KEYS = {"low": (int, float), "high": (int, float), "tolerance": (int, float), "points": int}
 _TOPOLOGY_KEYS = ("generator", "params", "file", "label", "booksim", "link_cycles")
@@ -439,6 +441,8 @@ def _reference(doc, path, simulators, traffics) -> dict | None:
         out["ugal_threshold"] = int(doc["ugal_threshold"])
     if doc.get("ugal_count_packet", False):
         out["ugal_count_packet"] = True
+    if doc.get("vc_ranges", False):  # (likewise only when set)
+        out["vc_ranges"] = True
     if not (math.isfinite(out["internal_speedup"]) and out["internal_speedup"] >= 1):
         raise ParameterError(f"internal_speedup in {_where(path, 'reference')} must be >= 1, "
                              f"got {out['internal_speedup']!r}")

@@ -330,7 +330,7 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
                           raw_dir: str = "", quick: bool = False, full: bool = False,
                           submit: bool = False, collect: bool = False, plan: bool = False,
                           out: str = "", panels: str = "", ugal_threshold: int = 0,
-                          ugal_count_packet: bool = False) -> ExperimentResult:
+                          ugal_count_packet: bool = False, vc_ranges: bool = False) -> ExperimentResult:
     """Slim Fly V (Fig. 6): MIN, VAL, UGAL-L, UGAL-G latency vs offered load, and the
     Dragonfly and fat-tree curves of the same figure.
 
@@ -410,6 +410,10 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
     ugal_count_packet : bool
         With --quick or --full: count the packet's own flits in every queue UGAL
         compares (default false, the printed rule).
+    vc_ranges : bool
+        With --quick or --full: VAL's and UGAL's hop ``h`` of an ``n``-hop path on a block
+        of the VC classes (``floor(h C/n) .. floor((h+1) C/n) - 1``) instead of VC ``h``
+        alone (default false; docs/sim.md, "UGAL").  Give it its own --out.
     """
     from ..generators.slimfly import check_slimfly_q, slimfly
 
@@ -420,9 +424,11 @@ def reproduce_slimfly_sim(*, q: int = 3, loads: str = "0.1,0.2,0.3,0.4,0.5,0.6,0
         return _study_run(quick=quick, full=full, submit=submit, collect=collect, plan=plan, out=out,
                           traffic=traffic, panels=panels, routings=routings, compare=compare or "all",
                           sim_seed=sim_seed, workers=workers, plot=plot, simulator=simulator,
-                          ugal_threshold=ugal_threshold, ugal_count_packet=ugal_count_packet)
-    if ugal_threshold or ugal_count_packet:
-        raise ParameterError("--ugal-threshold and --ugal-count-packet apply to the study runs: add --quick or --full")
+                          ugal_threshold=ugal_threshold, ugal_count_packet=ugal_count_packet,
+                          vc_ranges=vc_ranges)
+    if ugal_threshold or ugal_count_packet or vc_ranges:
+        raise ParameterError("--ugal-threshold, --ugal-count-packet and --vc-ranges apply to the study runs: "
+                             "add --quick or --full")
     traffic = traffic or "uniform,worstcase"
     compare = compare or "none"
     check_slimfly_q(q)
@@ -597,13 +603,15 @@ PAPER_KNEES = {("SF-MIN", "6a"): 0.875, ("SF-UGAL-G", "6a"): 0.875, ("SF-UGAL-L"
 
 
 def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), compare=tuple(COMPARISONS),
-             seed: int = 1, ugal_threshold: int = 0, ugal_count_packet: bool = False):
+             seed: int = 1, ugal_threshold: int = 0, ugal_count_packet: bool = False,
+             vc_ranges: bool = False):
     """Fig. 6 as a :class:`~topogen.reproduce.study.Study`: ``mode`` ``"full"`` (the
     paper's networks) or ``"quick"`` (SF q=3 and the DF and FT of
     :func:`comparison_network` at q=3), the panels of ``traffics``, the SF curves of
     ``routings`` and the comparison curves of ``compare``; ``ugal_threshold`` /
     ``ugal_count_packet`` set UGAL's optional readings (in the spec's ``[reference]``
-    only when they change the printed rule)."""
+    only when they change the printed rule), ``vc_ranges`` VAL's and UGAL's VC blocks
+    (likewise only when set)."""
     from .study import Curve, Network, Study, knee_sweep
 
     if mode not in ("full", "quick"):
@@ -633,6 +641,8 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), routings=tuple(ROUTINGS), comp
         reference["ugal_threshold"] = int(ugal_threshold)
     if ugal_count_packet:
         reference["ugal_count_packet"] = True
+    if vc_ranges:
+        reference["vc_ranges"] = True
     return Study(name=f"slimfly-fig6-{mode}", networks=nets, curves=curves, knees=knees,
                  measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
                  reference=reference, sweep=knee_sweep(SWEEP_POINTS["full" if mode == "full" else "quick"]),
@@ -845,7 +855,8 @@ def _expanded(kwargs):
         raise ParameterError("nothing to simulate: give routings or compare")
     study = study_of(mode, trs, rts, cmp_, seed=int(kwargs.get("sim_seed", kwargs.get("seed", 1))),
                      ugal_threshold=int(kwargs.get("ugal_threshold") or 0),
-                     ugal_count_packet=bool(kwargs.get("ugal_count_packet")))
+                     ugal_count_packet=bool(kwargs.get("ugal_count_packet")),
+                     vc_ranges=bool(kwargs.get("vc_ranges")))
     folder = kwargs.get("out") or f"slimfly-sim-{mode}"
     return study, expand(study, folder)
 
@@ -882,6 +893,8 @@ def _ugal_reading(reference: dict) -> str:
         parts.append("the packet's own flits counted in each queue")
     if reference.get("ugal_threshold"):
         parts.append(f"a Valiant path only when its cost + {reference['ugal_threshold']} flits is lower")
+    if reference.get("vc_ranges"):
+        parts.append("hop h of an n-hop path on VC classes floor(h C/n) .. floor((h+1) C/n) - 1")
     return f" ({'; '.join(parts)}; not the rule as printed)" if parts else ""
 
 

@@ -86,7 +86,7 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
           switch_delay: float = 60.0, base: str | None = None, root=None,
           ties: str = "spread", ties_seed=None, clock_period_ns: float | None = None,
           ranks_file=None, candidates: int = 4, ugal_threshold: int = 0,
-          ugal_count_packet: bool = False):
+          ugal_count_packet: bool = False, vc_ranges: bool = False):
     """Compute a routing by name (the CLI's ``--algorithm``).
 
     ``hop``, ``layered``, ``valiant``, ``ugal-l`` and ``ugal-g`` are built on ``base`` (default ``"fr"`` when a
@@ -108,7 +108,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     ``ugal-l`` / ``ugal-g`` (:func:`ugal`): ``candidates`` random Valiant paths per packet
     (default 4, Slim Fly IV-C), ``vcs`` hop-indexed VCs (default and minimum ``2 * D``);
     ``ugal_threshold`` / ``ugal_count_packet``: the rule's optional readings (default the
-    rule as printed; :class:`UgalRouting`).
+    rule as printed; :class:`UgalRouting`); ``vc_ranges`` (``valiant``, ``ugal-*``): hop
+    ``h`` of an ``n``-hop path on a block of the VC classes (default off: VC ``h``;
+    :func:`~topogen.routing.valiant.vc_ranges`).
     ``nca`` / ``anca`` (:func:`nca`, :func:`anca`): nearest-common-ancestor routing of a
     k-ary n-tree (``kary-ntree`` / ``fat-tree`` topologies), one VC.
     ``ugal-booksim`` (:func:`ugal_booksim`): BookSim2 dragonflynew's ``ugal`` on a
@@ -263,6 +265,6 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
 
     if algorithm in UGAL_VARIANTS:
         return ugal(_base(), UGAL_VARIANTS[algorithm], candidates=candidates, seed=seed, num_vcs=vcs,
-                    threshold=ugal_threshold, count_packet=ugal_count_packet)
-    return valiant(_base(), seed=seed, num_vcs=vcs)
+                    threshold=ugal_threshold, count_packet=ugal_count_packet, vc_ranges=vc_ranges)
+    return valiant(_base(), seed=seed, num_vcs=vcs, vc_ranges=vc_ranges)
 

@@ -63,6 +63,9 @@ def add_route_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--ugal-count-packet", dest="ugal_count_packet", action="store_true",
                    help="ugal-l/ugal-g: count the packet's own flits in every queue compared (default: not, "
                         "the printed rule)")
+    p.add_argument("--vc-ranges", dest="vc_ranges", action="store_true",
+                   help="valiant/ugal-l/ugal-g: hop h of an n-hop path may use a block of the VC classes "
+                        "(floor(h C/n) .. floor((h+1) C/n) - 1), not VC h alone (default: VC h; docs/sim.md)")
     p.add_argument("--switch-delay", dest="switch_delay", type=float, default=60.0, metavar="NS")
     p.add_argument("--clock-period", dest="clock_period", type=float, default=None, metavar="NS",
                    help="booksim-min: router clock period giving link latencies in cycles, as "
@@ -131,6 +134,8 @@ def run_route(args) -> int:
         kw["candidates"] = getattr(args, "candidates", 4)
         kw["ugal_threshold"] = getattr(args, "ugal_threshold", 0)
         kw["ugal_count_packet"] = getattr(args, "ugal_count_packet", False)
+    if args.algorithm in ("ugal-l", "ugal-g", "valiant") and getattr(args, "vc_ranges", False):
+        kw["vc_ranges"] = True
     # nr/fr tables are streamed into the new folder as they are computed (bounded memory)
     stream = args.algorithm in ("nr", "fr")
     desc = f"{args.algorithm} routing of {topology.num_switches:,} switches"

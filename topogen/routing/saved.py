@@ -90,8 +90,10 @@ def load_routing(directory, *, topology: Topology | None = None, layout=None) ->
             return UgalRouting(base, variant=params.get("variant"), candidates=params.get("candidates"),
                                seed=params.get("seed"), num_vcs=md["num_vcs"],
                                threshold=params.get("threshold", 0),
-                               count_packet=params.get("count_packet", False))
-        return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"])
+                               count_packet=params.get("count_packet", False),
+                               vc_ranges=params.get("vc_ranges", False))
+        return ValiantRouting(base, seed=params.get("seed"), num_vcs=md["num_vcs"],
+                              vc_ranges=params.get("vc_ranges", False))
     except (ParameterError, RoutingError) as exc:
         raise FormatError(f"inconsistent routing folder: {exc}; compute it again with "
                           "`topogen route FILE -o DIR`", path=meta_path) from None

@@ -28,8 +28,14 @@ packet joins), and ``threshold`` ``T`` (flits, >= 0) is added to the cost of eve
 candidate, so a VAL path wins only when ``cost(VAL) + T < cost(MIN)`` (BookSim's
 dragonfly ``ugal`` compares ``q_min <= 2 q_nonmin + adaptive_threshold``).
 
+Option ``vc_ranges`` (default off): hop ``h`` of an ``n``-hop candidate may use any VC of
+a block of the ``C`` hop classes (:func:`topogen.routing.valiant.vc_ranges`: classes
+``floor(h C / n) .. floor((h + 1) C / n) - 1``), so VCs still rise strictly along every
+path and a 2-hop MIN path gets two classes per hop (as ``hop`` routing gives it) where the
+hop-indexed rule gives it one.
+
 The routing is saved as the base MIN table plus the UGAL parameters (``variant``,
-``candidates``, ``seed``, and ``threshold`` / ``count_packet`` when set); ``topogen route -a ugal-l|ugal-g`` writes it and
+``candidates``, ``seed``, and ``threshold`` / ``count_packet`` / ``vc_ranges`` when set); ``topogen route -a ugal-l|ugal-g`` writes it and
 ``topogen simulate`` runs it.
 """
 
@@ -68,6 +74,9 @@ class UgalRouting(ValiantRouting):
         Flits added to the cost of every VAL candidate (default 0: the printed rule).
     count_packet : bool
         Count the packet's own flits in every queue it reads (default False).
+    vc_ranges : bool
+        Hop ``h`` of an ``n``-hop path on a block of the VC classes (module docs; default
+        False: VC ``h``).
     """
 
     deterministic = False
@@ -76,7 +85,8 @@ class UgalRouting(ValiantRouting):
     count_packet = False
 
     def __init__(self, base: TableRouting, variant: str = "local", candidates: int = 4, seed=None,
-                 num_vcs: int | None = None, *, threshold: int = 0, count_packet: bool = False):
+                 num_vcs: int | None = None, *, threshold: int = 0, count_packet: bool = False,
+                 vc_ranges: bool = False):
         if variant not in _NAMES:
             raise ParameterError(f"UGAL variant must be 'local' (UGAL-L) or 'global' (UGAL-G), "
                                  f"got {variant!r}")
@@ -93,7 +103,7 @@ class UgalRouting(ValiantRouting):
                 raise RoutingError(
                     f"{_NAMES[variant].upper()} needs at least {need} VCs (hop-indexed VCs on Valiant "
                     f"candidates of up to {need} hops), got {num_vcs}; raise --vcs to {need}")
-        super().__init__(base, seed=seed, num_vcs=num_vcs)
+        super().__init__(base, seed=seed, num_vcs=num_vcs, vc_ranges=vc_ranges)
         self.algorithm = _NAMES[variant]
         self.variant = variant
         self.k = k
@@ -103,7 +113,8 @@ class UgalRouting(ValiantRouting):
                      else "sum of the output queues along the path"),
             "choice": "per packet at the source switch: MIN vs candidates random VAL paths, "
                       "lowest cost, ties to MIN",
-            "vc_rule": "hop (overall hop index; MIN 0..D-1, VAL 0..2D-1)"})
+            "vc_rule": self.params["vc_rule"] if self.vc_ranges else
+            "hop (overall hop index; MIN 0..D-1, VAL 0..2D-1)"})
         # the readings beyond the printed rule enter the parameters only when set, so a
         # default routing's metadata (and every saved folder) stays as it was
         self.threshold = threshold
@@ -118,12 +129,13 @@ class UgalRouting(ValiantRouting):
                                      f"VAL only when its cost + {threshold} flits is lower, ties to MIN")
 
     def path(self, src: int, dst: int, rng=None):
-        """The empty network's choice: the MIN path on hop-indexed VCs."""
+        """The empty network's choice: the MIN path on hop-indexed VCs (with ``vc_ranges``
+        the first class of each hop's block)."""
         n = self.num_switches
         src = _check_switch("src", src, n)
         dst = _check_switch("dst", dst, n)
         sw, _ = self.base.path(src, dst)
-        return np.asarray(sw, dtype=np.int32), np.arange(len(sw) - 1, dtype=np.int16)
+        return np.asarray(sw, dtype=np.int32), self._range_vcs(np.arange(len(sw) - 1, dtype=np.int16))
 
     def candidates(self, src: int, dst: int, rng=None):
         """MIN and ``k`` random VAL candidates (:func:`~topogen.routing.ugal_candidates`),
@@ -131,6 +143,8 @@ class UgalRouting(ValiantRouting):
         return ugal_candidates(self.base, src, dst, k=self.k, rng=self._rng if rng is None else rng)
 
     def describe_check(self) -> str:
+        if self.vc_ranges:
+            return "every UGAL candidate: " + super().describe_check()
         return ("every UGAL candidate: superset of the MIN and Valiant dependencies (base routes "
                 "with hop-indexed VCs at every offset 0..D, plus every junction at the "
                 "intermediate switch)")
@@ -142,7 +156,8 @@ class UgalRouting(ValiantRouting):
 
 
 def ugal(base_routing: TableRouting, variant: str = "local", *, candidates: int = 4, seed=None,
-         num_vcs: int | None = None, threshold: int = 0, count_packet: bool = False) -> UgalRouting:
+         num_vcs: int | None = None, threshold: int = 0, count_packet: bool = False,
+         vc_ranges: bool = False) -> UgalRouting:
     """UGAL-L (``variant="local"``) or UGAL-G (``"global"``) over ``base_routing``.
 
     Parameters
@@ -159,6 +174,8 @@ def ugal(base_routing: TableRouting, variant: str = "local", *, candidates: int 
         Flits added to every VAL candidate's cost (default 0, the rule as printed).
     count_packet : bool
         Count the packet's own flits in the queues (default False, the rule as printed).
+    vc_ranges : bool
+        Hop ``h`` of an ``n``-hop path on a block of the VC classes (default False: VC ``h``).
 
     Returns
     -------
@@ -179,4 +196,5 @@ def ugal(base_routing: TableRouting, variant: str = "local", *, candidates: int 
     .. [2] Slim Fly, Sec. IV-C (UGAL-L, UGAL-G) and IV-D (VCs).
     """
     return UgalRouting(base_routing, variant=variant, candidates=candidates, seed=seed,
-                       num_vcs=num_vcs, threshold=threshold, count_packet=count_packet)
+                       num_vcs=num_vcs, threshold=threshold, count_packet=count_packet,
+                       vc_ranges=vc_ranges)

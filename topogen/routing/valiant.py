@@ -11,6 +11,14 @@ from VC ``k`` to ``k+1``, so the CDG is acyclic; it needs ``2 * D`` VCs where ``
 longest base route (4 on a Slim Fly).  A Valiant path may visit a switch twice (the
 segments may cross); the VCs still increase strictly.
 
+VC ranges (option ``vc_ranges``, default off): hop ``h`` of an ``n``-hop path may use any
+VC of the classes ``floor(h C / n) .. floor((h + 1) C / n) - 1`` of the ``C = num_vcs``
+hop classes (:func:`vc_ranges`): the ``C`` classes are cut into ``n`` consecutive blocks,
+one per hop, so every path's VCs still rise strictly (the CDG stays acyclic) while a path
+shorter than ``C`` hops gets more than one class per hop (a 2-hop MIN path on 4 classes:
+classes 0-1, then 2-3, as many VCs per hop as ``hop`` routing gives it).  ``path`` gives
+the first class of each hop's block.
+
 UGAL (Slim Fly IV-C) chooses per packet between the MIN path and ``k`` random VAL paths
 (the paper finds ``k = 4`` best).  :func:`ugal_candidates` returns the candidates as data,
 :func:`ugal_select` applies the choice rule:
@@ -36,7 +44,18 @@ from .._validate import check_int
 from ..errors import ParameterError, RoutingError
 from .base import Routing, TableRouting, _check_switch
 
-__all__ = ["ValiantRouting", "valiant", "UgalCandidates", "ugal_candidates", "ugal_select"]
+__all__ = ["ValiantRouting", "valiant", "UgalCandidates", "ugal_candidates", "ugal_select", "vc_ranges"]
+
+
+def vc_ranges(n: int, classes: int) -> tuple[tuple, tuple]:
+    """The VC-class blocks of an ``n``-hop path over ``classes`` hop classes (module docs):
+    ``(first, count)``, hop ``h`` may use the classes ``first[h] .. first[h] + count[h] - 1``."""
+    n = int(n)
+    if n < 1 or n > classes:
+        raise RoutingError(f"VC ranges need at most one hop per VC class: a {n}-hop path over "
+                           f"{classes} classes; raise num_vcs to at least {n}")
+    first = tuple(h * classes // n for h in range(n))
+    return first, tuple(((h + 1) * classes // n) - first[h] for h in range(n))
 
 
 class ValiantRouting(Routing):
@@ -49,7 +68,14 @@ class ValiantRouting(Routing):
 
     deterministic = False
 
-    def __init__(self, base: TableRouting, seed=None, num_vcs: int | None = None):
+    #: hop ``h`` of an ``n``-hop path on a block of classes (module docs); off: VC ``h``
+    vc_ranges = False
+
+    def __init__(self, base: TableRouting, seed=None, num_vcs: int | None = None, *,
+                 vc_ranges: bool = False):
+        if not isinstance(vc_ranges, (bool, np.bool_)):
+            raise ParameterError(f"vc_ranges must be true or false (hop h of an n-hop path on "
+                                 f"a block of the VC classes), got {vc_ranges!r}")
         if not isinstance(base, TableRouting):
             raise ParameterError(f"valiant needs a deterministic table routing as base, got "
                                  f"{type(base).__name__}")
@@ -73,6 +99,12 @@ class ValiantRouting(Routing):
                          num_vcs=num_vcs)
         self.seed = seed
         self._rng = make_rng(seed)
+        # in the parameters only when set, so a default routing's metadata stays as it was
+        self.vc_ranges = bool(vc_ranges)
+        if self.vc_ranges:
+            self.params["vc_ranges"] = True
+            self.params["vc_rule"] = ("ranges (hop h of an n-hop path on classes "
+                                      "floor(h C/n) .. floor((h+1) C/n) - 1 of the C = num_vcs)")
 
     def draw_intermediate(self, src: int, dst: int, rng=None) -> int:
         """A uniformly random switch other than ``src`` and ``dst``."""
@@ -80,7 +112,14 @@ class ValiantRouting(Routing):
 
     def path_via(self, src: int, mid: int, dst: int):
         """The Valiant path through ``mid`` with its VCs."""
-        return _path_via(self.base, src, mid, dst)
+        sw, vcs = _path_via(self.base, src, mid, dst)
+        return sw, self._range_vcs(vcs)
+
+    def _range_vcs(self, vcs):
+        """``vcs`` (hop-indexed) or, with ``vc_ranges``, the first class of each hop's block."""
+        if not self.vc_ranges or len(vcs) == 0:
+            return vcs
+        return np.asarray(vc_ranges(len(vcs), self.num_vcs)[0], dtype=np.int16)
 
     def path(self, src: int, dst: int, rng=None):
         n = self.num_switches
@@ -92,6 +131,9 @@ class ValiantRouting(Routing):
 
     def dependency_chunks(self, pairs=None):
         """A superset of the dependencies (module docs of :mod:`.deadlock`)."""
+        if self.vc_ranges:
+            yield from self._range_chunks(pairs)
+            return
         base, v = self.base, self.num_vcs
         d_max = self.longest
         firsts, lasts = [], []
@@ -125,7 +167,70 @@ class ValiantRouting(Routing):
         b = first[fidx, 1] * v + last[rep, 2]
         yield np.unique(np.concatenate([a, b])), a, b
 
+    def _range_chunks(self, pairs):
+        """The superset with ``vc_ranges``: every base route as hops ``off ..`` of every
+        path length ``n`` (its own up to ``2 D``), each hop on every class of its block,
+        plus every junction at an intermediate switch (first segment of ``l1`` hops, second
+        of ``1 .. D``)."""
+        base, v, d_max = self.base, self.num_vcs, self.longest
+        blocks = {n: vc_ranges(n, v) for n in range(1, 2 * d_max + 1)}
+
+        def pairs_of(n, h):  # (class at hop h, class at hop h + 1) of an n-hop path
+            f, c = blocks[n]
+            return [(x, y) for x in range(f[h], f[h] + c[h]) for y in range(f[h + 1], f[h + 1] + c[h + 1])]
+
+        firsts, lasts = [], []
+        for s, d in base._pair_blocks(pairs):
+            ent, _ = base.route_matrix(s, d, with_vcs=False)
+            if ent.size == 0:
+                continue
+            length = (ent >= 0).sum(axis=0)
+            for L in np.unique(length):
+                cols = ent[:, length == L]
+                L = int(L)
+                chans = [cols[:L].ravel() * v + c for c in range(v)]
+                a_all, b_all = [], []
+                for n in range(L, 2 * d_max + 1):
+                    for off in range(0, n - L + 1):
+                        for h in range(L - 1):
+                            for x, y in pairs_of(n, off + h):
+                                a_all.append(cols[h] * v + x)
+                                b_all.append(cols[h + 1] * v + y)
+                a = np.concatenate(a_all) if a_all else np.zeros(0, dtype=np.int64)
+                b = np.concatenate(b_all) if b_all else np.zeros(0, dtype=np.int64)
+                yield np.unique(np.concatenate(chans)), a, b
+            cidx = np.arange(ent.shape[1])
+            lasts.append(np.stack([d, ent[length - 1, cidx], length], axis=1))
+            firsts.append(np.stack([s, ent[0]], axis=1))
+        if not lasts:
+            return
+        last = np.unique(np.concatenate(lasts), axis=0)    # (mid, entry into mid, length)
+        first = np.unique(np.concatenate(firsts), axis=0)  # (mid, entry out of mid)
+        order = np.argsort(first[:, 0], kind="stable")
+        first = first[order]
+        starts = np.searchsorted(first[:, 0], last[:, 0], side="left")
+        ends = np.searchsorted(first[:, 0], last[:, 0], side="right")
+        cnt = ends - starts
+        rep = np.repeat(np.arange(len(last)), cnt)
+        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        fidx = np.repeat(starts, cnt) + offs
+        ein, eout, l1 = last[rep, 1], first[fidx, 1], last[rep, 2]
+        a_all, b_all = [], []
+        for L1 in np.unique(l1):
+            sel = l1 == L1
+            for l2 in range(1, d_max + 1):
+                for x, y in pairs_of(int(L1) + l2, int(L1) - 1):
+                    a_all.append(ein[sel] * v + x)
+                    b_all.append(eout[sel] * v + y)
+        if a_all:
+            a, b = np.concatenate(a_all), np.concatenate(b_all)
+            yield np.unique(np.concatenate([a, b])), a, b
+
     def describe_check(self) -> str:
+        if self.vc_ranges:
+            return ("superset of the Valiant dependencies with VC ranges: base routes as every "
+                    "stretch of paths up to 2 D hops, each hop on every class of its block, plus "
+                    "every junction at the intermediate switch")
         return ("superset of the Valiant dependencies: base routes with hop-indexed VCs at "
                 "every offset 0..D, plus every junction at the intermediate switch")
 
@@ -154,7 +259,8 @@ def _path_via(base: TableRouting, src: int, mid: int, dst: int):
     return sw, np.arange(len(sw) - 1, dtype=np.int16)
 
 
-def valiant(base_routing: TableRouting, seed=None, num_vcs: int | None = None) -> ValiantRouting:
+def valiant(base_routing: TableRouting, seed=None, num_vcs: int | None = None, *,
+            vc_ranges: bool = False) -> ValiantRouting:
     """Valiant routing over ``base_routing``'s minimal routes (Slim Fly IV-B).
 
     Parameters
@@ -165,6 +271,9 @@ def valiant(base_routing: TableRouting, seed=None, num_vcs: int | None = None) -
         Seed of the routing's own generator (recorded in ``params["seed"]``).
     num_vcs : int, optional
         VCs to declare; default the minimum ``2 * D`` (``D`` = longest base route).
+    vc_ranges : bool
+        Hop ``h`` of an ``n``-hop path on a block of the VC classes (module docs; default
+        False: VC ``h``).
 
     Returns
     -------
@@ -182,7 +291,7 @@ def valiant(base_routing: TableRouting, seed=None, num_vcs: int | None = None) -
        11(2), 1982.
     .. [2] Slim Fly, Sec. IV-B and IV-D.
     """
-    return ValiantRouting(base_routing, seed=seed, num_vcs=num_vcs)
+    return ValiantRouting(base_routing, seed=seed, num_vcs=num_vcs, vc_ranges=vc_ranges)
 
 
 @dataclass

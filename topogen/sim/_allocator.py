@@ -125,7 +125,7 @@ class SeparableAllocator:
         if o >= self.ej_base:
             return o * V, o * V + V
         lo = o * V + pkt.vlo[pkt.hop]
-        return lo, lo + self.kcls
+        return lo, lo + (self.kcls if self.vr_w is None else self.vr_w[pkt.links][pkt.hop])
 
     def _vc_request(self, pkt, now: int) -> None:
         """``pkt``'s head, routed, asks for an output VC (it may ask for the switch one
@@ -294,12 +294,13 @@ class SeparableAllocator:
                 return
         else:
             lo = o * self.V + pkt.vlo[pkt.hop]
-            if self.kcls == 1:
+            k = self.kcls if self.vr_w is None else self.vr_w[pkt.links][pkt.hop]
+            if k == 1:
                 if credits[lo] < S:
                     return
                 best = lo
             else:
-                best = roomiest_vc(credits, lo, lo + self.kcls, S)
+                best = roomiest_vc(credits, lo, lo + k, S)
                 if best < 0:
                     return
         reqs = per_in.get(ip)

@@ -202,6 +202,8 @@ class CompiledEngine:
             cf[[C.C_ROUNDS, C.C_RNUM, C.C_RDEN, C.C_RDELAY, C.C_EJROOM]] = [
                 nrmax, rnum, rden, c.routing_delay, V * c.vc_buf_size]
         cf[C.C_KCLS] = network.vcs_per_class
+        # Valiant / UGAL with vc_ranges: the routing's classes (each hop on a block of them)
+        cf[C.C_VRC] = network.routing.num_vcs if getattr(network.routing, "vc_ranges", False) else 0
         cf[C.C_INJBUF0] = network.inj_base * V
         cf[C.C_EJ], cf[C.C_INJ] = network.ej_base, network.inj_base
         cf[C.C_DL] = self.deadlock_cycles

@@ -90,7 +90,11 @@ C_ROUNDS, C_RNUM, C_RDEN, C_RDELAY, C_EJROOM = 35, 36, 37, 38, 39
 # UGAL's optional readings: flits added to every queue read (the packet's own, or 0); the
 # threshold in flits added to a Valiant candidate's cost (0: the rule as printed)
 C_UOWN, C_UTHR = 40, 41
-NUM_CF = 42
+# Valiant / UGAL with vc_ranges (topogen.routing.valiant.vc_ranges): the routing's VC
+# classes C (hop h of an n-hop path on classes floor(h C / n) .. floor((h + 1) C / n) - 1;
+# 0: off, every hop on the VCs of one class)
+C_VRC = 42
+NUM_CF = 43
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -215,6 +219,17 @@ def _best_vc(credits, S, lo, k):
         if cx > bc:
             best, bc = x, cx
     return best
+
+
+@_inline
+def _vr_k(pc, pkt, i, kcls, vrc):
+    """The VCs packet ``pkt`` may take at its network port ``i`` (``1 ..`` its links):
+    ``kcls``, or with VC ranges (``vrc`` classes) its hop's block
+    (:func:`topogen.routing.valiant.vc_ranges`)."""
+    if vrc == 0:
+        return kcls
+    n = np.int64(pc[pkt, PC_LINKS])
+    return (i * vrc // n - (i - 1) * vrc // n) * kcls
 
 
 # ---------------------------------------------------------------------------- memory order
@@ -461,8 +476,9 @@ def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, u
             bi, bn, bc, choice = c, cn, cc, i
     uc[choice] += 1
     path = ub[bi]
+    vrc = cf[C_VRC]  # VC ranges: hop h on the first class of its block
     for h in range(bn):
-        p_route[a, 1 + h] = path[h] * V + h * kcls
+        p_route[a, 1 + h] = path[h] * V + (h * kcls if vrc == 0 else h * vrc // bn * kcls)
     p_route[a, 1 + bn] = (EJ + pc[a, PC_DST]) * V
     pc[a, PC_LINKS] = bn
     return True
@@ -804,7 +820,7 @@ def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, 
 
 @_inline
 def _sw_alloc(a, t, j, rounds, sw, pt, pk, p_route, credits, pend, rp, sl, ch, sv, held, nh,
-              sq, nsend, n, V, S, EJ, kcls, vca):
+              sq, nsend, n, V, S, EJ, kcls, vca, pc, vrc):
     """The separable input-first switch allocation of switch ``a`` (round ``j`` with
     ``rounds``): among the outputs asked for (``pend``, marked 2: this allocation's) that
     are free, each input picks one request (round robin from its pointer), each output
@@ -849,7 +865,8 @@ def _sw_alloc(a, t, j, rounds, sw, pt, pk, p_route, credits, pend, rp, sl, ch, s
                         if credits[best] < S:
                             best = -1
                     else:
-                        best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), kcls)
+                        best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]),
+                                        _vr_k(pc, pkt, pk[pkt, P_HOP], kcls, vrc))
                     if best < 0:
                         pkt = pk[pkt, P_WNEXT]
                         continue
@@ -1026,7 +1043,8 @@ def _alloc_rounds(st, a, t):
                            ob, vk, vq, held, gq, n, V)
         # -------------------------------------------------- switch allocation, round j
         nsend, nh, lj = _sw_alloc(a, t, j, True, sw, pt, pk, p_route, credits, pend, rp, sl,
-                                  ch, sv, held, nh, sq, 0, n, V, S, EJ, kcls, vca)
+                                  ch, sv, held, nh, sq, 0, n, V, S, EJ, kcls, vca, pc,
+                                  cf[C_VRC])
         lost = lost or lj
         for i in range(nsend):  # the winners cross now
             pkt, o, b = sq[0, i], sq[1, i], sq[2, i]
@@ -1445,7 +1463,7 @@ def run(st, until):
             b = np.int64(pk[a, P_BUF])
             vq[row, VQ_PKT] = a
             vq[row, VQ_LO] = lo
-            vq[row, VQ_HI] = lo + (V if o >= EJ else kcls)
+            vq[row, VQ_HI] = lo + (V if o >= EJ else _vr_k(pc, a, pk[a, P_HOP], kcls, cf[C_VRC]))
             vq[row, VQ_B] = b
             vq[row, VQ_P0] = bf[b, VA_IPTR]
             vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
@@ -1514,6 +1532,8 @@ def run(st, until):
                 k = V if o >= INJ else kcls
                 pkt = pt[o, W_HEAD]
                 while pkt >= 0:
+                    if o < INJ:
+                        k = _vr_k(pc, pkt, pk[pkt, P_HOP], kcls, cf[C_VRC])
                     best = _best_vc(credits, S, np.int64(p_route[pkt, pk[pkt, P_HOP]]), k)
                     if best >= 0:
                         sq[0, 0], sq[1, 0], sq[2, 0] = pkt, o, best
@@ -1538,7 +1558,7 @@ def run(st, until):
                     ng = 0
             nsend, nh, lost = _sw_alloc(alloc, t, 0, False, sw, pt, pk, p_route, credits, pend,
                                         rp, sl, ch, sv, held, 0, sq, nsend, n, V, S, EJ, kcls,
-                                        vca)
+                                        vca, pc, cf[C_VRC])
         while nsend:
             for i in range(nsend):
                 # -------------------------------------------------------------- _send

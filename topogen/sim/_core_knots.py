@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import (BUF_HEAD, C_EA0, C_EA1, C_EJ, C_ESC, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_W,
+from ._core import (BUF_HEAD, C_EA0, C_EA1, C_EJ, C_ESC, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_VRC, C_W,
                     CREDITS, EV_HEAD, K_CREDIT, EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT,
-                    NOW, OWNER, P_EO, P_HOP, P_NA, P_OVC, P_RDY, P_VAQ, P_WAIT, _jit)
+                    NOW, OWNER, PC_LINKS, P_EO, P_HOP, P_NA, P_OVC, P_RDY, P_VAQ, P_WAIT, _jit)
 
 #: numba freezes the constants above into this module's cached code and keys the cache by
 #: this file alone: the SHA-256 (first 16 hex digits) of ``_core``'s integer constants.  A
 #: test fails until it is updated after they change, and the update changes this file, so
 #: no cached function here keeps old constants (``tests/sim/test_compiled_sort.py``).
-CORE_CONSTANTS_SHA256 = "323e2c82e654d476"
+CORE_CONSTANTS_SHA256 = "c5478c923fa83d5b"
 
 
 @_jit
@@ -40,6 +40,19 @@ def pending_credits(st, out):
 
 
 @_jit
+def _range_k(st, f):
+    """The VCs of packet ``f``'s class at its next network port (with VC ranges, its
+    hop's block: :func:`topogen.sim._core._vr_k`)."""
+    k = np.int64(st.cf[C_KCLS])
+    c = np.int64(st.cf[C_VRC])
+    if c == 0:
+        return k
+    i = np.int64(st.pk[f, P_HOP])
+    n = np.int64(st.pc[f, PC_LINKS])
+    return (i * c // n - (i - 1) * c // n) * k
+
+
+@_jit
 def _va_range(st, f, o):
     """The output VCs ``lo .. hi - 1`` packet ``f`` may take at port ``o``
     (:meth:`topogen.sim._allocator.SeparableAllocator._vc_range`)."""
@@ -47,7 +60,7 @@ def _va_range(st, f, o):
     if o >= st.cf[C_EJ]:
         return o * V, o * V + V
     lo = np.int64(st.p_route[f, st.pk[f, P_HOP]])
-    return lo, lo + st.cf[C_KCLS]
+    return lo, lo + _range_k(st, f)
 
 
 @_jit
@@ -58,7 +71,7 @@ def _wait_range(st, f, o, vca):
     if vca:
         return np.int64(st.pk[f, P_OVC]), np.int64(1)
     V = np.int64(st.cf[C_V])
-    k = V if o >= st.cf[C_INJ] else np.int64(st.cf[C_KCLS])
+    k = V if o >= st.cf[C_INJ] else _range_k(st, f)
     return np.int64(st.p_route[f, st.pk[f, P_HOP]]), k
 
 

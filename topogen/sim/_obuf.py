@@ -86,6 +86,9 @@ class OutputBufferedEngine(Engine):
     """
 
     def __init__(self, network, rng):
+        if getattr(network.routing, "vc_ranges", False):
+            raise ParameterError("the output-buffered router takes one VC class per hop, not vc_ranges: "
+                                 "use router='input-queued' or a routing without vc_ranges")
         if network.adaptive or network.ugal:
             raise ParameterError(
                 f"the output-buffered router runs table routings only, not {network.routing.algorithm} "

@@ -19,6 +19,12 @@ chosen path uses routing VC ``h`` (the first VC of its class), as Valiant routin
 so all candidates share one acyclic VC order.  From then on the packet follows its path
 like a packet of a table routing.
 
+With the routing's ``vc_ranges`` (:func:`topogen.routing.valiant.vc_ranges`, default off)
+hop ``h`` of an ``n``-hop path may take any VC of the classes ``floor(h C / n) ..
+floor((h + 1) C / n) - 1`` (``C`` the routing's classes): ``vlo`` is the first VC of the
+block and :func:`range_widths` gives the engines the block's VC count per ``(n, port
+index)``; Valiant routing (a table routing drawn per packet) takes the same blocks.
+
 The routing's optional readings (:class:`topogen.routing.ugal.UgalRouting`, default off):
 ``count_packet`` adds ``packet_size`` to every queue read (UGAL-L: hops x ``(queue +
 S)``; UGAL-G: the sum of ``queue + S``), and ``threshold`` ``T`` makes a Valiant candidate
@@ -37,6 +43,25 @@ from ._events import _Packet
 _DRAWS = 4096
 
 
+def range_widths(network):
+    """With a ``vc_ranges`` Valiant / UGAL routing: ``(first, width)`` lists indexed by the
+    path's link count ``n``: ``first[n]`` the first VC of each hop's block (as ``vlo``: 0
+    for the injection port, then hop by hop), ``width[n][i]`` the VCs the packet may take
+    at its port ``i`` (1 .. n: the hops; 0 and n + 1: every VC); None without the option."""
+    from ..routing.valiant import vc_ranges
+
+    r = network.routing
+    if not getattr(r, "vc_ranges", False):
+        return None
+    k, V, C = network.vcs_per_class, network.config.num_vcs, r.num_vcs
+    first, width = [()], [()]
+    for n in range(1, C + 1):
+        f, c = vc_ranges(n, C)
+        first.append((0,) + tuple(x * k for x in f))
+        width.append((V,) + tuple(x * k for x in c) + (V,))
+    return first, width
+
+
 class UgalChoice:
     """The engine's per-packet UGAL choice at the source switch."""
 
@@ -52,6 +77,9 @@ class UgalChoice:
         self.ugal_n = n
         # first VC of each port of a path: injection, then hop h on routing VC h
         self.ugal_vlo = (0,) + tuple(h * self.kcls for h in range(2 * max(1, r.longest) + 1))
+        # vc_ranges: the first VC of each hop's block by path length (range_widths)
+        vr = range_widths(net)
+        self.ugal_rfirst = vr[0] if vr is not None else None
         self.ugal_choices = [0] * (r.k + 1)  # packets that took MIN, VAL 1, ... (diagnostics)
         # optional readings of the rule: the packet's own flits in each queue, the bias T
         self.ugal_own = self.S if r.count_packet else 0
@@ -139,7 +167,8 @@ class UgalChoice:
                 best, bc, bi = c, cc, i
         self.ugal_choices[bi] += 1
         pkt.ports = pkt.ports + best + (self.ej_base + pkt.dst,)
-        pkt.vlo = self.ugal_vlo[:len(best) + 1]
+        pkt.vlo = (self.ugal_vlo[:len(best) + 1] if self.ugal_rfirst is None
+                   else self.ugal_rfirst[len(best)])
         pkt.links = len(best)
 
     def _choose_ugal_booksim(self, pkt: _Packet) -> None:

@@ -67,6 +67,9 @@ class WormholeEngine(Engine):
         if network.adaptive or (network.ugal and network.routing.variant != "booksim"):
             raise ParameterError("flow_control='wormhole' takes table routings and ugal-booksim (not escape "
                                  "or UGAL-L/G, which read packet-level queues); use flow_control='vct'")
+        if getattr(network.routing, "vc_ranges", False):
+            raise ParameterError("flow_control='wormhole' takes one VC class per hop, not vc_ranges; "
+                                 "use flow_control='vct' or a routing without vc_ranges")
         super().__init__(network, rng)
         V = self.V
         nb = network.num_ports * V

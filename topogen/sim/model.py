@@ -63,7 +63,7 @@ from ._adaptive import EscapeRouting
 from ._anca import AncaChoice
 from ._allocator import _VFREE, _VREQ, SeparableAllocator, round_offsets, roomiest_vc
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
-from ._ugal import UgalChoice
+from ._ugal import UgalChoice, range_widths
 from .config import ALLOCATORS, STOP_RULES, SimConfig
 from .network import Network
 
@@ -125,6 +125,10 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
         self.ej_base = network.ej_base
         self.inj_base = network.inj_base
         self.kcls = network.vcs_per_class
+        # Valiant / UGAL with vc_ranges: VCs a packet may take per path length and port
+        # (topogen.sim._ugal.range_widths; None: kcls, the VCs of one class)
+        vr = range_widths(network)
+        self.vr_first, self.vr_w = vr if vr is not None else (None, None)
         self.now = 0
         self.heap: list = []
         self.gen: deque = deque()
@@ -403,8 +407,11 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
                     return
             else:
                 k = self.V if o >= self.inj_base else self.kcls
+                vr_w = self.vr_w if o < self.inj_base else None
                 for i, pkt in enumerate(wl):
                     lo = base + pkt.vlo[pkt.hop]
+                    if vr_w is not None:
+                        k = vr_w[pkt.links][pkt.hop]
                     if k == 1:
                         best = lo if credits[lo] >= S else -1
                     else:
@@ -662,6 +669,8 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
                     targets = [self.ovc[f.pid]]
                 else:
                     k = V if o >= self.inj_base else self.kcls
+                    if self.vr_w is not None and o < self.inj_base:
+                        k = self.vr_w[f.links][f.hop]
                     lo = o * V + f.vlo[f.hop]
                     targets = list(range(lo, lo + k))
             if any(credits[x] + pending.get(x, 0) >= S for x in targets):

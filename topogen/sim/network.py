@@ -216,6 +216,8 @@ class Network:
             m = _draw_mid(self.num_switches, s, d, rng)
             ent = self._segment(s, m) + self._segment(m, d)
             k = self.vcs_per_class
+            if self.routing.vc_ranges:  # the first VC of each hop's block
+                return ent, tuple(int(v) * k for v in self.routing._range_vcs(range(len(ent))))
             return ent, tuple(h * k for h in range(len(ent)))
         else:
             sw, vcs = self.routing.path(s, d, rng)
