@@ -189,14 +189,18 @@ def _points(tmp_path, **ref):
 
 def test_spec_default_keeps_point_ids(tmp_path):
     """A spec that states the printed rule (or says nothing) has the ids and contents it
-    had before the options existed; a reading changes the UGAL points' ids."""
+    had before the options existed; a reading changes the UGAL points' ids, and only
+    theirs."""
     plain = _points(tmp_path)
     stated = _points(tmp_path, ugal_threshold=0, ugal_count_packet=False)
     assert [p.id for p in plain] == [p.id for p in stated]
     assert all(set(p.content["reference"]) == {"internal_speedup", "candidates", "routing_base", "port_buffer"}
                for p in plain)
     varied = _points(tmp_path, ugal_threshold=5, ugal_count_packet=True)
-    assert not {p.id for p in varied} & {p.id for p in plain}
+    ugal = {p.id for p in plain if p.content["routing"] in ("ugal-l", "ugal-g")}
+    assert ugal and not {p.id for p in varied} & ugal  # UGAL's points change, the others keep theirs
+    assert {p.id for p in varied} - {p.id for p in plain} and \
+        {p.id for p in varied} & {p.id for p in plain} == {p.id for p in plain} - ugal
 
 
 def test_spec_options_reach_the_routing(tmp_path):

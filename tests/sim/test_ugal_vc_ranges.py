@@ -244,7 +244,10 @@ def test_spec_ids_unchanged_unless_set_and_option_reaches_the_routing(tmp_path):
     assert [p.id for p in plain] == [p.id for p in stated]
     assert all("vc_ranges" not in p.content["reference"] for p in plain)
     on = _points(tmp_path, vc_ranges=True)
-    assert not {p.id for p in on} & {p.id for p in plain}
+    # the option changes the points of the routings it applies to; the others keep their ids
+    same = {p.id for p in on} & {p.id for p in plain}
+    assert same == {p.id for p in plain if p.content["routing"] == "hop"} and same
+    assert all("vc_ranges" not in p.content["reference"] for p in on if p.content["routing"] == "hop")
     for p in on:
         _, _, r = runner._network(p, runner.crossval_spec(p))
         assert getattr(r, "vc_ranges", False) is (p.content["routing"] != "hop")

@@ -394,6 +394,20 @@ def _sweep(doc: dict, path) -> dict:
     return {"low": low, "high": high, "tolerance": tol, "points": int(out["points"])}
 
 
+#: the [reference] keys that change only some routings: a point of another routing has
+#: the same content (and id) with or without them
+ROUTING_KEYS = {"ugal_threshold": ("ugal-l", "ugal-g"), "ugal_count_packet": ("ugal-l", "ugal-g"),
+                "vc_ranges": ("valiant", "ugal-l", "ugal-g")}
+
+
+def _reference_of(reference: dict, routing: str) -> dict:
+    """``reference`` as a point of ``routing`` records it: without the keys of
+    :data:`ROUTING_KEYS` that do not change that routing."""
+    if not any(k in reference and routing not in rs for k, rs in ROUTING_KEYS.items()):
+        return reference
+    return {k: v for k, v in reference.items() if k not in ROUTING_KEYS or routing in ROUTING_KEYS[k]}
+
+
 def _reference(doc, path, simulators, traffics) -> dict | None:
     """The resolved ``[reference]`` settings (None without the section); its points run
     only on the reference simulator, which takes every pattern of
@@ -601,7 +615,7 @@ def parse_experiment(doc: dict, *, path=None, store=None) -> Experiment:
                        "seed": int(chosen["seed"]), "repeat": r, "sim_seed": int(seed),
                        "measure": measure}
             if reference is not None:  # specs without [reference] keep their ids
-                content["reference"] = reference
+                content["reference"] = _reference_of(reference, chosen["routing"])
             if layouts[chosen["layout"]]:  # the default layout enters no id (old ids stay)
                 content["layout"] = layouts[chosen["layout"]]
             if load == "sweep":
