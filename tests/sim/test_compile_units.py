@@ -86,6 +86,9 @@ def test_units_and_their_callers_are_decorated_as_listed():
     assert {f for f, d in deco.items() if d == "_unit"} == INLINED
     assert {f for f, d in deco.items() if d == "_unit_called"} == CALLED
     assert deco["run"] == deco["_alloc_rounds"] == "_jit_borrowed"
+    # run is called from Python; the allocation rounds only by run
+    assert not C.run.targetoptions.get("no_cpython_wrapper")
+    assert C._alloc_rounds.targetoptions.get("no_cpython_wrapper") is True
     # the allocation helpers are shared by the event loop and the allocation rounds
     for name in ("_vc_alloc", "_sw_alloc", "_alloc_end"):
         assert name in _called_names(C.run) and name in _called_names(C._alloc_rounds)

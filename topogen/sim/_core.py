@@ -1200,6 +1200,12 @@ def _alloc_rounds(st, a, t):
     _alloc_end(a, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend, held, V)
 
 
+
+if AVAILABLE:  # called by run only: no Python or C entry point
+    _alloc_rounds.targetoptions["no_cpython_wrapper"] = True
+    _alloc_rounds.targetoptions["no_cfunc_wrapper"] = True
+
+
 @_jit_borrowed
 def run(st, until):
     """Process events with cycle < ``until`` (see the module docs for the return codes).
