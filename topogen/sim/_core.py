@@ -32,13 +32,13 @@ import numpy as np
 from .._sssp import AVAILABLE
 
 if AVAILABLE:
-    from numba import njit
+    from numba import njit, types
 
     from .._sssp import _jit, prefetch, prefetch_row
 
     def _inline(func):
-        """Small helpers: inlined into their callers (numba passes every array of the
-        state on a call)."""
+        """Small helpers of one :func:`_unit`, inlined into it by numba (each call site
+        a copy: kept for helpers called from one unit only)."""
         return njit(inline="always", cache=True, nogil=True)(func)
 
     def _jit_borrowed(func):
@@ -52,11 +52,48 @@ if AVAILABLE:
         disp = _jit(func)
         disp.targetoptions["_nrt"] = False  # read when a signature is compiled
         return disp
+
+    def _plain(ty):
+        """A call's argument type without numba's constant value (``Literal``), signed
+        integers widened to int64: one compiled body per helper, whatever its callers
+        pass (constants, int32 table entries)."""
+        ty = types.unliteral(ty)
+        return types.int64 if isinstance(ty, types.Integer) and ty.signed else ty
+
+    def _unit(func, inline=True):
+        """A helper compiled once, as a function of its own, and called by the event loop
+        and the allocation rounds (its callers).
+
+        numba's own inlining (``inline="always"``) copies a helper's IR into every call
+        site and types, rewrites and lowers each copy again: the event loop's ~50 copies
+        were most of its cold compile time.  Here numba compiles the helper once per
+        argument types, which are made plain (:func:`_plain`), so constants at the call
+        sites add no specializations; with ``inline`` (the hot helpers) LLVM inlines the
+        compiled body into each caller (``forceinline``: the callers' machine code is as
+        before, constants folded there), without it the callers call it (helpers of
+        routings that take much work per call: a call passes every field of every array
+        argument).  No reference counts (:func:`_jit_borrowed`), no Python or C entry
+        point: only compiled code calls them."""
+        disp = _jit_borrowed(func)
+        disp.targetoptions["forceinline"] = inline
+        disp.targetoptions["no_cpython_wrapper"] = True
+        disp.targetoptions["no_cfunc_wrapper"] = True
+        resolve = disp.get_call_template
+
+        def get_call_template(args, kws):
+            return resolve(tuple(_plain(a) for a in args), {k: _plain(v) for k, v in kws.items()})
+
+        disp.get_call_template = get_call_template
+        return disp
+
+    def _unit_called(func):
+        """:func:`_unit` that its callers call (not inlined by LLVM)."""
+        return _unit(func, inline=False)
 else:  # pragma: no cover - without numba the Python engine runs (see _compiled.engine_for)
     def _jit(func):
         return func
 
-    _inline = _jit_borrowed = _jit
+    _inline = _jit_borrowed = _unit = _unit_called = _jit
 
     def prefetch_row(arr, idx):
         pass
@@ -176,7 +213,7 @@ State = namedtuple("State", [
 GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 'vc_ptr', 'w_head', 'w_tail', 'in_slot', 'out_slot', 'wake', 'lat', 'out_local', 'in_local', 'out_switch'], 'bf': ['buf_head', 'buf_tail', 'front_free', 'va_iptr'], 'ob': ['credits', 'owner', 'va_optr', 'free_at'], 'hs': ['q_head', 'q_tail', 'src_free', 'inj_last'], 'sw': ['sw_l0', 'sw_l1', 'sw_h0', 'sw_h1', 'alloc_at', 'va_n', 'chk_at'], 'pk': ['p_hop', 'p_buf', 'p_arr', 'p_bnext', 'p_qnext', 'p_wprev', 'p_wnext', 'p_wait', 'p_ovc', 'p_vaq', 'p_esc', 'p_na', 'p_nw', 'p_eo', 'p_rdy', 'p_vr'], 'pc': ['p_pid', 'p_src', 'p_dst', 'p_ctime', 'p_sent', 'p_measured', 'p_links'], 'ev': ['ev_head', 'ev_tail', 'ev_hpos', 'ev_tpos'], 'gi': ['g_time', 'g_src', 'g_dst', 'g_links'], 'lg': ['l_pid', 'l_src', 'l_dst', 'l_ctime', 'l_sent', 'l_tail', 'l_links', 'l_measured'], 'sl': ['sl_o', 'sl_p', 'sl_b'], 'ch': ['ch_ip', 'ch_p', 'ch_b'], 'sv': ['sl_ip', 'sl_n', 'ch_o', 'ch_n']}
 
 
-@_inline
+@_unit
 def _push(sc, ev, nd, free_nodes, mask, W, t, kind, arg, late):
     """Schedule an event at cycle ``t`` (``late``: after the ordinary events of ``t``)."""
     idx = (t & mask) + (W if late else 0)
@@ -207,7 +244,7 @@ def push(st, t, kind, arg, late):
     _push(st.sc, st.ev, st.nd, st.free_nodes, st.cf[C_MASK], st.cf[C_W], t, kind, arg, late)
 
 
-@_inline
+@_unit
 def _best_vc(credits, S, lo, k):
     """The buffer in ``lo .. lo+k-1`` with the most credits, at least ``S`` (lowest id on
     ties); -1 when none has credits for the whole packet."""
@@ -325,7 +362,7 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
             prefetch_row(sw, s_)
 
 
-@_inline
+@_unit
 def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, bf, vq, V):
     """:func:`_prefetch_event` (or with ``deep`` :func:`_prefetch_next`) for the events
     ``j0 .. lim - 1`` of block ``blk``."""
@@ -337,7 +374,7 @@ def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, bf, v
             _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V)
 
 
-@_inline
+@_unit_called
 def _sort_late(sc, t, ev, nd, idx, cnt, nsw):
     """Put the switch allocations of cycle ``t`` (late list ``idx``; a switch may have more
     than one when a head that reached the front of its buffer asks again) in switch order,
@@ -438,7 +475,7 @@ def _ugal_cost(glob, path, n, credits, pt, pk, V, S, full, own):
     return n * (_ugal_queue(path[0], credits, pt, pk, V, S, full) + own)
 
 
-@_inline
+@_unit_called
 def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, ub, uc):
     """Give packet ``a`` (ready at its source switch, ``sc[UD_N] >= k``) its UGAL path in
     ``p_route`` and its link count; False when the base table has no route."""
@@ -489,7 +526,7 @@ def _ugal_choose(a, sc, cf, pt, pk, pc, p_route, credits, ur, ui, uj, uph, ud, u
 # head is routed hop by hop where it is ready at a switch, from the same credits, port
 # states and up*/down* phase; a packet that cannot go waits on every port of its options
 # at once (a wait node per port: State.wn), in the Python engine's list order.
-@_inline
+@_unit_called
 def _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph, erank):
     """Packet ``a``'s options at switch ``v`` toward ``d``: its adaptive ports in
     ``ao[a, :P_NA]`` (increasing link id) and its escape port ``P_EO``; False when a table
@@ -534,7 +571,7 @@ def _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph, era
     return True
 
 
-@_inline
+@_unit_called
 def _esc_choose(a, t, pk, ao, pt, credits, S, V, a0, a1, e1):
     """``(port, buffer)`` packet ``a`` takes now, or ``(-1, -1)`` (Duato's selection:
     :meth:`topogen.sim._adaptive.EscapeRouting._choose`)."""
@@ -565,7 +602,7 @@ def _esc_choose(a, t, pk, ao, pt, credits, S, V, a0, a1, e1):
     return o, best
 
 
-@_inline
+@_unit_called
 def _esc_unwait(a, pk, ao, wn, pt, wmax):
     """Take packet ``a`` off the waiting lists of all its wait ports."""
     for j in range(pk[a, P_NW]):
@@ -584,7 +621,7 @@ def _esc_unwait(a, pk, ao, wn, pt, wmax):
     pk[a, P_WAIT] = -1
 
 
-@_inline
+@_unit_called
 def _esc_next_state(esc, b, o, V, kcls, mode, eph):
     """The packet's up*/down* state after it takes buffer ``b`` of port ``o``
     (:meth:`topogen.sim._adaptive.EscapeRouting._send_adaptive`)."""
@@ -623,7 +660,7 @@ def _anca_free(e, credits, pt, pk, sw, vq, v, V, kc, S, vca):
     return f
 
 
-@_inline
+@_unit_called
 def _anca_draws(a, cf, pk, pc, pt, credits, sw, vq, dsw, eptr, aspan, V, kc, S, vca, EJ):
     """The uniform draws packet ``a``'s ANCA choice takes now (0, 1 or 2)."""
     v = np.int64(dsw[pk[a, P_BUF] // V])
@@ -646,7 +683,7 @@ def _anca_draws(a, cf, pk, pc, pt, credits, sw, vq, dsw, eptr, aspan, V, kc, S, 
     return 1 if nt > 1 else 0
 
 
-@_inline
+@_unit_called
 def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind, aspan,
                  aweight, ud, V, kc, S, vca, EJ, fr):
     """Extend packet ``a``'s route at its switch (the draws it takes are in ``ud``;
@@ -728,7 +765,7 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
 # and the allocation rounds of :func:`_alloc_rounds`: round ``j`` of ``rounds`` (0: one
 # allocation per cycle, ports and inputs free from cycle ``t + 1`` on) decides with the
 # state of round ``g`` (the cycle itself without rounds).
-@_inline
+@_unit
 def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, bf, ob, vk, vq,
               held, gq, n, V):
     """The separable VC allocation of switch ``a`` (the Python engine's ``_vc_allocate``, or
@@ -818,7 +855,7 @@ def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, 
     return nx_
 
 
-@_inline
+@_unit
 def _sw_alloc(a, t, j, rounds, sw, pt, pk, p_route, credits, pend, rp, sl, ch, sv, held, nh,
               sq, nsend, n, V, S, EJ, kcls, vca, pc, vrc):
     """The separable input-first switch allocation of switch ``a`` (round ``j`` with
@@ -964,7 +1001,7 @@ def _sw_alloc(a, t, j, rounds, sw, pt, pk, p_route, credits, pend, rp, sl, ch, s
     return nsend, nh, lost
 
 
-@_inline
+@_unit
 def _alloc_end(a, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend, held, V):
     """After a switch's allocation: the outputs whose requests lost ask again next cycle,
     the outputs held by busy inputs wake when the first of those inputs frees."""
@@ -992,7 +1029,7 @@ def _alloc_end(a, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend
                 _push(sc, ev, nd, free_nodes, mask, W, x, K_IWAKE, o, False)
 
 
-@_inline
+@_unit
 def _wake_next(sc, ev, nd, free_nodes, mask, W, pt, o, t):
     """``_wake_when_free`` with allocation rounds: serve ``o`` again when it frees, not
     before the next cycle (a port may free in a later round of this cycle, which this
@@ -1179,6 +1216,12 @@ def _alloc_rounds(st, a, t):
                 _push(sc, ev, nd, free_nodes, mask, W, t + 1, K_READY, pkt, False)
     # -------------------------------------------------- losers retry; held inputs wake
     _alloc_end(a, t, lost, nh, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, pend, held, V)
+
+
+
+if AVAILABLE:  # called by run only: no Python or C entry point
+    _alloc_rounds.targetoptions["no_cpython_wrapper"] = True
+    _alloc_rounds.targetoptions["no_cfunc_wrapper"] = True
 
 
 @_jit_borrowed
