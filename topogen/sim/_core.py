@@ -258,7 +258,7 @@ def _best_vc(credits, S, lo, k):
     return best
 
 
-@_inline
+@_unit
 def _vr_k(pc, pkt, i, kcls, vrc):
     """The VCs packet ``pkt`` may take at its network port ``i`` (``1 ..`` its links):
     ``kcls``, or with VC ranges (``vrc`` classes) its hop's block
