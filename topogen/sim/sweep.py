@@ -107,7 +107,7 @@ def derive_seed(routing, **kwargs) -> int:
 
 def _core_index_files() -> bool:
     """Whether the folder numba's cache locators would use for :mod:`._core` holds an
-    index file of it (``_core.<function>-<line>.<python>.nbi``), found without importing
+    index file of its event loop (``_core.run-<line>.<python>.nbi``), found without importing
     numba.  A folder named by ``TOPOGEN_NUMBA_CACHE`` or ``NUMBA_CACHE_DIR`` is the only
     one numba reads when set (with numba's per-source subfolder ``<folder name>_<sha1 of
     its absolute path>``); otherwise the package's ``__pycache__``, the user's numba cache
@@ -128,7 +128,7 @@ def _core_index_files() -> bool:
         xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         folders = [os.path.join(src, "__pycache__"), os.path.join(xdg, "numba", sub),
                    os.path.join(tempfile.gettempdir(), f"topogen-numba-cache-{uid}", sub)]
-    return any(glob.glob(os.path.join(glob.escape(f), "_core.*.nbi")) for f in folders)
+    return any(glob.glob(os.path.join(glob.escape(f), "_core.run-*.nbi")) for f in folders)
 
 
 def _core_cached() -> bool:
@@ -143,14 +143,13 @@ def _core_cached() -> bool:
         from . import _core
     except ImportError:  # pragma: no cover - numba is a dependency
         return False
-    for obj in vars(_core).values():
-        if isinstance(obj, Dispatcher):
-            try:
-                if obj._cache._cache_file._load_index():
-                    return True
-            except Exception:  # noqa: BLE001 - not cached, another numba version
-                continue
-    return False
+    run = getattr(_core, "run", None)  # the event loop, cached last (its helpers are cached as it compiles)
+    if not isinstance(run, Dispatcher):
+        return False
+    try:
+        return bool(run._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - not cached, another numba version
+        return False
 
 
 def _sweep_engine(kwargs: dict) -> dict:
