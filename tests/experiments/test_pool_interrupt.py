@@ -14,27 +14,13 @@ import pytest
 from shared_paths import FIXTURES, needs_fixtures
 from tests.drivers import fakes
 
-from .conftest import cli, cli_env, write_spec
+from .conftest import SMALL, cli, cli_env, write_spec
 
-SPEC = """
-[experiment]
-name = "stop"
-
-[axes]
-topology = [{ generator = "torus", params = { dims = [3, 3] } }]
-routing = ["booksim-min"]
-traffic = ["uniform"]
-load = [0.05, 0.3]
-simulator = ["booksim"]
-seed = [1]
-
-[measure]
-packet_size = 2
-link_latency = 1
-warmup_periods = 1
-sample_period = 100
-max_samples = 3
-"""
+#: two BookSim points: the small spec on one torus, one traffic, one seed
+SPEC = (SMALL.replace('name = "small"', 'name = "stop"')
+        .replace(', { generator = "hypercube", params = { dimension = 3 } }', "")
+        .replace('traffic = ["uniform", "tornado"]', 'traffic = ["uniform"]')
+        .replace('simulator = ["reference"]', 'simulator = ["booksim"]').replace("seed = [1, 2]", "seed = [1]"))
 
 
 def _descendants(pid: int) -> set:

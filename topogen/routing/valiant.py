@@ -153,16 +153,7 @@ class ValiantRouting(Routing):
             firsts.append(np.stack([s, ent[0]], axis=1))
         if not lasts:
             return
-        last = np.unique(np.concatenate(lasts), axis=0)    # (mid, entry into mid, length)
-        first = np.unique(np.concatenate(firsts), axis=0)  # (mid, entry out of mid)
-        order = np.argsort(first[:, 0], kind="stable")
-        first = first[order]
-        starts = np.searchsorted(first[:, 0], last[:, 0], side="left")
-        ends = np.searchsorted(first[:, 0], last[:, 0], side="right")
-        cnt = ends - starts
-        rep = np.repeat(np.arange(len(last)), cnt)
-        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        fidx = np.repeat(starts, cnt) + offs
+        last, first, rep, fidx = _junctions(lasts, firsts)
         a = last[rep, 1] * v + (last[rep, 2] - 1)
         b = first[fidx, 1] * v + last[rep, 2]
         yield np.unique(np.concatenate([a, b])), a, b
@@ -204,16 +195,7 @@ class ValiantRouting(Routing):
             firsts.append(np.stack([s, ent[0]], axis=1))
         if not lasts:
             return
-        last = np.unique(np.concatenate(lasts), axis=0)    # (mid, entry into mid, length)
-        first = np.unique(np.concatenate(firsts), axis=0)  # (mid, entry out of mid)
-        order = np.argsort(first[:, 0], kind="stable")
-        first = first[order]
-        starts = np.searchsorted(first[:, 0], last[:, 0], side="left")
-        ends = np.searchsorted(first[:, 0], last[:, 0], side="right")
-        cnt = ends - starts
-        rep = np.repeat(np.arange(len(last)), cnt)
-        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        fidx = np.repeat(starts, cnt) + offs
+        last, first, rep, fidx = _junctions(lasts, firsts)
         ein, eout, l1 = last[rep, 1], first[fidx, 1], last[rep, 2]
         a_all, b_all = [], []
         for L1 in np.unique(l1):
@@ -401,3 +383,18 @@ def ugal_select(candidates: UgalCandidates, queue_length, variant: str = "local"
     else:
         raise ParameterError(f"variant must be 'local' or 'global', got {variant!r}")
     return int(np.argmin(cost))
+
+
+def _junctions(lasts, firsts):
+    """Every junction of a first segment's last hop with a second segment's first hop at
+    the same intermediate switch: ``last`` rows (mid, entry into mid, length), ``first``
+    rows (mid, entry out of mid) and the index pairs ``rep`` / ``fidx`` into them."""
+    last = np.unique(np.concatenate(lasts), axis=0)
+    first = np.unique(np.concatenate(firsts), axis=0)
+    first = first[np.argsort(first[:, 0], kind="stable")]
+    starts = np.searchsorted(first[:, 0], last[:, 0], side="left")
+    ends = np.searchsorted(first[:, 0], last[:, 0], side="right")
+    cnt = ends - starts
+    rep = np.repeat(np.arange(len(last)), cnt)
+    offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    return last, first, rep, np.repeat(starts, cnt) + offs
