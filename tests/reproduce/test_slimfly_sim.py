@@ -153,3 +153,31 @@ def test_tiny_run_with_a_comparison_curve():
     ft = t[(t.routing == "FT-ANCA") & (t.traffic == "worstcase")].iloc[0]
     assert ft.status == "completed" and ft.hops_avg == pytest.approx(5.0)  # all through the core
     assert any("FT-ANCA: 48 routers" in n for n in res.notes)  # the 4-ary 3-tree
+
+
+def test_a_curve_that_sustains_the_whole_injection_rate_is_judged_at_it():
+    """Fig. 6's axis ends at the injection rate: a curve that completes at load 1 counts
+    there (6d: FT-3 above DF and SF), a knee left open below 1 stays unresolved."""
+    import math
+
+    from topogen.reproduce import slimfly_sim as sfs
+    from topogen.reproduce import study as st
+
+    study = sfs.study_of("quick", traffics=("worstcase",))
+    claims = [c for c in sfs.study_claims(study, p=3) if c.text.startswith("FT-3 (full bandwidth)")]
+    assert len(claims) == 1
+
+    def rows(ok, bad):
+        return ([{"offered_load": x, "status": "completed", "accepted_flit_rate": x, "latency_avg": 20.0} for x in ok]
+                + [{"offered_load": x, "status": "saturated", "accepted_flit_rate": 0.3, "latency_avg": math.nan}
+                   for x in bad])
+
+    res = {}
+    for c in study.curves:
+        knee = 0.30 if c.label.startswith(("SF", "DF")) else None
+        res[c.label, c.panel] = st.CurveResult(
+            c, rows([0.1, 0.5, 1.0], []) if knee is None else rows([0.1, knee], [knee + 0.015]), "done")
+    assert list(st.judge(claims, res).verdict) == ["holds"]
+    ft = next(k for k in res if k[0].startswith("FT"))
+    res[ft] = st.CurveResult(res[ft].curve, rows([0.1, 0.5], [1.0]), "done")  # knee between 0.5 and 1
+    assert list(st.judge(claims, res).verdict) == ["unresolved"]

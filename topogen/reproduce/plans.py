@@ -21,8 +21,8 @@ __all__ = ["Plan", "plan", "estimate_text", "RECORDED"]
 
 #: measured runs: reproduction -> (the settings that differ from its defaults, the cost)
 RECORDED: dict[str, tuple[dict, Rate]] = {
-    "skywalk-sim": ({}, Rate(40, 100.0, "measured 2026-11-29 on a 2-core machine shared with other jobs, "
-                                          "compiled escape routing, numba compilation included")),
+    "skywalk-sim": ({}, Rate(40, 50.0, "measured 2026-11-29 on a 2-core machine beside a two-worker study, "
+                                         "compiled escape routing, numba compilation included")),
 }
 
 
