@@ -62,12 +62,11 @@ def point_routing(point, spec, topology, layout):
     extra = {"base": ref["routing_base"]} if "routing_base" in ref else {}
     if "switch_delay_ns" in ref:
         extra["switch_delay"] = ref["switch_delay_ns"]
-    if "ugal_threshold" in ref:
-        extra["ugal_threshold"] = ref["ugal_threshold"]
-    if "ugal_count_packet" in ref:
-        extra["ugal_count_packet"] = ref["ugal_count_packet"]
-    if ref.get("vc_ranges") and spec.routing in ("valiant", "ugal-l", "ugal-g"):
-        extra["vc_ranges"] = True
+    from ..routing.names import ROUTING_OPTIONS
+
+    for key, routings in ROUTING_OPTIONS.items():  # the options of some routings only
+        if key in ref and spec.routing in routings:
+            extra[key] = ref[key]
     return route(topology, layout if spec.link_latency is None else None, spec.routing, seed=spec.seed,
                  candidates=ref["candidates"], **extra)
 

@@ -394,18 +394,15 @@ def _sweep(doc: dict, path) -> dict:
     return {"low": low, "high": high, "tolerance": tol, "points": int(out["points"])}
 
 
-#: the [reference] keys that change only some routings: a point of another routing has
-#: the same content (and id) with or without them
-ROUTING_KEYS = {"ugal_threshold": ("ugal-l", "ugal-g"), "ugal_count_packet": ("ugal-l", "ugal-g"),
-                "vc_ranges": ("valiant", "ugal-l", "ugal-g")}
-
-
 def _reference_of(reference: dict, routing: str) -> dict:
-    """``reference`` as a point of ``routing`` records it: without the keys of
-    :data:`ROUTING_KEYS` that do not change that routing."""
-    if not any(k in reference and routing not in rs for k, rs in ROUTING_KEYS.items()):
+    """``reference`` as a point of ``routing`` records it: without the [reference] keys
+    that only some routings take (:data:`topogen.routing.names.ROUTING_OPTIONS`) and this
+    one does not, so its content (and id) is the same with or without them."""
+    from ..routing.names import ROUTING_OPTIONS as only
+
+    if not any(k in reference and routing not in rs for k, rs in only.items()):
         return reference
-    return {k: v for k, v in reference.items() if k not in ROUTING_KEYS or routing in ROUTING_KEYS[k]}
+    return {k: v for k, v in reference.items() if k not in only or routing in only[k]}
 
 
 def _reference(doc, path, simulators, traffics) -> dict | None:

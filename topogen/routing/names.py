@@ -12,3 +12,8 @@ ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "dor-random", "valiant
 
 #: how a table routing assigns virtual channels (``vc_rule`` of a routing folder)
 VC_RULES = ("const", "hop", "dateline", "layer")
+
+#: the options of :func:`topogen.routing.route` that only some algorithms take: option ->
+#: the algorithms it changes (UGAL's readings of its cost rule; VC blocks for Valiant and UGAL)
+ROUTING_OPTIONS = {"ugal_threshold": ("ugal-l", "ugal-g"), "ugal_count_packet": ("ugal-l", "ugal-g"),
+                   "vc_ranges": ("valiant", "ugal-l", "ugal-g")}

@@ -134,23 +134,15 @@ class ValiantRouting(Routing):
         if self.vc_ranges:
             yield from self._range_chunks(pairs)
             return
-        base, v = self.base, self.num_vcs
-        d_max = self.longest
+        v, d_max = self.num_vcs, self.longest
         firsts, lasts = [], []
-        for s, d in base._pair_blocks(pairs):
-            ent, _ = base.route_matrix(s, d, with_vcs=False)
-            if ent.size == 0:
-                continue
-            length = (ent >= 0).sum(axis=0)
+        for ent, _ in self._base_routes(pairs, firsts, lasts):
             h = np.arange(ent.shape[0])[:, None]
             for off in range(0, d_max + 1):
                 ch = np.where(ent >= 0, ent * v + (h + off), -1)
                 a, b = ch[:-1], ch[1:]
                 ok = (a >= 0) & (b >= 0)
                 yield np.unique(ch[ch >= 0]), a[ok], b[ok]
-            cols = np.arange(ent.shape[1])
-            lasts.append(np.stack([d, ent[length - 1, cols], length], axis=1))
-            firsts.append(np.stack([s, ent[0]], axis=1))
         if not lasts:
             return
         last, first, rep, fidx = _junctions(lasts, firsts)
@@ -158,12 +150,28 @@ class ValiantRouting(Routing):
         b = first[fidx, 1] * v + last[rep, 2]
         yield np.unique(np.concatenate([a, b])), a, b
 
+    def _base_routes(self, pairs, firsts, lasts):
+        """The base routes of ``pairs`` by block, as ``(entries, lengths)`` (a column per
+        pair); after each block its first hops go to ``firsts`` (source, entry) and its
+        last hops to ``lasts`` (destination, entry, length): the two ends of the junctions
+        at an intermediate switch (:func:`_junctions`)."""
+        base = self.base
+        for s, d in base._pair_blocks(pairs):
+            ent, _ = base.route_matrix(s, d, with_vcs=False)
+            if ent.size == 0:
+                continue
+            length = (ent >= 0).sum(axis=0)
+            yield ent, length
+            cols = np.arange(ent.shape[1])
+            lasts.append(np.stack([d, ent[length - 1, cols], length], axis=1))
+            firsts.append(np.stack([s, ent[0]], axis=1))
+
     def _range_chunks(self, pairs):
         """The superset with ``vc_ranges``: every base route as hops ``off ..`` of every
         path length ``n`` (its own up to ``2 D``), each hop on every class of its block,
         plus every junction at an intermediate switch (first segment of ``l1`` hops, second
         of ``1 .. D``)."""
-        base, v, d_max = self.base, self.num_vcs, self.longest
+        v, d_max = self.num_vcs, self.longest
         blocks = {n: vc_ranges(n, v) for n in range(1, 2 * d_max + 1)}
 
         def pairs_of(n, h):  # (class at hop h, class at hop h + 1) of an n-hop path
@@ -171,11 +179,7 @@ class ValiantRouting(Routing):
             return [(x, y) for x in range(f[h], f[h] + c[h]) for y in range(f[h + 1], f[h + 1] + c[h + 1])]
 
         firsts, lasts = [], []
-        for s, d in base._pair_blocks(pairs):
-            ent, _ = base.route_matrix(s, d, with_vcs=False)
-            if ent.size == 0:
-                continue
-            length = (ent >= 0).sum(axis=0)
+        for ent, length in self._base_routes(pairs, firsts, lasts):
             for L in np.unique(length):
                 cols = ent[:, length == L]
                 L = int(L)
@@ -190,9 +194,6 @@ class ValiantRouting(Routing):
                 a = np.concatenate(a_all) if a_all else np.zeros(0, dtype=np.int64)
                 b = np.concatenate(b_all) if b_all else np.zeros(0, dtype=np.int64)
                 yield np.unique(np.concatenate(chans)), a, b
-            cidx = np.arange(ent.shape[1])
-            lasts.append(np.stack([d, ent[length - 1, cidx], length], axis=1))
-            firsts.append(np.stack([s, ent[0]], axis=1))
         if not lasts:
             return
         last, first, rep, fidx = _junctions(lasts, firsts)
