@@ -23,25 +23,6 @@ SPEC = (SMALL.replace('name = "small"', 'name = "stop"')
         .replace('simulator = ["reference"]', 'simulator = ["booksim"]').replace("seed = [1, 2]", "seed = [1]"))
 
 
-def _descendants(pid: int) -> set:
-    """Process ids below ``pid`` (from /proc)."""
-    parent = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                stat = (d / "stat").read_text()
-            except OSError:
-                continue
-            parent[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parent.items() if pp == p]
-        found.update(kids)
-        todo.extend(kids)
-    return found
-
-
 @needs_fixtures("booksim")
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
@@ -57,7 +38,7 @@ def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
     try:
         end = time.monotonic() + 120
         while time.monotonic() < end:  # both points' simulators are running
-            below = _descendants(proc.pid)
+            below = fakes.descendants(proc.pid)
             hanging = [p for p in below if "booksim" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
                        ] if below else []
             if len(hanging) >= 2:
@@ -66,7 +47,7 @@ def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
         else:
             pytest.fail("the fake simulators did not start")
         time.sleep(0.5)
-        below = _descendants(proc.pid)
+        below = fakes.descendants(proc.pid)
         t0 = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
         out, err = proc.communicate(timeout=60)

@@ -1,5 +1,6 @@
 """Row comparison shared by the engine-equivalence tests: the columns a result row's
-numbers live in, and equality of two rows on them (NaN equal to NaN)."""
+numbers live in, equality of two rows on them (NaN equal to NaN), and a run that keeps the
+engine which produced its row."""
 
 import math
 
@@ -51,3 +52,25 @@ def random_trace(routing, engine, k, horizon, seed=0, **kw):
     n = routing.topology.num_hosts
     pk = np.c_[np.sort(rng.integers(0, horizon, k)), rng.integers(0, n, k), rng.integers(0, n, k)]
     return run_trace(routing, pk, engine=engine, **kw)
+
+
+def simulate_with_engine(routing, *, wrap=None, **kw):
+    """``simulate(routing, **kw)`` and the engine that ran it; ``wrap(engine)``, when given,
+    is called on the engine before the run (to spy on its methods)."""
+    from topogen.sim import measure, simulate
+
+    got = {}
+    orig = measure._engine
+
+    def capture(net, rng):
+        got["eng"] = orig(net, rng)
+        if wrap is not None:
+            wrap(got["eng"])
+        return got["eng"]
+
+    measure._engine = capture
+    try:
+        row = simulate(routing, **kw)
+    finally:
+        measure._engine = orig
+    return row, got["eng"]

@@ -10,11 +10,10 @@ from topogen._sssp import AVAILABLE
 from topogen.errors import ParameterError
 from topogen.generators.slimfly import slimfly
 from topogen.routing import load_routing, nearest, route, save_routing, ugal
-from topogen.sim import SimConfig, simulate
-from topogen.sim import measure as _measure
+from topogen.sim import SimConfig
 from topogen.sim.model import Engine, Network
 
-from ._rows import same_rows
+from ._rows import same_rows, simulate_with_engine
 
 FAST = dict(sample_period=100, warmup_periods=1, max_samples=4, min_period_packets=0)
 SF = slimfly(3)
@@ -23,20 +22,10 @@ BASE = nearest(SF)
 
 def _run(routing, engine, load=0.6, **kw):
     """``simulate`` on ``engine`` and the engine's UGAL choice counts (MIN, VAL 1 ...)."""
-    got = {}
-    orig = _measure._engine
-
-    def capture(net, rng):
-        got["eng"] = orig(net, rng)
-        return got["eng"]
-
-    _measure._engine = capture
-    try:
-        row = simulate(routing, traffic="uniform", load=load, seed=5, packet_size=kw.pop("packet_size", 1),
-                       vc_buf_size=kw.pop("vc_buf_size", 4), num_vcs=4, engine=engine, **FAST, **kw)
-    finally:
-        _measure._engine = orig
-    return row, list(got["eng"].ugal_choices)
+    row, eng = simulate_with_engine(routing, traffic="uniform", load=load, seed=5,
+                                    packet_size=kw.pop("packet_size", 1), vc_buf_size=kw.pop("vc_buf_size", 4),
+                                    num_vcs=4, engine=engine, **FAST, **kw)
+    return row, list(eng.ugal_choices)
 
 
 def _share(choices) -> float:

@@ -16,10 +16,9 @@ from topogen.generators.slimfly import slimfly
 from topogen.routing import check, load_routing, nearest, route, save_routing, ugal, valiant
 from topogen.routing.valiant import vc_ranges
 from topogen.sim import SimConfig, simulate
-from topogen.sim import measure as _measure
 from topogen.sim.model import Network
 
-from ._rows import same_rows
+from ._rows import same_rows, simulate_with_engine
 
 FAST = dict(sample_period=100, warmup_periods=1, max_samples=4, min_period_packets=0)
 SF = slimfly(3)
@@ -103,21 +102,9 @@ def test_check_finds_the_cycle_of_overlapping_ranges(monkeypatch):
 
 # ---------------------------------------------------------------- engines
 def _run(routing, engine, load, **kw):
-    got = {}
-    orig = _measure._engine
-
-    def capture(net, rng):
-        got["eng"] = orig(net, rng)
-        return got["eng"]
-
-    _measure._engine = capture
-    try:
-        row = simulate(routing, traffic="uniform", load=load, seed=5, packet_size=kw.pop("packet_size", 1),
-                       vc_buf_size=kw.pop("vc_buf_size", 4), num_vcs=kw.pop("num_vcs", 4), engine=engine,
-                       link_latency=1, **FAST, **kw)
-    finally:
-        _measure._engine = orig
-    eng = got["eng"]
+    row, eng = simulate_with_engine(routing, traffic="uniform", load=load, seed=5,
+                                    packet_size=kw.pop("packet_size", 1), vc_buf_size=kw.pop("vc_buf_size", 4),
+                                    num_vcs=kw.pop("num_vcs", 4), engine=engine, link_latency=1, **FAST, **kw)
     return row, list(getattr(eng, "ugal_choices", [])), eng
 
 
@@ -129,10 +116,8 @@ def test_packets_take_the_vcs_of_their_block():
     for vr in (False, True):
         r = ugal(BASE, "global", seed=3, threshold=1 << 20, vc_ranges=vr)
         seen = set()
-        orig = _measure._engine
 
-        def capture(net, rng, seen=seen):
-            eng = orig(net, rng)
+        def spy_on(eng, seen=seen):
             send = eng._send
 
             def spy(pkt, o, b, now):
@@ -141,14 +126,9 @@ def test_packets_take_the_vcs_of_their_block():
                 return send(pkt, o, b, now)
 
             eng._send = spy
-            return eng
 
-        _measure._engine = capture
-        try:
-            simulate(r, traffic="uniform", load=0.7, seed=5, packet_size=1, vc_buf_size=2, num_vcs=4,
-                     engine="python", link_latency=1, **FAST)
-        finally:
-            _measure._engine = orig
+        simulate_with_engine(r, wrap=spy_on, traffic="uniform", load=0.7, seed=5, packet_size=1, vc_buf_size=2,
+                             num_vcs=4, engine="python", link_latency=1, **FAST)
         used[vr] = seen
     assert {vc for vc, _, _ in used[False]} == {0, 1}
     assert {vc for vc, n, h in used[True] if n == 2 and h == 1} == {0, 1}
