@@ -88,7 +88,7 @@ class Network:
         self.min_adapt = getattr(routing, "run_time_choice", None) == "min-adapt-torus"
         if self.min_adapt and config.flow_control != "wormhole":
             raise ParameterError(f"the {routing.algorithm} routing chooses among BookSim's offered VCs in the "
-                                 f"flit-level router: use flow_control='wormhole' (got "
+                                 f"flit-level router: use flow_control='wormhole' (--flow-control wormhole; got "
                                  f"{config.flow_control!r})")
         # UGAL-L / UGAL-G: MIN or a Valiant path chosen per packet at the source switch
         # from the queues (Engine, topogen.sim._ugal); route() gives the MIN path
