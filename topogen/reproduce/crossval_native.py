@@ -1,6 +1,7 @@
 """Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
 ``mesh``/``torus`` (``kncube.cpp``; the mesh also with ``romm`` and ``valiant``, topogen's
-:mod:`topogen.routing.romm`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
+:mod:`topogen.routing.romm`, on the flit-level router; the torus also with ``dim_order_bal`` and
+``min_adapt``, topogen's :mod:`topogen.routing.torus_min_adapt`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
 ``ugal``), ``fattree`` (``nca`` as topogen's ``nca-random``, ``anca``) and ``flatfly`` (``ran_min``; ``valiant`` and ``xyyx``,
 topogen's :mod:`topogen.routing.flatfly_booksim`, on the flit-level router), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md

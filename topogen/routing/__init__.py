@@ -132,6 +132,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     (its balanced two-dateline halves).
     ``nca-random`` (:func:`nca_random`): BookSim2's ``fattree_nca`` on a ``kary-ntree``:
     a uniform up port per packet and hop, 1 VC.
+    ``min-adapt`` (:func:`min_adapt`): BookSim2's ``min_adapt_torus`` on a ``torus``, 4 VCs
+    (VC 3 adaptive, a dimension-order dateline escape on VCs 0 and 1), chosen hop by hop
+    by the flit-level router (``SimConfig(flow_control="wormhole")``).
     """
     from ..errors import ParameterError
 
