@@ -1,5 +1,5 @@
 """crossval --native torus --routing dim_order_bal: BookSim's dim_order_bal_torus against
-topogen's dor-bal on the reference simulator (min_adapt refused with the reason); (-m
+topogen's dor-bal on the reference simulator (romm refused with the reason); (-m
 booksim) two loads below saturation on the real BookSim, 3 seeds."""
 
 import shutil
@@ -12,13 +12,13 @@ from topogen.reproduce.crossval_native import crossval_native, native_family
 BOOKSIM = shutil.which("booksim") or shutil.which("/usr/local/bin/booksim")
 
 
-def test_dim_order_bal_maps_to_dor_bal_and_min_adapt_says_why_not():
+def test_dim_order_bal_maps_to_dor_bal_and_romm_says_why_not():
     fam = native_family("torus", 4, 2, "dim_order_bal")
     assert fam.routing == "dor-bal" and fam.booksim["routing_function"] == "dim_order_bal"
     assert fam.link_latency == 2 and fam.flow_control == "vct"  # as dim_order's row
     assert native_family("torus", 4, 2).routing == "dor-random"
-    with pytest.raises(ParameterError, match="escape"):
-        native_family("torus", 4, 2, "min_adapt")
+    with pytest.raises(ParameterError, match="romm_mesh"):
+        native_family("torus", 4, 2, "romm")
 
 
 @pytest.mark.booksim

@@ -1,6 +1,7 @@
 """Cross-validation against BookSim2's own topologies (``topogen crossval --native FAMILY``):
 ``mesh``/``torus`` (``kncube.cpp``; the mesh also with ``romm`` and ``valiant``, topogen's
-:mod:`topogen.routing.romm`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
+:mod:`topogen.routing.romm`, on the flit-level router; the torus also with ``dim_order_bal`` and
+``min_adapt``, topogen's :mod:`topogen.routing.torus_min_adapt`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
 ``ugal``), ``fattree`` (``nca`` as topogen's ``nca-random``, ``anca``) and ``flatfly`` (``ran_min``; ``valiant`` and ``xyyx``,
 topogen's :mod:`topogen.routing.flatfly_booksim`, on the flit-level router), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
@@ -62,7 +63,7 @@ __all__ = ["NATIVE_FAMILIES", "NativeFamily", "native_family", "native_graph", "
 #: families BookSim builds itself that topogen has (``--native`` choices)
 NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
 #: BookSim routing functions of each family (``--routing``; the first is the default)
-NATIVE_ROUTINGS = {"mesh": ("dim_order", "romm", "valiant"), "torus": ("dim_order", "dim_order_bal"),
+NATIVE_ROUTINGS = {"mesh": ("dim_order", "romm", "valiant"), "torus": ("dim_order", "dim_order_bal", "min_adapt"),
                    "dragonfly": ("min", "ugal"),
                    "fattree": ("nca", "anca"), "flatfly": ("ran_min", "valiant", "xyyx")}
 #: topogen's routing of BookSim's mesh routing functions
@@ -85,9 +86,6 @@ _TORUS_MISSING = {
                "dimension and stops on its own assertion (ring_part == 1) at the first such hop, on every "
                "torus with k >= 4",
     "romm": "routefunc.cpp has romm for the mesh only (romm_mesh)",
-    "min_adapt": "its min_adapt_torus is minimal adaptive on VC 3 only with a dimension-order dateline escape on "
-                 "VCs 0 and 1; topogen's escape routing has an up*/down* escape and the reference simulator's "
-                 "engine no dateline escape",
 }
 #: a load at or below this is the zero-load point (2 % tolerance)
 ZERO_LOAD = 0.02
@@ -147,7 +145,7 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
     choices = NATIVE_ROUTINGS[family]
     routing = choices[0] if routing is None else routing
     if routing not in choices and family == "torus" and routing in _TORUS_MISSING:
-        raise ParameterError(f"BookSim's torus is compared with {' and '.join(choices)} only: "
+        raise ParameterError(f"BookSim's torus is compared with {', '.join(choices)} only: "
                              f"{_TORUS_MISSING[routing]}")
     if routing not in choices and family == "flatfly" and routing in _FLATFLY_MISSING:
         raise ParameterError(f"BookSim's flatfly is compared with {', '.join(choices)}: "
@@ -208,6 +206,12 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         # credits): the reference runs BookSim's flit-level router
         return NativeFamily("mesh", k, n, opts, "mesh", params, _MESH_ROUTINGS[routing], 1, hosts=k ** n,
                             flow_control="vct" if routing == "dim_order" else "wormhole")
+    if routing == "min_adapt":
+        # min_adapt_torus: VC 3 adaptive, a dimension-order dateline escape on VCs 0 and 1
+        # (topogen.routing.torus_min_adapt), its offers chosen among by BookSim's VC
+        # allocator: the flit-level router, 4 VCs (the routing uses VC 3)
+        return NativeFamily("torus", k, n, opts, "torus", params, "min-adapt", 2, num_vcs=4, hosts=k ** n,
+                            flow_control="wormhole")
     # dim_order_bal_torus: the same routes, the balanced two-dateline VC halves (dor-bal)
     return NativeFamily("torus", k, n, opts, "torus", params, "dor-bal" if routing == "dim_order_bal" else "dor-random",
                         2, hosts=k ** n)
@@ -435,6 +439,8 @@ _EXPORT_ROUTING = {
 
 #: the same beside a family's other routings, where the family's text does not say it
 _EXPORT_ROUTING_OF = {
+    ("torus", "min_adapt"): "one fixed shortest path per pair on every VC, not min_adapt's choice among the "
+                            "productive ports on VC 3 with a dimension-order escape",
     ("flatfly", "valiant"): "one fixed shortest path per pair, where valiant goes through a random router",
     ("flatfly", "xyyx"): "one fixed shortest path per pair on every VC, not X or Y first drawn per packet",
 }

@@ -116,18 +116,17 @@ NOT_COMPARED.update({
     ("flatfly", "ugal"): "BookSim's ugal_flatfly_onchip picks minimal or a random intermediate at the source router "
                          "by hops x used credits with a threshold of 2 (VC halves by phase); the engine's UGAL rules "
                          "are Slim Fly's and dragonflynew's, not this one",
-    ("torus", "min_adapt"): "BookSim's min_adapt_torus is minimal adaptive on VC 3 only with a dimension-order "
-                            "dateline escape on VCs 0 and 1 (VC 2 unused); topogen's escape routing has an "
-                            "up*/down* escape and the engine no dateline escape",
 })
 #: BookSim routing function names of the rows not compared (for the one native try)
 _NATIVE_TRY = {("torus", "valiant"): "valiant", ("flatfly", "adaptive_xyyx"): "adaptive_xyyx",
-               ("flatfly", "ugal"): "ugal", ("torus", "min_adapt"): "min_adapt"}
+               ("flatfly", "ugal"): "ugal"}
 
 #: the cause of a column's known difference from native, per (family, routing, column)
 CAUSES: dict = {}
 #: what anynet's min is beside a routing where the family's text does not say it
 _EXPORT_WHAT = {
+    ("torus", "min_adapt"): "one fixed shortest path per pair on every VC, not min_adapt_torus's choice among the "
+                            "productive ports on VC 3 with a dimension-order dateline escape on VCs 0 and 1",
     ("mesh", "romm"): "one fixed shortest path per pair, not ROMM's random intermediate in the minimal quadrant",
     ("mesh", "valiant"): "one fixed shortest path per pair, where Valiant goes through a random router (twice "
                          "the hops)",

@@ -48,6 +48,7 @@ _EXPORTS = {
     **dict.fromkeys(("flatfly_xyyx", "flatfly_valiant", "FlatflyRouting"), ".flatfly_booksim"),
     **dict.fromkeys(("dor_bal", "BalancedDor"), ".dor_bal"),
     **dict.fromkeys(("nca_random", "RandomNca"), ".nca_random"),
+    **dict.fromkeys(("min_adapt", "TorusMinAdapt"), ".torus_min_adapt"),
 }
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "anca", "nca", "AncaRouting", "NcaRouting", "ugal_booksim", "UgalBooksimRouting", "dragonfly_min",
     "romm", "valiant_booksim", "PhaseRouting", "merlin_dragonfly", "merlin_hyperx", "MerlinRouting",
     "flatfly_xyyx", "flatfly_valiant", "FlatflyRouting", "dor_bal", "BalancedDor", "nca_random", "RandomNca",
+    "min_adapt", "TorusMinAdapt",
 ]
 
 
@@ -130,6 +132,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     (its balanced two-dateline halves).
     ``nca-random`` (:func:`nca_random`): BookSim2's ``fattree_nca`` on a ``kary-ntree``:
     a uniform up port per packet and hop, 1 VC.
+    ``min-adapt`` (:func:`min_adapt`): BookSim2's ``min_adapt_torus`` on a ``torus``, 4 VCs
+    (VC 3 adaptive, a dimension-order dateline escape on VCs 0 and 1), chosen hop by hop
+    by the flit-level router (``SimConfig(flow_control="wormhole")``).
     """
     from ..errors import ParameterError
 
@@ -256,6 +261,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .dor_bal import dor_bal
 
         return dor_bal(topology, seed=seed, num_vcs=vcs)
+    if algorithm == "min-adapt":  # BookSim's min_adapt_torus
+        from .torus_min_adapt import min_adapt
+
+        return min_adapt(topology, seed=seed, num_vcs=vcs)
     if algorithm in ("flatfly-xyyx", "flatfly-valiant"):  # BookSim's randomised flatfly routings
         from .flatfly_booksim import flatfly_valiant, flatfly_xyyx
 

@@ -8,7 +8,9 @@ ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "dor-random", "valiant
               # SST merlin's own randomised and adaptive routings (topogen.routing.merlin_adaptive)
               "merlin-dragonfly-valiant", "merlin-dragonfly-ugal", "merlin-hyperx-valiant", "merlin-hyperx-doal",
               "merlin-dragonfly-adaptive-local", "merlin-dragonfly-min-a", "merlin-hyperx-min-a",
-              "merlin-fattree-adaptive", "merlin-hyperx-vdal", "merlin-fattree-deterministic")
+              "merlin-fattree-adaptive", "merlin-hyperx-vdal", "merlin-fattree-deterministic",
+              # BookSim's min_adapt_torus (topogen.routing.torus_min_adapt)
+              "min-adapt")
 
 #: how a table routing assigns virtual channels (``vc_rule`` of a routing folder)
 VC_RULES = ("const", "hop", "dateline", "layer")

@@ -203,3 +203,73 @@ class EscapeRouting:
             wl = waiting.get(o)
             if wl is None:
                 return
+
+
+class MinAdaptChoice:
+    """The flit-level engine's run-time choice for BookSim's ``min_adapt_torus``
+    (:mod:`topogen.routing.torus_min_adapt`).
+
+    When a head first asks for an output VC at a router, the routing function is
+    evaluated once (BookSim's routing stage): :meth:`TorusMinAdapt.offers` from the
+    router, the destination, the input port (BookSim's number; the injection channel
+    counts as ``2n``) and VC the head came in on, and the packet's ring partition.  In
+    each VC allocation the head's input arbiter then takes, among the offered output VCs
+    no packet holds, the one of highest priority (VC 3 of a productive port before the
+    escape VC), ties by its round-robin pointer (``roundrobin_arb.hpp`` ``Supersedes``:
+    the pointer's nearest at or after it); the output arbiters are the engine's.  The
+    packet's state: ``at`` the hop whose offers ``opts_a`` holds (``(buffer, priority)``
+    pairs), ``esc`` the partition (BookSim's ``f->ph``).
+    """
+
+    min_adapt = False
+
+    def _setup_min_adapt(self, net) -> None:
+        r = net.routing
+        self.min_adapt = True
+        self.ma_routing = r
+        self.ma_out = r.out_entry.tolist()
+        self.ma_in_port = r.in_port.tolist()
+        self.ma_inject = 2 * r.n
+        self.ma_sw = net.host_switch.tolist()
+        self.ma_rng = self.rng
+        self.ma_tie = lambda: int(self.ma_rng.integers(2))
+
+    def _min_adapt_pick(self, b: int, pkt, h: int, p0: int, nv: int) -> int:
+        """The output VC (buffer id) the head at the front of input buffer ``b`` (hop
+        ``h``) requests in this VC allocation, or -1 when every offered VC is held."""
+        V = self.V
+        if getattr(pkt, "at", -1) != h:  # the routing stage: once per router
+            ip = b // V
+            sw = self.in_switch[ip]
+            d = self.ma_sw[pkt.dst]
+            if sw == d:  # ejection on every VC
+                o = self.ej_base + pkt.dst
+                opts = [(o * V + x, 0) for x in range(V)]
+            else:
+                if ip >= self.inj_base:
+                    in_port, in_vc = self.ma_inject, V - 1
+                else:
+                    in_port, in_vc = self.ma_in_port[ip], b % V
+                offers, ph = self.ma_routing.offers(sw, d, in_port, in_vc, getattr(pkt, "esc", 0), self.ma_tie)
+                pkt.esc = ph
+                out = self.ma_out[sw]
+                opts = [(out[port] * V + vc, pri) for port, vc, pri in offers]
+            pkt.opts_a = opts
+            pkt.at = h
+        owner = self.owner
+        olocal = self.out_local
+        best, bp, bd = -1, -1, nv
+        for x, pri in pkt.opts_a:
+            if owner[x] is None:
+                dd = (olocal[x // V] * V + x % V - p0) % nv
+                if pri > bp or (pri == bp and dd < bd):
+                    best, bp, bd = x, pri, dd
+        return best
+
+    def _min_adapt_granted(self, b: int, x: int) -> None:
+        """Record the hop the head of buffer ``b`` was granted (output VC ``x``)."""
+        pkt = self.qs[b][0][1]
+        o = x // self.V
+        if o < self.ej_base:
+            pkt.ports = pkt.ports[:pkt.at] + (o,)
+            pkt.vlo = pkt.vlo[:pkt.at] + (x % self.V,)

@@ -89,6 +89,8 @@ class WormholeEngine(Engine):
         self.sw_on: set = set()
         self.flit_hop = self.D - self.G  # a flit's cycles from crossing to the next buffer
         self._t = 0  # next cycle to simulate
+        if network.min_adapt:  # BookSim's min_adapt_torus: offers chosen per hop (_adaptive.py)
+            self._setup_min_adapt(network)
 
     # ------------------------------------------------------------ sources
     def _enqueue_at_source(self, src: int, p, t: int) -> None:
@@ -285,15 +287,17 @@ class WormholeEngine(Engine):
             _, pkt, _, h = self.qs[b][0]
             if pkt.links < 0:  # ugal-booksim: the route is chosen at the source router (_ugal.py)
                 self._choose_ugal(pkt)
-            o = pkt.ports[h]
-            if o >= self.ej_base:
-                lo, hi = o * V, o * V + V
+            if self.min_adapt:
+                best = self._min_adapt_pick(b, pkt, h, iptr[b], nv)
             else:
-                lo = o * V + pkt.vlo[h]
-                hi = lo + self.kcls
-            ol = olocal[o] * V - o * V
-            p0 = iptr[b]
-            best = nearest_free_vc(owner, lo, hi, ol, p0, nv)
+                o = pkt.ports[h]
+                if o >= self.ej_base:
+                    lo, hi = o * V, o * V + V
+                else:
+                    lo = o * V + pkt.vlo[h]
+                    hi = lo + self.kcls
+                ol = olocal[o] * V - o * V
+                best = nearest_free_vc(owner, lo, hi, ol, iptr[b], nv)
             if best >= 0:
                 chosen.setdefault(best, []).append(b)
         for x in sorted(chosen):
@@ -302,6 +306,8 @@ class WormholeEngine(Engine):
             b = min(cands, key=lambda c: (ilocal[c // V] * V + c % V - p0) % nv)
             owner[x] = b
             self.ovc_b[b] = x
+            if self.min_adapt:
+                self._min_adapt_granted(b, x)
             self.sa_from[b] = t + 1
             iptr[b] = (olocal[x // V] * V + x % V + 1) % nv
             optr[x] = (ilocal[b // V] * V + b % V + 1) % nv

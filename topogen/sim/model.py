@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ParameterError
-from ._adaptive import EscapeRouting
+from ._adaptive import EscapeRouting, MinAdaptChoice
 from ._anca import AncaChoice
 from ._allocator import _VFREE, _VREQ, SeparableAllocator, round_offsets, roomiest_vc
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
@@ -83,7 +83,7 @@ class Delivery:
     hops: list = field(default_factory=list)
 
 
-class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice):
+class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice, MinAdaptChoice):
     """The event loop and the mutable state of one simulation.
 
     Parameters

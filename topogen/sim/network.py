@@ -83,6 +83,13 @@ class Network:
                          and getattr(routing, "minimal", None) is not None)
         if self.adaptive:
             self._setup_adaptive(routing)
+        # BookSim's min_adapt_torus: offers evaluated per hop by the flit-level engine
+        # (topogen.sim._adaptive.MinAdaptChoice); route() gives the empty network's route
+        self.min_adapt = getattr(routing, "run_time_choice", None) == "min-adapt-torus"
+        if self.min_adapt and config.flow_control != "wormhole":
+            raise ParameterError(f"the {routing.algorithm} routing chooses among BookSim's offered VCs in the "
+                                 f"flit-level router: use flow_control='wormhole' (--flow-control wormhole; got "
+                                 f"{config.flow_control!r})")
         # UGAL-L / UGAL-G: MIN or a Valiant path chosen per packet at the source switch
         # from the queues (Engine, topogen.sim._ugal); route() gives the MIN path
         from ..routing.ugal import UgalRouting
