@@ -26,10 +26,12 @@ puts 10 of every 16 ring hops of uniform traffic on the + links of an 8-ring ins
 "+" rule is 8 % slower than BookSim at 0.4 flits/node/cycle, the random rule within
 1 % (``docs/crossval.md``, "Native topologies").  ``tie="random"`` gives a
 :class:`RandomTieDor` (``algorithm="dor-random"``), routed per packet by the simulator.
-BookSim's VC classes differ from the dateline rule in one detail kept here: BookSim puts a
-packet whose ring segment crosses the wrap link on the upper VC half for the whole
-segment, the dateline rule only from the wrap hop on (both acyclic; measured effect on
-the 8x8 torus below 0.3 %).
+BookSim's VC classes differ from the dateline rule, a difference kept here: BookSim puts a
+whole ring segment on the upper VC half when its start coordinate is above its end
+(``dor_next_torus``'s fixed-dateline branch): in the + direction a segment that crosses the
+wrap link, in the - direction one that does not.  The dateline rule moves a packet to VC 1
+only from the wrap hop on, in either direction.  Both are acyclic for minimal segments;
+measured effect on the 8x8 torus below 0.3 %.
 """
 
 from __future__ import annotations
