@@ -2,8 +2,10 @@
 reference simulator's :class:`~topogen.sim.model.Engine` (a mixin: the engine's state lives
 on the engine): the route is chosen hop by hop at run time.
 
-A packet's ``esc`` holds where it is: ``esc >= 0`` on the escape channel in up*/down*
-phase ``esc``; ``esc < 0`` on the adaptive VCs in up*/down* phase ``-1 - esc`` (0: no down
+A packet's ``esc`` holds where it is: ``esc >= 0`` on the escape channel in escape state
+``esc`` (up*/down* escape paths: the up*/down* phase; dimension-order ones: the dateline
+class reached in the dimension being corrected; :meth:`topogen.routing.escape.EscapeRouting.escape_table`
+gives each escape hop's VC and the state after it); ``esc < 0`` on the adaptive VCs in up*/down* phase ``-1 - esc`` (0: no down
 link taken yet, 1: after one).  The adaptive phase only matters for the routing's
 ``adaptive="updown"`` reading, whose legal next hops depend on it (a packet that has taken
 a down link never takes an up link on an adaptive VC); with ``"minimal"`` it stays 0.
@@ -64,8 +66,8 @@ class EscapeRouting:
         """The head of ``pkt`` is ready to leave switch ``pkt.at`` (escape routing).
 
         Options: every minimal next hop on every adaptive VC (unless the packet is on the
-        escape channel and escape_return is off), and the up*/down* escape next hop on the
-        escape VC(s), in the packet's up*/down* phase.  :meth:`_choose` picks one; if none
+        escape channel and escape_return is off), and the escape next hop on the VC(s) of
+        its escape VC, in the packet's escape state.  :meth:`_choose` picks one; if none
         is possible now, the packet waits on every port of its options.
         """
         v, d = pkt.at, pkt.dsw
@@ -145,7 +147,7 @@ class EscapeRouting:
             return bport, best
         if later:
             return None
-        o, b0, b1 = pkt.opt_e
+        o, b0, b1, _ = pkt.opt_e
         if busy[o] > now:
             return None
         best = roomiest_vc(credits, b0, b1, S)
@@ -161,9 +163,8 @@ class EscapeRouting:
         pkt.wports = ()
         e0, e1 = pkt.opt_e[1], pkt.opt_e[2]
         esc = pkt.esc
-        if e0 <= b < e1:  # escape VC: follow the up*/down* phase (entered in phase 0)
-            ph = self.esc_phase[o]
-            pkt.esc = ph if ph > esc else (esc if esc > 0 else 0)  # max(esc, ph, 0)
+        if e0 <= b < e1:  # escape VC: the escape state after the hop (entered in state 0)
+            pkt.esc = pkt.opt_e[3]
         elif self._ud_opts is False:
             pkt.esc = -1  # minimal reading: no phase on the adaptive VCs
         else:  # updown reading: adaptive phase max(phase, phase of link o)

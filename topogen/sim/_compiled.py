@@ -32,6 +32,20 @@ __all__ = ["CompiledEngine", "engine_for", "compiled_covers"]
 Delivered = namedtuple("Delivered", "pid src dst ctime sent links measured")
 
 
+def _packed_escape(network):
+    """The DOR escape table for the compiled engine: ``rank + rb * (VC + 2 * next state)``
+    in the ranks' own type, ``rb`` a quarter of its range (the sentinel stays the type's
+    maximum); None when a rank does not fit (:func:`compiled_covers` says so)."""
+    ranks = np.asarray(network._esc_ranks)
+    sent = int(network._esc_sentinel)
+    rb = (sent + 1) // 4
+    here = ranks == sent
+    if int(np.where(here, 0, ranks).max()) > rb - 2:
+        return None
+    packed = ranks.astype(np.int64) + rb * (network._esc_vc.astype(np.int64) + 2 * network._esc_next)
+    return np.where(here, sent, packed).astype(ranks.dtype)
+
+
 def compiled_covers(network) -> str | None:
     """``None`` when the compiled engine covers ``network``, else why it does not."""
     if not C.AVAILABLE:
@@ -40,6 +54,9 @@ def compiled_covers(network) -> str | None:
                              and (network._min_dist is None or network._min_weight is None)):
         return ("the escape routing's minimal tables carry no distances (one next hop per "
                 "pair): its options are taken by the Python engine")
+    if network.adaptive and getattr(network.routing, "escape_paths", "updown") == "dor" and \
+            _packed_escape(network) is None:
+        return "a switch with more links than the compiled engine's packed DOR escape table holds"
     if network.ugal and network.routing.variant not in ("local", "global"):
         return f"UGAL variant {network.routing.variant!r} (its own choice rule) runs on the Python engine"
     if network.config.router != "input-queued":
@@ -354,7 +371,8 @@ class CompiledEngine:
             return out
         r = network.routing
         updown = getattr(r, "adaptive", "minimal") == "updown"
-        cf[C.C_ESC] = 2 if updown else 1
+        dor = getattr(r, "escape_paths", "updown") == "dor"
+        cf[C.C_ESC] = 2 if updown else (3 if dor else 1)
         cf[C.C_ERET] = int(network.escape_return)
         cf[C.C_EA0], cf[C.C_EA1] = network.adaptive_vcs
         cf[C.C_ESENT] = int(network._esc_sentinel)
@@ -362,6 +380,8 @@ class CompiledEngine:
         cf[C.C_WMAX] = int(np.diff(np.asarray(network.indptr)).max()) + 1
         esc = r.escape_routing
         out.update(eph=np.asarray(esc.entry_phase, np.int8), erank=np.asarray(network._esc_ranks))
+        if dor:  # escape VC and next state by table, packed above the rank (_core._esc_options)
+            out["erank"] = _packed_escape(network)
         if updown:
             out.update(ldist=np.asarray(r.legal_distances()), lw=np.asarray(r._legal_weights(), np.int64))
         else:

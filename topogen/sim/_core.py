@@ -113,7 +113,8 @@ C_PF = 18  # prefetch the rows of the next block's events (0: no)
 C_VCA = 19  # BookSim's VC allocation stage (vc_alloc="booksim")
 C_SORT = 20  # run each cycle's switch allocations in switch order (0: no; see memory order below)
 C_UGAL, C_UK, C_UFULL = 21, 22, 23  # UGAL: 0 off, 1 UGAL-L, 2 UGAL-G; candidates k; V x buffer
-# escape routing (topogen.sim._adaptive): 0 off, 1 the minimal reading, 2 the updown reading;
+# escape routing (topogen.sim._adaptive): 0 off, 1 the minimal reading, 2 the updown reading,
+# 3 the minimal reading with escape VCs by table (DOR escape paths: see _esc_options);
 # escape_return; the adaptive VCs a0 .. a1 - 1 of a port; wait nodes per packet; the
 # escape table's "no entry" rank
 C_ESC, C_ERET, C_EA0, C_EA1, C_WMAX, C_ESENT = 24, 25, 26, 27, 28, 29
@@ -544,7 +545,7 @@ def _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph, era
     hi = eptr[v + 1]
     na = 0
     if want:
-        if cf[C_ESC] == 1:  # any minimal next hop
+        if cf[C_ESC] != 2:  # any minimal next hop
             here = np.int64(mdist[d, v])
             for e in range(lo, hi):
                 if np.int64(mdist[d, eind[e]]) + np.int64(mw[e]) == here:
@@ -567,7 +568,11 @@ def _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph, era
     if r == cf[C_ESENT]:
         return False
     pk[a, P_NA] = na
-    pk[a, P_EO] = lo + r
+    if cf[C_ESC] == 3:  # erank = rank + rb * (escape VC + 2 * next state); P_EO keeps both
+        rb = (cf[C_ESENT] + 1) // 4
+        pk[a, P_EO] = (lo + r % rb) | ((r // rb) << 32)
+    else:
+        pk[a, P_EO] = lo + r
     return True
 
 
@@ -593,10 +598,11 @@ def _esc_choose(a, t, pk, ao, pt, credits, S, V, a0, a1, e1):
         return bport, best
     if later:
         return -1, -1
-    o = np.int64(pk[a, P_EO])
+    eo = np.int64(pk[a, P_EO])  # port, escape VC << 32
+    o = eo & 0xFFFFFFFF
     if pt[o, BUSY] > t:
         return -1, -1
-    best = _best_vc(credits, S, o * V, e1)
+    best = _best_vc(credits, S, o * V + ((eo >> 32) & 1) * e1, e1)
     if best < 0:
         return -1, -1
     return o, best
@@ -622,13 +628,15 @@ def _esc_unwait(a, pk, ao, wn, pt, wmax):
 
 
 @_unit_called
-def _esc_next_state(esc, b, o, V, kcls, mode, eph):
-    """The packet's up*/down* state after it takes buffer ``b`` of port ``o``
-    (:meth:`topogen.sim._adaptive.EscapeRouting._send_adaptive`)."""
-    if b % V < kcls:  # the escape VC: its phase (entered in phase 0)
+def _esc_next_state(esc, b, o, V, ea0, mode, eph, eo):
+    """The packet's escape state after it takes buffer ``b`` of port ``o``, ``eo`` its
+    escape option (:meth:`topogen.sim._adaptive.EscapeRouting._send_adaptive`)."""
+    if b % V < ea0:  # an escape VC: its phase (entered in phase 0)
+        if mode == 3:
+            return eo >> 33
         ph = np.int64(eph[o])
         return ph if ph > esc else (esc if esc > 0 else 0)
-    if mode == 1:
+    if mode != 2:
         return -1
     ph = -1 - esc if esc < 0 else esc
     if eph[o] > ph:
@@ -1435,7 +1443,7 @@ def run(st, until):
                 else:  # wait on every port of its options (adaptive, then the escape's)
                     na = pk[a, P_NA]
                     nw = na
-                    eo = pk[a, P_EO]
+                    eo = pk[a, P_EO] & 0xFFFFFFFF
                     j = 0
                     while j < na and ao[a, j] != eo:
                         j += 1
@@ -1608,7 +1616,8 @@ def run(st, until):
                 pkt, o, b = sq[0, i], sq[1, i], sq[2, i]
                 if esc and o < EJ:  # _send_adaptive: leave every waiting list; next state
                     _esc_unwait(pkt, pk, ao, wn, pt, wmax)
-                    pk[pkt, P_ESC] = _esc_next_state(pk[pkt, P_ESC], b, o, V, kcls, esc, eph)
+                    pk[pkt, P_ESC] = _esc_next_state(pk[pkt, P_ESC], b, o, V, ea0, esc, eph,
+                                                     pk[pkt, P_EO])
                     pc[pkt, PC_LINKS] += 1
                 else:  # leave the waiting list of o
                     wp, wx = pk[pkt, P_WPREV], pk[pkt, P_WNEXT]

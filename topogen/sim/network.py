@@ -128,10 +128,12 @@ class Network:
         k = self.vcs_per_class
         v = self.config.num_vcs
         esc = routing.escape_routing
-        self.escape_vcs = (0, k)  # simulator VCs of routing VC 0
-        self.adaptive_vcs = (k, routing.num_vcs * k)  # routing VCs 1 .. num_vcs-1
+        ne = int(getattr(routing, "escape_classes", 1))
+        self.escape_vcs = (0, ne * k)  # simulator VCs of the escape VCs 0 .. ne-1
+        self.adaptive_vcs = (ne * k, routing.num_vcs * k)  # routing VCs ne .. num_vcs-1
         self.escape_return = bool(routing.params.get("escape_return", False))
-        self._esc_ranks = esc.ranks
+        # per (escape state, switch, destination): the escape hop's rank, VC, next state
+        self._esc_ranks, self._esc_vc, self._esc_next = routing.escape_table()
         self._esc_sentinel = esc.sentinel
         self._esc_phase = esc.entry_phase.astype(np.int64).tolist()
         self._indices_l = self.indices.tolist()
@@ -170,8 +172,10 @@ class Network:
         return r
 
     def escape_option(self, phase: int, s: int, d: int) -> tuple:
-        """The escape choice ``(port, first buffer, end buffer)`` at switch ``s`` toward
-        ``d`` in up*/down* ``phase`` (0: no down link taken yet on the escape channel)."""
+        """The escape choice ``(port, first buffer, end buffer, next state)`` at switch
+        ``s`` toward ``d`` in escape state ``phase`` (up*/down*: 0 no down link taken yet on
+        the escape channel; DOR: the dateline class; ``routing.escape_table()``): the
+        buffers of the hop's escape VC, the packet's escape state after the hop."""
         n = self.num_switches
         key = (phase * n + s) * n + d
         r = self._eopt.get(key)
@@ -179,12 +183,13 @@ class Network:
             return r
         rank = int(self._esc_ranks[phase, s, d])
         if rank == self._esc_sentinel:
-            raise RoutingError(f"up*/down* escape table has no entry at switch {s} toward {d} "
-                               f"(phase {phase})")
+            raise RoutingError(f"{self.routing.escape_paths} escape table has no entry at switch {s} "
+                               f"toward {d} (phase {phase})")
         e = int(self.indptr[s]) + rank
         V = self._vstride
-        e0, e1 = self.escape_vcs
-        r = (e, e * V + e0, e * V + e1)
+        k = self.vcs_per_class
+        b0 = e * V + int(self._esc_vc[phase, s, d]) * k
+        r = (e, b0, b0 + k, int(self._esc_next[phase, s, d]))
         self._eopt[key] = r
         return r
 
