@@ -114,11 +114,24 @@ LOWER_BY = [
 ]
 
 
+#: the regular networks the paper routes with dimension-order escape paths (III-C): their
+#: escape routing is ``escape-dor``, the others' ``escape`` (up*/down* escape paths)
+DOR_ESCAPE_GENERATORS = ("hypercube", "torus")
+
+
+def escape_routing_of(generator: str) -> str:
+    """The paper's escape routing of a network by its generator: ``escape-dor`` on the
+    hypercube and torus, ``escape`` (up*/down* escape paths) on every other."""
+    return "escape-dor" if generator in DOR_ESCAPE_GENERATORS else "escape"
+
+
 def build(key: str, seed: int, host_port: str = "shared", routing: str = "escape"):
     """Topology and routing of one network (by key), with its simulated hosts: one per
     switch on the direct topologies (the shared host port; ``host_port="separate"``:
-    8), the generator's on Clos.  ``routing="min"``: the escape routing's minimal NR
-    tables alone (all 4 VCs per hop)."""
+    8), the generator's on Clos.  ``routing="escape"``: the paper's Duato routing,
+    dimension-order escape paths on HYPERCUBE and TORUS-4 and up*/down* ones on the
+    others (:func:`escape_routing_of`); ``routing="min"``: the escape routing's minimal
+    NR tables alone (all 4 VCs per hop)."""
     from ..routing import escape, route
 
     _, name, params, hosts = NETWORKS[key]
@@ -131,7 +144,8 @@ def build(key: str, seed: int, host_port: str = "shared", routing: str = "escape
     t = spec.func(**kwargs)
     if routing == "min":
         return t, route(t, None, "nr")
-    return t, escape(t, None, num_vcs=4, base="nr")
+    return t, escape(t, None, num_vcs=4, base="nr",
+                     escape_paths="dor" if name in DOR_ESCAPE_GENERATORS else "updown")
 
 
 def shortcut_hops(topology) -> float:

@@ -135,6 +135,9 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     ``min-adapt`` (:func:`min_adapt`): BookSim2's ``min_adapt_torus`` on a ``torus``, 4 VCs
     (VC 3 adaptive, a dimension-order dateline escape on VCs 0 and 1), chosen hop by hop
     by the flit-level router (``SimConfig(flow_control="wormhole")``).
+    ``escape-dor`` (:func:`escape` with ``escape_paths="dor"``): Duato's protocol on a
+    ``torus``, ``mesh`` or ``hypercube``, dimension-order escape paths (two dateline VCs on
+    a torus), minimal adaptive on the other VCs (default 4 in all).
     """
     from ..errors import ParameterError
 
@@ -220,6 +223,12 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         return escape(topology, layout, num_vcs=4 if vcs is None else vcs,
                       base=base if base in ("fr", "nr") else "fr", switch_delay=switch_delay,
                       root=root)
+    if algorithm == "escape-dor":  # dimension-order escape paths (torus, mesh, hypercube)
+        from .escape import escape
+
+        return escape(topology, layout, num_vcs=4 if vcs is None else vcs,
+                      base=base if base in ("fr", "nr") else "fr", switch_delay=switch_delay,
+                      escape_paths="dor")
     if algorithm == "hop":
         from .vc import hop_indexed
 

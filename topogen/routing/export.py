@@ -153,7 +153,8 @@ def table_rows(routing: Routing, all_next_hops: bool | None = None) -> dict[str,
         vcs = routing.adaptive_vcs
         label = f"adaptive:{vcs[0]}-{vcs[-1]}"
         a = _rows_of(routing.minimal, label, all_next_hops is not False)
-        b = _rows_of(routing.escape_routing, "0")
+        b = _rows_of(routing.escape_routing, "0" if routing.escape_paths == "updown" else
+                     _vc_label(routing.escape_routing))  # DOR escape paths: "dateline" (VCs 0, 1)
         return {c: np.concatenate([a[c], b[c]]) for c in _COLUMNS}
     own = getattr(routing, "table_rows", None)  # a routing that lays out its own rows (ANCA)
     if callable(own):

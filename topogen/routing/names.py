@@ -10,7 +10,9 @@ ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "dor-random", "valiant
               "merlin-dragonfly-adaptive-local", "merlin-dragonfly-min-a", "merlin-hyperx-min-a",
               "merlin-fattree-adaptive", "merlin-hyperx-vdal", "merlin-fattree-deterministic",
               # BookSim's min_adapt_torus (topogen.routing.torus_min_adapt)
-              "min-adapt")
+              "min-adapt",
+              # Duato's protocol with dimension-order escape paths (escape_paths="dor")
+              "escape-dor")
 
 #: how a table routing assigns virtual channels (``vc_rule`` of a routing folder)
 VC_RULES = ("const", "hop", "dateline", "layer")

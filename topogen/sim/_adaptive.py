@@ -89,14 +89,14 @@ class EscapeRouting:
         if esc < 0:
             pkt.opts_a = self._updown_options(-1 - esc, v, d) if ud is not False else \
                 net.adaptive_options(v, d)
-            pkt.opt_e = net.escape_option(0, v, d)
+            pkt.opt_e = net.escape_hop(0, v, d)
         else:
             if not self.escape_return:
                 pkt.opts_a = ()
             else:  # back to the adaptive VCs in the escape's phase
                 pkt.opts_a = self._updown_options(esc, v, d) if ud is not False else \
                     net.adaptive_options(v, d)
-            pkt.opt_e = net.escape_option(esc, v, d)
+            pkt.opt_e = net.escape_hop(esc, v, d)
         ch = self._choose(pkt, now)
         if ch is not None:
             self._send_adaptive(pkt, ch[0], ch[1], now)

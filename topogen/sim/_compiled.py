@@ -54,6 +54,8 @@ def compiled_covers(network) -> str | None:
                              and (network._min_dist is None or network._min_weight is None)):
         return ("the escape routing's minimal tables carry no distances (one next hop per "
                 "pair): its options are taken by the Python engine")
+    if network.adaptive and network.num_ports * 4 >= 1 << 31:
+        return "the escape routing's options hold 4 x the port id in int32: 2**29 ports or more"
     if network.adaptive and getattr(network.routing, "escape_paths", "updown") == "dor" and \
             _packed_escape(network) is None:
         return "a switch with more links than the compiled engine's packed DOR escape table holds"

@@ -150,7 +150,8 @@ SW_L0, SW_L1, SW_H0, SW_H1, ALLOC_AT, VA_N, CHK_AT = range(7)
 VQ_PKT, VQ_LO, VQ_HI, VQ_B, VQ_P0, VQ_OL, VQ_IK = range(7)
 P_HOP, P_BUF, P_ARR, P_BNEXT, P_QNEXT, P_WPREV, P_WNEXT, P_WAIT, P_OVC, P_VAQ = range(10)  # State.pk (every hop)
 #: escape routing (State.pk): up*/down* state (as the Python engine's ``esc``), adaptive
-#: options at the current switch (ports in State.ao), wait nodes (State.wn), escape port
+#: options at the current switch (ports in State.ao), wait nodes (State.wn), escape option
+#: (4 * port + escape VC + 2 * escape state after the hop; _esc_options)
 P_ESC, P_NA, P_NW, P_EO = range(10, 14)
 #: State.pk: the cycle from which a head granted an output VC waits for its output (where
 #: the grant puts it on the output's waiting list at once; see "Granted heads" below)
@@ -568,11 +569,12 @@ def _esc_options(a, v, d, cf, pk, ao, eptr, eind, mdist, mw, ldist, lw, eph, era
     if r == cf[C_ESENT]:
         return False
     pk[a, P_NA] = na
-    if cf[C_ESC] == 3:  # erank = rank + rb * (escape VC + 2 * next state); P_EO keeps both
+    # P_EO = 4 * port + escape VC + 2 * next state (mode 3: erank = rank + rb * (VC + 2 * state))
+    if cf[C_ESC] == 3:
         rb = (cf[C_ESENT] + 1) // 4
-        pk[a, P_EO] = (lo + r % rb) | ((r // rb) << 32)
+        pk[a, P_EO] = (lo + r % rb) * 4 + r // rb
     else:
-        pk[a, P_EO] = lo + r
+        pk[a, P_EO] = (lo + r) * 4
     return True
 
 
@@ -598,11 +600,11 @@ def _esc_choose(a, t, pk, ao, pt, credits, S, V, a0, a1, e1):
         return bport, best
     if later:
         return -1, -1
-    eo = np.int64(pk[a, P_EO])  # port, escape VC << 32
-    o = eo & 0xFFFFFFFF
+    eo = np.int64(pk[a, P_EO])  # 4 * port + escape VC + 2 * next state
+    o = eo >> 2
     if pt[o, BUSY] > t:
         return -1, -1
-    best = _best_vc(credits, S, o * V + ((eo >> 32) & 1) * e1, e1)
+    best = _best_vc(credits, S, o * V + (eo & 1) * e1, e1)
     if best < 0:
         return -1, -1
     return o, best
@@ -633,7 +635,7 @@ def _esc_next_state(esc, b, o, V, ea0, mode, eph, eo):
     escape option (:meth:`topogen.sim._adaptive.EscapeRouting._send_adaptive`)."""
     if b % V < ea0:  # an escape VC: its phase (entered in phase 0)
         if mode == 3:
-            return eo >> 33
+            return (eo >> 1) & 1
         ph = np.int64(eph[o])
         return ph if ph > esc else (esc if esc > 0 else 0)
     if mode != 2:
@@ -1443,7 +1445,7 @@ def run(st, until):
                 else:  # wait on every port of its options (adaptive, then the escape's)
                     na = pk[a, P_NA]
                     nw = na
-                    eo = pk[a, P_EO] & 0xFFFFFFFF
+                    eo = pk[a, P_EO] >> 2
                     j = 0
                     while j < na and ao[a, j] != eo:
                         j += 1

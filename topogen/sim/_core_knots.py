@@ -89,9 +89,9 @@ def _esc_targets(st, f, out):
         for x in range(o * V + a0, o * V + a1):
             out[n] = x
             n += 1
-    eo = np.int64(st.pk[f, P_EO])  # port, escape VC << 32
-    o = eo & 0xFFFFFFFF
-    lo = o * V + ((eo >> 32) & 1) * cf[C_KCLS]
+    eo = np.int64(st.pk[f, P_EO])  # 4 * port + escape VC + 2 * next state
+    o = eo >> 2
+    lo = o * V + (eo & 1) * cf[C_KCLS]
     for x in range(lo, lo + cf[C_KCLS]):
         out[n] = x
         n += 1

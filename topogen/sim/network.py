@@ -172,6 +172,11 @@ class Network:
         return r
 
     def escape_option(self, phase: int, s: int, d: int) -> tuple:
+        """The escape choice ``(port, first buffer, end buffer)`` at switch ``s`` toward
+        ``d`` in escape state ``phase`` (:meth:`escape_hop` without the next state)."""
+        return self.escape_hop(phase, s, d)[:3]
+
+    def escape_hop(self, phase: int, s: int, d: int) -> tuple:
         """The escape choice ``(port, first buffer, end buffer, next state)`` at switch
         ``s`` toward ``d`` in escape state ``phase`` (up*/down*: 0 no down link taken yet on
         the escape channel; DOR: the dateline class; ``routing.escape_table()``): the
