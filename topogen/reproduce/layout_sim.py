@@ -31,13 +31,18 @@ What the paper states (III-C1) and how it maps onto the simulator
 
 Our choices
 -----------
-* **Escape paths**: topogen has no Duato/DOR escape, so every topology uses
-  :func:`topogen.routing.escape` (minimal adaptive next hops on VCs 1-3, up*/down*
+* **Escape paths**: as the paper, HYPERCUBE and TORUS-4 use Duato's protocol with
+  dimension-order escape paths (:func:`topogen.routing.escape` with
+  ``escape_paths="dor"``, the ``escape-dor`` routing: minimal adaptive next hops on the
+  adaptive VCs, the DOR escape with the dateline rule on VCs 0 and 1 of the torus, on VC 0
+  of the hypercube; adaptive VCs 2-3 on the torus, 1-3 on the hypercube).  The permuted
+  and RING networks use the up*/down* escape (``escape``: adaptive VCs 1-3, up*/down*
   escape on VC 0, minimal = fewest hops as the links are equal), Myrinet-Clos too: the
   deterministic :func:`topogen.routing.updown` sends every tied route through the
   lowest-id spine (measured: 1.6 Gbit/s/host on the original Clos against 3.1 on the
   permuted one), where Myrinet spreads routes over the spines.  Zero-load latencies do
-  not depend on the escape paths; saturation can.
+  not depend on the escape paths; saturation can.  Measured (uniform, bisection to 0.1
+  Gbit/s/host): MEASURED_DOR.
 * **Host ports**: as ``skywalk-sim``'s default: the 8 hosts of a switch share one
   96 Gbit/s port, simulated as one host per switch at 8 x the per-host load (patterns on
   the 256 switch ids).  Myrinet-Clos simulates its real hosts.  ``host_port="separate"``
@@ -391,7 +396,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
     if routing not in ("escape", "min"):
         raise ParameterError(f"routing must be 'escape' or 'min', got {routing!r}")
     shared = any(NETWORKS[k][3] == "shared" for k in keys)
-    check(simulator, "layout-sim", routings=["escape" if routing == "escape" else "nr"],
+    esc = sorted({escape_routing_of(NETWORKS[k][1]) for k in keys})
+    check(simulator, "layout-sim", routings=esc if routing == "escape" else ["nr"],
           traffics=["rotate" if t == "transpose" and shared and host_port == "separate" else t for t in traffics],
           hosts=(256 if host_port == "shared" else 256 * HOSTS) if shared else None,
           alternative="--routing min (the minimal tables alone) or --simulator reference")
@@ -456,8 +462,9 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
            if host_port == "shared" else
            "networks: 8 hosts per switch with a 96 Gbit/s port each (patterns on the 2,048 host ids; "
            "transpose = shift by 5 of 11 bits), ")
-        + ("adaptive minimal routing with an up*/down* escape VC (the paper: DOR escape on "
-           "hypercube and torus)" if routing == "escape" else "minimal NR tables alone (--routing min)")
+        + ("Duato's protocol as the paper: minimal adaptive routing with dimension-order escape paths on "
+           "HYPERCUBE and TORUS-4 (two dateline escape VCs on the torus, one on the hypercube), an up*/down* "
+           "escape VC on the others" if routing == "escape" else "minimal NR tables alone (--routing min)")
         + "; Myrinet-Clos: its 256 hosts, the same routing (the paper: up*/down*).",
         f"Claims of the paper: {held} of {judged} hold (a percentage within {points:g} points)"
         + (f"; {unmeasured_n} not measured (a claim about several networks is judged only when "
@@ -505,7 +512,7 @@ MEASURED_CURVES = (("hypercube-64", "transpose", 1.31), ("clos-512", "uniform", 
 #: on the 512-switch HYPERCUBE to 3.3e-6 on the 64-switch one, whose simulations are
 #: short enough for their fixed costs to count).  The first run on a machine also
 #: compiles the simulator's engine (about 50 s of CPU, once).
-CPU_SECONDS_PER_PACKET_HOP = {"*": 1.3e-6, "escape": 1.3e-6}
+CPU_SECONDS_PER_PACKET_HOP = {"*": 1.3e-6, "escape": 1.3e-6, "escape-dor": 1.3e-6}
 
 
 def study_networks(mode: str) -> dict:
@@ -552,8 +559,10 @@ HOST_KNEE = 0.15
 def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1, host_port: str = "shared"):
     """Figs. 5-8 and 13 as a :class:`~topogen.reproduce.study.Study` (networks of
     :func:`study_networks`, or those of ``keys``): one curve per network and traffic of
-    ``traffics`` that its figure has, the paper's escape routing (minimal adaptive, an
-    up*/down* escape VC), 38-cycle switches, 8-cycle links; RING-8's curves are drawn in
+    ``traffics`` that its figure has, the paper's escape routing (minimal adaptive with
+    dimension-order escape paths on the hypercubes and tori, ``escape-dor``, an up*/down*
+    escape VC on the others, ``escape``: :func:`escape_routing_of`), 38-cycle switches,
+    8-cycle links; RING-8's curves are drawn in
     Fig. 13's panels too.  ``full``: 3 warm-up and at most 10 sample periods of 1,000
     cycles, 10 loads below saturation; ``quick``: 1 warm-up and at most 4 periods of 500
     cycles, 8 loads.  Knees resolved to 0.02 (0.24 Gbit/s/host on the direct networks).
@@ -592,7 +601,8 @@ def study_of(mode: str, traffics=tuple(TRAFFICS), keys=None, seed: int = 1, host
             also = (f"13{_LETTER[t]}",) if (k == "ring8-256" and mode == "full" and t in STUDY_TRAFFICS["13"]
                                             and any(allnets[j][3] == "13" for j in keys)) else ()
             pattern = "rotate" if separate and hosts == "shared" and t == "transpose" else t
-            curves.append(Curve(label, k, "escape", pattern, f"{fig}{_LETTER[t]}", also))
+            curves.append(Curve(label, k, escape_routing_of(allnets[k][1]), pattern, f"{fig}{_LETTER[t]}",
+                                also))
             if separate and hosts == "shared":
                 knees[label, f"{fig}{_LETTER[t]}"] = HOST_KNEE
     if not curves:
@@ -857,8 +867,9 @@ def _study_run(**kwargs):
         seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP, draw=draw,
         notes=lambda study: [
             "Setup (III-C1): 100 ns switches -> 38 cycles, 20 ns links -> 8 cycles, virtual cut-through, 4 VCs x "
-            "66 flits, 33-flit packets of 256 bits; escape routing (minimal adaptive, up*/down* escape VC; the "
-            "paper: DOR escape on hypercube and torus, up*/down* on Myrinet-Clos); direct networks: "
+            "66 flits, 33-flit packets of 256 bits; Duato's protocol as the paper: minimal adaptive routing with "
+            "dimension-order escape paths on the hypercubes and tori (escape-dor), an up*/down* escape VC on the "
+            "permuted, RING and Myrinet-Clos networks (escape; the paper: up*/down* on Myrinet-Clos); direct networks: "
             + ("8 hosts per switch, each with its own 96 Gbit/s port (load 1 = 96 Gbit/s/host), patterns on host "
                "ids (transpose as rotate); the claims count a throughput above 12 Gbit/s/host (the paper's "
                "injection limit) as 12; " if study.name.endswith("-hosts") else
