@@ -41,8 +41,15 @@ Our choices
   deterministic :func:`topogen.routing.updown` sends every tied route through the
   lowest-id spine (measured: 1.6 Gbit/s/host on the original Clos against 3.1 on the
   permuted one), where Myrinet spreads routes over the spines.  Zero-load latencies do
-  not depend on the escape paths; saturation can.  Measured (uniform, bisection to 0.1
-  Gbit/s/host): MEASURED_DOR.
+  not depend on the escape paths; saturation can.  Measured (uniform, seed 1, 2026-11-29):
+  the DOR escape takes two of the torus's four VCs, so its adaptive traffic has two VCs
+  where the up*/down* escape leaves three, and more packets fall onto the escape (15.1 %
+  of the hops at 5 Gbit/s/host against 0.6 %): TORUS-4 saturates at 5.31-5.40
+  Gbit/s/host (bisection to 0.1) against 5.68-5.77 with the up*/down* escape, and on the
+  ``--quick`` curves at 3.46-3.65 against 4.57-4.76.  HYPERCUBE keeps three adaptive VCs
+  and the same knee, 11.44-11.54 with either escape.  The Fig. 6 torus order still
+  differs: TORUS-4 stays above PF-TORUS-4 (1.96 Gbit/s/host: its routes, not the torus's
+  escape, set it), docs/reproductions.md.
 * **Host ports**: as ``skywalk-sim``'s default: the 8 hosts of a switch share one
   96 Gbit/s port, simulated as one host per switch at 8 x the per-host load (patterns on
   the 256 switch ids).  Myrinet-Clos simulates its real hosts.  ``host_port="separate"``
