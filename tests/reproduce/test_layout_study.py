@@ -36,7 +36,10 @@ def test_full_spec_has_every_figure(full):
         # 2.667 ns (37.5 rounded up); flit injection and link delay together 20 ns = 8 cycles
         assert (m["packet_size"], m["num_vcs"], m["flit_bits"], m["link_latency"]) == (33, 4, 256, 8)
         assert r["router_delay"] == math.ceil(100 / (256 / 96)) == 38 and r["routing_base"] == "nr"
-        assert p.content["routing"] == "escape" and p.content["sweep"]["tolerance"] == st.KNEE_RESOLUTION
+        # Duato's protocol: DOR escape paths on the hypercubes and tori, up*/down* on the others
+        dor_escape = p.content["topology"]["generator"] in ("hypercube", "torus")
+        assert p.content["routing"] == ("escape-dor" if dor_escape else "escape")
+        assert p.content["sweep"]["tolerance"] == st.KNEE_RESOLUTION
     cubes = {"HYPERCUBE", "P-HYPERCUBE", "PF-HYPERCUBE"}
     for letter in "abc":  # Figs. 5-7: uniform, transpose, bit reversal
         assert panels[f"5{letter}"] == cubes | {"RING-6"}
