@@ -436,7 +436,8 @@ def reproduce_layout_sim(*, traffic: str = "uniform", topologies: str = "default
                     rows.append({
                         "key": key, "topology": label, "traffic": tr, "pattern": pattern,
                         "switches": topology.num_switches, "hosts": int(topology.num_hosts) * scale,
-                        "links": topology.num_links, "routing": rt.algorithm,
+                        "links": topology.num_links,
+                        "routing": "escape-dor" if getattr(rt, "escape_paths", "") == "dor" else rt.algorithm,
                         "shortcut_hops": (round(shortcut_hops(topology), 1)
                                           if NETWORKS[key][1] in ("ring", "nbr", "gau") else math.nan),
                         **sweep_columns(res, scale),

@@ -133,7 +133,11 @@ class Network:
         self.adaptive_vcs = (ne * k, routing.num_vcs * k)  # routing VCs ne .. num_vcs-1
         self.escape_return = bool(routing.params.get("escape_return", False))
         # per (escape state, switch, destination): the escape hop's rank, VC, next state
-        self._esc_ranks, self._esc_vc, self._esc_next = routing.escape_table()
+        # (up*/down*: VC 0, the state from the link's phase, without the N x N tables)
+        if getattr(routing, "escape_paths", "updown") == "updown":
+            self._esc_ranks, self._esc_vc, self._esc_next = esc.ranks, None, None
+        else:
+            self._esc_ranks, self._esc_vc, self._esc_next = routing.escape_table()
         self._esc_sentinel = esc.sentinel
         self._esc_phase = esc.entry_phase.astype(np.int64).tolist()
         self._indices_l = self.indices.tolist()
@@ -193,8 +197,11 @@ class Network:
         e = int(self.indptr[s]) + rank
         V = self._vstride
         k = self.vcs_per_class
-        b0 = e * V + int(self._esc_vc[phase, s, d]) * k
-        r = (e, b0, b0 + k, int(self._esc_next[phase, s, d]))
+        if self._esc_vc is None:  # up*/down*: VC 0, phase max(phase, the link's)
+            r = (e, e * V, e * V + k, max(phase, self._esc_phase[e]))
+        else:
+            b0 = e * V + int(self._esc_vc[phase, s, d]) * k
+            r = (e, b0, b0 + k, int(self._esc_next[phase, s, d]))
         self._eopt[key] = r
         return r
 
