@@ -40,6 +40,8 @@ def compiled_covers(network) -> str | None:
                              and (network._min_dist is None or network._min_weight is None)):
         return ("the escape routing's minimal tables carry no distances (one next hop per "
                 "pair): its options are taken by the Python engine")
+    if getattr(network, "ffly", False):
+        return f"{network.routing.algorithm} (BookSim's choice from used credits) runs on the Python engine"
     if network.ugal and network.routing.variant not in ("local", "global"):
         return f"UGAL variant {network.routing.variant!r} (its own choice rule) runs on the Python engine"
     if network.config.router != "input-queued":
