@@ -29,10 +29,10 @@ def test_adaptive_routings_map_to_topogens():
 def test_matrix_compares_the_rows_and_says_what_the_export_runs():
     for matrix in (MATRIX, QUICK_MATRIX):
         rows = {(f, r) for f, r, _ in matrix}
-        for key in (("flatfly", "adaptive_xyyx"), ("flatfly", "ugal")):
+        for key in (("flatfly", "adaptive_xyyx"), ("flatfly", "ugal"), ("flatfly", "ugal_xyyx")):
             assert key in rows and key not in NOT_COMPARED
     assert "used credits" in _EXPORT_WHAT["flatfly", "adaptive_xyyx"]
-    assert "intermediate" in _EXPORT_WHAT["flatfly", "ugal"]
+    assert "intermediate" in _EXPORT_WHAT["flatfly", "ugal"] and "drawn" in _EXPORT_WHAT["flatfly", "ugal_xyyx"]
 
 
 @pytest.mark.booksim
@@ -54,10 +54,11 @@ def test_flatfly_adaptive_routing_agrees(tmp_path, routing, loads):
 @pytest.mark.booksim
 @pytest.mark.skipif(BOOKSIM is None, reason="BookSim not installed")
 def test_quick_matrix_rows_are_compared(tmp_path):
-    reproduce_native(quick=True, rows="flatfly:adaptive_xyyx,flatfly:ugal", repeats=2, out=str(tmp_path / "nm"),
+    reproduce_native(quick=True, rows="flatfly:adaptive_xyyx,flatfly:ugal,flatfly:ugal_xyyx", repeats=2,
+                     out=str(tmp_path / "nm"),
                      booksim=BOOKSIM, simulators="booksim")
     summ = {r["routing"]: r for r in csv.DictReader(open(tmp_path / "nm" / "native_summary.csv"))}
-    assert set(summ) == {"adaptive_xyyx", "ugal"}
+    assert set(summ) == set(ADAPTIVE)
     for routing, row in summ.items():
         assert row["topogen_routing"] == ADAPTIVE[routing]
         assert row["native_status"] == "completed"

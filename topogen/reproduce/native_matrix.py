@@ -54,6 +54,7 @@ MATRIX = (
     ("flatfly", "xyyx", {"k": 4, "n": 2, "c": 4}),
     ("flatfly", "adaptive_xyyx", {"k": 4, "n": 2, "c": 4}),
     ("flatfly", "ugal", {"k": 4, "n": 2, "c": 4}),
+    ("flatfly", "ugal_xyyx", {"k": 4, "n": 2, "c": 4}),
     ("torus", "dim_order_bal", {"k": 4, "n": 2}),
     ("torus", "min_adapt", {"k": 4, "n": 2}),
 )
@@ -74,6 +75,7 @@ QUICK_MATRIX = (
     ("flatfly", "xyyx", {"k": 3, "n": 2, "c": 1}),
     ("flatfly", "adaptive_xyyx", {"k": 3, "n": 2, "c": 1}),
     ("flatfly", "ugal", {"k": 3, "n": 2, "c": 1}),
+    ("flatfly", "ugal_xyyx", {"k": 3, "n": 2, "c": 1}),
     ("torus", "dim_order_bal", {"k": 3, "n": 2}),
     ("torus", "min_adapt", {"k": 3, "n": 2}),
 )
@@ -130,6 +132,8 @@ _EXPORT_WHAT = {
                                   "from the used credits of the two first-hop ports, with a VC half each",
     ("flatfly", "ugal"): "one fixed shortest path per pair on every VC, not ugal's choice between the minimal "
                          "path and one through a random intermediate router (VC halves by phase)",
+    ("flatfly", "ugal_xyyx"): "one fixed shortest path per pair on every VC, not ugal_xyyx's choice between the "
+                              "minimal path and one through a random intermediate router, X or Y first drawn",
 }
 _EXPORT_CAUSE = ("anynet's min, the only routing of an anynet export, is not the native routing ({what}): a "
                  "routing difference, not a router one")
