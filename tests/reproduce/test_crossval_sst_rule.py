@@ -16,13 +16,32 @@ def test_saturation_reasons_by_hand():
     assert saturation_reasons(0.5, 0.47, flat, slack=0.01) == []  # 0.47 >= 0.475 - 0.01
     r = saturation_reasons(0.5, 0.47, flat)  # 0.47 < 0.475
     assert len(r) == 1 and r[0].startswith("accepted 0.47 of 0.5")
-    grow = [(10.0, 5)] * 2 + [(11.0, 5)] * 2 + [(13.0, 4), (12.0, 4)]
+    grow = [(10.0, 50)] * 2 + [(11.0, 50)] * 2 + [(13.0, 40), (12.0, 40)]
     assert saturation_reasons(0.5, 0.5, grow) == []  # last third 12.5 <= 1.25 * 10
-    grow[-1] = (14.0, 4)
+    grow[-1] = (14.0, 40)
     r = saturation_reasons(0.5, 0.5, grow, unit="cycles")  # 13.5 > 12.5
     assert r == ["network latency grew from 10 to 14 cycles between sample windows"]
-    assert saturation_reasons(0.5, 0.5, [(10.0, 5)] * 4 + [(math.nan, 0)] * 2) == [
+    assert saturation_reasons(0.5, 0.5, [(10.0, 50)] * 4 + [(math.nan, 0)] * 2) == [
         "no packet delivered in the last sample windows"]
+
+
+def test_latency_growth_needs_enough_packets_to_tell_from_path_lengths():
+    """A 4-host fat tree at 1 % load: about one packet a window, whose network latency is
+    its path's (6 cycles for 2 hops, 19 for 4).  Thirds of a few packets differ by the mix
+    of short and long paths: not growth, and a last third without a packet is chance."""
+    from topogen.drivers.sst_rule import GROWTH_PACKETS
+
+    few = [(6.0, 1), (19.0, 1), (6.0, 1), (6.0, 1), (19.0, 1), (19.0, 1)]
+    assert saturation_reasons(0.01, 0.01, few, unit="cycles") == []
+    assert saturation_reasons(0.01, 0.01, [(6.0, 1), (19.0, 1)] * 2 + [(math.nan, 0)] * 2) == []
+    # the same means over enough packets are growth
+    n = GROWTH_PACKETS // 2
+    many = [(m, n) for m, _ in few]
+    assert saturation_reasons(0.01, 0.01, many, unit="cycles") == [
+        "network latency grew from 12 to 19 cycles between sample windows"]
+    # one packet short of the count in a third: not judged
+    short = [(6.0, n), (19.0, n - 1)] + many[2:]
+    assert saturation_reasons(0.01, 0.01, short, unit="cycles") == []
 
 
 def test_behind_at_half_the_window_ends_or_more():

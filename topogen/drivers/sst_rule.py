@@ -13,7 +13,7 @@ import math
 
 from .sst_output import StatWindows
 
-__all__ = ["ACCEPTED_TOLERANCE", "LATENCY_GROWTH", "BEHIND_REASON", "BEHIND_FRACTION",
+__all__ = ["ACCEPTED_TOLERANCE", "LATENCY_GROWTH", "GROWTH_PACKETS", "BEHIND_REASON", "BEHIND_FRACTION",
            "endpoint_backlog", "saturation_reasons"]
 
 #: accepted load may fall short of the offered load by this fraction
@@ -22,6 +22,16 @@ ACCEPTED_TOLERANCE = 0.05
 #: the network latency of the last third of the sample windows may exceed the first
 #: third's by this fraction
 LATENCY_GROWTH = 0.25
+
+#: the latency growth is judged only when the first and the last third of the sample
+#: windows each delivered at least this many packets.  Below it the two means differ by the
+#: spread of path lengths alone: at zero load a packet's network latency is set by its hops
+#: (on a 2-level fat tree of 4 hosts 6 cycles for 2 hops, 19 for 4), a spread of about half
+#: the mean, so the means of n packets each differ by about 0.5 x sqrt(2 / n) of the mean,
+#: and 25 % growth is three such spreads only from about 70 packets on (a 4-host network at
+#: 1 % load delivers 12 packets in 10,000 cycles).  A saturated run delivers fewer packets
+#: than offered, which the accepted-load test and the backlog test see at any count.
+GROWTH_PACKETS = 70
 
 
 #: the reason given when ``merlin.offered_load`` marks a load ``*``
@@ -104,7 +114,7 @@ def saturation_reasons(load: float, accepted: float, windows, *,
         Empty when not saturated: the accepted load is at least ``1 - accepted_tolerance``
         of the offered load less ``slack``; the packet-weighted mean network latency of the
         last third of the windows is at most ``1 + latency_growth`` times that of the first
-        third; and some endpoint is *behind* (more than ``nic_packets`` packets due and not
+        third (judged when each third delivered :data:`GROWTH_PACKETS` packets or more); and some endpoint is *behind* (more than ``nic_packets`` packets due and not
         on the wire: the NIC is full and ``offered_load`` has a packet it cannot hand over,
         its ``*``) at fewer than :data:`BEHIND_FRACTION` of the window ends.
 
@@ -128,11 +138,11 @@ def saturation_reasons(load: float, accepted: float, windows, *,
     k = max(1, len(lat) // 3)
     first, last = lat[:k], lat[-k:]
     n_first, n_last = sum(n for _, n in first), sum(n for _, n in last)
-    if len(lat) >= 2 and n_first and n_last:
+    if len(lat) >= 2 and n_first >= GROWTH_PACKETS and n_last >= GROWTH_PACKETS:
         a = sum(x * n for x, n in first if n) / n_first
         b = sum(x * n for x, n in last if n) / n_last
         if b > (1.0 + latency_growth) * a:
             reasons.append(f"network latency grew from {a:.0f} to {b:.0f} {unit} between sample windows")
-    elif len(lat) >= 2 and n_first and not n_last:
+    elif len(lat) >= 2 and n_first >= GROWTH_PACKETS and not n_last:
         reasons.append("no packet delivered in the last sample windows")
     return reasons

@@ -3,7 +3,8 @@
 :mod:`topogen.routing.romm`, on the flit-level router; the torus also with ``dim_order_bal`` and
 ``min_adapt``, topogen's :mod:`topogen.routing.torus_min_adapt`, on the flit-level router), ``dragonfly`` (``dragonflynew`` with ``min`` or
 ``ugal``), ``fattree`` (``nca`` as topogen's ``nca-random``, ``anca``) and ``flatfly`` (``ran_min``; ``valiant`` and ``xyyx``,
-topogen's :mod:`topogen.routing.flatfly_booksim`, on the flit-level router), and SST merlin's
+topogen's :mod:`topogen.routing.flatfly_booksim`, and ``adaptive_xyyx``, ``ugal`` and ``ugal_xyyx``,
+:mod:`topogen.routing.flatfly_adaptive`, on the flit-level router), and SST merlin's
 ``merlin.torus`` (:func:`crossval_native_sst`, ``--simulators sst``); docs/crossval.md
 gives each family's reading of the sources and the measurements.  The details below are
 the k-ary n-cube's.
@@ -65,21 +66,20 @@ NATIVE_FAMILIES = ("mesh", "torus", "dragonfly", "fattree", "flatfly")
 #: BookSim routing functions of each family (``--routing``; the first is the default)
 NATIVE_ROUTINGS = {"mesh": ("dim_order", "romm", "valiant"), "torus": ("dim_order", "dim_order_bal", "min_adapt"),
                    "dragonfly": ("min", "ugal"),
-                   "fattree": ("nca", "anca"), "flatfly": ("ran_min", "valiant", "xyyx")}
+                   "fattree": ("nca", "anca"),
+                   "flatfly": ("ran_min", "valiant", "xyyx", "adaptive_xyyx", "ugal", "ugal_xyyx")}
 #: topogen's routing of BookSim's mesh routing functions
 _MESH_ROUTINGS = {"dim_order": "dor", "romm": "romm", "valiant": "valiant-booksim"}
 #: topogen's routing of BookSim's flatfly routing functions (flatfly_onchip.cpp)
-_FLATFLY_ROUTINGS = {"ran_min": "dor", "valiant": "flatfly-valiant", "xyyx": "flatfly-xyyx"}
+_FLATFLY_ROUTINGS = {"ran_min": "dor", "valiant": "flatfly-valiant", "xyyx": "flatfly-xyyx",
+                     "adaptive_xyyx": "flatfly-adaptive-xyyx", "ugal": "flatfly-ugal",
+                     "ugal_xyyx": "flatfly-ugal-xyyx"}
 #: why BookSim's other flatfly routings are not compared
 _FLATFLY_MISSING = {
     name: f"its {func} chooses at the source router from the used credits of the candidate output ports "
           f"({rule}); the reference simulator's engine makes such choices for its own UGAL rules only"
     for name, func, rule in (
-        ("adaptive_xyyx", "adaptive_xyyx_flatfly", "X first or Y first, fewer used credits"),
-        ("ugal", "ugal_flatfly_onchip", "minimal or through a random intermediate, hops x used credits "
-                                        "with a threshold of 2"),
-        ("ugal_xyyx", "ugal_xyyx_flatfly_onchip", "UGAL with X-first or Y-first segments"),
-        ("ugal_pni", "ugal_pni_flatfly_onchip", "UGAL with VCs ordered by a hash of the destination"))}
+        ("ugal_pni", "ugal_pni_flatfly_onchip", "UGAL with VCs ordered by a hash of the destination"),)}
 #: why BookSim's torus is not compared with its other two-phase routings
 _TORUS_MISSING = {
     "valiant": "its valiant_torus leaves the ring partition unset on a hop that continues in the same "
@@ -170,7 +170,8 @@ def native_family(family: str, k: int = 4, n: int = 2, routing: str | None = Non
         params = {"k": k, "n": 2, "convention": "n-dim", "hosts_per_switch": c}
         # min_flatfly: the lowest dimension that differs first, every VC: topogen's dor;
         # valiant_flatfly / xyyx_flatfly: VC halves by phase or order (topogen.routing.
-        # flatfly_booksim), two VCs a class: BookSim's flit-level router, as the mesh's romm
+        # flatfly_booksim), two VCs a class: BookSim's flit-level router, as the mesh's romm;
+        # adaptive_xyyx / ugal / ugal_xyyx: chosen from used credits (topogen.routing.flatfly_adaptive)
         return NativeFamily("flatfly", k, 2, opts, "flattened-butterfly", params, _FLATFLY_ROUTINGS[routing], None,
                             hosts=c * k * k, concentration=c,
                             flow_control="vct" if routing == "ran_min" else "wormhole")
@@ -443,6 +444,10 @@ _EXPORT_ROUTING_OF = {
                             "productive ports on VC 3 with a dimension-order escape",
     ("flatfly", "valiant"): "one fixed shortest path per pair, where valiant goes through a random router",
     ("flatfly", "xyyx"): "one fixed shortest path per pair on every VC, not X or Y first drawn per packet",
+    ("flatfly", "adaptive_xyyx"): "one fixed shortest path per pair on every VC, not X or Y first by used credits",
+    ("flatfly", "ugal"): "one fixed shortest path per pair, where ugal may go through a random intermediate",
+    ("flatfly", "ugal_xyyx"): "one fixed shortest path per pair, where ugal_xyyx may go through a random "
+                              "intermediate",
 }
 
 def native_config(fam: NativeFamily, spec, seed: int) -> str:

@@ -54,6 +54,7 @@ MATRIX = (
     ("flatfly", "xyyx", {"k": 4, "n": 2, "c": 4}),
     ("flatfly", "adaptive_xyyx", {"k": 4, "n": 2, "c": 4}),
     ("flatfly", "ugal", {"k": 4, "n": 2, "c": 4}),
+    ("flatfly", "ugal_xyyx", {"k": 4, "n": 2, "c": 4}),
     ("torus", "dim_order_bal", {"k": 4, "n": 2}),
     ("torus", "min_adapt", {"k": 4, "n": 2}),
 )
@@ -74,6 +75,7 @@ QUICK_MATRIX = (
     ("flatfly", "xyyx", {"k": 3, "n": 2, "c": 1}),
     ("flatfly", "adaptive_xyyx", {"k": 3, "n": 2, "c": 1}),
     ("flatfly", "ugal", {"k": 3, "n": 2, "c": 1}),
+    ("flatfly", "ugal_xyyx", {"k": 3, "n": 2, "c": 1}),
     ("torus", "dim_order_bal", {"k": 3, "n": 2}),
     ("torus", "min_adapt", {"k": 3, "n": 2}),
 )
@@ -109,17 +111,8 @@ NOT_COMPARED = {
                           "its own assertion ring_part == 1 at the first such hop, on every torus with k >= 4 "
                           "(a 3-ring has no such hop); topogen has no torus version of its VC rule",
 }
-NOT_COMPARED.update({
-    ("flatfly", "adaptive_xyyx"): "BookSim's adaptive_xyyx_flatfly picks X first or Y first at the source router from "
-                                  "the used credits of the two first-hop ports; the reference simulator's engine "
-                                  "makes credit-based choices for its own UGAL and ANCA rules only",
-    ("flatfly", "ugal"): "BookSim's ugal_flatfly_onchip picks minimal or a random intermediate at the source router "
-                         "by hops x used credits with a threshold of 2 (VC halves by phase); the engine's UGAL rules "
-                         "are Slim Fly's and dragonflynew's, not this one",
-})
 #: BookSim routing function names of the rows not compared (for the one native try)
-_NATIVE_TRY = {("torus", "valiant"): "valiant", ("flatfly", "adaptive_xyyx"): "adaptive_xyyx",
-               ("flatfly", "ugal"): "ugal"}
+_NATIVE_TRY = {("torus", "valiant"): "valiant"}
 
 #: the cause of a column's known difference from native, per (family, routing, column)
 CAUSES: dict = {}
@@ -135,6 +128,12 @@ _EXPORT_WHAT = {
     ("flatfly", "valiant"): "one fixed shortest path per pair, where Valiant goes through a random router",
     ("flatfly", "xyyx"): "one fixed shortest path per pair on every VC, not X first or Y first drawn per packet "
                          "with a VC half each",
+    ("flatfly", "adaptive_xyyx"): "one fixed shortest path per pair on every VC, not X first or Y first chosen "
+                                  "from the used credits of the two first-hop ports, with a VC half each",
+    ("flatfly", "ugal"): "one fixed shortest path per pair on every VC, not ugal's choice between the minimal "
+                         "path and one through a random intermediate router (VC halves by phase)",
+    ("flatfly", "ugal_xyyx"): "one fixed shortest path per pair on every VC, not ugal_xyyx's choice between the "
+                              "minimal path and one through a random intermediate router, X or Y first drawn",
 }
 _EXPORT_CAUSE = ("anynet's min, the only routing of an anynet export, is not the native routing ({what}): a "
                  "routing difference, not a router one")

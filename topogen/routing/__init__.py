@@ -128,6 +128,10 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
     ``flatfly-xyyx`` / ``flatfly-valiant`` (:func:`flatfly_xyyx`, :func:`flatfly_valiant`):
     BookSim2's ``xyyx_flatfly`` / ``valiant_flatfly`` on a ``flattened-butterfly`` (or
     ``hyperx``), 2 VCs (one per order or phase).
+    ``flatfly-adaptive-xyyx`` / ``flatfly-ugal`` / ``flatfly-ugal-xyyx``
+    (:mod:`topogen.routing.flatfly_adaptive`): BookSim2's ``adaptive_xyyx_flatfly`` /
+    ``ugal_flatfly_onchip`` / ``ugal_xyyx_flatfly_onchip``, chosen at the source router
+    from used credits by the simulator's engine, 2, 2 and 4 VCs.
     ``dor-bal`` (:func:`dor_bal`): BookSim2's ``dim_order_bal`` on a ``torus``, 2 VCs
     (its balanced two-dateline halves).
     ``nca-random`` (:func:`nca_random`): BookSim2's ``fattree_nca`` on a ``kary-ntree``:
@@ -278,6 +282,12 @@ def route(topology, layout=None, algorithm: str = "nr", *, vcs=None, seed=None,
         from .flatfly_booksim import flatfly_valiant, flatfly_xyyx
 
         return (flatfly_xyyx if algorithm == "flatfly-xyyx" else flatfly_valiant)(topology, seed=seed, num_vcs=vcs)
+    if algorithm in ("flatfly-adaptive-xyyx", "flatfly-ugal", "flatfly-ugal-xyyx"):  # BookSim's credit choices
+        from . import flatfly_adaptive as fa
+
+        make = {"flatfly-adaptive-xyyx": fa.flatfly_adaptive_xyyx, "flatfly-ugal": fa.flatfly_ugal,
+                "flatfly-ugal-xyyx": fa.flatfly_ugal_xyyx}[algorithm]
+        return make(topology, seed=seed, num_vcs=vcs)
     from .ugal import UGAL_VARIANTS, ugal
     from .valiant import valiant
 

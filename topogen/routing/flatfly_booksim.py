@@ -34,11 +34,9 @@ out over them, which is BookSim's split into halves.  The channel dependency gra
   itself an X-first route), and every junction from a VC-0 route ending at a router to a
   VC-1 route leaving it.
 
-BookSim's ``adaptive_xyyx_flatfly`` (the order from the used credits of the two first-hop
-ports) and ``ugal_flatfly`` (minimal or Valiant from ``hops x used credits`` with a
-threshold of 2, VC halves by phase) choose from the router's credits at the source: the
-reference simulator's engine makes such choices for its own UGAL rules only, so they have
-no equivalent here.
+BookSim's ``adaptive_xyyx_flatfly``, ``ugal_flatfly_onchip`` and
+``ugal_xyyx_flatfly_onchip`` choose from the router's credits at the source: they are
+:mod:`topogen.routing.flatfly_adaptive`, whose choice the simulator's engine makes.
 """
 
 from __future__ import annotations

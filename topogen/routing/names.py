@@ -4,7 +4,8 @@
 #: the algorithms :func:`topogen.routing.route` computes by name
 ALGORITHMS = ("nr", "fr", "booksim-min", "updown", "dor", "dor-random", "valiant", "escape", "hop", "layered",
               "dsnf", "ugal-l", "ugal-g", "nca", "anca", "ugal-booksim",
-              "romm", "valiant-booksim", "flatfly-xyyx", "flatfly-valiant", "dor-bal", "nca-random",
+              "romm", "valiant-booksim", "flatfly-xyyx", "flatfly-valiant",
+              "flatfly-adaptive-xyyx", "flatfly-ugal", "flatfly-ugal-xyyx", "dor-bal", "nca-random",
               # SST merlin's own randomised and adaptive routings (topogen.routing.merlin_adaptive)
               "merlin-dragonfly-valiant", "merlin-dragonfly-ugal", "merlin-hyperx-valiant", "merlin-hyperx-doal",
               "merlin-dragonfly-adaptive-local", "merlin-dragonfly-min-a", "merlin-hyperx-min-a",

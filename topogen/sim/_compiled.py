@@ -59,6 +59,8 @@ def compiled_covers(network) -> str | None:
     if network.adaptive and getattr(network.routing, "escape_paths", "updown") == "dor" and \
             _packed_escape(network) is None:
         return "a switch with more links than the compiled engine's packed DOR escape table holds"
+    if getattr(network, "ffly", False):
+        return f"{network.routing.algorithm} (BookSim's choice from used credits) runs on the Python engine"
     if network.ugal and network.routing.variant not in ("local", "global"):
         return f"UGAL variant {network.routing.variant!r} (its own choice rule) runs on the Python engine"
     if network.config.router != "input-queued":

@@ -61,6 +61,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._adaptive import EscapeRouting, MinAdaptChoice
 from ._anca import AncaChoice
+from ._flatfly_choice import FlatflyChoice
 from ._allocator import _VFREE, _VREQ, SeparableAllocator, round_offsets, roomiest_vc
 from ._events import _ALLOC, _BLOCK, _CREDIT, _FREE, _IWAKE, _READY, _Packet
 from ._ugal import UgalChoice, range_widths
@@ -83,7 +84,7 @@ class Delivery:
     hops: list = field(default_factory=list)
 
 
-class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice, MinAdaptChoice):
+class Engine(SeparableAllocator, EscapeRouting, FlatflyChoice, UgalChoice, AncaChoice, MinAdaptChoice):
     """The event loop and the mutable state of one simulation.
 
     Parameters
@@ -188,6 +189,9 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice, MinAdapt
         self.ugal = network.ugal
         if self.ugal:
             self._setup_ugal(network)
+        # BookSim's adaptive flatfly routings: chosen at the source router (_flatfly_choice.py)
+        if network.ffly:
+            self._setup_ffly(network)
         # ANCA: the route grows hop by hop, up ports chosen from the credits (_anca.py)
         self.anca = network.anca
         if self.anca:
@@ -322,6 +326,8 @@ class Engine(SeparableAllocator, EscapeRouting, UgalChoice, AncaChoice, MinAdapt
             elif kind == _VREQ:
                 if anca and a.hop == len(a.ports):
                     self._choose_anca(a)
+                elif ugal and a.links < 0 and a.hop:  # adaptive flatfly (VC stage kept)
+                    self._choose_ugal(a)
                 self._vc_request(a, t)
             elif kind == _VFREE:
                 self._vc_free(a, t)

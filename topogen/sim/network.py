@@ -95,6 +95,9 @@ class Network:
         from ..routing.ugal import UgalRouting
 
         self.ugal = isinstance(routing, UgalRouting)
+        # BookSim's adaptive flatfly routings: chosen by the engine at the source router
+        # (topogen.sim._flatfly_choice); route() gives the empty network's choice
+        self.ffly = getattr(routing, "engine_choice", None) == "flatfly"
         # Valiant: the same draw as ValiantRouting.path, the segments from a cache
         from ..routing.valiant import ValiantRouting
 
