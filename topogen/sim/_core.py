@@ -390,15 +390,18 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
 
 
 @_unit
-def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, bf, vq, V):
-    """:func:`_prefetch_event` (or with ``deep`` :func:`_prefetch_next`) for the events
-    ``j0 .. lim - 1`` of block ``blk``."""
+def _prefetch_block(nd, blk, j0, lim, stage, pk, p_route, pt, ob, sw, pend, bf, vq, V):
+    """Ask for the rows of the events ``j0 .. lim - 1`` of block ``blk``: those they read
+    first (``stage`` 0, :func:`_prefetch_event`), next (1, :func:`_prefetch_next`) or, for a
+    cycle list's VC request, the switch row after those (2)."""
     for j in range(j0, lim):
         kind, a = nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1]
-        if deep:
+        if stage == 1:
             _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V)
-        else:
+        elif stage == 0:
             _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V)
+        elif kind == K_CVREQ:
+            prefetch_row(sw, pt[p_route[a, pk[a, P_HOP]] // V, OUT_SWITCH])
 
 
 @_unit_called
@@ -1388,7 +1391,8 @@ def run(st, until):
             while True:
                 if pfd and pos == 0:
                     # a pipeline over the list (its entries do little work each: the rows
-                    # asked for three blocks ahead, those they lead to one block ahead)
+                    # they read first asked for three blocks ahead, those these lead to two
+                    # blocks ahead, a VC request's switch row one block ahead)
                     nb = nd[blk, NODE_NEXT]
                     if first:  # (the first blocks: asked for now)
                         first = False
@@ -1396,16 +1400,19 @@ def run(st, until):
                         for _ in range(3):
                             if b2 < 0:
                                 break
-                            _prefetch_block(nd, b2, 0, tp if b2 == tl else EVB, False, pk,
+                            _prefetch_block(nd, b2, 0, tp if b2 == tl else EVB, 0, pk,
                                             p_route, pt, ob, sw, pend, bf, vq, V)
                             b2 = nd[b2, NODE_NEXT]
                     if nb >= 0:
-                        _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, True, pk, p_route,
+                        _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, 2, pk, p_route,
                                         pt, ob, sw, pend, bf, vq, V)
                         n2 = nd[nb, NODE_NEXT]
+                        if n2 >= 0:
+                            _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, 1, pk,
+                                            p_route, pt, ob, sw, pend, bf, vq, V)
                         n3 = nd[n2, NODE_NEXT] if n2 >= 0 else -1
                         if n3 >= 0:
-                            _prefetch_block(nd, n3, 0, tp if n3 == tl else EVB, False, pk,
+                            _prefetch_block(nd, n3, 0, tp if n3 == tl else EVB, 0, pk,
                                             p_route, pt, ob, sw, pend, bf, vq, V)
                             n4 = nd[n3, NODE_NEXT]
                             if n4 >= 0:
@@ -1501,17 +1508,17 @@ def run(st, until):
             tp = ev[idx, EV_TPOS]
             nb = nd[blk, NODE_NEXT]
             if pfb != blk:  # a new chain: nothing asked for yet
-                _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, False, pk, p_route, pt,
+                _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, 0, pk, p_route, pt,
                                 ob, sw, pend, bf, vq, V)
                 if nb >= 0:
-                    _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, False, pk, p_route, pt,
+                    _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, 0, pk, p_route, pt,
                                     ob, sw, pend, bf, vq, V)
             if nb >= 0:
-                _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, True, pk, p_route, pt, ob,
+                _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, 1, pk, p_route, pt, ob,
                                 sw, pend, bf, vq, V)
                 n2 = nd[nb, NODE_NEXT]
                 if n2 >= 0:
-                    _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, False, pk, p_route, pt,
+                    _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, 0, pk, p_route, pt,
                                     ob, sw, pend, bf, vq, V)
                     n3 = nd[n2, NODE_NEXT]
                     if n3 >= 0:
