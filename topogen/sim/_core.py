@@ -8,7 +8,8 @@ The same model, event for event, as the pure-Python :class:`~topogen.sim.model.E
   ordinary events of its cycle and the switch allocations that run after them (the
   Python engine's ``_LATE`` sequence numbers).  Events of one cycle therefore run in the
   order they were scheduled, exactly as the Python engine's ``(cycle, sequence)`` heap
-  runs them.  A list is a chain of blocks of :data:`EVB` events (one cache line each:
+  runs them; a third list holds the events that commute with the others of their cycle,
+  run together at its start (see "Cycle lists").  A list is a chain of blocks of :data:`EVB` events (one cache line each:
   a large network's events are read one line per 7 events, not one line each);
 * packets live in slots (recycled on delivery) with their route (ports and first VC of
   each hop); input-buffer FIFOs, source queues and the waiting lists of output ports are
