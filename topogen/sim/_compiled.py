@@ -280,7 +280,7 @@ class CompiledEngine:
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
                     alloc_at=i64(n, -1), va_n=i64(n), chk_at=i64(n, -1)),
-            ev=np.full((2 * W, 4), -1, np.int64),
+            ev=np.full((3 * W, 4), -1, np.int64),  # ordinary, late and cycle lists
             sl=np.zeros((3, K, K), np.int64), ch=np.zeros((3, K, K), np.int64),
             sv=np.zeros((4, K), np.int64), held=i64(nrmax * (K * V + 1)), sq=np.zeros((3, K + 1), np.int64),
             pend=np.zeros(P, np.int8),

@@ -8,7 +8,8 @@ The same model, event for event, as the pure-Python :class:`~topogen.sim.model.E
   ordinary events of its cycle and the switch allocations that run after them (the
   Python engine's ``_LATE`` sequence numbers).  Events of one cycle therefore run in the
   order they were scheduled, exactly as the Python engine's ``(cycle, sequence)`` heap
-  runs them.  A list is a chain of blocks of :data:`EVB` events (one cache line each:
+  runs them; a third list holds the events that commute with the others of their cycle,
+  run together at its start (see "Cycle lists").  A list is a chain of blocks of :data:`EVB` events (one cache line each:
   a large network's events are read one line per 7 events, not one line each);
 * packets live in slots (recycled on delivery) with their route (ports and first VC of
   each hop); input-buffer FIFOs, source queues and the waiting lists of output ports are
@@ -105,7 +106,11 @@ NOW, IN_NET, IN_SRC, LAST_MOVE, NEXT_PID, DELIVERED, MEAS_CREATED, CTIME_SUM, SR
     DEADLOCKED, EV_COUNT, NFREE_NODES, NFREE_SLOTS, GEN_HEAD, GEN_N, LOG_N, MEAS_FROM, MEAS_TO, \
     BLOCK_ARG, EVENTS, LATE_SORTED = range(21)
 UD_N = 21  # UGAL: uniform draws left in State.ud (taken from the end)
-NUM_SC = 22
+#: events run of each kind k (sc[EVK0 + k], k < NUM_KINDS), those of the cycle lists
+#: included (the events per packet-hop by kind; EVENTS counts the dispatched ones only)
+EVK0 = 22
+NUM_KINDS = 13
+NUM_SC = EVK0 + NUM_KINDS
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
@@ -177,6 +182,9 @@ K_BLOCK, K_READY, K_CREDIT, K_FREE, K_IWAKE, K_ALLOC, K_VREQ, K_VFREE = 0, 2, 3,
 #: the output VCs a switch released this cycle are free (one event per switch and cycle in
 #: place of a K_VFREE per VC; see "Released output VCs" below)
 K_VCHK = 9
+#: K_CREDIT (of a network buffer), K_VREQ and K_VCHK in a bucket's third list, the cycle
+#: list, run together at the start of their cycle (see "Cycle lists" below)
+K_CCREDIT, K_CVREQ, K_CVCHK = 10, 11, 12
 # return codes of run()
 R_DONE, R_BLOCK, R_SLOTS, R_NODES, R_LOG, R_DEADLOCK, R_DRAWS, R_ROUTE = range(8)
 #: the updown reading's "unreachable" legal distance (topogen.routing.updown.UNREACHABLE)
@@ -217,8 +225,9 @@ GROUPS = {'pt': ['busy', 'port_flits', 'in_busy', 'iwake', 'in_ptr', 'out_ptr', 
 
 @_unit
 def _push(sc, ev, nd, free_nodes, mask, W, t, kind, arg, late):
-    """Schedule an event at cycle ``t`` (``late``: after the ordinary events of ``t``)."""
-    idx = (t & mask) + (W if late else 0)
+    """Schedule an event at cycle ``t`` (``late``: after the ordinary events of ``t``; the
+    kinds of the cycle list in its list)."""
+    idx = (t & mask) + (2 * W if kind >= K_CCREDIT else (W if late else 0))
     tail = ev[idx, EV_TAIL]
     pos = ev[idx, EV_TPOS]
     if tail < 0 or pos == EVB:  # a new block
@@ -322,16 +331,34 @@ def _vr_k(pc, pkt, i, kcls, vrc):
 # scheduled once), while the order of a waiting list does not change the separable
 # allocation.  P_RDY keeps t + 1 for the knot analysis (such a head is not waiting yet
 # before t + 1).
+#
+# Cycle lists
+# -----------
+# Where granted heads fold (above) three kinds of event commute with every other ordinary
+# event of their cycle: a network buffer's credit (it adds to the buffer's credits, which
+# only the switch allocations read, and serves its upstream output, which only the
+# allocations send on: the output's waiting list and busy time are those of the cycle's
+# start, and serving is idempotent), a head's VC request (it joins its switch's requests,
+# whose order the VC allocation does not depend on: an output VC goes to the lowest key,
+# keys unique per input VC) and a released-VC check.  They go to a third list of their
+# bucket (K_CCREDIT, K_CVREQ, K_CVCHK), run in one loop when their cycle starts, before
+# its ordinary events, without the dispatch, the bucket scan and the checks of an event
+# each.  Nothing schedules them for the cycle being run (a credit comes back at least a
+# cycle after the tail left, a head asks at least a cycle after it arrived or its
+# predecessor left), so a cycle's list is complete when it runs.  The results are the
+# same: the allocations asked for are the same, in another order of the late list, which
+# switch order makes irrelevant.  A credit of an injection buffer stays an ordinary event
+# (a host's ready head reads those credits in the cycle's order).
 @_inline
 def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads first."""
-    if kind == K_READY or kind == K_VREQ:
+    if kind == K_READY or kind == K_VREQ or kind == K_CVREQ:
         prefetch_row(pk, a)
         prefetch_row(p_route, a)
-    elif kind == K_CREDIT or kind == K_VFREE:
+    elif kind == K_CREDIT or kind == K_VFREE or kind == K_CCREDIT:
         prefetch_row(ob, a)
         prefetch_row(pt, a // V)
-    elif kind == K_ALLOC or kind == K_VCHK:
+    elif kind == K_ALLOC or kind == K_VCHK or kind == K_CVCHK:
         prefetch_row(sw, a)
     elif kind != K_BLOCK:
         prefetch_row(pt, a)
@@ -341,14 +368,14 @@ def _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V):
 def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
     """Ask for the rows an event of ``kind`` on ``a`` reads next (reading the rows
     :func:`_prefetch_event` asked for)."""
-    if kind == K_READY or kind == K_VREQ:
+    if kind == K_READY or kind == K_VREQ or kind == K_CVREQ:
         h = pk[a, P_HOP]
         # (an escape packet's route is not in p_route: its hops may outnumber the columns)
         r = p_route[a, h] if h < p_route.shape[1] else -1
         if r >= 0:
             prefetch_row(pt, r // V)
             prefetch(pend, r // V)
-        if kind == K_VREQ:
+        if kind != K_READY:
             b = pk[a, P_BUF]
             prefetch_row(bf, b)
             prefetch_row(pt, b // V)
@@ -358,22 +385,26 @@ def _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V):
             prefetch_row(vq, a * kv + i)
         prefetch(pend, sw[a, SW_L0])
         prefetch(pend, sw[a, SW_H0])
-    elif kind != K_BLOCK and kind != K_VCHK:
-        s_ = pt[a // V if kind == K_CREDIT or kind == K_VFREE else a, OUT_SWITCH]
+    elif kind != K_BLOCK and kind != K_VCHK and kind != K_CVCHK:
+        s_ = pt[a // V if kind == K_CREDIT or kind == K_VFREE or kind == K_CCREDIT else a,
+                OUT_SWITCH]
         if s_ >= 0:
             prefetch_row(sw, s_)
 
 
 @_unit
-def _prefetch_block(nd, blk, j0, lim, deep, pk, p_route, pt, ob, sw, pend, bf, vq, V):
-    """:func:`_prefetch_event` (or with ``deep`` :func:`_prefetch_next`) for the events
-    ``j0 .. lim - 1`` of block ``blk``."""
+def _prefetch_block(nd, blk, j0, lim, stage, pk, p_route, pt, ob, sw, pend, bf, vq, V):
+    """Ask for the rows of the events ``j0 .. lim - 1`` of block ``blk``: those they read
+    first (``stage`` 0, :func:`_prefetch_event`), next (1, :func:`_prefetch_next`) or, for a
+    cycle list's VC request, the switch row after those (2)."""
     for j in range(j0, lim):
         kind, a = nd[blk, EV0 + 2 * j], nd[blk, EV0 + 2 * j + 1]
-        if deep:
+        if stage == 1:
             _prefetch_next(kind, a, pk, p_route, pt, sw, pend, bf, vq, V)
-        else:
+        elif stage == 0:
             _prefetch_event(kind, a, pk, p_route, pt, ob, sw, V)
+        elif kind == K_CVREQ:
+            prefetch_row(sw, pt[p_route[a, pk[a, P_HOP]] // V, OUT_SWITCH])
 
 
 @_unit_called
@@ -1273,6 +1304,12 @@ def run(st, until):
     lazy = cf[C_SORT] != 0
     # granted heads join their outputs' waiting lists at the end of the allocation
     fold = lazy and vca and G >= 1
+    # where they fold, a network buffer's credit, a VC request and a released-VC check go to
+    # their cycle's list (see "Cycle lists")
+    ccredit = K_CCREDIT if fold else K_CREDIT
+    vkind = K_CVREQ if fold else rkind
+    ckind = K_CVCHK if fold else K_VCHK
+    W2 = 2 * W
     gq = st.gq
     rlead = 1 if vca else 0
     logcap = lg.shape[1]
@@ -1292,7 +1329,8 @@ def run(st, until):
         now = sc[NOW]
         if sc[EV_COUNT] > 0:
             ht = now
-            while ev[ht & mask, EV_HEAD] < 0 and ev[(ht & mask) + W, EV_HEAD] < 0:
+            while (ev[ht & mask, EV_HEAD] < 0 and ev[(ht & mask) + W, EV_HEAD] < 0
+                   and ev[(ht & mask) + W2, EV_HEAD] < 0):
                 ht += 1
         else:
             ht = big
@@ -1350,9 +1388,110 @@ def run(st, until):
             continue
         if ht >= until:
             return R_DONE
-        # -------------------------------------------------------------- next event
         t = ht
         idx = t & mask
+        cl = idx + W2
+        if ev[cl, EV_HEAD] >= 0:
+            # ------------------------------------------------ the cycle list of t
+            sc[NOW] = t
+            blk = ev[cl, EV_HEAD]
+            pos = ev[cl, EV_HPOS]
+            tl = ev[cl, EV_TAIL]
+            tp = ev[cl, EV_TPOS]
+            first = True
+            while True:
+                if pfd and pos == 0:
+                    # a pipeline over the list (its entries do little work each: the rows
+                    # they read first asked for three blocks ahead, those these lead to two
+                    # blocks ahead, a VC request's switch row one block ahead)
+                    nb = nd[blk, NODE_NEXT]
+                    if first:  # (the first blocks: asked for now)
+                        first = False
+                        b2 = blk
+                        for _ in range(3):
+                            if b2 < 0:
+                                break
+                            _prefetch_block(nd, b2, 0, tp if b2 == tl else EVB, 0, pk,
+                                            p_route, pt, ob, sw, pend, bf, vq, V)
+                            b2 = nd[b2, NODE_NEXT]
+                    if nb >= 0:
+                        _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, 2, pk, p_route,
+                                        pt, ob, sw, pend, bf, vq, V)
+                        n2 = nd[nb, NODE_NEXT]
+                        if n2 >= 0:
+                            _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, 1, pk,
+                                            p_route, pt, ob, sw, pend, bf, vq, V)
+                        n3 = nd[n2, NODE_NEXT] if n2 >= 0 else -1
+                        if n3 >= 0:
+                            _prefetch_block(nd, n3, 0, tp if n3 == tl else EVB, 0, pk,
+                                            p_route, pt, ob, sw, pend, bf, vq, V)
+                            n4 = nd[n3, NODE_NEXT]
+                            if n4 >= 0:
+                                prefetch_row(nd, n4)
+                kind = nd[blk, EV0 + 2 * pos]
+                a = np.int64(nd[blk, EV0 + 2 * pos + 1])
+                sc[EVK0 + kind] += 1
+                if kind == K_CCREDIT:  # a network buffer's credit: serve the upstream output
+                    credits[a] += S
+                    o = a // V
+                    if pt[o, W_HEAD] >= 0:
+                        if pt[o, BUSY] > t:
+                            if pt[o, WAKE] == 0:
+                                pt[o, WAKE] = 1
+                                _push(sc, ev, nd, free_nodes, mask, W, pt[o, BUSY], K_FREE, o, False)
+                        else:
+                            s_ = pt[o, OUT_SWITCH]
+                            pend[o] = 1
+                            if sw[s_, ALLOC_AT] != t:
+                                sw[s_, ALLOC_AT] = t
+                                _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+                elif kind == K_CVREQ:  # a head asks for an output VC
+                    lo = np.int64(p_route[a, pk[a, P_HOP]])
+                    o = lo // V
+                    s_ = pt[o, OUT_SWITCH]
+                    q = sw[s_, VA_N]
+                    sw[s_, VA_N] = q + 1
+                    row = s_ * kv + q
+                    b = np.int64(pk[a, P_BUF])
+                    vq[row, VQ_PKT] = a
+                    vq[row, VQ_LO] = lo
+                    vq[row, VQ_HI] = lo + (V if o >= EJ else _vr_k(pc, a, pk[a, P_HOP], kcls,
+                                                                    cf[C_VRC]))
+                    vq[row, VQ_B] = b
+                    vq[row, VQ_P0] = bf[b, VA_IPTR]
+                    vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
+                    vq[row, VQ_IK] = pt[b // V, IN_LOCAL] * V + b % V
+                    pk[a, P_VAQ] = 1
+                    if sw[s_, ALLOC_AT] != t:
+                        sw[s_, ALLOC_AT] = t
+                        _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+                elif sw[a, VA_N] > 0 and sw[a, ALLOC_AT] != t:  # K_CVCHK
+                    sw[a, ALLOC_AT] = t
+                    _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, a, True)
+                sc[EV_COUNT] -= 1
+                pos += 1
+                if blk == tl and pos == tp:  # the list is empty
+                    ev[cl, EV_HEAD] = -1
+                    ev[cl, EV_TAIL] = -1
+                    free_nodes[sc[NFREE_NODES]] = blk
+                    sc[NFREE_NODES] += 1
+                    break
+                if pos == EVB:  # the next block
+                    ev[cl, EV_HEAD] = nd[blk, NODE_NEXT]
+                    ev[cl, EV_HPOS] = 0
+                    free_nodes[sc[NFREE_NODES]] = blk
+                    sc[NFREE_NODES] += 1
+                    blk = nd[blk, NODE_NEXT]
+                    pos = 0
+                else:
+                    ev[cl, EV_HPOS] = pos
+                if sc[NFREE_NODES] < margin:  # (each entry may take a block)
+                    break
+            if sc[IN_NET] and t - sc[LAST_MOVE] > dl:
+                sc[DEADLOCKED] = 1
+                return R_DEADLOCK
+            continue
+        # -------------------------------------------------------------- next event
         blk = ev[idx, EV_HEAD]
         if blk < 0:
             idx += W
@@ -1380,17 +1519,17 @@ def run(st, until):
             tp = ev[idx, EV_TPOS]
             nb = nd[blk, NODE_NEXT]
             if pfb != blk:  # a new chain: nothing asked for yet
-                _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, False, pk, p_route, pt,
+                _prefetch_block(nd, blk, 1, tp if blk == tl else EVB, 0, pk, p_route, pt,
                                 ob, sw, pend, bf, vq, V)
                 if nb >= 0:
-                    _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, False, pk, p_route, pt,
+                    _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, 0, pk, p_route, pt,
                                     ob, sw, pend, bf, vq, V)
             if nb >= 0:
-                _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, True, pk, p_route, pt, ob,
+                _prefetch_block(nd, nb, 0, tp if nb == tl else EVB, 1, pk, p_route, pt, ob,
                                 sw, pend, bf, vq, V)
                 n2 = nd[nb, NODE_NEXT]
                 if n2 >= 0:
-                    _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, False, pk, p_route, pt,
+                    _prefetch_block(nd, n2, 0, tp if n2 == tl else EVB, 0, pk, p_route, pt,
                                     ob, sw, pend, bf, vq, V)
                     n3 = nd[n2, NODE_NEXT]
                     if n3 >= 0:
@@ -1411,6 +1550,7 @@ def run(st, until):
             ev[idx, EV_HPOS] = pos
         sc[EV_COUNT] -= 1
         sc[EVENTS] += 1
+        sc[EVK0 + kind] += 1
         sc[NOW] = t
         serve = -1
         alloc = -1
@@ -1649,7 +1789,7 @@ def run(st, until):
                         bf[b, BUF_TAIL] = pkt
                         r = bf[b, FRONT_FREE] + G
                         x = arr + D
-                        _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, pkt, False)
+                        _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, vkind, pkt, False)
                     else:
                         pk[bf[b, BUF_TAIL], P_BNEXT] = pkt
                         bf[b, BUF_TAIL] = pkt
@@ -1679,7 +1819,7 @@ def run(st, until):
                             s_ = pt[o, OUT_SWITCH]
                             if sw[s_, CHK_AT] != t + Sx:
                                 sw[s_, CHK_AT] = t + Sx
-                                _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VCHK, s_, False)
+                                _push(sc, ev, nd, free_nodes, mask, W, t + Sx, ckind, s_, False)
                         else:
                             _push(sc, ev, nd, free_nodes, mask, W, t + Sx, K_VFREE, x, False)
                         pk[pkt, P_OVC] = -1
@@ -1697,12 +1837,12 @@ def run(st, until):
                     cd = cdelay
                     if cd and old >= injbuf0:
                         cd = 0
-                    _push(sc, ev, nd, free_nodes, mask, W, iend - 1 + pt[old // V, LAT] + cd, K_CREDIT,
-                          old, False)
+                    _push(sc, ev, nd, free_nodes, mask, W, iend - 1 + pt[old // V, LAT] + cd,
+                          K_CREDIT if old >= injbuf0 else ccredit, old, False)
                     if nxt >= 0:
                         r = iend + G
                         x = pk[nxt, P_ARR] + D
-                        _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, rkind, nxt, False)
+                        _push(sc, ev, nd, free_nodes, mask, W, (x if x > r else r) - rlead, vkind, nxt, False)
                 if b < 0:  # ejected
                     sc[IN_NET] -= 1
                     sc[DELIVERED] += 1

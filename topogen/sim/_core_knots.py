@@ -7,24 +7,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import (BUF_HEAD, C_EA0, C_EA1, C_EJ, C_ESC, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_VRC, C_W,
-                    CREDITS, EV_HEAD, K_CREDIT, EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT,
+from ._core import (BUF_HEAD, C_EA0, C_EA1, C_EJ, C_ESC, C_INJ, C_KCLS, C_S, C_V, C_VCA, C_VRC,
+                    CREDITS, EV_HEAD, K_CCREDIT, K_CREDIT, EV0, EV_HPOS, EV_TAIL, EV_TPOS, EVB, NODE_NEXT,
                     NOW, OWNER, PC_LINKS, P_EO, P_HOP, P_NA, P_OVC, P_RDY, P_VAQ, P_WAIT, _jit)
 
 #: numba freezes the constants above into this module's cached code and keys the cache by
 #: this file alone: the SHA-256 (first 16 hex digits) of ``_core``'s integer constants.  A
 #: test fails until it is updated after they change, and the update changes this file, so
 #: no cached function here keeps old constants (``tests/sim/test_compiled_sort.py``).
-CORE_CONSTANTS_SHA256 = "c5478c923fa83d5b"
+CORE_CONSTANTS_SHA256 = "34452a69e6db9548"
 
 
 @_jit
 def pending_credits(st, out):
-    """Add to ``out[b]`` the credits of buffer ``b`` still on their way back."""
-    W = st.cf[C_W]
+    """Add to ``out[b]`` the credits of buffer ``b`` still on their way back (in the
+    ordinary and the cycle lists)."""
     S = st.cf[C_S]
     ev, nd = st.ev, st.nd
-    for idx in range(W):
+    for idx in range(ev.shape[0]):
         blk = ev[idx, EV_HEAD]
         if blk < 0:
             continue
@@ -34,7 +34,8 @@ def pending_credits(st, out):
                 blk = nd[blk, NODE_NEXT]
                 pos = 0
                 continue
-            if nd[blk, EV0 + 2 * pos] == K_CREDIT:
+            k = nd[blk, EV0 + 2 * pos]
+            if k == K_CREDIT or k == K_CCREDIT:
                 out[nd[blk, EV0 + 2 * pos + 1]] += S
             pos += 1
 
