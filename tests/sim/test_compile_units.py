@@ -24,7 +24,7 @@ from topogen.sim import _core as C  # noqa: E402
 #: helpers compiled once and inlined by LLVM into their callers (hot: every event or
 #: allocation runs them)
 INLINED = {"_push", "_best_vc", "_vr_k", "_prefetch_block", "_vc_alloc", "_sw_alloc", "_alloc_end",
-           "_wake_next"}
+           "_wake_next", "_vc_request"}
 #: helpers compiled once and called (escape, ANCA and UGAL routing, the switch order)
 CALLED = {"_sort_late", "_ugal_choose", "_esc_options", "_esc_choose", "_esc_unwait",
           "_esc_next_state", "_anca_draws", "_anca_choose"}

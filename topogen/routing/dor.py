@@ -82,6 +82,22 @@ def _derived_shape(topology: Topology):
     return None
 
 
+def torus_rings(topology: Topology, routing: str, instead: str) -> tuple:
+    """The ring sizes of ``topology`` for a routing of BookSim's that runs on a torus only
+    (``routing``: its name in the messages), each ring of 3 switches or more; a
+    :class:`ParameterError` naming ``instead`` for other networks."""
+    try:
+        kind, dims = _shape(topology, None, None)
+    except RoutingError:
+        kind, dims = None, None
+    if kind != "torus":
+        raise ParameterError(f"{routing} on a torus, got a {topology.name or 'topology'}; use {instead} on other "
+                             f"networks")
+    if any(int(x) < 3 for x in dims):
+        raise ParameterError(f"{routing.split()[0]} needs rings of at least 3 switches, got dims={tuple(dims)}")
+    return tuple(int(x) for x in dims)
+
+
 def _shape(topology: Topology, kind, dims):
     p = topology.params
     if kind is None and dims is None:

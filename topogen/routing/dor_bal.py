@@ -55,17 +55,9 @@ class BalancedDor(Routing):
     deterministic = False
 
     def __init__(self, topology, seed=None):
-        from .dor import _shape
+        from .dor import torus_rings
 
-        try:
-            kind, dims = _shape(topology, None, None)
-        except RoutingError:
-            kind, dims = None, None
-        if kind != "torus":
-            raise ParameterError(f"dor-bal is BookSim's dim_order_bal on a torus, got a "
-                                 f"{topology.name or 'topology'}; use dor on other networks")
-        if any(int(x) < 3 for x in dims):
-            raise ParameterError(f"dor-bal needs rings of at least 3 switches, got dims={tuple(dims)}")
+        dims = torus_rings(topology, "dor-bal is BookSim's dim_order_bal", "dor")
         seed = resolve_seed(seed)
         super().__init__(topology, algorithm="dor-bal",
                          params={"seed": seed, "as": "BookSim dim_order_bal_torus", "dims": list(dims),

@@ -82,17 +82,9 @@ class TorusMinAdapt(Routing):
     run_time_choice = "min-adapt-torus"
 
     def __init__(self, topology, seed=None):
-        from .dor import _shape
+        from .dor import torus_rings
 
-        try:
-            kind, dims = _shape(topology, None, None)
-        except RoutingError:
-            kind, dims = None, None
-        if kind != "torus":
-            raise ParameterError(f"min-adapt is BookSim's min_adapt_torus on a torus, got a "
-                                 f"{topology.name or 'topology'}; use escape on other networks")
-        if any(int(x) < 3 for x in dims):
-            raise ParameterError(f"min-adapt needs rings of at least 3 switches, got dims={tuple(dims)}")
+        dims = torus_rings(topology, "min-adapt is BookSim's min_adapt_torus", "escape")
         if len(set(int(x) for x in dims)) != 1:
             raise ParameterError(f"min-adapt is BookSim's k-ary n-cube: every ring of the same size k, "
                                  f"got dims={tuple(dims)}")

@@ -807,6 +807,30 @@ def _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, ein
 # allocation per cycle, ports and inputs free from cycle ``t + 1`` on) decides with the
 # state of round ``g`` (the cycle itself without rounds).
 @_unit
+def _vc_request(a, lo, t, V, EJ, kv, kcls, pt, pk, pc, sw, vq, bf, cf, sc, ev, nd, free_nodes, mask, W):
+    """Packet ``a``'s head asks for a VC of the output of buffer ``lo`` (the first of the VCs
+    its hop may take): a row of the switch's VC requests (``State.vq``) and the switch's
+    allocation this cycle, once."""
+    o = lo // V
+    s_ = pt[o, OUT_SWITCH]
+    q = sw[s_, VA_N]
+    sw[s_, VA_N] = q + 1
+    row = s_ * kv + q
+    b = np.int64(pk[a, P_BUF])
+    vq[row, VQ_PKT] = a
+    vq[row, VQ_LO] = lo
+    vq[row, VQ_HI] = lo + (V if o >= EJ else _vr_k(pc, a, pk[a, P_HOP], kcls, cf[C_VRC]))
+    vq[row, VQ_B] = b
+    vq[row, VQ_P0] = bf[b, VA_IPTR]
+    vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
+    vq[row, VQ_IK] = pt[b // V, IN_LOCAL] * V + b % V
+    pk[a, P_VAQ] = 1
+    if sw[s_, ALLOC_AT] != t:
+        sw[s_, ALLOC_AT] = t
+        _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+
+
+@_unit
 def _vc_alloc(a, t, g, h0, rounds, sc, ev, nd, free_nodes, mask, W, sw, pt, pk, bf, ob, vk, vq,
               held, gq, n, V):
     """The separable VC allocation of switch ``a`` (the Python engine's ``_vc_allocate``, or
@@ -1447,24 +1471,8 @@ def run(st, until):
                                 _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
                 elif kind == K_CVREQ:  # a head asks for an output VC
                     lo = np.int64(p_route[a, pk[a, P_HOP]])
-                    o = lo // V
-                    s_ = pt[o, OUT_SWITCH]
-                    q = sw[s_, VA_N]
-                    sw[s_, VA_N] = q + 1
-                    row = s_ * kv + q
-                    b = np.int64(pk[a, P_BUF])
-                    vq[row, VQ_PKT] = a
-                    vq[row, VQ_LO] = lo
-                    vq[row, VQ_HI] = lo + (V if o >= EJ else _vr_k(pc, a, pk[a, P_HOP], kcls,
-                                                                    cf[C_VRC]))
-                    vq[row, VQ_B] = b
-                    vq[row, VQ_P0] = bf[b, VA_IPTR]
-                    vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
-                    vq[row, VQ_IK] = pt[b // V, IN_LOCAL] * V + b % V
-                    pk[a, P_VAQ] = 1
-                    if sw[s_, ALLOC_AT] != t:
-                        sw[s_, ALLOC_AT] = t
-                        _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+                    _vc_request(a, lo, t, V, EJ, kv, kcls, pt, pk, pc, sw, vq, bf, cf, sc, ev, nd,
+                                free_nodes, mask, W)
                 elif sw[a, VA_N] > 0 and sw[a, ALLOC_AT] != t:  # K_CVCHK
                     sw[a, ALLOC_AT] = t
                     _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, a, True)
@@ -1646,25 +1654,10 @@ def run(st, until):
                 _anca_choose(a, cf, sc, pk, pc, pt, p_route, credits, sw, vq, dsw, eptr, eind,
                              aspan, aweight, ud, V, kcls, S, vca, EJ, held)
             lo = np.int64(p_route[a, pk[a, P_HOP]])
-            o = lo // V
-            s_ = pt[o, OUT_SWITCH]
             if rounds and pk[a, P_VR] < 0:  # (else set when it became the front) the
                 pk[a, P_VR] = (t + 1) * rnum // rden - 1  # cycle's last round
-            q = sw[s_, VA_N]
-            sw[s_, VA_N] = q + 1
-            row = s_ * kv + q
-            b = np.int64(pk[a, P_BUF])
-            vq[row, VQ_PKT] = a
-            vq[row, VQ_LO] = lo
-            vq[row, VQ_HI] = lo + (V if o >= EJ else _vr_k(pc, a, pk[a, P_HOP], kcls, cf[C_VRC]))
-            vq[row, VQ_B] = b
-            vq[row, VQ_P0] = bf[b, VA_IPTR]
-            vq[row, VQ_OL] = pt[o, OUT_LOCAL] * V - o * V
-            vq[row, VQ_IK] = pt[b // V, IN_LOCAL] * V + b % V
-            pk[a, P_VAQ] = 1
-            if sw[s_, ALLOC_AT] != t:
-                sw[s_, ALLOC_AT] = t
-                _push(sc, ev, nd, free_nodes, mask, W, t, K_ALLOC, s_, True)
+            _vc_request(a, lo, t, V, EJ, kv, kcls, pt, pk, pc, sw, vq, bf, cf, sc, ev, nd, free_nodes, mask,
+                        W)
         elif kind == K_VFREE:  # _vc_free
             if not rounds:  # (with rounds FREE_AT holds the round it is free from)
                 ob[a, OWNER] = -1
