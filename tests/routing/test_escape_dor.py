@@ -15,6 +15,8 @@ from topogen.routing import dor, escape, route
 from topogen.routing.deadlock import check
 from topogen.routing.escape import EscapeRouting
 
+from .test_dor import _coords, _dor_path
+
 
 def _nets():
     return {
@@ -27,38 +29,6 @@ def _nets():
 
 
 NETS = _nets()
-
-
-def _coords(v, dims):
-    out = []
-    for x in dims:
-        out.append(v % x)
-        v //= x
-    return out
-
-
-def _expected_route(s, d, kind, dims):
-    """DOR from the coordinates alone: dimension 0 first, the shorter way round a ring (+ on
-    a tie), VC 1 from the hop that crosses a ring's wrap link to the end of that dimension."""
-    strides = [int(np.prod(dims[:k])) for k in range(len(dims))]
-    cur = _coords(s, dims)
-    tgt = _coords(d, dims)
-    sw, vcs = [s], []
-    for k, side in enumerate(dims):
-        vc = 0
-        while cur[k] != tgt[k]:
-            if kind == "torus":
-                fwd = (tgt[k] - cur[k]) % side
-                step = 1 if 2 * fwd <= side else -1
-            else:
-                step = 1 if tgt[k] > cur[k] else -1
-            nxt = (cur[k] + step) % side
-            if kind == "torus" and side >= 3 and abs(nxt - cur[k]) == side - 1:
-                vc = 1
-            cur[k] = nxt
-            sw.append(sum(c * st for c, st in zip(cur, strides)))
-            vcs.append(vc)
-    return sw, vcs
 
 
 def _walk_table(r, s, d):
@@ -89,7 +59,7 @@ def test_escape_routes_are_dor_pair_by_pair(name):
         sw, vcs = r.escape_path(s, d)
         rsw, rvcs = ref.path(s, d)
         assert sw.tolist() == rsw.tolist() and vcs.tolist() == rvcs.tolist()
-        esw, evcs = _expected_route(s, d, kind, dims)
+        esw, evcs = _dor_path(s, d, dims, kind)
         assert sw.tolist() == esw and vcs.tolist() == evcs, (s, d)
         assert _walk_table(r, s, d) == (esw, evcs), (s, d)
 
