@@ -23,7 +23,9 @@ Verdicts (:func:`judge`) cannot pass by accident:
   missing, failed or has no sustained load makes the claim ``not run``;
 * a claim about saturation is judged only on curves whose knee is resolved to within
   :data:`KNEE_RESOLUTION` (the bracket between the highest sustained and the lowest
-  saturated load); otherwise it is ``unresolved``.
+  saturated load); otherwise it is ``unresolved``;
+* a claim whose check finds the resolved knees still too coarse for its tolerance (a
+  ratio of two knees near zero load) is ``unresolved`` too, with the reason.
 """
 
 from __future__ import annotations
@@ -457,7 +459,8 @@ class Claim:
     saturated) counts as resolved, its throughput being that bandwidth (a paper whose
     axis ends at the injection bandwidth, such as Skywalk's 12 Gbit/s per host, plots
     such a curve as one that never shoots up);
-    ``check(results) -> (topogen value text, holds, reason)`` judges it."""
+    ``check(results) -> (topogen value text, holds, reason)`` judges it (``holds`` None:
+    the curves cannot decide it, ``unresolved``)."""
 
     text: str
     panel: str
@@ -487,7 +490,7 @@ def judge(claims: Sequence[Claim], results: dict) -> pd.DataFrame:
             reason = f"knee not resolved to {KNEE_RESOLUTION:g}: " + "; ".join(bad)
         else:
             value, ok, reason = cl.check(results)
-            verdict = "holds" if ok else "differs"
+            verdict = "unresolved" if ok is None else "holds" if ok else "differs"
         rows.append({"claim": cl.text, "panel": cl.panel, "paper": cl.paper, "topogen": value,
                      "tolerance": cl.tolerance, "verdict": verdict, "reason": reason})
     return pd.DataFrame(rows, columns=["claim", "panel", "paper", "topogen", "tolerance", "verdict", "reason"])
