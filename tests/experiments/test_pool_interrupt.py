@@ -23,6 +23,15 @@ SPEC = (SMALL.replace('name = "small"', 'name = "stop"')
         .replace('simulator = ["reference"]', 'simulator = ["booksim"]').replace("seed = [1, 2]", "seed = [1]"))
 
 
+def _signal_masks(pid: int) -> dict:
+    """The signal masks of process ``pid`` (/proc/PID/status), for a failure's message."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return {k: v.strip() for k, v in (line.split(":", 1) for line in lines) if k in ("SigBlk", "SigIgn", "SigCgt")}
+
+
 @needs_fixtures("booksim")
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
@@ -50,7 +59,12 @@ def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
         below = fakes.descendants(proc.pid)
         t0 = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            masks = {p: _signal_masks(p) for p in [proc.pid, *below]}
+            pytest.fail(f"the run did not stop within 60 s of SIGINT; signal masks (hex, SIGINT = bit 1 of "
+                        f"SigIgn/SigBlk/SigCgt) of the command and its processes: {masks}")
         stopped_in = time.monotonic() - t0
     finally:
         if proc.poll() is None:
