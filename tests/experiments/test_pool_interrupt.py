@@ -42,8 +42,12 @@ def test_ctrl_c_stops_the_pool_workers_and_their_simulators(tmp_path):
     exe = fakes.booksim(tmp_path, FIXTURES, control=control)
     spec = write_spec(tmp_path, SPEC)
     env = dict(cli_env(), TOPOGEN_BOOKSIM=str(exe))
+    # a foreground command's Ctrl-C: SIGINT at its default whatever this process inherited
+    # (a test run started in the background of a non-interactive shell ignores SIGINT, and so
+    # would the command, as Unix passes an ignored signal on)
     proc = subprocess.Popen(cli("run", spec, "--jobs", "2"), cwd=tmp_path, env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         end = time.monotonic() + 120
         while time.monotonic() < end:  # both points' simulators are running
