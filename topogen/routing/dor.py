@@ -82,20 +82,27 @@ def _derived_shape(topology: Topology):
     return None
 
 
+def dims_if(topology: Topology, kind: str) -> tuple | None:
+    """The sides of ``topology`` when its shape (as :func:`dor` reads it) is ``kind``
+    (``"torus"``, ``"mesh"``, ``"hyperx"``, ...), else None."""
+    try:
+        found, dims = _shape(topology, None, None)
+    except RoutingError:
+        return None
+    return tuple(int(x) for x in dims) if found == kind else None
+
+
 def torus_rings(topology: Topology, routing: str, instead: str) -> tuple:
     """The ring sizes of ``topology`` for a routing of BookSim's that runs on a torus only
     (``routing``: its name in the messages), each ring of 3 switches or more; a
     :class:`ParameterError` naming ``instead`` for other networks."""
-    try:
-        kind, dims = _shape(topology, None, None)
-    except RoutingError:
-        kind, dims = None, None
-    if kind != "torus":
+    dims = dims_if(topology, "torus")
+    if dims is None:
         raise ParameterError(f"{routing} on a torus, got a {topology.name or 'topology'}; use {instead} on other "
                              f"networks")
-    if any(int(x) < 3 for x in dims):
-        raise ParameterError(f"{routing.split()[0]} needs rings of at least 3 switches, got dims={tuple(dims)}")
-    return tuple(int(x) for x in dims)
+    if any(x < 3 for x in dims):
+        raise ParameterError(f"{routing.split()[0]} needs rings of at least 3 switches, got dims={dims}")
+    return dims
 
 
 def _shape(topology: Topology, kind, dims):

@@ -64,7 +64,6 @@ from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError
 from .base import Routing, _check_switch
 from .flatfly_booksim import FlatflyRouting, flatfly_dims
-from .romm import phase_joined
 
 __all__ = ["FlatflyAdaptiveRouting", "flatfly_adaptive_xyyx", "flatfly_ugal", "flatfly_ugal_xyyx",
            "choose_order", "ugal_minimal", "ugal_intermediate", "router_distance", "KINDS", "THRESHOLD"]
@@ -184,47 +183,12 @@ class FlatflyAdaptiveRouting(FlatflyRouting):
         return ("superset of the two-phase dependencies" + per + ": every route on the phase-1 and the phase-2 "
                 "VC, and every junction from a phase-1 route ending at a router to a phase-2 route leaving it")
 
-    def dependency_chunks(self, pairs=None):
-        """The dependencies of the module docs; ``pairs`` is ignored."""
-        n, v = self.num_switches, self.num_vcs
-        a_list, b_list = [], []
+    def _cdg_plan(self) -> tuple:
         if self.kind == "flatfly-adaptive-xyyx":
-            plan = (((0, "xy"), None), ((1, "yx"), None))
-        elif self.kind == "flatfly-ugal":
-            plan = (((0, "xy"), (1, "xy")),)
-        else:
-            plan = (((0, "xy"), (1, "xy")), ((2, "yx"), (3, "yx")))
-        junctions = []  # per two-phase class pair: (ends, starts)
-        for first, second in plan:
-            ends: dict[int, set] = {}
-            starts: dict[int, set] = {}
-            for role, cls in (("end", first), ("start", second)):
-                if cls is None:
-                    continue
-                vc, order = cls
-                for s in range(n):
-                    for d in range(n):
-                        if s == d:
-                            continue
-                        sw = self.segment(s, d, order)
-                        ch = np.asarray(self.view.entry(sw[:-1], sw[1:]), dtype=np.int64) * v + vc
-                        a_list.append(ch[:-1])
-                        b_list.append(ch[1:])
-                        if second is None:
-                            continue
-                        if role == "end":
-                            ends.setdefault(d, set()).add(int(ch[-1]))
-                        else:
-                            starts.setdefault(s, set()).add(int(ch[0]))
-            junctions.append((ends, starts))
-        for ends, starts in junctions[:-1]:  # phase_joined adds the last pair's
-            for m, last in ends.items():
-                first = np.fromiter(starts.get(m, ()), dtype=np.int64)
-                for x in last:
-                    a_list.append(np.full(len(first), x, dtype=np.int64))
-                    b_list.append(first)
-        ends, starts = junctions[-1]
-        yield phase_joined(a_list, b_list, ends, starts)
+            return (((0, "xy"), None), ((1, "yx"), None))
+        if self.kind == "flatfly-ugal":
+            return (((0, "xy"), (1, "xy")),)
+        return (((0, "xy"), (1, "xy")), ((2, "yx"), (3, "yx")))
 
     def metadata(self) -> dict:
         md = super().metadata()

@@ -57,17 +57,14 @@ KINDS = {"flatfly-xyyx": "xyyx_flatfly", "flatfly-valiant": "valiant_flatfly"}
 def flatfly_dims(topology) -> tuple[int, ...]:
     """The sides of a flattened butterfly / HyperX topology (its generator's parameters,
     as :func:`topogen.routing.dor` reads them)."""
-    from .dor import _shape
+    from .dor import dims_if
 
-    try:
-        kind, dims = _shape(topology, None, None)
-    except RoutingError:
-        kind, dims = None, None
-    if kind != "hyperx":
+    dims = dims_if(topology, "hyperx")
+    if dims is None:
         raise ParameterError(f"flatfly-xyyx and flatfly-valiant route BookSim's flattened butterfly (topogen's "
                              f"flattened-butterfly or hyperx), got a {topology.name or 'topology'}; use dor or "
                              "valiant on other networks")
-    return tuple(int(x) for x in dims)
+    return dims
 
 
 def flatfly_path(dims, src: int, dst: int, order: str = "xy") -> list[int]:
@@ -165,28 +162,49 @@ class FlatflyRouting(Routing):
         return ("superset of the two-phase dependencies: every X-first route on VC 0 and on VC 1, and every "
                 "junction from a VC-0 route ending at a router to a VC-1 route leaving it")
 
+    def _cdg_plan(self) -> tuple:
+        """The route sets of the dependency superset: per class pair ``(first, second)``,
+        ``(VC, order)`` of the routes of the first class and of the second (None: a class
+        without a second phase), junctions joining a first-class route ending at a router
+        to a second-class route leaving it."""
+        if self.kind == "flatfly-xyyx":
+            return (((0, "xy"), None), ((1, "yx"), None))
+        return (((0, "xy"), (1, "xy")),)
+
     def dependency_chunks(self, pairs=None):
-        """The dependencies of the module docs; ``pairs`` is ignored."""
+        """The dependencies of the module docs (:meth:`_cdg_plan`); ``pairs`` is ignored."""
         n, v = self.num_switches, self.num_vcs
-        xyyx = self.kind == "flatfly-xyyx"
         a_list, b_list = [], []
-        ends: dict[int, set] = {}
-        starts: dict[int, set] = {}
-        for s in range(n):
-            for d in range(n):
-                if s == d:
+        junctions = []  # per class pair: (ends, starts)
+        for first, second in self._cdg_plan():
+            ends: dict[int, set] = {}
+            starts: dict[int, set] = {}
+            for role, cls in (("end", first), ("start", second)):
+                if cls is None:
                     continue
-                for vc, order in ((0, "xy"), (1, "yx" if xyyx else "xy")):
-                    sw = self.segment(s, d, order)
-                    e = np.asarray(self.view.entry(sw[:-1], sw[1:]), dtype=np.int64)
-                    ch = e * v + vc
-                    a_list.append(ch[:-1])
-                    b_list.append(ch[1:])
-                    if not xyyx:
-                        if vc == 0:
+                vc, order = cls
+                for s in range(n):
+                    for d in range(n):
+                        if s == d:
+                            continue
+                        sw = self.segment(s, d, order)
+                        ch = np.asarray(self.view.entry(sw[:-1], sw[1:]), dtype=np.int64) * v + vc
+                        a_list.append(ch[:-1])
+                        b_list.append(ch[1:])
+                        if second is None:
+                            continue
+                        if role == "end":
                             ends.setdefault(d, set()).add(int(ch[-1]))
                         else:
                             starts.setdefault(s, set()).add(int(ch[0]))
+            junctions.append((ends, starts))
+        for ends, starts in junctions[:-1]:  # phase_joined adds the last pair's
+            for m, last in ends.items():
+                first = np.fromiter(starts.get(m, ()), dtype=np.int64)
+                for x in last:
+                    a_list.append(np.full(len(first), x, dtype=np.int64))
+                    b_list.append(first)
+        ends, starts = junctions[-1]
         yield phase_joined(a_list, b_list, ends, starts)
 
     def metadata(self) -> dict:
