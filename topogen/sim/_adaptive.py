@@ -232,8 +232,7 @@ class MinAdaptChoice:
         self.ma_in_port = r.in_port.tolist()
         self.ma_inject = 2 * r.n
         self.ma_sw = net.host_switch.tolist()
-        self.ma_rng = self.rng
-        self.ma_tie = lambda: int(self.ma_rng.integers(2))
+        self.ma_tie = lambda: int(self.rng.integers(2))
 
     def _min_adapt_pick(self, b: int, pkt, h: int, p0: int, nv: int) -> int:
         """The output VC (buffer id) the head at the front of input buffer ``b`` (hop
