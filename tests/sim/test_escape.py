@@ -275,6 +275,6 @@ def test_first_adaptive_option_is_the_deterministic_next_hop(base):
                 ties += len(opts) > 1
                 assert opts[0][0] == net.indptr[v] + int(r.minimal.ranks[0, v, d])
                 assert all(o[2] - o[1] == 3 for o in opts)  # adaptive VCs 1..3
-                e, b0, b1 = net.escape_option(0, v, d)
+                e, b0, b1, _ = net.escape_hop(0, v, d)
                 assert (b0, b1) == (e * 4, e * 4 + 1)  # escape VC 0
     assert ties > 0

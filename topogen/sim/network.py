@@ -24,7 +24,7 @@ class Network:
         deadlock-free routing stays deadlock-free.  An escape routing (one with
         ``minimal`` and ``escape_routing`` tables) is routed adaptively by the
         :class:`Engine`: class 0 is its escape channel, classes 1.. its adaptive VCs
-        (:meth:`adaptive_options`, :meth:`escape_option`); :meth:`route` then gives its
+        (:meth:`adaptive_options`, :meth:`escape_hop`); :meth:`route` then gives its
         deterministic minimal path (the empty network's choice).
     config : SimConfig
     layout : Layout, optional
@@ -177,11 +177,6 @@ class Network:
         r = tuple((e, e * V + a0, e * V + a1) for e in ents)
         self._aopt[key] = r
         return r
-
-    def escape_option(self, phase: int, s: int, d: int) -> tuple:
-        """The escape choice ``(port, first buffer, end buffer)`` at switch ``s`` toward
-        ``d`` in escape state ``phase`` (:meth:`escape_hop` without the next state)."""
-        return self.escape_hop(phase, s, d)[:3]
 
     def escape_hop(self, phase: int, s: int, d: int) -> tuple:
         """The escape choice ``(port, first buffer, end buffer, next state)`` at switch
