@@ -61,7 +61,7 @@ def flatfly_dims(topology) -> tuple[int, ...]:
 
     dims = dims_if(topology, "hyperx")
     if dims is None:
-        raise ParameterError(f"flatfly-xyyx and flatfly-valiant route BookSim's flattened butterfly (topogen's "
+        raise ParameterError(f"the flatfly-* routings route BookSim's flattened butterfly (topogen's "
                              f"flattened-butterfly or hyperx), got a {topology.name or 'topology'}; use dor or "
                              "valiant on other networks")
     return dims
