@@ -52,10 +52,14 @@ KNEE_RESOLUTION = 0.02
 VERDICTS = ("holds", "differs", "unresolved", "not run")
 
 
-def knee_sweep(points: int) -> dict:
-    """A study curve's ``[sweep]``: offered loads from 0.01 to 1.0, the knee bisected to
-    :data:`KNEE_RESOLUTION`, ``points`` loads below saturation."""
-    return {"low": 0.01, "high": 1.0, "tolerance": KNEE_RESOLUTION, "points": points}
+def knee_sweep(points: int, tolerance: float = KNEE_RESOLUTION) -> dict:
+    """A study curve's ``[sweep]``: offered loads up to 1.0, the knee bisected to
+    ``tolerance`` (:data:`KNEE_RESOLUTION` unless a claim needs a finer knee), ``points``
+    loads below saturation; the lowest load is 0.01, or ``tolerance`` where that is finer
+    (a knee near zero load still has loads below it)."""
+    if not 0 < tolerance <= KNEE_RESOLUTION:
+        raise ParameterError(f"a study's knee tolerance must be in (0, {KNEE_RESOLUTION:g}], got {tolerance!r}")
+    return {"low": min(0.01, float(tolerance)), "high": 1.0, "tolerance": float(tolerance), "points": points}
 
 
 @dataclass(frozen=True)
