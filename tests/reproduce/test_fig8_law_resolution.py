@@ -87,3 +87,12 @@ def test_a_check_without_a_decision_is_unresolved():
     c = st.Claim("x", "8b", "1", "+-0", (), lambda res: ("?", None, "cannot tell"), saturation=False)
     t = st.judge([c], {})
     assert list(t.verdict) == ["unresolved"] and list(t.reason) == ["cannot tell"]
+
+
+def test_panels_of_knees_near_zero_load_get_a_traffic_axis_of_their_own():
+    studies = f8.studies_of("full", ["8b", "8c"])
+    res = _results(studies, {"SF-MIN p=15": 0.032, "SF-MIN p=16": 0.030})
+    # 8b holds the same made-up knees here: both panels zoom; a uniform knee at 0.86 does not
+    assert f8._zoomed_axes(res, ["8b", "8c"]) == {"8b": 0.04, "8c": 0.04}  # 0.032 x 1.25 = 0.04
+    res = _results(studies, {"SF-MIN p=15": 0.86, "SF-MIN p=16": 0.80})
+    assert f8._zoomed_axes(res, ["8b", "8c"]) == {}
