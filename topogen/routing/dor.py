@@ -46,11 +46,31 @@ from ..topology import Topology
 from .base import Routing, TableRouting, _check_switch, csr_view
 from .paths import _require
 
-__all__ = ["dor", "DOR_KINDS", "DOR_TIES", "RandomTieDor"]
+__all__ = ["dor", "DOR_KINDS", "DOR_TIES", "RandomTieDor", "ring_step"]
 
 DOR_KINDS = ("torus", "mesh", "hypercube", "hyperx")
 #: tie rules of a torus ring of even side (module docs)
 DOR_TIES = ("+", "random")
+
+
+def ring_step(k, delta, tie):
+    """The direction of the shorter way around a ring of ``k`` switches from coordinate
+    ``c`` to ``c + delta``: +1 or -1 by the sign of BookSim's ``dist2 = k - 2 ((t - c) mod
+    k)`` (``dor_next_torus``, ``min_adapt_torus``).  ``dist2 == 0``, both ways ``k/2`` long,
+    is a tie, where each routing has its own rule: ``tie`` is the direction there (+1, -1,
+    or 0: both ways, the caller's choice), or a callable, called on a tie only, whose
+    truthy result is + (BookSim's ``RandomInt(1)``).  ``delta``, ``k`` and ``tie`` may be
+    numpy arrays (elementwise; no callable then).  ``delta`` a multiple of ``k`` gives +1."""
+    dist2 = k - 2 * (delta % k)
+    if isinstance(dist2, np.ndarray):
+        return np.where(dist2 > 0, 1, np.where(dist2 < 0, -1, tie))
+    if dist2 > 0:
+        return 1
+    if dist2 < 0:
+        return -1
+    if callable(tie):
+        return 1 if tie() else -1
+    return tie
 
 
 def _derived_shape(topology: Topology):
@@ -257,9 +277,7 @@ def _ranks_by_pairs(view, kind, dims, dims_a, strides, coords, block, tie_sign):
         c = coords[vs][:, None, :].repeat(n, axis=1)
         c = np.take_along_axis(c, k[:, :, None], axis=2)[:, :, 0]
         if kind == "torus":
-            fwd = np.mod(delta, side)
-            signs = np.asarray(tie_sign, dtype=np.int64)[k]
-            step = np.where(fwd * 2 < side, 1, np.where(fwd * 2 > side, -1, signs))
+            step = ring_step(side, delta, np.asarray(tie_sign, dtype=np.int64)[k])
             newc = np.mod(c + step, side)
         elif kind == "hyperx":
             newc = c + delta
@@ -298,9 +316,7 @@ def _ranks_by_dims(view, kind, dims_a, strides, coords, tie_sign):
         t = np.arange(side, dtype=np.int64)[None, :]
         c = coords[:, k:k + 1]
         if kind == "torus":
-            fwd = np.mod(t - c, side)
-            tie = 1 if tie_sign[k] > 0 else -1
-            newc = np.mod(c + np.where(fwd * 2 < side, 1, np.where(fwd * 2 > side, -1, tie)), side)
+            newc = np.mod(c + ring_step(side, t - c, 1 if tie_sign[k] > 0 else -1), side)
         elif kind == "hyperx":
             newc = np.broadcast_to(t, (n, side))
         else:
@@ -359,7 +375,7 @@ class RandomTieDor(Routing):
         out = []
         for i in self.tie_dims:
             side, st = self.dims[i], self._strides[i]
-            if ((dst // st - src // st) % side) * 2 == side:
+            if ring_step(side, dst // st - src // st, 0) == 0:
                 out.append(i)
         return tuple(out)
 
@@ -388,8 +404,7 @@ class RandomTieDor(Routing):
             c, t = (v // st) % side, (dst // st) % side
             if c == t:
                 continue
-            fwd = (t - c) % side
-            step = 1 if fwd * 2 < side else -1 if fwd * 2 > side else (-1 if i in minus else 1)
+            step = ring_step(side, t - c, -1 if i in minus else 1)
             vc = 0
             while c != t:
                 nc = (c + step) % side

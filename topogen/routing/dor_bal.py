@@ -31,6 +31,7 @@ import numpy as np
 from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError, RoutingError
 from .base import Routing, _check_switch
+from .dor import ring_step, torus_rings
 
 __all__ = ["BalancedDor", "dor_bal", "segment_halves"]
 
@@ -55,8 +56,6 @@ class BalancedDor(Routing):
     deterministic = False
 
     def __init__(self, topology, seed=None):
-        from .dor import torus_rings
-
         dims = torus_rings(topology, "dor-bal is BookSim's dim_order_bal", "dor")
         seed = resolve_seed(seed)
         super().__init__(topology, algorithm="dor-bal",
@@ -81,8 +80,8 @@ class BalancedDor(Routing):
             c, t = (src // st) % k, (dst // st) % k
             if c == t:
                 continue
-            dist2 = k - 2 * ((t - c) % k)
-            out.append((i, c, t, (dist2 >= 0, dist2 <= 0)))
+            way = ring_step(k, t - c, 0)  # 0: a tie, both ways
+            out.append((i, c, t, (way >= 0, way <= 0)))
         return out
 
     def walk(self, src: int, dst: int, choices) -> tuple[np.ndarray, np.ndarray]:

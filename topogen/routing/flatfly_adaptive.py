@@ -60,10 +60,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError
-from .base import Routing, _check_switch
-from .flatfly_booksim import FlatflyRouting, flatfly_dims
+from .base import _check_switch
+from .flatfly_booksim import FlatflyRouting
 
 __all__ = ["FlatflyAdaptiveRouting", "flatfly_adaptive_xyyx", "flatfly_ugal", "flatfly_ugal_xyyx",
            "choose_order", "ugal_minimal", "ugal_intermediate", "router_distance", "KINDS", "THRESHOLD"]
@@ -128,23 +127,15 @@ class FlatflyAdaptiveRouting(FlatflyRouting):
     #: the reference simulator's engine chooses the route at the source router
     engine_choice = "flatfly"
 
-    def __init__(self, topology, kind: str, seed=None):
-        if kind not in KINDS:
-            raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        self.dims = flatfly_dims(topology)
-        seed = resolve_seed(seed)
-        rule = {"flatfly-adaptive-xyyx": "order: VC 0 X first, VC 1 Y first",
+    kinds = KINDS
+    vc_classes = _CLASSES
+    vc_rules = {"flatfly-adaptive-xyyx": "order: VC 0 X first, VC 1 Y first",
                 "flatfly-ugal": "phase: VC 0 to the intermediate, VC 1 minimal or from it on",
-                "flatfly-ugal-xyyx": "order and phase: VC 0 / 1 X first phase 1 / 2, VC 2 / 3 Y first "
-                                     "phase 1 / 2"}[kind]
-        Routing.__init__(self, topology, algorithm=kind,
-                         params={"seed": seed, "as": f"BookSim {KINDS[kind]}", "vc_rule": rule,
-                                 "threshold": THRESHOLD if kind != "flatfly-adaptive-xyyx" else None},
-                         num_vcs=_CLASSES[kind])
-        self.kind = kind
-        self.seed = seed
-        self._rng = make_rng(seed)
-        self._seg: dict = {}
+                "flatfly-ugal-xyyx": "order and phase: VC 0 / 1 X first phase 1 / 2, VC 2 / 3 Y first phase 1 / 2"}
+
+    def _kind_params(self, kind: str) -> dict:
+        """The UGAL threshold (None for ``adaptive_xyyx``)."""
+        return {"threshold": THRESHOLD if kind != "flatfly-adaptive-xyyx" else None}
 
     # ------------------------------------------------------------ routes
     def route_of(self, s: int, d: int, order: str, mid: int | None = None):

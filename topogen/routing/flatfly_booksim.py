@@ -52,6 +52,9 @@ __all__ = ["FlatflyRouting", "flatfly_xyyx", "flatfly_valiant", "flatfly_dims", 
 
 #: topogen name -> BookSim routing function (``routing_function`` + ``_flatfly``)
 KINDS = {"flatfly-xyyx": "xyyx_flatfly", "flatfly-valiant": "valiant_flatfly"}
+#: how each kind uses its VC classes (the routing's ``vc_rule`` parameter)
+_VC_RULES = {"flatfly-xyyx": "order: VC 0 X first, VC 1 Y first",
+             "flatfly-valiant": "phase: VC 0 to the intermediate, VC 1 from it on"}
 
 
 def flatfly_dims(topology) -> tuple[int, ...]:
@@ -93,20 +96,29 @@ class FlatflyRouting(Routing):
     generator (seeded from ``seed``) when ``rng`` is None."""
 
     deterministic = False
+    #: the kinds this class routes (topogen name -> BookSim routing function), the VC
+    #: classes of each and how it uses them; a subclass routes its own
+    kinds = KINDS
+    vc_classes = dict.fromkeys(KINDS, 2)
+    vc_rules = _VC_RULES
 
     def __init__(self, topology, kind: str, seed=None):
-        if kind not in KINDS:
-            raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        if kind not in self.kinds:
+            raise ParameterError(f"kind must be one of {', '.join(self.kinds)}, got {kind!r}")
         self.dims = flatfly_dims(topology)
         seed = resolve_seed(seed)
-        rule = ("order: VC 0 X first, VC 1 Y first" if kind == "flatfly-xyyx" else
-                "phase: VC 0 to the intermediate, VC 1 from it on")
         super().__init__(topology, algorithm=kind,
-                         params={"seed": seed, "as": f"BookSim {KINDS[kind]}", "vc_rule": rule}, num_vcs=2)
+                         params={"seed": seed, "as": f"BookSim {self.kinds[kind]}", "vc_rule": self.vc_rules[kind],
+                                 **self._kind_params(kind)},
+                         num_vcs=self.vc_classes[kind])
         self.kind = kind
         self.seed = seed
         self._rng = make_rng(seed)
         self._seg: dict[tuple[int, int, str], np.ndarray] = {}
+
+    def _kind_params(self, kind: str) -> dict:
+        """The parameters of ``kind`` beyond the seed, BookSim's name and the VC rule."""
+        return {}
 
     # ------------------------------------------------------------ routes
     def segment(self, src: int, dst: int, order: str = "xy") -> np.ndarray:

@@ -54,6 +54,7 @@ import numpy as np
 from .._rng import make_rng, resolve_seed
 from ..errors import ParameterError, RoutingError
 from .base import Routing, _check_switch
+from .dor import ring_step, torus_rings
 
 __all__ = ["TorusMinAdapt", "min_adapt", "ADAPTIVE_VC", "ESCAPE_VCS"]
 
@@ -82,8 +83,6 @@ class TorusMinAdapt(Routing):
     run_time_choice = "min-adapt-torus"
 
     def __init__(self, topology, seed=None):
-        from .dor import torus_rings
-
         dims = torus_rings(topology, "min-adapt is BookSim's min_adapt_torus", "escape")
         if len(set(int(x) for x in dims)) != 1:
             raise ParameterError(f"min-adapt is BookSim's k-ary n-cube: every ring of the same size k, "
@@ -140,8 +139,7 @@ class TorusMinAdapt(Routing):
         if in_port // 2 == d:
             return in_port ^ 1, ph
         c, t = cur % k, dest % k
-        dist2 = k - 2 * ((t - c + k) % k)
-        plus = dist2 > 0 or (dist2 == 0 and bool(tie()))
+        plus = ring_step(k, t - c, tie) > 0
         return (2 * d if plus else 2 * d + 1), self.partition(plus, c, t)
 
     def offers(self, v: int, dst: int, in_port: int, in_vc: int, ph: int, tie):
@@ -159,8 +157,7 @@ class TorusMinAdapt(Routing):
             for d in range(n):
                 c, t = cur % k, dest % k
                 if c != t:
-                    dist2 = k - 2 * ((t - c + k) % k)
-                    out.append((2 * d if dist2 > 0 else 2 * d + 1, ADAPTIVE_VC, 1))
+                    out.append((2 * d if ring_step(k, t - c, -1) > 0 else 2 * d + 1, ADAPTIVE_VC, 1))
                 cur //= k
                 dest //= k
             port, ph = self.dor_next(v, dst, 2 * n, ph, tie)
@@ -187,8 +184,7 @@ class TorusMinAdapt(Routing):
 
     def _ties(self, s: int, d: int) -> int:
         k = self.k
-        return sum(1 for i in range(self.n) if (s // k ** i) % k != (d // k ** i) % k
-                   and 2 * (((d // k ** i) - (s // k ** i)) % k) == k)
+        return sum(1 for i in range(self.n) if ring_step(k, d // k ** i - s // k ** i, 0) == 0)
 
     def path(self, src: int, dst: int, rng=None):
         """The route of an empty network: every hop on VC 3 (free VC 3s win over the
