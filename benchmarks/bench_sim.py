@@ -506,9 +506,11 @@ def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "comp
 
 def ph_booksim(name: str, ps: int, periods: tuple[int, int], seed: int,
                timeout: float = 1800, builtin: bool = False) -> dict | None:
-    """BookSim2's CPU per packet-hop on ``name``: two runs of one warm-up and one sample
-    period of ``periods`` cycles; (CPU difference / cycle difference) / (packets per
-    cycle x routers traversed per packet) of the longer run.  ``builtin``: BookSim2's own
+    """BookSim2's CPU per packet-hop on ``name``: two runs of one warm-up period of
+    ``periods`` cycles each (``max_samples = 1``: the injection period, then the drain);
+    (CPU difference / cycle difference, or / injection-cycle difference where that is
+    less: the drains can differ) / (packets per cycle x routers traversed per packet) of
+    the longer run.  ``builtin``: BookSim2's own
     torus (:func:`native_torus_config`) instead of the anynet export.  On a torus the
     routers per packet are the exact mean of its minimal routes (:func:`ring_mean_hops`;
     BookSim's ``Hops average`` of a short sample leans to the packets that finish in it,
@@ -569,12 +571,26 @@ def ph_booksim(name: str, ps: int, periods: tuple[int, int], seed: int,
     elif not all(ok) or long_["cycles"] <= short["cycles"]:
         return out
     else:
-        per_cycle = (long_["cpu"] - short["cpu"]) / (long_["cycles"] - short["cycles"])
+        # the runs' drains (after the injection period, until the last packet is out) need
+        # not be of one length: the cycles the longer run adds are its 2 x (P_long -
+        # P_short) more injection cycles minus (or plus) the drain difference, whose
+        # cycles cost less.  The steady cycle's CPU lies between the CPU difference over
+        # the cycle difference and over the injection difference: the lower bound is the
+        # figure (the one that favours BookSim2), the other is printed beside it
+        dcpu = long_["cpu"] - short["cpu"]
+        bounds = sorted((dcpu / (long_["cycles"] - short["cycles"]),
+                         dcpu / (periods[1] - periods[0])))
+        per_cycle = bounds[0]
+        out["upper"] = bounds[1]
     hops = (ring_mean_hops(params["dims"]) if gen == "torus" else float(long_["hops"]))
     # below saturation the cycles the long run adds deliver what is injected:
     # injected_load is BookSim's "Injected packet rate average" (packets/node/cycle)
     hops_per_cycle = float(long_["injected"]) * hosts * hops
     marginal_cycles = (long_["cycles"] - short["cycles"]) if out["marginal"] else long_["cycles"]
+    out["drain_difference"] = ((long_["cycles"] - periods[1]) - (short["cycles"] - periods[0])
+                               if out["marginal"] else 0)
+    if "upper" in out:
+        out["us_per_hop_upper"] = out.pop("upper") / hops_per_cycle * 1e6
     out.update(us_per_hop=per_cycle / hops_per_cycle * 1e6, hops_per_packet=hops,
                booksim_hops=float(long_["hops"]), packet_hops=hops_per_cycle * marginal_cycles,
                cpu=sum(r["cpu"] for r in runs))
@@ -617,6 +633,10 @@ def _bs_line(label: str, ref: dict, bs: dict | None, why: str = "") -> str:
     b_us = bs["us_per_hop"]
     ratio = b_us / ref["us_per_hop"]
     note = f"{label}: {bs.get('hops_per_packet', float('nan')):.2f} routers/packet"
+    upper = bs.get("us_per_hop_upper", b_us)
+    if upper > 1.02 * b_us:
+        note += (f", up to {upper:.3f} us ({upper / ref['us_per_hop']:.1f}x: the runs' drains "
+                 f"differ by {abs(bs['drain_difference'])} cycles)")
     if bs.get("booksim_hops") is not None and abs(bs["booksim_hops"] - bs["hops_per_packet"]) > 1e-9:
         note += f" (BookSim's Hops average {bs['booksim_hops']:.2f})"
     note += (f"{'' if bs['marginal'] else ' (shorter run alone, set-up included)'}, "
