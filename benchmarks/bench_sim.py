@@ -28,12 +28,26 @@ packets it delivered (packets x mean hops, hops counted as BookSim and ``hops_av
 them: routers traversed, links + 1), for the Slim Fly paper's networks (SF MMS
 q=19: 722 routers, 10,830 hosts; the balanced Dragonfly p=7, a=14, h=7: 1,386 routers) and
 tori of 256 to 16,384 switches, with 1- and 33-flit packets, beside the real BookSim2 (the
-peer) on topogen's anynet export of the same network.  The reference simulator's figure
-leaves out its set-up (network build, routing tables: ``benchmarks/bench_setup.py``);
-BookSim2's is its marginal CPU per cycle (two runs that differ only in the sample period,
-so its set-up cancels) divided by the packets per cycle and hops it reports (``Injected
-packet rate average`` x nodes: below saturation what it delivers; ``Hops average``).  The
-adaptive routings that anynet cannot run (``skywalk2048``: the Skywalk paper's 2,048-switch
+peer).  The reference simulator's figure leaves out its set-up (network build, routing
+tables: ``benchmarks/bench_setup.py``) and a warm-up that fills the network (~6 cycles per
+router of a route): its CPU from then on over the hops of the packets delivered from then
+on (least of ``--repeat`` runs).  BookSim2's is its marginal CPU per cycle (two runs that
+differ only in the injection period, so its set-up, fill and drain cancel) divided by the
+packets per cycle it reports (``Injected packet rate average`` x nodes: below saturation
+what it delivers) and the routers per packet (on a torus the exact mean of its minimal
+routes, :func:`ring_mean_hops`; elsewhere BookSim's ``Hops average``).  The peer network:
+
+* a torus whose rings have one side k (16x16, 16x16x16, 128x128): BookSim2's **built-in
+  torus** (``topology = torus``, ``k``, ``n``, ``routing_function = dim_order``,
+  ``use_noc_latency = 0``; :func:`native_torus_config`), the same model as the reference's
+  row: dimension-order routes, 4 VCs as two dateline classes of two, the same buffers,
+  router and links; set up in seconds.  Tori up to 1,024 switches also on the anynet
+  export (BookSim's ``min_anynet``: minimal routes, every VC, no deadlock avoidance);
+* the 32x32x16 torus (rings of two sides: BookSim's torus has one k; anynet's set-up takes
+  minutes at 4,096 switches): no BookSim2 figure, the 128x128 row is its size's peer;
+* the Slim Fly and the Dragonfly: the anynet export (``min_anynet``, minimal routes).
+
+The adaptive routings that anynet cannot run (``skywalk2048``: the Skywalk paper's 2,048-switch
 Skywalk with its escape routing, 33-flit packets; ``ft3``: the Slim Fly paper's FT-3 with
 ANCA, 1-flit) are compared with topogen's own Python engine (same results) instead.
 
@@ -257,11 +271,15 @@ def main() -> int:
     ap.add_argument("--sizes", default=PH_DEFAULT,
                     help=f"networks of --packet-hop (default {PH_DEFAULT})")
     ap.add_argument("--packet-sizes", default="1,33", help="packet sizes of --packet-hop")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of the reference simulator per --packet-hop row (the least CPU "
+                         "per hop is printed)")
     ap.add_argument("--ph-child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.ph_child is not None:
-        name, ps, cycles, engine = a.ph_child.split(",")
-        print(json.dumps(ph_reference(name, int(ps), int(cycles), a.seed, engine)))
+        name, ps, cycles, engine, *warm = a.ph_child.split(",")
+        print(json.dumps(ph_reference(name, int(ps), int(cycles), a.seed, engine,
+                                      int(warm[0]) if warm else 0)))
         return 0
     if a.packet_hop:
         return packet_hop(a)
@@ -331,6 +349,9 @@ PH_NETS = {
     "torus1024": ("torus", dict(dims=(32, 32)), "dor", 0.05),
     "torus4096": ("torus", dict(dims=(16, 16, 16)), "dor", 0.1),
     "torus16384": ("torus", dict(dims=(32, 32, 16)), "dor", 0.05),
+    # 16,384 switches as a k-ary n-cube, the shape BookSim's built-in torus builds
+    # (k = 128, n = 2): the BookSim-side peer at that size
+    "torus128x128": ("torus", dict(dims=(128, 128)), "dor", 0.0125),
     # adaptive routings chosen hop by hop in the run: the Skywalk paper's 2,048-switch
     # Skywalk with its escape routing (adaptive FR-minimal VCs 1-3, up*/down* escape VC 0,
     # FR routes over the cabinet floor, links simulated at 1 cycle as in every row here),
@@ -341,8 +362,13 @@ PH_NETS = {
 }
 #: hosts of each network (to size the runs before building it)
 PH_HOSTS = {"sf19": 10830, "df1386": 9702, "torus256": 256, "torus1024": 1024,
-            "torus4096": 4096, "torus16384": 16384, "skywalk2048": 2048, "ft3": 10648}
-PH_DEFAULT = "sf19,df1386,torus256,torus1024,torus4096,torus16384,skywalk2048,ft3"
+            "torus4096": 4096, "torus16384": 16384, "torus128x128": 16384, "skywalk2048": 2048,
+            "ft3": 10648}
+PH_DEFAULT = ("sf19,df1386,torus256,torus1024,torus4096,torus16384,torus128x128,skywalk2048,"
+              "ft3")
+#: the largest network BookSim2 is also run on through the anynet export when it has a
+#: built-in peer (anynet's set-up, an O(R^3) routing table, takes minutes beyond)
+PH_ANYNET_MAX = 1024
 #: routings BookSim2's anynet export cannot run: their peer is topogen's own Python engine
 #: (the same results, the engine the compiled one replaces for them)
 PH_PYTHON_PEER = ("escape", "anca")
@@ -372,8 +398,65 @@ def _ph_args(ps: int, num_vcs: int) -> dict:
                 link_latency=1)
 
 
-def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "compiled") -> dict:
-    """The reference simulator's CPU per packet-hop on ``name`` (its run only)."""
+def torus_kn(name: str) -> tuple[int, int] | None:
+    """(k, n) of BookSim2's built-in torus that is the network ``name`` (a torus whose
+    rings are all of one side k, dimension 0 varying fastest in both numberings), or None
+    (not a torus, or rings of different sides: BookSim's ``KNCube`` has one k)."""
+    gen, params, _, _ = PH_NETS[name]
+    dims = tuple(params.get("dims", ())) if gen == "torus" else ()
+    if not dims or len(set(dims)) != 1:
+        return None
+    return int(dims[0]), len(dims)
+
+
+def ring_mean_hops(dims) -> float:
+    """Mean routers traversed (links + 1) by a minimal route between two switches of the
+    torus ``dims`` drawn uniformly, the source included (uniform traffic, BookSim's and the
+    reference simulator's): 1 + the sum over the rings of the mean ring distance."""
+    return 1.0 + sum(sum(min(x, k - x) for x in range(k)) / k for k in dims)
+
+
+#: the built-in torus run: BookSim2's dimension-order routing with its dateline VC classes,
+#: every link 1 cycle (``use_noc_latency = 0``: with 1 a torus channel takes 2)
+NATIVE_TORUS_OPTIONS = {"routing_function": "dim_order", "use_noc_latency": 0}
+#: BookSim2's latency-mode abort (mean latency of the packets in flight): raised for the
+#: tori, whose zero-load latency at k = 128 (~65 routers x 5 cycles) nears the default 500;
+#: it only stops a run, the model is the same
+NATIVE_LATENCY_THRES = 100_000.0
+
+
+def native_torus_config(k: int, n: int, options: dict) -> str:
+    """The configuration text of BookSim2's built-in k-ary n-cube (``topology = torus``)
+    with :data:`NATIVE_TORUS_OPTIONS`: every other line (router, flow control, traffic,
+    simulation control, ``options``) is the one the anynet export writes (the ``vct33``
+    setup), so the two BookSim2 runs of a torus differ only in the network and its
+    routing."""
+    import re
+
+    from topogen.export.booksim import render_config
+
+    text = render_config("unused.anynet", setup="vct33",
+                         options=dict(options, latency_thres=NATIVE_LATENCY_THRES))
+    # the anynet block: its three fixed lines and the comment above them on min_anynet
+    head, sep, body = text.partition("topology = anynet;\n")
+    body = re.sub(r"^(network_file = .*;|routing_function = min;)\n", "", body, flags=re.M)
+    kept = [ln for ln in head.splitlines(keepends=True)
+            if not ln.startswith("// ") or "BookSim2 configuration" in ln or "setup:" in ln]
+    native = [f"// BookSim2's built-in torus: {k}-ary {n}-cube, dimension-order routing "
+              "(dim_order_torus: the lower half of the VCs, or the upper half on a ring "
+              "segment that crosses its dateline)\n",
+              "topology = torus;\n", f"k = {k};\n", f"n = {n};\n"]
+    native += [f"{key} = {value};\n" for key, value in NATIVE_TORUS_OPTIONS.items()]
+    if not sep:
+        raise RuntimeError("the vct33 template no longer writes 'topology = anynet;'")
+    return "".join(kept + native) + body
+
+
+def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "compiled",
+                 warm: int = 0) -> dict:
+    """The reference simulator's CPU per packet-hop on ``name`` (its run only): the CPU of
+    cycles ``warm`` .. ``cycles`` over the hops of the packets delivered in them (a warm-up
+    fills the network first where a packet takes long to cross it)."""
     from topogen.sim import SimConfig
     from topogen.sim import _core
     from topogen.sim.measure import fixed_run, packet_rate
@@ -399,19 +482,22 @@ def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "comp
         acc[2] += 1
 
     def started(t, eng):
+        acc[:] = [0, 0, 0]
         start[0] = time.process_time()
         ev0[0] = int(eng._st["sc"][_core.EVENTS]) if hasattr(eng, "_st") else 0
         ev0[1] = traffic[0]
 
     c0 = time.process_time()
     run = fixed_run(routing, cfg, cycles, traffic="uniform", rate=packet_rate(load, "flits", cfg),
-                    seed=seed, stops=(0,), on_stop=started, on_deliver=one, on_deliver_arrays=batch)
+                    seed=seed, stops=(warm,), on_stop=started, on_deliver=one,
+                    on_deliver_arrays=batch)
     cpu = time.process_time() - start[0]
     eng = run.engine
     events = int(eng._st["sc"][_core.EVENTS]) - ev0[0] if hasattr(eng, "_st") else 0
     return dict(net=name, ps=ps, switches=topo.num_switches, hosts=topo.num_hosts, load=load,
                 traffic_cpu=traffic[0] - ev0[1],
-                cycles=cycles, cpu=cpu, setup_cpu=setup + (start[0] - c0), delivered=acc[0],
+                cycles=cycles, warm=warm, cpu=cpu, setup_cpu=setup + (start[0] - c0),
+                delivered=acc[0],
                 link_hops=acc[1], per_packet_callbacks=acc[2], engine=eng.engine_name,
                 events=events, us_per_hop=cpu / max(acc[0] + acc[1], 1) * 1e6,
                 peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -419,40 +505,62 @@ def ph_reference(name: str, ps: int, cycles: int, seed: int, engine: str = "comp
 
 
 def ph_booksim(name: str, ps: int, periods: tuple[int, int], seed: int,
-               timeout: float = 1800) -> dict | None:
-    """BookSim2's CPU per packet-hop on ``name``: two runs of one warm-up and one sample
-    period of ``periods`` cycles; (CPU difference / cycle difference) / (packets per
-    cycle x link hops per packet) of the longer run."""
+               timeout: float = 1800, builtin: bool = False) -> dict | None:
+    """BookSim2's CPU per packet-hop on ``name``: two runs of one warm-up period of
+    ``periods`` cycles each (``max_samples = 1``: the injection period, then the drain);
+    (CPU difference / cycle difference, or / injection-cycle difference where that is
+    less: the drains can differ) / (packets per cycle x routers traversed per packet) of
+    the longer run.  ``builtin``: BookSim2's own
+    torus (:func:`native_torus_config`) instead of the anynet export.  On a torus the
+    routers per packet are the exact mean of its minimal routes (:func:`ring_mean_hops`;
+    BookSim's ``Hops average`` of a short sample leans to the packets that finish in it,
+    the short ones); elsewhere BookSim's ``Hops average``."""
     import numpy as np
 
     from topogen.drivers.booksim import find_booksim, run_booksim
     from topogen.errors import SimulatorNotFound
     from topogen.export.booksim import export_booksim
+    from topogen.output import atomic_write_text
 
     try:
         exe = find_booksim(None)
     except SimulatorNotFound:
         return None
-    topo, routing, load = _ph_network(name)
-    a = _ph_args(ps, routing.num_vcs)
+    kn = torus_kn(name)
+    if builtin and kn is None:
+        raise ValueError(f"{name} is not a k-ary n-cube: BookSim2's built-in torus cannot build it")
+    gen, params, alg, load = PH_NETS[name]
+    if builtin:  # the network's size and hosts without building it
+        hosts = PH_HOSTS[name]
+        num_vcs = 2  # dateline DOR: two VC classes
+    else:
+        topo, routing, load = _ph_network(name)
+        hosts, num_vcs = topo.num_hosts, routing.num_vcs
+    a = _ph_args(ps, num_vcs)
     runs = []
     for period in periods:
         folder = tempfile.mkdtemp(prefix="bench-sim-ph-")
-        exp = export_booksim(folder, topo, None, stem="net", setup="vct33",
-                             latency=np.ones(topo.num_links, dtype=np.int64),
-                             options={"num_vcs": a["num_vcs"], "vc_buf_size": a["vc_buf_size"],
-                                      "packet_size": ps, "traffic": "uniform",
-                                      "injection_rate_uses_flits": 1, "injection_rate": load,
-                                      "seed": seed, "warmup_periods": 1, "sample_period": period,
-                                      "max_samples": 1})
+        options = {"num_vcs": a["num_vcs"], "vc_buf_size": a["vc_buf_size"],
+                   "packet_size": ps, "traffic": "uniform",
+                   "injection_rate_uses_flits": 1, "injection_rate": load,
+                   "seed": seed, "warmup_periods": 1, "sample_period": period,
+                   "max_samples": 1}
+        if builtin:
+            cfg = os.path.join(folder, "torus.cfg")
+            atomic_write_text(cfg, native_torus_config(kn[0], kn[1], options))
+        else:
+            cfg = export_booksim(folder, topo, None, stem="net", setup="vct33",
+                                 latency=np.ones(topo.num_links, dtype=np.int64),
+                                 options=options).config_file
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        row = run_booksim(exp.config_file, binary=exe, timeout=timeout, raise_on_failure=False)
+        row = run_booksim(cfg, binary=exe, timeout=timeout, raise_on_failure=False)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         runs.append(dict(cpu=(r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
                          cycles=int(row.get("sim_cycles") or 0), status=row.get("status"),
                          hops=row.get("hops_avg"), injected=row.get("injected_load")))
     short, long_ = runs
-    out = dict(net=name, ps=ps, runs=runs, us_per_hop=float("nan"), marginal=True)
+    out = dict(net=name, ps=ps, runs=runs, us_per_hop=float("nan"), marginal=True,
+               builtin=builtin, config=cfg)
     ok = [r["status"] == "completed" and r["cycles"] and r["hops"] and r["injected"] for r in runs]
     if ok[0] and not ok[1]:
         # the longer run failed (anynet's minimal routes on any VC deadlock a torus): the
@@ -463,20 +571,79 @@ def ph_booksim(name: str, ps: int, periods: tuple[int, int], seed: int,
     elif not all(ok) or long_["cycles"] <= short["cycles"]:
         return out
     else:
-        per_cycle = (long_["cpu"] - short["cpu"]) / (long_["cycles"] - short["cycles"])
+        # the runs' drains (after the injection period, until the last packet is out) need
+        # not be of one length: the cycles the longer run adds are its 2 x (P_long -
+        # P_short) more injection cycles minus (or plus) the drain difference, whose
+        # cycles cost less.  The steady cycle's CPU lies between the CPU difference over
+        # the cycle difference and over the injection difference: the lower bound is the
+        # figure (the one that favours BookSim2), the other is printed beside it
+        dcpu = long_["cpu"] - short["cpu"]
+        bounds = sorted((dcpu / (long_["cycles"] - short["cycles"]),
+                         dcpu / (periods[1] - periods[0])))
+        per_cycle = bounds[0]
+        out["upper"] = bounds[1]
+    hops = (ring_mean_hops(params["dims"]) if gen == "torus" else float(long_["hops"]))
     # below saturation the cycles the long run adds deliver what is injected:
     # injected_load is BookSim's "Injected packet rate average" (packets/node/cycle)
-    hops_per_cycle = float(long_["injected"]) * topo.num_hosts * float(long_["hops"])
-    out.update(us_per_hop=per_cycle / hops_per_cycle * 1e6, hops_per_packet=float(long_["hops"]))
+    hops_per_cycle = float(long_["injected"]) * hosts * hops
+    marginal_cycles = (long_["cycles"] - short["cycles"]) if out["marginal"] else long_["cycles"]
+    out["drain_difference"] = ((long_["cycles"] - periods[1]) - (short["cycles"] - periods[0])
+                               if out["marginal"] else 0)
+    if "upper" in out:
+        out["us_per_hop_upper"] = out.pop("upper") / hops_per_cycle * 1e6
+    out.update(us_per_hop=per_cycle / hops_per_cycle * 1e6, hops_per_packet=hops,
+               booksim_hops=float(long_["hops"]), packet_hops=hops_per_cycle * marginal_cycles,
+               cpu=sum(r["cpu"] for r in runs))
     return out
 
 
-def _ph_child(name: str, ps: int, cycles: int, seed: int, engine: str = "compiled") -> dict:
-    out = subprocess.run([sys.executable, __file__, "--ph-child", f"{name},{ps},{cycles},{engine}",
-                          "--seed", str(seed)], capture_output=True, text=True)
+def booksim_periods(name: str, ps: int, hops: float, target: float) -> tuple[int, int]:
+    """Sample periods (P, 3P) of :func:`ph_booksim` (``max_samples = 1``: a run is its one
+    warm-up period of injection and the drain after it): the 2P cycles the longer run adds
+    deliver about ``target`` packet-hops, and P (the shorter run's warm-up) is at least the
+    time a packet takes to cross the network (~6 cycles per router, its flits, a margin),
+    so both runs time a filled network."""
+    gen, params, alg, load = PH_NETS[name]
+    per_cycle = load / ps * PH_HOSTS[name] * hops
+    fill = math.ceil(6 * hops + ps + 40)
+    period = max(100, fill, math.ceil(target / per_cycle / 2))
+    return period, 3 * period
+
+
+def _ph_child(name: str, ps: int, cycles: int, seed: int, engine: str = "compiled",
+              warm: int = 0) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--ph-child",
+                          f"{name},{ps},{cycles},{engine},{warm}", "--seed", str(seed)],
+                         capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _ph_hops_estimate(name: str) -> float:
+    """Routers a packet traverses on ``name`` before any run: exact on a torus, a low
+    guess elsewhere (so runs sized from it are long enough)."""
+    gen, params, _, _ = PH_NETS[name]
+    return ring_mean_hops(params["dims"]) if gen == "torus" else 2.5
+
+
+def _bs_line(label: str, ref: dict, bs: dict | None, why: str = "") -> str:
+    if not bs:
+        return f"{'':<11} {'':>8} {'':>6} {'':>5} {'':>5} {'':>12} {'-':>11} {'-':>12}  {label}: {why}"
+    b_us = bs["us_per_hop"]
+    ratio = b_us / ref["us_per_hop"]
+    note = f"{label}: {bs.get('hops_per_packet', float('nan')):.2f} routers/packet"
+    upper = bs.get("us_per_hop_upper", b_us)
+    if upper > 1.02 * b_us:
+        note += (f", up to {upper:.3f} us ({upper / ref['us_per_hop']:.1f}x: the runs' drains "
+                 f"differ by {abs(bs['drain_difference'])} cycles)")
+    if bs.get("booksim_hops") is not None and abs(bs["booksim_hops"] - bs["hops_per_packet"]) > 1e-9:
+        note += f" (BookSim's Hops average {bs['booksim_hops']:.2f})"
+    note += (f"{'' if bs['marginal'] else ' (shorter run alone, set-up included)'}, "
+             f"{bs.get('packet_hops', 0) / 1e6:.2f} M packet-hops in the marginal cycles, runs "
+             + ", ".join(f"{r['cycles']} cycles {r['cpu']:.1f} s {r['status']}" for r in bs["runs"]))
+    return (f"{'':<11} {'':>8} {'':>6} {'':>5} {'':>5} {'':>12} {b_us:>11.3f} {ratio:>11.1f}x  "
+            f"{note}")
 
 
 def packet_hop(a) -> int:
@@ -488,20 +655,37 @@ def packet_hop(a) -> int:
         return 2
     sizes = [int(x) for x in a.packet_sizes.split(",")]
     print("cost per packet-hop: CPU us per hop (router traversed) of a delivered packet "
-          "(uniform traffic, below saturation); peer: BookSim2 on topogen's anynet export of the "
-          "same network, or for the routings anynet has not (escape, ANCA) topogen's Python "
-          "engine (same results)")
+          "(uniform traffic, below saturation); peer: BookSim2 (its marginal CPU per cycle) on "
+          "its built-in torus where the network is a k-ary n-cube and on topogen's anynet export "
+          "of the same network (tori up to "
+          f"{PH_ANYNET_MAX} switches and the other networks), or for the routings anynet has "
+          "not (escape, ANCA) topogen's Python engine (same results)")
+    print("built-in torus = the reference's torus row: DOR, dimension 0 first, minimal ring "
+          "direction; 4 VCs as two dateline classes of 2 (the reference: routing VC c -> "
+          "simulator VCs 2c, 2c+1; BookSim dim_order_torus: VCs 0-1 or 2-3); same buffers, "
+          "router delays, allocators and 1-cycle links (use_noc_latency = 0) as the anynet "
+          "run. Differences kept: a tie (distance k/2) goes + in the reference, either way at "
+          "random in BookSim (same routers per packet); the reference's class 1 starts at the "
+          "wrap link, BookSim's covers the whole ring segment that crosses it (+) or does not "
+          "(-): both acyclic, same VC count")
     print(f"{'network':<11} {'switches':>8} {'hosts':>6} {'flits':>5} {'load':>5} "
           f"{'reference us':>12} {'peer us':>11} {'peer/ref':>12}  notes")
     for name in names:
+        hops_est = _ph_hops_estimate(name)
         for ps in sizes:
-            # runs long enough to time: packets delivered by the reference simulator and in
-            # the cycles BookSim2's longer run adds
+            # runs long enough to time: >= ref_hops packet-hops delivered by the reference
+            # simulator after its warm-up, and >= bs_hops in the cycles BookSim2's longer
+            # run adds
             per_cycle = PH_NETS[name][3] / ps * PH_HOSTS[name]
-            ref_packets, bs_packets = (50_000, 5_000) if a.quick else (300_000, 30_000)
-            cycles = max(500, math.ceil(ref_packets / per_cycle))
-            ref = _ph_child(name, ps, cycles, a.seed)
-            bs = None
+            if a.quick:
+                ref_hops, bs_hops = 150_000, 30_000 if ps == 1 else 10_000
+            else:
+                ref_hops, bs_hops = 1_500_000, 1_000_000 if ps == 1 else 300_000
+            warm = math.ceil(6 * hops_est + ps + 40)
+            cycles = warm + max(500, math.ceil(ref_hops / (per_cycle * hops_est)))
+            # the least CPU per hop of --repeat runs (the machine is shared)
+            ref = min((_ph_child(name, ps, cycles, a.seed, warm=warm) for _ in range(a.repeat)),
+                      key=lambda r: r["us_per_hop"])
             if PH_NETS[name][2] in PH_PYTHON_PEER:
                 # the Python engine, 30-60x slower per hop: a shorter run (its first cycles
                 # fill the network, as the compiled run's do)
@@ -517,24 +701,34 @@ def packet_hop(a) -> int:
                       f"{ref['cpu']:.1f} s CPU, set-up {ref['setup_cpu']:.1f} s, "
                       f"RSS {ref['peak_rss_mb']:.0f} MB, {ref['engine']}", flush=True)
                 continue
-            if not a.no_booksim:
-                extra = max(100, math.ceil(bs_packets / per_cycle / 2))
-                bs = ph_booksim(name, ps, (extra, 3 * extra), a.seed)
-            b_us = bs["us_per_hop"] if bs else float("nan")
-            ratio = b_us / ref["us_per_hop"] if bs else float("nan")
             hops = max(ref['delivered'] + ref['link_hops'], 1)
-            note = (f"ref {ref['cycles']} cycles, {ref['delivered']:,} packets, "
-                    f"{1 + ref['link_hops'] / max(ref['delivered'], 1):.2f} hops/packet, "
-                    f"{ref['cpu']:.1f} s CPU (traffic blocks {ref['traffic_cpu']:.2f} s), "
-                    f"{ref['events'] / hops:.2f} events/hop, set-up {ref['setup_cpu']:.1f} s, "
-                    f"RSS {ref['peak_rss_mb']:.0f} MB, {ref['engine']}")
-            if bs:
-                note += (f"; BookSim2 {bs.get('hops_per_packet', float('nan')):.2f} hops/packet"
-                         f"{'' if bs['marginal'] else ' (shorter run alone, set-up included)'}, "
-                         + ", ".join(f"{r['cycles']} cycles {r['cpu']:.1f} s {r['status']}"
-                                                   for r in bs["runs"]))
             print(f"{name:<11} {ref['switches']:>8} {ref['hosts']:>6} {ps:>5} {ref['load']:>5} "
-                  f"{ref['us_per_hop']:>12.3f} {b_us:>11.3f} {ratio:>11.1f}x  {note}", flush=True)
+                  f"{ref['us_per_hop']:>12.3f} {'':>11} {'':>12}  "
+                  f"reference: cycles {ref['warm']}..{ref['cycles']} timed, "
+                  f"{ref['delivered']:,} packets, {hops / 1e6:.2f} M packet-hops, "
+                  f"{1 + ref['link_hops'] / max(ref['delivered'], 1):.2f} routers/packet, "
+                  f"{ref['cpu']:.2f} s CPU (traffic blocks {ref['traffic_cpu']:.2f} s), "
+                  f"{ref['events'] / hops:.2f} events/hop, set-up {ref['setup_cpu']:.1f} s, "
+                  f"RSS {ref['peak_rss_mb']:.0f} MB, {ref['engine']}, load "
+                  f"{ref['load_avg']:.1f}", flush=True)
+            if a.no_booksim:
+                continue
+            kn = torus_kn(name)
+            # routers per packet: the reference's count (the same minimal routes)
+            periods = booksim_periods(name, ps, 1 + ref["link_hops"] / max(ref["delivered"], 1),
+                                      bs_hops)
+            peers = []
+            if kn is not None:
+                peers.append((f"BookSim2 built-in torus k={kn[0]} n={kn[1]} dim_order", True))
+            if PH_NETS[name][0] != "torus" or ref["switches"] <= PH_ANYNET_MAX:
+                peers.append(("BookSim2 anynet (min)", False))
+            if not peers:
+                print(_bs_line("BookSim2", ref, None,
+                               "rings of different sides (BookSim2's torus is k^n) and anynet's "
+                               f"set-up takes minutes beyond {PH_ANYNET_MAX} switches"))
+            for label, builtin in peers:
+                bs = ph_booksim(name, ps, periods, a.seed, builtin=builtin)
+                print(_bs_line(label, ref, bs, "not found" if bs is None else ""), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f}")
     return 0
 
