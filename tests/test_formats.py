@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from topogen import Floor, Topology, place
 from topogen.errors import FormatError, ParameterError
 from topogen import formats
+from topogen._safe_text import first_unsafe
 from topogen.formats import edgelist
 from topogen.formats import (
     load,
@@ -229,6 +230,13 @@ def topologies(draw):
 def test_hypothesis_round_trip(tmp_path, data, ext):
     t, layout = data
     path = tmp_path / f"h.{ext}"
+    if ext == "graphml" and first_unsafe(t.name) is not None:
+        # a format character (Cf: a soft hyphen, a bidi mark) in the name: GraphML cannot
+        # carry it unchanged, so the writer refuses it and writes nothing
+        with pytest.raises(ParameterError, match="control character"):
+            save(path, t, layout)
+        assert not path.exists()
+        return
     save(path, t, layout)
     t2, layout2 = load(path)
     assert_same_topology(t, t2)
