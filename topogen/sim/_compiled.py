@@ -46,6 +46,32 @@ def _packed_escape(network):
     return np.where(here, sent, packed).astype(ranks.dtype)
 
 
+#: the type of the escape routing's minimal distances in the event core (``State.mdist``):
+#: one type for hop counts (NR tables keep them as uint16) and picoseconds (FR, int64), so
+#: the core compiled for one serves the other (numba compiles the whole event loop, ~20 s
+#: of CPU, once per type of every array it takes)
+MDIST_DTYPE = np.uint32
+#: distance tables up to this many bytes as :data:`MDIST_DTYPE` are copied into it; a larger
+#: one (over 8,192 switches) keeps its own type and compiles a core of its own rather than
+#: double the memory it takes
+MDIST_COPY_BYTES = 1 << 28
+
+
+def _core_distances(dist) -> np.ndarray:
+    """``dist`` (``[dst, v]``, hops or integer picoseconds) as the event core takes it:
+    :data:`MDIST_DTYPE` where every value fits and the copy is small
+    (:data:`MDIST_COPY_BYTES`), else unchanged (the values are the same either way)."""
+    dist = np.asarray(dist)
+    if dist.dtype == MDIST_DTYPE:
+        return dist
+    target = np.dtype(MDIST_DTYPE)
+    if dist.size * target.itemsize > MDIST_COPY_BYTES or dist.size == 0:
+        return dist
+    if int(dist.min()) < 0 or int(dist.max()) > np.iinfo(target).max:
+        return dist
+    return dist.astype(target)
+
+
 def compiled_covers(network) -> str | None:
     """``None`` when the compiled engine covers ``network``, else why it does not."""
     if not C.AVAILABLE:
@@ -368,7 +394,7 @@ class CompiledEngine:
         """The arrays of the escape routing's hop-by-hop choice (:mod:`topogen.sim._core`,
         ``State.mdist ...``); empty ones for other routings."""
         one = lambda dt: np.zeros(1, dt)  # noqa: E731
-        out = dict(mdist=np.zeros((1, 1), np.uint16), mw=one(np.int64), ldist=np.zeros((1, 2), np.int64),
+        out = dict(mdist=np.zeros((1, 1), MDIST_DTYPE), mw=one(np.int64), ldist=np.zeros((1, 2), np.int64),
                    lw=one(np.int64), eph=one(np.int8), erank=np.zeros((1, 1, 1), np.uint8))
         cf[C.C_WMAX] = 1
         if not network.adaptive:
@@ -389,7 +415,7 @@ class CompiledEngine:
         if updown:
             out.update(ldist=np.asarray(r.legal_distances()), lw=np.asarray(r._legal_weights(), np.int64))
         else:
-            out.update(mdist=np.asarray(network._min_dist), mw=np.asarray(network._min_weight, np.int64))
+            out.update(mdist=_core_distances(network._min_dist), mw=np.asarray(network._min_weight, np.int64))
         return out
 
     @staticmethod
