@@ -36,11 +36,12 @@ per buffer size since a spec's ``[reference] port_buffer`` holds for all its poi
 one per knee resolution, a spec's ``[sweep]`` holding for all its points too): each curve a
 content-keyed sweep point with its knee bisected to 0.02 and 8 loads below saturation, the
 curves of a capacity-law claim finer where the paper puts their knee near zero load (MIN
-under the worst case at q = 19: 0.001, :func:`law_sweep_tolerance`), run on the local pool or as SLURM arrays (``--submit``, then ``--collect``),
-and the claims of V-D and V-E judged by :func:`study_claims` over the curves of all the
-specs.  ``--full`` is the paper's SF q = 19 with slimfly-sim ``--full``'s setup: by
-default 8b and 8d (MIN, uniform, p = 15, 16, 18), ``--panels all`` adds 8a, the worst-case
-panels and p = 21; ``--quick`` the same at q = 3 (8a-8e by default).
+under the worst case at q = 19: 0.001, :func:`law_sweep_tolerance`), run on the local pool
+or as SLURM arrays (``--submit``, then ``--collect``), and the claims of V-D and V-E
+judged by :func:`study_claims` over the curves of all the specs. ``--full`` is the paper's
+SF q = 19 with slimfly-sim ``--full``'s setup: by default 8b and 8d (MIN, uniform, p = 15,
+16, 18), ``--panels all`` adds 8a, the worst-case panels and p = 21; ``--quick`` the same
+at q = 3 (8a-8e by default).
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ def reproduce_slimfly_fig8(*, q: int = 3, buffers: str = "8,16,32,64,128,256", b
         endpoints; 8f, 8g).
     submit : bool
         With --quick or --full: send the points the stores lack to SLURM (one job array
-        per spec: buffer size and knee resolution) instead of running them here; then run again with --collect.
+        per spec: buffer size and knee resolution) instead of running them here; then run
+        again with --collect.
     collect : bool
         With --quick or --full: run nothing, judge and draw what the stores hold.
     plan : bool
@@ -433,10 +435,10 @@ def studies_of(mode: str, panels=None, routings=("MIN",), buffer_routing: str = 
             mine = [c for c in curves if tols[c.network, c.routing, c.traffic] == tol]
             used = {c.network for c in mine}
             suffix = "" if tol == KNEE_RESOLUTION else f"-knee{tol:g}"
-            out.append(Study(name=f"slimfly-fig8-{mode}-b{b}{suffix}", networks={k: v for k, v in nets.items()
-                                                                                if k in used},
-                             curves=mine, knees={k: v for k, v in knees.items()
-                                                 if any(k[0] == c.label for c in mine)},
+            labels = {c.label for c in mine}
+            out.append(Study(name=f"slimfly-fig8-{mode}-b{b}{suffix}",
+                             networks={k: v for k, v in nets.items() if k in used}, curves=mine,
+                             knees={k: v for k, v in knees.items() if k[0] in labels},
                              measure=dict(FULL_MEASURE if mode == "full" else QUICK_MEASURE),
                              reference=dict(STUDY_REFERENCE, port_buffer=b),
                              sweep=knee_sweep(SWEEP_POINTS[mode], tol), seed=seed,
@@ -526,8 +528,9 @@ def study_claims(studies, q: int, buffer_routing: str = "VAL"):
                 what = ("accepts p_full/p of the full-bandwidth SF's uniform load" if traffic == "uniform" else
                         "the worst-case bandwidth behaves similarly: p_full/p of the full SF's")
                 out.append(Claim(f"V-E: p={p} {what} ({label.split(' ')[0]})", panel,
-                                 f"{p_full}/{p} = {law:.3f} of p={p_full}'s", f"+-{LAW_TOLERANCE:g} (at least the knees' "
-                                 "bracket over the full SF's knee)", ((label, panel), base), check))
+                                 f"{p_full}/{p} = {law:.3f} of p={p_full}'s",
+                                 f"+-{LAW_TOLERANCE:g} (at least the knees' bracket over the full SF's knee)",
+                                 ((label, panel), base), check))
     # V-D: buffer sizes (8a)
     keys = sorted(((int(label.split(" ")[1]), (label, "8a")) for label, pnl in have
                    if pnl == "8a" and label.startswith(f"SF-{buffer_routing} ") and label.endswith(" flits/port")))
@@ -633,8 +636,9 @@ def _plan_text(pairs) -> tuple[str, list]:
 
     plans = [plan(s, e, seconds_per_hop=CPU_SECONDS_PER_PACKET_HOP) for s, e in pairs]
     total = (f"slimfly-fig8: {sum(p['points'] for p in plans)} curves in {len(pairs)} spec(s) (one per buffer "
-             f"size and knee resolution), {sum(p['pending'] for p in plans)} to run, about {sum(p['simulations'] for p in plans)} "
-             f"simulations, estimate {sum(p['cpu_minutes'] for p in plans):,.0f} CPU minutes")
+             f"size and knee resolution), {sum(p['pending'] for p in plans)} to run, about "
+             f"{sum(p['simulations'] for p in plans)} simulations, estimate "
+             f"{sum(p['cpu_minutes'] for p in plans):,.0f} CPU minutes")
     return total, plans
 
 
