@@ -71,19 +71,25 @@ topogen_version               object    version of topogen that made the row
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import os
+import re
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ._version import __version__
 from .errors import FormatError, ParameterError
 from .output import atomic_write_bytes, atomic_write_text, locked
+
+if TYPE_CHECKING:  # pandas is imported where a function needs it: a small CSV never does
+    import pandas as pd
 
 __all__ = [
     "COLUMNS",
@@ -94,6 +100,7 @@ __all__ = [
     "write_results",
     "append_rows",
     "read_results",
+    "read_rows",
     "canonical_json",
     "atomic_write_text",
     "atomic_write_bytes",
@@ -254,8 +261,14 @@ def make_row(**values: Any) -> dict[str, Any]:
     return row
 
 
+def _is_pd_na(v) -> bool:
+    """Whether ``v`` is pandas' missing value (pandas is not imported to ask)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and v is pd.NA
+
+
 def _to_int(col, v):
-    if v is None or v is pd.NA:
+    if v is None or _is_pd_na(v):
         return None
     if isinstance(v, float) and math.isnan(v):
         return None
@@ -267,7 +280,7 @@ def _to_int(col, v):
 
 
 def _to_float(col, v):
-    if v is None or v is pd.NA:
+    if v is None or _is_pd_na(v):
         return math.nan
     if isinstance(v, bool):
         raise ParameterError(f"results column {col} needs a number, got {v!r}")
@@ -289,11 +302,9 @@ def to_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    if isinstance(rows, pd.DataFrame):
-        records = rows.to_dict("records")
-    else:
-        records = list(rows)
-    clean = [make_row(**{k: _none_if_na(v) for k, v in r.items()}) for r in records]
+    import pandas as pd
+
+    clean = _clean_rows(rows)
     data = {}
     for col, dtype in COLUMNS.items():
         values = [r[col] for r in clean]
@@ -306,8 +317,18 @@ def to_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(data, columns=list(COLUMNS))
 
 
+def _clean_rows(rows) -> list[dict[str, Any]]:
+    """``rows`` (mappings, or a DataFrame) as :func:`make_row` rows, in order."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(rows, pd.DataFrame):
+        records = rows.to_dict("records")
+    else:
+        records = list(rows)
+    return [make_row(**{k: _none_if_na(v) for k, v in r.items()}) for r in records]
+
+
 def _none_if_na(v):
-    if v is pd.NA or v is None:
+    if v is None or _is_pd_na(v):
         return None
     if isinstance(v, float) and math.isnan(v):
         return None
@@ -371,6 +392,176 @@ def _write_frame(path: Path, frame: pd.DataFrame, fmt: str) -> Path:
     return atomic_write_bytes(path, data)
 
 
+# -- CSV without pandas ---------------------------------------------------------------------
+#
+# A results CSV as topogen writes it (the header of COLUMNS, every line ended by "\n", each
+# cell as pandas' ``to_csv`` writes it) is read and extended here without pandas: a small
+# sweep then never imports it, and adding a row does not parse and rewrite the table.  A
+# file in any other form (a user's extra columns, "NA" cells, carriage returns, no final
+# newline ...) goes through pandas exactly as before.
+
+#: Cells pandas' ``read_csv`` reads as missing by default (``keep_default_na=True``); a
+#: text cell holding one of them is read as ``None``, so it is not in topogen's form.
+_PANDAS_NA_TEXT = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+_INT_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+_CSV_HEADER = ",".join(COLUMNS) + "\n"
+_DTYPES = tuple(COLUMNS.values())
+
+#: The bytes of the last results CSV this process read or wrote and its rows: appending to
+#: the file this process just wrote (a sweep's next point) skips reading its rows again.
+_last_csv: tuple[bytes, tuple[dict[str, Any], ...]] | None = None
+
+
+def _csv_cell(dtype: str, v) -> str:
+    """A cell as pandas' ``to_csv`` writes it: missing values empty, a float as its
+    shortest ``repr`` (NumPy's ``astype(str)``, the same digits), an integer in decimal."""
+    if v is None:
+        return ""
+    if dtype == "float64":
+        return "" if math.isnan(v) else repr(float(v))
+    if dtype == "Int64":
+        return str(int(v))
+    return v
+
+
+def _csv_lines(rows: Iterable[Mapping[str, Any]]) -> str:
+    """The CSV lines of :func:`make_row` rows (no header), as ``to_csv(index=False,
+    lineterminator="\\n")`` writes them: the csv module's minimal quoting."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerows([_csv_cell(t, r[c]) for c, t in COLUMNS.items()] for r in rows)
+    return buf.getvalue()
+
+
+def _csv_value(dtype: str, text: str):
+    """The value of one cell, or raise ValueError when pandas might read it otherwise or
+    would write it back otherwise."""
+    if dtype == "object":
+        if text in _PANDAS_NA_TEXT:
+            if text:
+                raise ValueError(text)
+            return None
+        return text
+    if not text:
+        return None if dtype == "Int64" else math.nan
+    if dtype == "Int64":
+        if not _INT_TEXT.fullmatch(text):
+            raise ValueError(text)
+        v = int(text)
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            raise ValueError(text)
+        return v
+    v = float(text)
+    if math.isnan(v) or repr(v) != text:
+        raise ValueError(text)
+    return v
+
+
+def _parse_csv(data: bytes) -> tuple[dict[str, Any], ...] | None:
+    """The rows of a results CSV in topogen's own form (see above), or None when ``data``
+    is in any other form (then pandas reads it, as :func:`read_results` does)."""
+    if not data.endswith(b"\n") or b"\r" in data or b"\0" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith(_CSV_HEADER):
+        return None
+    body = text[len(_CSV_HEADER):]
+    rows = []
+    try:
+        for cells in csv.reader(io.StringIO(body, newline="")):
+            if len(cells) != len(_DTYPES):
+                return None
+            rows.append(make_row(**{c: _csv_value(t, x) for (c, t), x in zip(COLUMNS.items(), cells)}))
+    except (ValueError, ParameterError, csv.Error):
+        return None
+    if _csv_lines(rows) != body:  # quoting or a cell in another form than topogen writes
+        return None
+    return tuple(rows)
+
+
+def _csv_rows_of(data: bytes) -> tuple[dict[str, Any], ...] | None:
+    """:func:`_parse_csv` of ``data``, remembered for the next call with the same bytes."""
+    global _last_csv
+    if _last_csv is not None and _last_csv[0] == data:
+        return _last_csv[1]
+    rows = _parse_csv(data)
+    if rows is not None:
+        _last_csv = (data, rows)
+    return rows
+
+
+def _read_csv_bytes(path: Path) -> bytes:
+    """The bytes of the results CSV ``path``, after the checks :func:`read_results` makes
+    first (a regular file within the input size limit)."""
+    from ._input import check_input_file, input_limit
+
+    check_input_file(path, limit_bytes=input_limit(), what="results table", override=True)
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def read_rows(path: str | os.PathLike, *, format: str | None = None) -> list[dict[str, Any]]:
+    """The rows of a results file, as :func:`make_row` makes them (``None`` for a missing
+    text or integer, NaN for a missing number), in file order.
+
+    The same rows as :func:`read_results` (unknown extra columns are dropped), and the same
+    errors; a CSV in the form topogen writes is read without pandas.
+
+    Parameters
+    ----------
+    path : path-like
+    format : {"csv", "parquet", "json"}, optional
+        Default: from the extension.
+
+    Returns
+    -------
+    list of dict
+    """
+    path = Path(path)
+    fmt = _format_of(path, format)
+    if fmt == "csv":
+        rows = _csv_rows_of(_read_csv_bytes(path))
+        if rows is not None:
+            return [dict(r) for r in rows]
+    return _clean_rows(read_results(path, format=fmt))
+
+
+def _append_csv(path: Path, new: list[dict[str, Any]], key, drop) -> Path | None:
+    """:func:`append_rows` of a CSV in topogen's form, under the caller's lock: the file's
+    bytes with the new lines after them (or, when rows are replaced or dropped, the kept
+    rows and the new ones), written to a temporary name and renamed.  None when the file is
+    in another form (the caller then goes through pandas)."""
+    global _last_csv
+    if path.exists():
+        data = _read_csv_bytes(path)
+        old = _csv_rows_of(data)
+        if old is None:
+            return None
+    else:
+        data, old = _CSV_HEADER.encode(), ()
+    fresh = set()
+    if key is not None and old:
+        fresh = {k for k in map(key, new) if k is not None}
+    keep = [(not fresh or (k := key(r)) is None or k not in fresh) and (drop is None or not drop(r))
+            for r in old]
+    if all(keep):
+        out = data + _csv_lines(new).encode("utf-8")
+        rows = old + tuple(new)
+    else:
+        rows = tuple(r for r, k in zip(old, keep) if k) + tuple(new)
+        out = (_CSV_HEADER + _csv_lines(rows)).encode("utf-8")
+    written = atomic_write_bytes(path, out)
+    _last_csv = (out, rows)
+    return written
+
+
 def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str | None = None,
                 drop=None) -> Path:
     """Add ``rows`` to the shared results file ``path``, safely under concurrency.
@@ -407,13 +598,22 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
     Notes
     -----
     Columns of the existing file that are not in the schema (a user's notes, say) are
-    kept, after the schema's, with their text as it was; new rows leave them empty.
+    kept, after the schema's, with their text as it was; new rows leave them empty.  A
+    CSV in the form topogen writes is extended without reading it into pandas (the same
+    bytes as a rewrite of the whole table).
     """
     path = Path(path)
     fmt = _format_of(path, format)
-    new = to_frame(rows)
+    clean = _clean_rows(rows)
     key = _key_function(replace_key)
     with locked(path):
+        if fmt == "csv":
+            done = _append_csv(path, clean, key, drop)
+            if done is not None:
+                return done
+        import pandas as pd
+
+        new = to_frame(clean)
         if path.exists():
             old = read_results(path, format=fmt)
             extra = _extra_columns(path, fmt, len(old))
@@ -439,6 +639,8 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
 def _extra_columns(path: Path, fmt: str, rows: int) -> pd.DataFrame | None:
     """The columns of the results file ``path`` that are not in the schema, as text (None
     when there are none)."""
+    import pandas as pd
+
     if fmt == "csv":
         header = pd.read_csv(path, nrows=0).columns
         extra = [c for c in header if c not in COLUMNS]
@@ -529,6 +731,8 @@ def read_results(path: str | os.PathLike, *, format: str | None = None) -> pd.Da
     ParameterError
         Parquet without ``pyarrow`` installed.
     """
+    import pandas as pd
+
     from ._input import check_input_file, input_limit, parse_json, read_text_file
 
     path = Path(path)
@@ -674,7 +878,7 @@ def accepted_in_offered_unit(row: Mapping[str, Any]) -> float:
     """
     def num(key):
         v = row.get(key)
-        if v is None or v is pd.NA:
+        if v is None or _is_pd_na(v):
             return math.nan
         try:
             return float(v)
@@ -718,6 +922,8 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
+    import pandas as pd
+
     records = frame.to_dict("records")
     out = pd.DataFrame({
         "topology": frame["topology"],

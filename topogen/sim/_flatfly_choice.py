@@ -20,7 +20,6 @@ compiled engine does not make these choices: the network runs on the Python engi
 from __future__ import annotations
 
 from ..errors import ParameterError
-from ..routing.flatfly_adaptive import choose_order, router_distance, ugal_intermediate, ugal_minimal
 
 #: uniform draws fetched from the generator at a time
 _DRAWS = 4096
@@ -32,6 +31,10 @@ class FlatflyChoice:
     ffly = False  # set by _setup_ffly when the network's routing is one of them
 
     def _setup_ffly(self, net) -> None:
+        # the rules' module is imported here, by a network that routes by them: a torus's
+        # run never imports it
+        from ..routing import flatfly_adaptive
+
         r = net.routing
         c = net.config
         if c.router != "input-queued":
@@ -41,6 +44,7 @@ class FlatflyChoice:
         self.ugal = True  # packets are created unrouted (UgalChoice._create_ugal) and chosen once
         self.ffly_kind = r.kind
         self.ffly_r = r
+        self.ffly_rules = flatfly_adaptive
         self.ffly_dims = r.dims
         self.ffly_full = self.V * c.vc_buf_size  # flits of an empty port's buffers
         self.ffly_draws: list = []
@@ -85,25 +89,26 @@ class FlatflyChoice:
         kind = self.ffly_kind
         route = self._ffly_route
         mid = None
+        rules = self.ffly_rules
         if kind == "flatfly-adaptive-xyyx":
             used = self._used
             q_xy = used(route(s, d, "xy", None)[0][0])
             q_yx = used(route(s, d, "yx", None)[0][0])
-            order = choose_order(q_xy, q_yx, self._ffly_draw(2) if q_xy == q_yx else 0)
+            order = rules.choose_order(q_xy, q_yx, self._ffly_draw(2) if q_xy == q_yx else 0)
             self.ffly_choices[order == "yx"] += 1
         else:
             # ugal_xyyx draws the order first (RandomInt(1) > 0: X first); ugal is X first
             order = ("xy" if self._ffly_draw(2) else "yx") if kind == "flatfly-ugal-xyyx" else "xy"
             dims = self.ffly_dims
-            m = ugal_intermediate(dims, s, d, self._ffly_draw)
-            min_hop = router_distance(dims, s, d)
+            m = rules.ugal_intermediate(dims, s, d, self._ffly_draw)
+            min_hop = rules.router_distance(dims, s, d)
             q_min = self._used(route(s, d, order, None)[0][0])
             if m == s:
                 q_non = None
             else:
                 q_non = self._used(route(s, m, order, None)[0][0])
-            nonmin_hop = router_distance(dims, s, m) + router_distance(dims, m, d)
-            if not ugal_minimal(min_hop, q_min, nonmin_hop, q_non):
+            nonmin_hop = rules.router_distance(dims, s, m) + rules.router_distance(dims, m, d)
+            if not rules.ugal_minimal(min_hop, q_min, nonmin_hop, q_non):
                 mid = m
             self.ffly_choices[mid is not None] += 1
         ent, cls = route(s, d, order, mid)

@@ -256,7 +256,7 @@ def simulate_command(args) -> int:
     from .. import _progress
     from .._rng import resolve_seed
     from ..output import check_file_output
-    from ..results import append_rows, read_results
+    from ..results import append_rows, read_rows
     from .measure import simulate
     from .sweep import derive_seed, point_key, sweep, with_digest
 
@@ -272,7 +272,7 @@ def simulate_command(args) -> int:
     if args.output:  # before the work: a wrong output is refused now, not after simulating
         check_file_output(args.output, inputs=[args.input], make_parents=True)
         if Path(args.output).exists():
-            read_results(args.output)
+            read_rows(args.output)
     with _progress.Progress(desc="routing"):
         routing = _load(args)
     note = _routing_note(args)

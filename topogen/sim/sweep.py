@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
 
 from .._digest import routing_digest, seed_from
 from .._rng import resolve_seed
 from ..errors import ParameterError
-from ..results import append_rows, make_row, read_results
+from ..results import append_rows, make_row, read_rows
 from ..load_points import check_points, knee_sweep
 from .measure import describe, simulate
 
@@ -67,8 +66,11 @@ def point_key(row) -> tuple | None:
     """The resume key of a reference-simulator row (``None`` for other simulators' rows)."""
     if row.get("simulator") != "reference":
         return None
+    pd = sys.modules.get("pandas")  # a row read by pandas has its missing value; not imported to ask
+
     def text(v):
-        return "None" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+        missing = v is None or (pd is not None and v is pd.NA) or (isinstance(v, float) and math.isnan(v))
+        return "None" if missing else str(v)
 
     def key_text(c):
         v = row.get(c)
@@ -211,7 +213,7 @@ def sweep(routing, output, *, low: float = 0.01, high: float = 1.0, tolerance: f
     output = Path(output)
     index: dict = {}
     if output.exists():
-        for r in read_results(output).to_dict("records"):
+        for r in read_rows(output):
             k = point_key(r)
             if k is not None:
                 index[k] = dict(r)
