@@ -134,7 +134,10 @@ class SeparableAllocator:
         if self.rounds and pkt.vr < 0:  # (else set by _send_rounds) the cycle's last round
             pkt.vr = (now + 1) * self.r_num // self.r_den - 1
         self.va_pend[sw].append(pkt)
-        self._want_alloc(sw, now)
+        if self.alloc_at[sw] != now:  # _want_alloc, inline (once per head and hop)
+            self.alloc_at[sw] = now
+            self.seq += 1
+            heapq.heappush(self.heap, (now, self.seq + _LATE, _ALLOC, sw))
 
     def _vc_free(self, x: int, now: int) -> None:
         """Output VC ``x`` can be allocated again (with allocation rounds: from round
@@ -164,12 +167,19 @@ class SeparableAllocator:
         olocal, ilocal = self.out_local, self.in_local
         nv = self.sw_ports[sw] * V
         iptr, optr = self.va_iptr, self.va_optr
+        ej, kcls, vr_w = self.ej_base, self.kcls, self.vr_w
         chosen: dict = {}
         for pkt in pend:
-            lo, hi = self._vc_range(pkt)
-            ol = olocal[lo // V] * V - (lo // V) * V  # local index of VC x: ol + x
-            p0 = iptr[pkt.buf]
-            best = nearest_free_vc(owner, lo, hi, ol, p0, nv)
+            hop = pkt.hop
+            o = pkt.ports[hop]  # the VC range of _vc_range, inline
+            if o >= ej:
+                lo = o * V
+                hi = lo + V
+            else:
+                lo = o * V + pkt.vlo[hop]
+                hi = lo + (kcls if vr_w is None else vr_w[pkt.links][hop])
+            ol = olocal[o] * V - o * V  # local index of VC x: ol + x
+            best = nearest_free_vc(owner, lo, hi, ol, iptr[pkt.buf], nv)
             if best >= 0:
                 c = chosen.get(best)
                 if c is None:
@@ -324,6 +334,14 @@ class SeparableAllocator:
         ``separable_input_first`` with round-robin arbiters, ``alloc_iters = 1``, ports
         numbered hosts first, then neighbours by id).  Losers try again next cycle.
         """
+        if self.rounds:
+            self._allocate_rounds(sw, now)
+            return
+        if self.vca and self.va_pend[sw]:
+            self._vc_allocate(sw, now)
+        pending = self.sw_pend[sw]
+        if not pending:  # a VC allocation only (about half the calls)
+            return
         waiting = self.waiting
         busy = self.busy
         inb = self.in_busy
@@ -331,15 +349,9 @@ class SeparableAllocator:
         olocal, ilocal = self.out_local, self.in_local
         n = self.sw_ports[sw]
         vptr = self.vc_ptr
-        vca = self.vca
-        if self.rounds:
-            self._allocate_rounds(sw, now)
-            return
-        if vca and self.va_pend[sw]:
-            self._vc_allocate(sw, now)
         per_in: dict = {}  # input port -> {output: (pkt, buffer)}
         held = []
-        outs = sorted(self.sw_pend[sw])  # port order (the compiled engine's order)
+        outs = sorted(pending)  # port order (the compiled engine's order)
         self.sw_pend[sw] = set()
         for o in outs:
             wl = waiting.get(o)

@@ -281,6 +281,7 @@ class Engine(SeparableAllocator, EscapeRouting, FlatflyChoice, UgalChoice, AncaC
         create = (self._create_adaptive if adaptive else
                   self._create_ugal if ugal else self._create_anca if anca else self._create)
         ready_a = self._ready_adaptive
+        allocate, vc_request, vc_free = self._allocate, self._vc_request, self._vc_free
         inf = math.inf
         while True:
             ht = heap[0][0] if heap else inf
@@ -297,7 +298,9 @@ class Engine(SeparableAllocator, EscapeRouting, FlatflyChoice, UgalChoice, AncaC
                 break
             t, _, kind, a = pop(heap)
             self.now = t
-            if kind == _READY:
+            if kind == _ALLOC:  # the most frequent kind first
+                allocate(a, t)
+            elif kind == _READY:
                 if adaptive and a.hop:
                     ready_a(a, t)
                 else:
@@ -321,16 +324,14 @@ class Engine(SeparableAllocator, EscapeRouting, FlatflyChoice, UgalChoice, AncaC
                 self.wake.discard(a)
                 if a in waiting:
                     serve(a, t)
-            elif kind == _ALLOC:
-                self._allocate(a, t)
             elif kind == _VREQ:
                 if anca and a.hop == len(a.ports):
                     self._choose_anca(a)
                 elif ugal and a.links < 0 and a.hop:  # adaptive flatfly (VC stage kept)
                     self._choose_ugal(a)
-                self._vc_request(a, t)
+                vc_request(a, t)
             elif kind == _VFREE:
-                self._vc_free(a, t)
+                vc_free(a, t)
             elif kind == _IWAKE:
                 if self.iwake.get(a) == t:
                     del self.iwake[a]
