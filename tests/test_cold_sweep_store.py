@@ -76,11 +76,15 @@ def test_the_missing_cells_are_pandas_own():
     assert results._PANDAS_NA_TEXT == frozenset(STR_NA_VALUES) | {""}
 
 
-def test_appends_give_the_bytes_of_a_pandas_rewrite(tmp_path, monkeypatch):
+@pytest.mark.parametrize("remember", [True, False])
+def test_appends_give_the_bytes_of_a_pandas_rewrite(tmp_path, monkeypatch, remember):
     """Appends, replacements (a key) and removals (drop) on a CSV in topogen's form: after
     each step the file is what pandas writes for the rows the store's rules leave, and
-    pandas never read the file (read_results is not called)."""
+    pandas never read the file (read_results is not called); with the table remembered
+    between calls or parsed every time (a table too large to keep)."""
     f = tmp_path / "r.csv"
+    if not remember:
+        monkeypatch.setattr(results, "_REMEMBER_MAX_BYTES", 0)
     rng = random.Random(11)
     expected: list[dict] = []
 
@@ -98,6 +102,7 @@ def test_appends_give_the_bytes_of_a_pandas_rewrite(tmp_path, monkeypatch):
         if step % 3 == 0:  # forget what this process wrote: the file is parsed again
             results._last_csv = None
         append_rows(f, new, replace_key=key, drop=(lambda r, g=gone: r["status"] == g) if gone else None)
+        assert (results._last_csv is not None) == remember
         fresh = {repr(r["offered_load"]) for r in new}
         expected = [r for r in expected if repr(r["offered_load"]) not in fresh and r["status"] != gone] + new
         assert f.read_bytes() == _pandas_csv(expected), step

@@ -414,6 +414,8 @@ _DTYPES = tuple(COLUMNS.values())
 #: The bytes of the last results CSV this process read or wrote and its rows: appending to
 #: the file this process just wrote (a sweep's next point) skips reading its rows again.
 _last_csv: tuple[bytes, tuple[dict[str, Any], ...]] | None = None
+#: Larger tables are not kept in memory between calls (they are parsed again).
+_REMEMBER_MAX_BYTES = 64 << 20
 
 
 def _csv_cell(dtype: str, v) -> str:
@@ -492,7 +494,7 @@ def _csv_rows_of(data: bytes) -> tuple[dict[str, Any], ...] | None:
     if _last_csv is not None and _last_csv[0] == data:
         return _last_csv[1]
     rows = _parse_csv(data)
-    if rows is not None:
+    if rows is not None and len(data) <= _REMEMBER_MAX_BYTES:
         _last_csv = (data, rows)
     return rows
 
@@ -558,7 +560,7 @@ def _append_csv(path: Path, new: list[dict[str, Any]], key, drop) -> Path | None
         rows = tuple(r for r, k in zip(old, keep) if k) + tuple(new)
         out = (_CSV_HEADER + _csv_lines(rows)).encode("utf-8")
     written = atomic_write_bytes(path, out)
-    _last_csv = (out, rows)
+    _last_csv = (out, rows) if len(out) <= _REMEMBER_MAX_BYTES else None
     return written
 
 
