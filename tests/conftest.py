@@ -36,7 +36,8 @@ if "numba" in sys.modules:
             for attr, obj in list(vars(module).items()):
                 if isinstance(obj, Dispatcher) and obj.signatures:
                     compiled.append(f"{name}.{attr}")
-print(json.dumps({"code": code, "numba": "numba" in sys.modules, "compiled": sorted(compiled)}))
+print(json.dumps({"code": code, "numba": "numba" in sys.modules, "compiled": sorted(compiled),
+                  "csgraph": "scipy.sparse.csgraph" in sys.modules}))
 """
 
 

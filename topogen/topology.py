@@ -52,6 +52,27 @@ def _canonical_edges(num_switches: int, edges) -> np.ndarray:
     return np.stack([lo, hi], axis=1).astype(np.int32)
 
 
+#: Up to this many switches :meth:`Topology.is_connected` searches with NumPy (a level per
+#: array step) instead of importing SciPy's graph routines, whose import costs more than
+#: the search on a small network.
+SMALL_CONNECTED = 4096
+
+
+def _reached_from_0(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Switches reached from switch 0 over the CSR links, by breadth-first levels."""
+    seen = np.zeros(len(indptr) - 1, dtype=bool)
+    seen[0] = True
+    frontier = np.array([0], dtype=np.int64)
+    while len(frontier):
+        starts, ends = indptr[frontier], indptr[frontier + 1]
+        counts = ends - starts
+        offs = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+        nxt = np.unique(indices[offs])
+        frontier = nxt[~seen[nxt]]
+        seen[frontier] = True
+    return seen
+
+
 @dataclass(frozen=True, eq=False)
 class Topology:
     """An undirected switch graph with hosts and provenance.
@@ -219,11 +240,14 @@ class Topology:
         return bool(v in self.neighbors(u))
 
     def is_connected(self) -> bool:
-        from scipy.sparse.csgraph import connected_components
-
         if self.num_switches == 1:
             return True
-        ncomp, _ = connected_components(self.csr(), directed=False)
+        m = self.csr()
+        if self.num_switches <= SMALL_CONNECTED:
+            return bool(_reached_from_0(m.indptr, m.indices).all())
+        from scipy.sparse.csgraph import connected_components  # loads scipy.linalg: ~0.1 s
+
+        ncomp, _ = connected_components(m, directed=False)
         return ncomp == 1
 
     def require_connected(self, what: str = "this operation") -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
 
 from ..errors import RoutingError, TopologyError
 from .ties import _dist_dtype, _padded, _spread_tight_ranks
@@ -156,6 +155,8 @@ def _fr_block(args, cache=None):
     if res is not None:
         out, dist = res
     else:
+        from scipy.sparse.csgraph import dijkstra  # on use: csgraph loads scipy.linalg
+
         a = sp.csr_matrix((weights.astype(float), indices, indptr), shape=(n, n))
         dist = dijkstra(a, directed=True, indices=ds)  # symmetric: dist[d, v] = v -> d
         if not np.all(np.isfinite(dist)):
