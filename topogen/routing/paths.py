@@ -151,7 +151,7 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         # the spread rule's pass over the bit-parallel levels costs more CPU and memory
         # than a search per source; "lowest" is cheapest bit-parallel
         got = _per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
-                          ties, tseed, method, all_next_hops, workers, ranks_file)
+                          ties, tseed, method, all_next_hops, workers, ranks_file, nr=True)
         if got is not None:
             return TableRouting(topology, got[0], layout=layout, algorithm="nr", params=params,
                                 num_vcs=1)
@@ -330,18 +330,24 @@ PER_SOURCE_MIN_WORK = 4 * 10**6
 
 
 def _per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
-                ranks_file, columns=False):
+                ranks_file, columns=False, nr=False):
     """:func:`._rows.per_source`, or None (the block algorithms) when ``method="auto"`` and
     the network is below :data:`PER_SOURCE_MIN_WORK`: then neither numba nor the
-    compiled kernels are loaded."""
+    compiled kernels are loaded.  ``nr``: unit weights, whose table comes from the
+    bit-parallel kernel of :mod:`._bitrows` (the same table, less CPU)."""
     if method == "auto" and view.n * (view.n + len(view.indices)) < PER_SOURCE_MIN_WORK:
         return None
     if method not in ("auto", "per-source"):
         return None
     from . import _rows
 
+    table = None
+    if nr:
+        from . import _bitrows
+
+        table = _bitrows.from_plan
     return _rows.per_source(topology, view, weights, ties, tseed, method, all_next_hops,
-                            workers, ranks_file, columns)
+                            workers, ranks_file, columns, table=table)
 
 
 def _check_method(method: str, allowed: tuple) -> None:
