@@ -28,9 +28,12 @@ are exact (integer sums).
 Algorithms: FR (and NR on request) by default builds the table one search per switch
 (:mod:`._rows`; FR in memory: one Dial search from each destination, which reads each
 switch's tied links off its neighbours' distances and also finds the longest route, the
-VC count of hop-indexed, Valiant and UGAL routings on the table; NR, and FR streamed to
+VC count of hop-indexed, Valiant and UGAL routings on the table; FR streamed to
 ``ranks_file``: one search from each source with 64-bit masks of the tied first links,
-memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given); from
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given; NR: a
+level-synchronous bit-parallel propagation over blocks of 512 destinations, every switch
+at once, which finds each destination's tied first links as it reaches it,
+:mod:`._bitrows`, about 700 bytes per switch per thread); from
 :data:`PER_SOURCE_MIN_WORK` on, below which the block algorithms need less than loading
 numba and the kernels on a fresh machine).  NR uses a
 bit-parallel breadth-first search (64 destinations per machine word, all destinations of
@@ -100,10 +103,11 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
     method : {"auto", "bit-parallel", "per-source"}
         ``"bit-parallel"``: the reverse bit-parallel search per block of destinations
-        (``N x block`` work arrays; the fastest for ``ties="lowest"``); ``"per-source"``:
-        one breadth-first search per source switch gives its whole row (:mod:`._rows`;
-        numba, degree <= 64, memory ``O(N + E)`` per thread; less CPU and memory than
-        the other for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
+        (``N x block`` work arrays); ``"per-source"``: the compiled kernel, a
+        level-synchronous bit-parallel propagation over blocks of 512 destinations that
+        also finds each destination's tied first links (:mod:`._bitrows`; numba, degree
+        <= 64, about 700 bytes per switch per thread; less CPU and memory than the other
+        for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
         it applies (not with ``all_next_hops``) and the network has at least
         :data:`PER_SOURCE_MIN_WORK` switches x (switches + directed links), else
         bit-parallel (no numba needed).  Same tables.
