@@ -16,11 +16,22 @@ order as in :mod:`._rows`.  The tie rules pick from it exactly as there (the sam
 byte-identical to :func:`._rows.compute`'s.
 
 Destinations are taken :data:`WORDS` words (``64 * WORDS`` columns) at a time: the three
-``N x WORDS`` bit arrays (reached, frontier, next frontier) stay in the core's cache while
+``N x WORDS`` bit arrays (reached, frontier, next frontier) stay near the core while
 every level sweeps all switches; the sweep skips switches that have reached the whole
-block.  Blocks are independent, so threads take blocks (the kernel releases the GIL) and
-write their columns of the table, in memory or in tiles streamed to a ``.npy`` file.
-Usable for unit weights, degrees up to 64, with numba (:func:`._rows.usable`).
+block (their stale frontier words hold destinations their neighbours have reached, so
+they need no clearing).  Picking per destination as it is found costs a branch the CPU
+cannot predict; so for degrees up to 8 (:func:`_block8`) the levels only OR each
+neighbour's frontier word, restricted to the new destinations, into ``N x 8 x WORDS``
+lane words, and one pass per block transposes them into a mask byte per destination
+and applies the tie rule row by row; larger degrees (:func:`_block`) buffer the masks and
+pick them in a tight loop (:func:`_flush`).  Blocks are independent, so threads take
+blocks (the kernels release the GIL) and write their columns of the table, in memory or
+in tiles streamed to a ``.npy`` file.  Work memory: about 700 bytes per switch per
+thread (plus the streamed tile).  Usable for unit weights, degrees up to 64, with numba
+(:func:`._rows.usable`).
+
+32x32x16 torus (16,384 switches), spread rule, CPU: about 2.4-2.9 s against 5.1-5.7 s
+for one search per source; the lowest rule about 1.8 s.
 """
 
 from __future__ import annotations
