@@ -19,6 +19,11 @@ Phases, in CPU seconds (user + system of all threads), as ``topogen simulate`` r
 * ``network``: the simulator's :class:`topogen.sim.network.Network` and traffic;
 * ``engine``: the compiled engine's arrays (:func:`topogen.sim._compiled.engine_for`).
 
+``nr-rows`` (not in the default list) is ``nr`` built the previous way, one breadth-first
+search per source switch (:mod:`topogen.routing._rows`) instead of the bit-parallel
+propagation of :mod:`topogen.routing._bitrows`: the same table, to compare their CPU
+(``--routings nr,nr-rows``).
+
 ``goal`` is the setup target (tables + VCs + network: <= 1 s of CPU at 4,096 switches,
 <= 5 s at 16,384).  The peer is SciPy's all-pairs shortest paths
 (``scipy.sparse.csgraph.shortest_path``, breadth-first, unweighted) on the same network, the
@@ -111,6 +116,12 @@ def _measure(path: str, routings: list[str]) -> dict:
     hop_indexed(small_fr)
     nearest(small)
     booksim_min(small)
+    if "nr-rows" in routings:
+        from topogen.routing import _rows
+        from topogen.routing.base import csr_view
+
+        v = csr_view(small)
+        _rows.compute(_rows.plan(small, v, np.ones(len(v.indices), dtype=np.int64)), v.n, 0)
     for (m, a), v in saved.items():
         setattr(mods[m], a, v)
     out["kernels"] = cpu() - c0
@@ -128,6 +139,15 @@ def _measure(path: str, routings: list[str]) -> dict:
             r = booksim_min(topo, layout, clock_period_ns=clock)
         elif alg == "nr":
             r = nearest(topo, layout, seed=SEED)
+        elif alg == "nr-rows":  # the same table, one search per source
+            from topogen.routing import _bitrows, _rows
+
+            saved_table = _bitrows.from_plan
+            _bitrows.from_plan = _rows.compute
+            try:
+                r = nearest(topo, layout, seed=SEED)
+            finally:
+                _bitrows.from_plan = saved_table
         elif alg == "dor":
             r = dor(topo, layout=layout)
         else:
@@ -350,7 +370,7 @@ def main(argv=None) -> int:
                       f"visit), plain Dial {floor['dial']:.2f} s ({floor['dial'] / visits * 1e9:.2f} "
                       f"ns), N x N table writes {floor['table']:.2f} s; per routing, tables / "
                       f"(search + table): " + ", ".join(
-                          f"{alg} {got[alg]['tables'] / (floor['bfs' if alg == 'nr' else 'dial'] + floor['table']):.1f}x"
+                          f"{alg} {got[alg]['tables'] / (floor['bfs' if alg.startswith('nr') else 'dial'] + floor['table']):.1f}x"
                           for alg in routings if alg in got and alg != "dor"), flush=True)
     return 0
 

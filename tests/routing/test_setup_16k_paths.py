@@ -88,7 +88,7 @@ def test_nr_and_fr_tables_are_the_same_on_both_sides_of_the_threshold(ties, monk
     monkeypatch.setattr(routing_paths, "PER_SOURCE_MIN_WORK", 0)
     nr_big = nearest(topo, ties=ties, ties_seed=5)
     fr_big = fastest(lay, ties=ties, ties_seed=5)
-    assert len(used) == (2 if ties == "spread" else 1)  # lowest-id NR: bit-parallel anyway
+    assert len(used) == 2
     np.testing.assert_array_equal(nr_small.ranks, nr_big.ranks)
     np.testing.assert_array_equal(fr_small.ranks, fr_big.ranks)
     # and an independent check of the FR table: each next hop lies on a minimum-latency path

@@ -19,7 +19,9 @@ the set bit of index ``(tie_hash(seed, v, x) * k) >> 32`` among the ``k`` set bi
 Rows are contiguous in ``ranks.npy`` (shape ``(1, N, N)``), so blocks of sources are
 written to the file as they finish (:func:`compute`), in source order, while threads
 (the kernel releases the GIL) work on the next blocks: the table never needs to be in
-memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).
+memory.  Usable for degrees up to 64 with numba installed (:func:`usable`).  NR tables
+(unit weights) come from :mod:`._bitrows` instead (:func:`per_source`'s ``table``): the
+same table, for blocks of destinations, every switch at once, a hop per pass (less CPU).
 
 :func:`compute_columns` builds the same table one search per *destination* ``d``
 (:func:`fastest`'s in-memory tables): when ``x`` settles, its links to settled neighbours
@@ -586,12 +588,13 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
 
 
 def per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
-               ranks_file, columns=False):
+               ranks_file, columns=False, table=None):
     """``(ranks, longest)``: the rank table by :func:`compute` (in memory or streamed to
     ``ranks_file``) for :func:`.paths.nearest` and :func:`.paths.fastest`, or None when
     their block algorithms must run instead.  With ``columns`` (and no ``ranks_file``) the
     table comes from :func:`compute_columns` and ``longest`` is its longest route in hops,
-    else None."""
+    else None.  ``table``: a function called as :func:`compute` is, in its place (such as
+    :func:`._bitrows.from_plan`)."""
     if method not in ("auto", "per-source"):
         return None
     if all_next_hops:
@@ -608,4 +611,4 @@ def per_source(topology, view, weights, ties, tseed, method, all_next_hops, work
     tseed = tseed if ties == "spread" else None
     if columns and ranks_file is None:
         return compute_columns(bplan, view.n, tseed, workers=workers)
-    return compute(bplan, view.n, tseed, workers=workers, path=ranks_file), None
+    return (table or compute)(bplan, view.n, tseed, workers=workers, path=ranks_file), None

@@ -25,15 +25,18 @@ Each switch's choice only depends on ``(v, dst)``, so the routes form one in-tre
 destination and are loop-free.  FR weights are rounded to whole picoseconds so that ties
 are exact (integer sums).
 
-Algorithms: FR (and NR on request) by default builds the table one search per switch
-(:mod:`._rows`; FR in memory: one Dial search from each destination, which reads each
+Algorithms: FR and NR by default build the table with compiled kernels (FR one search
+per switch, :mod:`._rows`; FR in memory: one Dial search from each destination, which reads each
 switch's tied links off its neighbours' distances and also finds the longest route, the
-VC count of hop-indexed, Valiant and UGAL routings on the table; NR, and FR streamed to
+VC count of hop-indexed, Valiant and UGAL routings on the table; FR streamed to
 ``ranks_file``: one search from each source with 64-bit masks of the tied first links,
-memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given); from
+memory ``O(N + E)`` per thread, rows streamed to ``ranks_file`` when given; NR: a
+level-synchronous bit-parallel propagation over blocks of 512 destinations, every switch
+at once, which finds each destination's tied first links as it reaches it,
+:mod:`._bitrows`, about 700 bytes per switch per thread); from
 :data:`PER_SOURCE_MIN_WORK` on, below which the block algorithms need less than loading
-numba and the kernels on a fresh machine).  NR uses a
-bit-parallel breadth-first search (64 destinations per machine word, all destinations of
+numba and the kernels on a fresh machine).  Below it (or on request) NR uses a
+bit-parallel breadth-first search in NumPy (64 destinations per machine word, all destinations of
 a block at once).  FR works per block of destinations, either
 with a vectorised Bellman–Ford whose converging round also yields the lowest-id next
 hops (low-diameter networks; the rows of switches whose own block is finished come from
@@ -100,10 +103,11 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
         Seed of ``ties="spread"`` (None = 0: the same tables on every run).
     method : {"auto", "bit-parallel", "per-source"}
         ``"bit-parallel"``: the reverse bit-parallel search per block of destinations
-        (``N x block`` work arrays; the fastest for ``ties="lowest"``); ``"per-source"``:
-        one breadth-first search per source switch gives its whole row (:mod:`._rows`;
-        numba, degree <= 64, memory ``O(N + E)`` per thread; less CPU and memory than
-        the other for ``ties="spread"``).  ``"auto"``: per-source for ``"spread"`` when
+        (``N x block`` work arrays); ``"per-source"``: the compiled kernel, a
+        level-synchronous bit-parallel propagation over blocks of 512 destinations that
+        also finds each destination's tied first links (:mod:`._bitrows`; numba, degree
+        <= 64, about 700 bytes per switch per thread; less CPU and memory than the other
+        for either tie rule).  ``"auto"``: per-source when
         it applies (not with ``all_next_hops``) and the network has at least
         :data:`PER_SOURCE_MIN_WORK` switches x (switches + directed links), else
         bit-parallel (no numba needed).  Same tables.
@@ -147,11 +151,11 @@ def nearest(topology: Topology, layout=None, *, all_next_hops: bool = False,
     view = csr_view(topology)
     n = view.n
     params = dict(_tie_params(ties, tseed), metric="hops")
-    if method == "per-source" or (method == "auto" and ties == "spread"):
-        # the spread rule's pass over the bit-parallel levels costs more CPU and memory
-        # than a search per source; "lowest" is cheapest bit-parallel
+    if method in ("per-source", "auto"):
+        # the compiled kernel takes less CPU than the NumPy levels for both tie rules
+        # (at 16,384 switches "lowest" 1.8 s against 5.8 s)
         got = _per_source(topology, view, np.ones(len(view.indices), dtype=np.int64),
-                          ties, tseed, method, all_next_hops, workers, ranks_file)
+                          ties, tseed, method, all_next_hops, workers, ranks_file, nr=True)
         if got is not None:
             return TableRouting(topology, got[0], layout=layout, algorithm="nr", params=params,
                                 num_vcs=1)
@@ -330,18 +334,24 @@ PER_SOURCE_MIN_WORK = 4 * 10**6
 
 
 def _per_source(topology, view, weights, ties, tseed, method, all_next_hops, workers,
-                ranks_file, columns=False):
+                ranks_file, columns=False, nr=False):
     """:func:`._rows.per_source`, or None (the block algorithms) when ``method="auto"`` and
     the network is below :data:`PER_SOURCE_MIN_WORK`: then neither numba nor the
-    compiled kernels are loaded."""
+    compiled kernels are loaded.  ``nr``: unit weights, whose table comes from the
+    bit-parallel kernel of :mod:`._bitrows` (the same table, less CPU)."""
     if method == "auto" and view.n * (view.n + len(view.indices)) < PER_SOURCE_MIN_WORK:
         return None
     if method not in ("auto", "per-source"):
         return None
     from . import _rows
 
+    table = None
+    if nr:
+        from . import _bitrows
+
+        table = _bitrows.from_plan
     return _rows.per_source(topology, view, weights, ties, tseed, method, all_next_hops,
-                            workers, ranks_file, columns)
+                            workers, ranks_file, columns, table=table)
 
 
 def _check_method(method: str, allowed: tuple) -> None:
