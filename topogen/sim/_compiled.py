@@ -151,8 +151,6 @@ _PF_DIST, _PF_BYTES = C.EVB, 2 << 20
 #: each cycle's switch allocations in switch order where that gives the same results
 #: (:meth:`CompiledEngine._sort_ok`)
 _SORT_LATE = True
-#: each cycle list in switch order where the allocations run in switch order
-_SORT_LIST = True
 #: packets routed at a time by :meth:`CompiledEngine.inject_many`
 _CHUNK = 16384
 _UGAL_DRAWS = _ugal_mod._DRAWS
@@ -318,10 +316,6 @@ class CompiledEngine:
             # allocation rounds: round_offsets, and the port rows (C.RP_BJ ...)
             roff=np.asarray(round_offsets(c) if rounds else [0], np.int64),
             rp=np.zeros((P if rounds else 1, 4), np.int64),
-            # a cycle list in switch order: at most a credit and a VC request per buffer
-            # and a released-VC check per switch
-            cq=np.zeros((2 * nb + n if _SORT_LIST else 1, 4), np.int32),
-            cq2=np.zeros((2 * nb + n if _SORT_LIST else 1, 2), np.int32),
         )
         st.update(self._ugal_state(network, cf, sc))
         st["dsw"] = np.concatenate([np.asarray(network.indices, np.int32), i64(H, -1).astype(np.int32),
@@ -651,7 +645,6 @@ class CompiledEngine:
         # recorded or given one by one
         st["cf"][C.C_SORT] = int(_SORT_LATE and self._sort and not self.record
                                  and (self.on_deliver is None or self.on_deliver_arrays is not None))
-        st["cf"][C.C_LSORT] = int(_SORT_LIST and st["cf"][C.C_SORT])
         while True:
             code = C.run(self._tuple(), lim)
             self._drain_log()

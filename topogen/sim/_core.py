@@ -110,11 +110,7 @@ UD_N = 21  # UGAL: uniform draws left in State.ud (taken from the end)
 #: included (the events per packet-hop by kind; EVENTS counts the dispatched ones only)
 EVK0 = 22
 NUM_KINDS = 13
-#: the last cycle whose cycle list was put in switch order (_sort_list)
-LIST_SORTED = EVK0 + NUM_KINDS
-#: the cycle lists put in switch order (those long enough)
-LISTS_SORTED = LIST_SORTED + 1
-NUM_SC = LISTS_SORTED + 1
+NUM_SC = EVK0 + NUM_KINDS
 # configuration (State.cf)
 C_V, C_S, C_D, C_G, C_OVH, C_CD, C_SX, C_SPEEDUP, C_KCLS, C_INJBUF0, C_EJ, C_INJ, C_DL, \
     C_SEP, C_MASK, C_W, C_MARGIN, C_K = range(18)
@@ -141,9 +137,7 @@ C_UOWN, C_UTHR = 40, 41
 # classes C (hop h of an n-hop path on classes floor(h C / n) .. floor((h + 1) C / n) - 1;
 # 0: off, every hop on the VCs of one class)
 C_VRC = 42
-#: put each cycle list in switch order (0: no; see _sort_list)
-C_LSORT = 43
-NUM_CF = 44
+NUM_CF = 43
 # rows of the grouped state arrays
 BUSY, PORT_FLITS, IN_BUSY, IWAKE, IN_PTR, OUT_PTR, VC_PTR, W_HEAD, W_TAIL, IN_SLOT, OUT_SLOT, WAKE, LAT, OUT_LOCAL, IN_LOCAL, OUT_SWITCH = range(16)  # State.pt
 BUF_HEAD, BUF_TAIL, FRONT_FREE, VA_IPTR = range(4)  # State.bf (input buffers)
@@ -220,11 +214,7 @@ State = namedtuple("State", [
     "aspan", "aweight",
     # allocation rounds: the cycles after its allocation cycle a packet granted in round j
     # may start on an idle channel (topogen.sim._allocator.round_offsets), the port rows
-    "roff", "rp",
-    # a cycle list being put in switch order: entry i's (kind, arg) in columns 0-1, its
-    # switch in column 2 (_sort_list), then the entries in switch order in columns 0-1 of
-    # "cq2"
-    "cq", "cq2"])
+    "roff", "rp"])
 #: (one row per port / buffer / ... and one column per field: the fields of one packet
 #: or port share a cache line)
 #: the per-port (pt), per-buffer (bf), per-host (hs), per-switch (sw), per-packet-slot (pk),
@@ -452,83 +442,6 @@ def _sort_late(sc, t, ev, nd, idx, cnt, nsw):
             nd[b, EV0 + 2 * p + 1] = s_
             p += 1
             cnt[s_] -= 1
-
-
-@_unit_called
-def _sort_list(sc, t, ev, nd, cl, cnt, cq, cq2, pt, pk, dsw, V, nsw):
-    """Put the cycle list ``cl`` of cycle ``t`` in switch order, in place: the entries of
-    each switch in their order (a stable counting sort; ``cnt``: zeros, one per switch),
-    when they are at least one per switch in 4 and fit ``cq``.  The entries commute
-    with each other across switches (see "Cycle lists"); within a switch they keep
-    their order.  A network credit works at the switch upstream of its buffer, a VC
-    request at the switch of the head's buffer, a released-VC check at its switch."""
-    sc[LIST_SORTED] = t
-    b = ev[cl, EV_HEAD]
-    p = ev[cl, EV_HPOS]
-    tl = ev[cl, EV_TAIL]
-    tp = ev[cl, EV_TPOS]
-    m = 0
-    while not (b == tl and p == tp):  # the entries, in order
-        if p == EVB:
-            b = nd[b, NODE_NEXT]
-            p = 0
-            continue
-        if m == cq.shape[0]:
-            return
-        cq[m, 0] = nd[b, EV0 + 2 * p]
-        cq[m, 1] = nd[b, EV0 + 2 * p + 1]
-        m += 1
-        p += 1
-    if m * 4 < nsw or m < 64:
-        return
-    D = 16  # rows asked for this many entries ahead
-    for i in range(min(D, m)):
-        if cq[i, 0] == K_CVREQ:
-            prefetch_row(pk, cq[i, 1])
-        elif cq[i, 0] == K_CCREDIT:
-            prefetch_row(pt, cq[i, 1] // V)
-    for i in range(m):
-        j = i + D
-        if j < m:
-            if cq[j, 0] == K_CVREQ:
-                prefetch_row(pk, cq[j, 1])
-            elif cq[j, 0] == K_CCREDIT:
-                prefetch_row(pt, cq[j, 1] // V)
-        kind = cq[i, 0]
-        a = np.int64(cq[i, 1])
-        if kind == K_CCREDIT:
-            s_ = np.int64(pt[a // V, OUT_SWITCH])
-        elif kind == K_CVREQ:
-            s_ = np.int64(dsw[pk[a, P_BUF] // V])
-        else:
-            s_ = a
-        if s_ < 0:
-            s_ = 0
-        cq[i, 2] = s_
-        cnt[s_] += 1
-    acc = 0
-    for s_ in range(nsw):  # the first place of each switch's entries
-        c = cnt[s_]
-        cnt[s_] = acc
-        acc += c
-    for i in range(m):
-        s_ = cq[i, 2]
-        j = cnt[s_]
-        cnt[s_] = j + 1
-        cq2[j, 0] = cq[i, 0]
-        cq2[j, 1] = cq[i, 1]
-    for s_ in range(nsw):
-        cnt[s_] = 0
-    sc[LISTS_SORTED] += 1
-    b = ev[cl, EV_HEAD]
-    p = ev[cl, EV_HPOS]
-    for i in range(m):
-        if p == EVB:
-            b = nd[b, NODE_NEXT]
-            p = 0
-        nd[b, EV0 + 2 * p] = cq2[i, 0]
-        nd[b, EV0 + 2 * p + 1] = cq2[i, 1]
-        p += 1
 
 
 #: numba keys the cache of :func:`run` by this file alone, but it inlines helpers from
@@ -1505,8 +1418,6 @@ def run(st, until):
         if ev[cl, EV_HEAD] >= 0:
             # ------------------------------------------------ the cycle list of t
             sc[NOW] = t
-            if cf[C_LSORT] and sc[LIST_SORTED] != t:
-                _sort_list(sc, t, ev, nd, cl, st.srt, st.cq, st.cq2, pt, pk, dsw, V, nsw)
             blk = ev[cl, EV_HEAD]
             pos = ev[cl, EV_HPOS]
             tl = ev[cl, EV_TAIL]
