@@ -57,6 +57,26 @@ def test_packet_ids_past_int32(start):
     assert sorted(eng_log) == list(range(start, start + len(t)))
 
 
+def test_cycles_near_the_last_cycle():
+    """Packets created a few hundred cycles before the engine's last cycle (above 2**30)
+    are staged, sent and delivered at the cycles the Python engine gives them."""
+    routing, cfg = _net()
+    t, s, d = _traffic(2 * 16)
+    out = {}
+    for cls in (Engine, CompiledEngine):
+        eng = cls(Network(routing, cfg), np.random.default_rng(0))
+        t0 = CompiledEngine(Network(routing, cfg), np.random.default_rng(0))._max_cycle - 400
+        got = []
+        eng.on_deliver = lambda pkt, tail, got=got: got.append(
+            (pkt.src, pkt.dst, pkt.ctime, tail))
+        eng.inject_many(t + t0, s, d)
+        eng.run(t0 + 399)
+        out[cls] = sorted(got)
+    assert t0 > 2**30 and len(out[Engine]) == len(t)
+    assert out[CompiledEngine] == out[Engine]
+    assert min(c for _, _, c, _ in out[Engine]) >= t0
+
+
 def test_cycles_past_int32_refused():
     """A packet beyond the last cycle the int32 rows hold is refused with the fix."""
     routing, cfg = _net()
@@ -66,10 +86,10 @@ def test_cycles_past_int32_refused():
 
 
 def test_switch_and_host_rows_int32():
-    """Switch and host rows are int32 like the port, buffer and packet rows (half the
-    bytes per row)."""
+    """Switch and host rows and the staged packets are int32 like the port, buffer and
+    packet rows (half the bytes per row)."""
     routing, cfg = _net()
     st = CompiledEngine(Network(routing, cfg), np.random.default_rng(0))._st
-    for name in ("pt", "bf", "ob", "hs", "sw", "pk", "pc", "vq", "nd"):
+    for name in ("pt", "bf", "ob", "hs", "sw", "pk", "pc", "vq", "nd", "gi", "g_route"):
         assert st[name].dtype == np.int32, name
     assert st["sw"].shape[1] * 4 == 32 and st["hs"].shape[1] * 4 == 16

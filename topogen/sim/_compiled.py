@@ -499,7 +499,10 @@ class CompiledEngine:
         sc = st["sc"]
         h, n = (int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])) if "gi" in st else (0, 0)
         k = n - h
-        gi = np.zeros((4, cap), np.int64)
+        # (int32 as the packet rows they fill: cycles below _MAX_CYCLE, hosts, links; a
+        # traffic block of a large network stages ~10**6 packets, streamed through the
+        # caches the event core's rows share)
+        gi = np.zeros((4, cap), np.int32)
         gr = np.full((cap, width), -1, np.int32)
         if k:
             gi[:, :k] = st["gi"][:, h:n]
