@@ -302,7 +302,8 @@ class CompiledEngine:
             # requests of every switch (at most one per input buffer: K * V), 32 bytes each,
             # a switch's together (its allocation reads them in order, two to a line)
             vq=_aligned((K * V * n, _pad(C.VQ_IK + 1, 4)), np.int32),
-            hs=rows("hs", np.int32, q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
+            hs=rows("hs", np.int32, q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H),
+                    inj_last=i64(H, -1)),
             sw=rows("sw", np.int32, sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
@@ -719,8 +720,8 @@ class CompiledEngine:
         if self.on_deliver_arrays is not None:
             self.on_deliver_arrays(ctime, sent, tail, links, measured)
         elif self.on_deliver is not None:
-            pid, src, dst = (self._pids(st["lg"][C.L_PID, :n]).tolist(), st["lg"][C.L_SRC, :n].tolist(),
-                             st["lg"][C.L_DST, :n].tolist())
+            pid = self._pids(st["lg"][C.L_PID, :n]).tolist()
+            src, dst = st["lg"][C.L_SRC, :n].tolist(), st["lg"][C.L_DST, :n].tolist()
             for i, (c, s_, t, k, ms) in enumerate(zip(ctime.tolist(), sent.tolist(), tail.tolist(),
                                                       links.tolist(), measured.tolist())):
                 self.on_deliver(Delivered(pid[i], src[i], dst[i], c, s_, k, ms), t)
