@@ -280,7 +280,8 @@ class CompiledEngine:
         i64 = lambda k, v=0: np.full(k, v, dtype=np.int64)  # noqa: E731
         nb = P * V
         # one row per port (buffer, host, switch), one column per field
-        # (int32 for ports and buffers: half the cache lines; cycles stay below 2**31)
+        # (int32 for ports, buffers, hosts and switches: half the cache lines; cycles stay
+        # below 2**31 (_MAX_CYCLE), packet ids are kept modulo 2**32 (_pids))
         rows = lambda g, dt=np.int64, **kw: _rows(  # noqa: E731
             np.stack([kw[n] for n in C.GROUPS[g]], axis=1).astype(dt))
         st = dict(
@@ -301,8 +302,9 @@ class CompiledEngine:
             # requests of every switch (at most one per input buffer: K * V), 32 bytes each,
             # a switch's together (its allocation reads them in order, two to a line)
             vq=_aligned((K * V * n, _pad(C.VQ_IK + 1, 4)), np.int32),
-            hs=rows("hs", q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H), inj_last=i64(H, -1)),
-            sw=rows("sw", sw_l0=indptr[:-1], sw_l1=indptr[1:],
+            hs=rows("hs", np.int32, q_head=i64(H, -1), q_tail=i64(H, -1), src_free=i64(H),
+                    inj_last=i64(H, -1)),
+            sw=rows("sw", np.int32, sw_l0=indptr[:-1], sw_l1=indptr[1:],
                     sw_h0=M + np.asarray(network.host_offset, dtype=np.int64),
                     sw_h1=M + np.asarray(network.host_offset, dtype=np.int64) + hosts,
                     alloc_at=i64(n, -1), va_n=i64(n), chk_at=i64(n, -1)),
@@ -498,7 +500,10 @@ class CompiledEngine:
         sc = st["sc"]
         h, n = (int(sc[C.GEN_HEAD]), int(sc[C.GEN_N])) if "gi" in st else (0, 0)
         k = n - h
-        gi = np.zeros((4, cap), np.int64)
+        # (int32 as the packet rows they fill: cycles below _MAX_CYCLE, hosts, links; a
+        # traffic block of a large network stages ~10**6 packets, streamed through the
+        # caches the event core's rows share)
+        gi = np.zeros((4, cap), np.int32)
         gr = np.full((cap, width), -1, np.int32)
         if k:
             gi[:, :k] = st["gi"][:, h:n]
@@ -670,7 +675,7 @@ class CompiledEngine:
             elif code == C.R_ROUTE:
                 from ..errors import RoutingError
 
-                pid = int(st['pc'][int(sc[C.BLOCK_ARG]), C.PC_PID])
+                pid = int(self._pids(st['pc'][int(sc[C.BLOCK_ARG]), C.PC_PID])[()])
                 if self.net.adaptive:
                     raise RoutingError(f"the escape routing has no next hop for packet {pid} "
                                        f"(no minimal next hop, or no up*/down* escape entry); "
@@ -685,6 +690,13 @@ class CompiledEngine:
         if not stop_when_idle and until != math.inf:
             sc[C.NOW] = max(int(sc[C.NOW]), lim - 1)
 
+    def _pids(self, stored) -> np.ndarray:
+        """Packet ids from their int32 rows (``PC_PID``, ``L_PID``: the id modulo 2**32,
+        sign-extended): every such packet was created less than 2**32 packets before the
+        next id, so the id is the next id less the distance modulo 2**32."""
+        nxt = np.int64(self._st["sc"][C.NEXT_PID])
+        return nxt - ((nxt - np.asarray(stored, np.int64)) & np.int64(0xFFFFFFFF))
+
     def _drain_log(self) -> None:
         st = self._st
         sc = st["sc"]
@@ -698,7 +710,7 @@ class CompiledEngine:
         if self.record:
             lg = self.log
             st = self._st
-            lg.pid.extend(st["lg"][C.L_PID, :n].tolist())
+            lg.pid.extend(self._pids(st["lg"][C.L_PID, :n]).tolist())
             lg.src.extend(st["lg"][C.L_SRC, :n].tolist())
             lg.dst.extend(st["lg"][C.L_DST, :n].tolist())
             lg.ctime.extend(ctime.tolist())
@@ -708,8 +720,8 @@ class CompiledEngine:
         if self.on_deliver_arrays is not None:
             self.on_deliver_arrays(ctime, sent, tail, links, measured)
         elif self.on_deliver is not None:
-            pid, src, dst = (st["lg"][C.L_PID, :n].tolist(), st["lg"][C.L_SRC, :n].tolist(),
-                             st["lg"][C.L_DST, :n].tolist())
+            pid = self._pids(st["lg"][C.L_PID, :n]).tolist()
+            src, dst = st["lg"][C.L_SRC, :n].tolist(), st["lg"][C.L_DST, :n].tolist()
             for i, (c, s_, t, k, ms) in enumerate(zip(ctime.tolist(), sent.tolist(), tail.tolist(),
                                                       links.tolist(), measured.tolist())):
                 self.on_deliver(Delivered(pid[i], src[i], dst[i], c, s_, k, ms), t)
