@@ -170,3 +170,67 @@ def test_fastest_default_table_equals_block_algorithm(monkeypatch):
     b = fastest(layout, method="dijkstra")
     assert np.array_equal(np.asarray(a.ranks), np.asarray(b.ranks))
     assert a._longest_route == _walked_longest(t, np.asarray(b.ranks)[0])
+
+
+# ------------------------------------------------------------------ BookSim min rows
+
+def _booksim_tables(topology, layout=None, latency=None, searches=("dial", "wide")):
+    """The table by each compiled search and by the block searches (``dijkstra``)."""
+    import importlib
+
+    bm = importlib.import_module("topogen.routing.booksim_min")
+    w = bm.anynet_entry_latency(topology, layout, latency=latency)
+    links = bm._Links(topology, w, cache=False)
+    n = topology.num_switches
+    got = {s: bm._compiled_table(links, n, workers=2, block=9, search=s) for s in searches}
+    ref = bm.booksim_min(topology, layout, latency=latency, method="dijkstra").ranks
+    return got, np.asarray(ref), w
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_booksim_rows_on_laid_out_networks(name):
+    gen, kw = NETWORKS[name]
+    t = topogen.generate(gen, **kw)
+    got, ref, _ = _booksim_tables(t, default_layout(t))
+    for search, ranks in got.items():
+        assert np.array_equal(ranks, ref), search
+
+
+@pytest.mark.parametrize("values", [[1], [3, 4], [4, 5, 9, 12, 30], list(range(8, 40, 2))])
+def test_booksim_rows_with_k_latencies(values):
+    """Latencies of 1, 2, 5 and 16 values, shortest 1 (buckets of one cycle), 3 or 4 (two
+    cycles wide), 8 (eight), per link and, in a second draw, per direction (then the tight
+    test reads the reverse latency)."""
+    rng = np.random.default_rng(len(values))
+    t = _random_graph(70, 160, len(values))
+    per_link = rng.choice(np.asarray(values), t.num_links)
+    per_link[:len(values)] = values
+    got, ref, _ = _booksim_tables(t, latency=per_link)
+    for search, ranks in got.items():
+        assert np.array_equal(ranks, ref), search
+    per_dir = rng.choice(np.asarray(values), (t.num_links, 2))
+    got, ref, w = _booksim_tables(t, latency=per_dir)
+    assert len(values) == 1 or not np.array_equal(w, w[csr_view(t).entry(csr_view(t).indices,
+                                                                         csr_view(t).row)])
+    for search, ranks in got.items():
+        assert np.array_equal(ranks, ref), search
+
+
+def test_booksim_wide_window_above_budget_takes_dial(monkeypatch):
+    import importlib
+
+    bm = importlib.import_module("topogen.routing.booksim_min")
+    t = _random_graph(40, 90, 6)
+    per_link = np.random.default_rng(6).choice([1, 2, 200], t.num_links)
+    w = bm.anynet_entry_latency(t, None, latency=per_link)
+    wsh, buckets = bm._wide_window(w, 40)
+    assert wsh == 0 and buckets == 256
+    monkeypatch.setattr(bm, "WIDE_MAX_ENTRIES", buckets * 40 - 1)
+    assert bm._wide_window(w, 40) is None
+    links = bm._Links(t, w, cache=False)
+    with pytest.raises(ParameterError, match="wide"):
+        bm._compiled_table(links, 40, search="wide")
+    with pytest.raises(ParameterError, match="search must be"):
+        bm._compiled_table(links, 40, search="kfifo")
+    ref = bm.booksim_min(t, latency=per_link, method="dijkstra").ranks
+    assert np.array_equal(bm._compiled_table(links, 40), np.asarray(ref))
