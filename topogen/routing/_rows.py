@@ -500,7 +500,7 @@ if _sssp.AVAILABLE:
 
     @_jit
     def _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store, cnt, col, spread,
-                     sd, hdd, seltab, small):
+                     hv, hdd, seltab, small):
         """:func:`_dial_column` with buckets ``2**wsh`` distance units wide, no wider than
         the lightest link, each an array (``store[slot, :cnt[slot]]``, a circular window of
         ``store.shape[0]`` buckets).  A link from a switch of the current bucket lands in a
@@ -561,8 +561,7 @@ if _sssp.AVAILABLE:
                 if settled > 1:
                     if m == 0:
                         return -1, 0
-                    r = _pick(m, spread, _splitmix(np.uint64(u) ^ sd) & _M32, hdd, seltab,
-                              small)
+                    r = _pick(m, spread, np.uint64(hv[u]), hdd, seltab, small)
                     col[u] = r
                     h = depth[np.uint32(adj[lo + r] & vmask)] + 1
                     depth[u] = h
@@ -571,7 +570,7 @@ if _sssp.AVAILABLE:
         return settled, longest
 
     @_jit
-    def _wide_cols_block(indptr, adj, vbits, one, wsh, nbuckets, d0, d1, spread, sd, hd,
+    def _wide_cols_block(indptr, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hv, hd,
                          ranks2d, sentinel, seltab, small):
         """:func:`_cols_block` by :func:`_wide_column` (``nbuckets`` buckets of
         ``2**wsh`` units)."""
@@ -587,7 +586,7 @@ if _sssp.AVAILABLE:
             d = d0 + i
             col = buf[i]
             reached, lg = _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store,
-                                       cnt, col, spread, sd, hd[d], seltab, small)
+                                       cnt, col, spread, hv, hd[d], seltab, small)
             if reached < n:
                 return d, 0
             col[d] = sentinel
@@ -873,6 +872,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     if search == "wide" and wide is None:
         raise ParameterError("search='wide' needs non-unit weights whose wide buckets fit "
                              f"{WIDE_MAX_ENTRIES} entries; use search='auto'")
+    hv32 = hv.astype(np.uint32)  # each switch's hash, half the bytes to load
     ranks = np.empty((1, n, n), dtype=np.uint8)
     r2 = ranks[0]
     starts = list(range(0, n, block))
@@ -887,7 +887,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
         elif wide is not None:
             bad, longest = _wide_cols_block(
                 bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
-                np.int64(wide[1]), np.int64(d0), d1, spread, np.uint64(sd), hd, r2,
+                np.int64(wide[1]), np.int64(d0), d1, spread, hv32, hd, r2,
                 np.uint8(255), SELECT8, small)
         else:
             bad, longest = _cols_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1),
