@@ -1,5 +1,7 @@
-"""BookSim anynet's ``min`` routing rows by one compiled Dial search per source (the
-kernel of :func:`.booksim_min.booksim_min`, imported with numba only when it runs)."""
+"""BookSim anynet's ``min`` routing rows by one compiled search per source (the kernels
+of :func:`.booksim_min.booksim_min`, imported with numba only when they run): with
+buckets as wide as the shortest link latency (:func:`_wide_rows`, where its window fits)
+or Dial's one-cycle buckets (:func:`_tree_rows`); the same rows."""
 
 from __future__ import annotations
 
