@@ -1,5 +1,7 @@
-"""BookSim anynet's ``min`` routing rows by one compiled Dial search per source (the
-kernel of :func:`.booksim_min.booksim_min`, imported with numba only when it runs)."""
+"""BookSim anynet's ``min`` routing rows by one compiled search per source (the kernels
+of :func:`.booksim_min.booksim_min`, imported with numba only when they run): with
+buckets as wide as the shortest link latency (:func:`_wide_rows`, where its window fits)
+or Dial's one-cycle buckets (:func:`_tree_rows`); the same rows."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from .. import _sssp
 #: cached kernel outlives its helpers (``tests/sim/test_compiled_sort.py``).
 INLINED_HELPERS_SHA256 = "5662f8d6a9441441"
 
-__all__ = ["_tree_rows"]
+__all__ = ["_tree_rows", "_wide_rows"]
 
 if _sssp.AVAILABLE:
     @_sssp._jit
@@ -79,6 +81,82 @@ if _sssp.AVAILABLE:
                 else:
                     p = np.int64(adj[pick] & vmask)
                     row[v] = rev_rank[pick] if p == s else row[p]
+            if settled < n:
+                return i
+        return -1
+
+    @_sssp._jit
+    def _wide_rows(indptr, adj, vbits, w_in, sym, rev_rank, sources, wsh, nbuckets, out,
+                   sentinel, dist):
+        """:func:`_tree_rows` with buckets ``2**wsh`` cycles wide, no wider than the
+        shortest link latency, each an array (``store[slot, :cnt[slot]]``, a circular
+        window of ``nbuckets``).  A link from a router of the current bucket lands in a
+        later one, so a reached bucket holds final distances and is read through in order
+        (no search for the next router); a router is queued when a relaxation moves it to
+        another bucket (at most once per bucket: distances only fall), and an entry is
+        stale when its router's distance lies in another bucket.  A tight in-neighbour is
+        at least one shortest latency nearer the source, in an earlier bucket, so every
+        predecessor and first hop is the one :func:`_tree_rows` finds.  Returns -1, or
+        the index of a source from which a router is unreachable."""
+        n = indptr.shape[0] - 1
+        vb = adj.dtype.type(vbits)
+        vmask = (adj.dtype.type(1) << vb) - adj.dtype.type(1)
+        cmask = nbuckets - 1
+        store = np.empty((nbuckets, n), np.int32)
+        cnt = np.zeros(nbuckets, np.int64)
+        inf = np.int64(np.iinfo(dist.dtype).max)
+        for i in range(sources.shape[0]):
+            s = sources[i]
+            row = out[i]
+            dist[:] = inf
+            cnt[:] = 0
+            dist[s] = 0
+            store[0, 0] = s
+            cnt[0] = 1
+            pending = 1
+            settled = 0
+            b = np.int64(0)
+            while settled < n and pending > 0:
+                sl = b & cmask
+                bucket = store[sl]
+                k = cnt[sl]
+                cnt[sl] = 0
+                pending -= k
+                for x in range(k):
+                    v = bucket[x]
+                    dv = np.int64(dist[v])
+                    if (dv >> wsh) != b:
+                        continue  # moved to an earlier bucket and settled there
+                    if x + 1 < k:
+                        _sssp.prefetch(adj, indptr[bucket[x + 1]])
+                    settled += 1
+                    best_d = inf
+                    pick = 0
+                    for j in range(indptr[v], indptr[v + 1]):
+                        a = adj[j]
+                        u = np.int64(a & vmask)
+                        lat = np.int64(a >> vb)
+                        du = np.int64(dist[u])
+                        lin = lat if sym else np.int64(w_in[j])
+                        # selects, not branches: whether a link is tight is unpredictable
+                        take = (du + lin == dv) & (du < best_d)
+                        best_d = du if take else best_d
+                        pick = j if take else pick
+                        nd = dv + lat
+                        if nd < du:
+                            dist[u] = nd
+                            t = nd >> wsh
+                            if (du == inf) or (t != (du >> wsh)):
+                                ts = t & cmask
+                                store[ts, cnt[ts]] = u
+                                cnt[ts] += 1
+                                pending += 1
+                    if v == s:
+                        row[v] = sentinel
+                    else:
+                        p = np.int64(adj[pick] & vmask)
+                        row[v] = rev_rank[pick] if p == s else row[p]
+                b += 1
             if settled < n:
                 return i
         return -1

@@ -125,11 +125,28 @@ def _compiled_pays(topology) -> bool:
     return _sssp.AVAILABLE
 
 
-def _compiled_table(links, n: int, workers=None, block: int = 256):
-    """The ``(1, N, N)`` table by :func:`_tree_rows` (threads over blocks of sources)."""
+#: Entries (4 bytes each, per thread) the wide buckets of :func:`._booksim_rows._wide_rows`
+#: may take (``buckets x routers``); above it the rows come from Dial's search.
+WIDE_MAX_ENTRIES = 1 << 22
+
+
+def _wide_window(w, n: int):
+    """``(wsh, buckets)`` of :func:`._booksim_rows._wide_rows` for latencies ``w``: buckets
+    of ``2**wsh`` cycles, the largest power of two no longer than the shortest latency, in
+    a power-of-two window wide enough for the longest; None above :data:`WIDE_MAX_ENTRIES`."""
+    lo, hi = int(w.min()), int(w.max())
+    wsh = lo.bit_length() - 1
+    buckets = 1 << ((hi >> wsh) + 1).bit_length()
+    return (wsh, buckets) if lo >= 1 and buckets * n <= WIDE_MAX_ENTRIES else None
+
+
+def _compiled_table(links, n: int, workers=None, block: int = 256, search: str = "auto"):
+    """The ``(1, N, N)`` table by :func:`._booksim_rows._wide_rows` (``search`` "auto" where
+    its window fits, or "wide") or :func:`._booksim_rows._tree_rows` ("dial"), threads over
+    blocks of sources; the same table."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ._booksim_rows import _tree_rows
+    from ._booksim_rows import _tree_rows, _wide_rows
     from ._rows import _hop_bound, _workers
 
     view = links.view
@@ -150,12 +167,23 @@ def _compiled_table(links, n: int, workers=None, block: int = 256):
     ranks = np.empty((1, n, n), dtype=view.rank_dtype)
     sent = view.rank_dtype(view.sentinel)
     block = min(block, 1 << 15)  # stamps are uint16 per source of a block
+    if search not in ("auto", "dial", "wide"):
+        raise ParameterError(f"search must be auto, dial or wide, got {search!r}")
+    wide = None if search == "dial" else _wide_window(w, n)
+    if search == "wide" and wide is None:
+        raise ParameterError(f"search='wide' needs a window of at most {WIDE_MAX_ENTRIES} "
+                             "entries; use search='auto'")
 
     def job(s0):
         src = np.arange(s0, min(n, s0 + block), dtype=np.int64)
         dist = np.empty(n, dtype=dtype)
-        bad = _tree_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
-                         np.int64(buckets), ranks[0, s0:s0 + len(src)], sent, dist)
+        if wide is not None:
+            bad = _wide_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
+                             np.int64(wide[0]), np.int64(wide[1]),
+                             ranks[0, s0:s0 + len(src)], sent, dist)
+        else:
+            bad = _tree_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
+                             np.int64(buckets), ranks[0, s0:s0 + len(src)], sent, dist)
         if bad >= 0:
             raise TopologyError("BookSim anynet routing needs a connected topology (BookSim "
                                 "itself hangs on a disconnected one)")
