@@ -33,10 +33,9 @@ weighted search there is :func:`_wide_column` where its window fits
 (:func:`wide_buckets`): buckets as wide as the lightest link (a power of two at most its
 weight) hold only final distances when reached, so each is read through in order like a
 breadth-first queue (the FR table of the laid-out 32x32x16 torus: 6.4 s of CPU against
-8.9 s with Dial's one-unit buckets).  :func:`_kfifo_column`,
-one FIFO queue per distinct weight with the next switch the least queue head, gives the
-same columns but costs more than Dial's buckets there (which queue holds the least head
-is unpredictable); it runs only when asked for (``search="kfifo"``).
+8.9 s with Dial's one-unit buckets).  (Dijkstra with one FIFO queue per distinct weight,
+the next switch the least queue head, was measured too: it costs more than Dial's buckets
+there, since which queue holds the least head is unpredictable.)
 """
 
 from __future__ import annotations
@@ -61,10 +60,6 @@ __all__ = ["usable", "compute", "compute_columns", "plan", "per_source", "to_fil
 
 #: Sources per block (one task of a thread; ``block x N`` bytes of output).
 BLOCK = 256
-
-#: :func:`compute_columns` searches by :func:`_kfifo_column` (one FIFO queue per distinct
-#: weight) when the weights take at most this many values, else by Dial's buckets.
-KFIFO_MAX_WEIGHTS = 16
 
 if _sssp.AVAILABLE:
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -413,100 +408,6 @@ if _sssp.AVAILABLE:
 
 
     @_jit
-    def _kfifo_column(indptr, kadj, vbits, wv, qoff, q, qh, qt, hk, d, dist, depth, col,
-                      spread, sd, hdd, seltab, small):
-        """:func:`_dial_column` by Dijkstra's algorithm with one FIFO queue per distinct
-        link weight (``wv``, at most :data:`KFIFO_MAX_WEIGHTS` of them) instead of buckets.
-        ``kadj[j]`` packs CSR entry ``j``'s head (low ``vbits`` bits) and the index of its
-        weight in ``wv`` above them.  Nodes settle in nondecreasing distance, so the
-        entries a queue receives (``distance << 32 | node``; queue ``c`` from
-        ``q[qoff[c]]`` on, its next entry at ``qh[c]``, its end at ``qt[c]``) arrive in
-        nondecreasing order and the least of all is the least of the queue heads, whose
-        distances ``hk`` (:data:`KFIFO_MAX_WEIGHTS` lanes, the maximum for an empty
-        queue) keeps.  The search pops from the queue of the last least head while its
-        head stays at most ``thr`` (at most any other head: lowered when a relaxation
-        fills an empty queue), and only then takes the least of the heads again.  A
-        node's distance is final when its entry with that distance is popped (each
-        ``(distance, node)`` is queued once: relaxations strictly lower it); later ones
-        are stale.  The tie rule and depths read only distances and ids, so the column is
-        the one :func:`_dial_column` gives, whatever the order among equal distances.
-        Returns ``(settled, longest route in hops)``, or ``settled = -1`` when a switch
-        has no next hop (internal error)."""
-        n = indptr.shape[0] - 1
-        nk = wv.shape[0]
-        vb = kadj.dtype.type(vbits)
-        vmask = (kadj.dtype.type(1) << vb) - kadj.dtype.type(1)
-        low = np.uint64(0xFFFFFFFF)
-        inf = np.uint32(0xFFFFFFFF)
-        dist[:] = inf
-        dist[d] = 0
-        depth[d] = 0
-        hk[:] = inf
-        for c in range(nk):
-            qh[c] = qoff[c]
-            qt[c] = qoff[c]
-        ent = np.uint64(d)
-        ci = np.uint32(0)
-        thr = inf
-        settled = 0
-        longest = 0
-        while True:
-            u = np.uint32(ent & low)
-            du = np.uint32(ent >> np.uint64(32))
-            if du == dist[u]:
-                settled += 1
-                lo = indptr[u]
-                m = np.uint64(0)
-                for j in range(lo, indptr[u + np.uint32(1)]):
-                    a = kadj[j]
-                    y = np.uint32(a & vmask)
-                    c = np.uint32(a >> vb)
-                    inc = wv[c]
-                    dy = dist[y]
-                    m |= np.uint64((dy < du) & (dy + inc == du)) << np.uint64(j - lo)
-                    nd = np.uint32(du + inc)
-                    if nd < dy:
-                        dist[y] = nd
-                        p = qt[c]
-                        q[p] = (np.uint64(nd) << np.uint64(32)) | np.uint64(y)
-                        qt[c] = p + np.uint32(1)
-                        if p == qh[c]:  # a new head
-                            hk[c] = nd
-                            thr = min(thr, nd) if c != ci else thr
-                if settled > 1:
-                    if m == 0:
-                        return -1, 0
-                    r = _pick(m, spread, _splitmix(np.uint64(u) ^ sd) & _M32, hdd, seltab,
-                              small)
-                    col[u] = r
-                    h = depth[np.uint32(kadj[lo + r] & vmask)] + 1
-                    depth[u] = h
-                    longest = max(longest, h)
-                if settled == n:
-                    break
-            if hk[ci] > thr:  # another queue's head is lower: the least head of all
-                best = inf
-                for c in range(KFIFO_MAX_WEIGHTS):
-                    best = min(best, hk[c])
-                if best == inf:
-                    break
-                bits = np.uint64(0)
-                for c in range(KFIFO_MAX_WEIGHTS):
-                    bits |= np.uint64(hk[c] == best) << np.uint64(c)
-                ci = np.uint32(trailing_zeros(bits))
-                thr = inf
-                for c in range(KFIFO_MAX_WEIGHTS):
-                    thr = min(thr, inf if c == ci else hk[c])
-            elif hk[ci] == inf:  # every queue is empty
-                break
-            h0 = qh[ci]
-            ent = q[h0]
-            h0 += np.uint32(1)
-            qh[ci] = h0
-            hk[ci] = np.uint32(q[h0] >> np.uint64(32)) if h0 < qt[ci] else inf
-        return settled, longest
-
-    @_jit
     def _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store, cnt, col, spread,
                      hv, hdd, seltab, small):
         """:func:`_dial_column` with buckets ``2**wsh`` distance units wide, no wider than
@@ -602,33 +503,6 @@ if _sssp.AVAILABLE:
         _write_tiles(buf, ranks2d, d0)
         return -1, longest
 
-    @_jit
-    def _kfifo_cols_block(indptr, kadj, vbits, wv, qoff, ecount, d0, d1, spread, sd, hd,
-                          ranks2d, sentinel, seltab, small, dist_proto):
-        """:func:`_cols_block` by :func:`_kfifo_column` (``ecount``: the CSR entries, so
-        the queues' room; ``dist_proto``: an array of the distances' type)."""
-        n = indptr.shape[0] - 1
-        b = d1 - d0
-        buf = np.empty((b, n), np.uint8)
-        dist = np.empty(n, dist_proto.dtype)
-        depth = np.empty(n, np.int32)
-        nk = wv.shape[0]
-        q = np.empty(ecount + nk, np.uint64)
-        qh = np.empty(nk, np.uint32)
-        qt = np.empty(nk, np.uint32)
-        hk = np.empty(KFIFO_MAX_WEIGHTS, np.uint32)
-        longest = 0
-        for i in range(b):
-            d = d0 + i
-            col = buf[i]
-            reached, lg = _kfifo_column(indptr, kadj, vbits, wv, qoff, q, qh, qt, hk, d,
-                                        dist, depth, col, spread, sd, hd[d], seltab, small)
-            if reached < n:
-                return d, 0
-            col[d] = sentinel
-            longest = max(longest, lg)
-        _write_tiles(buf, ranks2d, d0)
-        return -1, longest
 
 
 def _select8() -> np.ndarray:
@@ -788,43 +662,13 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
 COLUMN_BLOCK = 64
 
 
-class KFifoPlan:
-    """A graph packed for :func:`_kfifo_column` (see :func:`kfifo_plan`)."""
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-
-def kfifo_plan(bplan, max_weights: int = KFIFO_MAX_WEIGHTS):
-    """The :class:`KFifoPlan` of ``bplan``'s graph: each CSR entry's head and the index
-    of its weight among the distinct weights ``wv`` in one ``uint32``, and each weight's
-    queue offset in a shared array (one slot per entry of that weight, plus one); None
-    when the weights take more than ``max_weights`` values or distances need more than
-    32 bits."""
-    if bplan.dtype != np.uint32 or bplan.adj.size == 0:
-        return None
-    vb = np.uint32(bplan.vbits)
-    inc = bplan.adj >> vb
-    vals, cls = np.unique(inc, return_inverse=True)
-    k = len(vals)
-    if k > max_weights or int(bplan.vbits) + max(1, (k - 1).bit_length()) > 32:
-        return None
-    cls = cls.reshape(-1).astype(np.uint32)
-    heads = bplan.adj & ((np.uint32(1) << vb) - np.uint32(1))
-    counts = np.bincount(cls, minlength=k).astype(np.int64)
-    qoff = np.concatenate([[0], np.cumsum(counts + 1)[:-1]]).astype(np.uint32)
-    return KFifoPlan(adj=(heads | (cls << vb)).astype(np.uint32), wv=vals.astype(np.uint32),
-                     qoff=qoff, vbits=int(bplan.vbits))
-
-
 #: Entries (4 bytes each, per thread) the wide buckets of :func:`_wide_column` may take:
 #: ``buckets x N``; above it the columns come from Dial's search (:func:`_dial_column`).
 WIDE_MAX_ENTRIES = 1 << 22
 
 #: The searches of :func:`compute_columns` (``"auto"``: ``"wide"`` where it applies, else
-#: ``"dial"``; ``"kfifo"`` is kept for comparison: one FIFO per distinct weight gained
-#: nothing over Dial's buckets on laid-out tori).
-COLUMN_SEARCHES = ("auto", "dial", "wide", "kfifo")
+#: ``"dial"``).
+COLUMN_SEARCHES = ("auto", "dial", "wide")
 
 
 def wide_buckets(bplan, n: int):
@@ -853,7 +697,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     links are read off its own neighbours' distances, and the depth of each
     destination's in-tree comes along.  ``search`` (:data:`COLUMN_SEARCHES`): the
     weighted search, :func:`_wide_column` (``"auto"`` where its buckets fit),
-    :func:`_dial_column` or :func:`_kfifo_column`; all give the same table.
+    or :func:`_dial_column`; both give the same table.
 
     Returns
     -------
@@ -871,11 +715,6 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8
     if search not in COLUMN_SEARCHES:
         raise ParameterError(f"search must be one of {', '.join(COLUMN_SEARCHES)}, got {search!r}")
-    kplan = kfifo_plan(bplan) if search == "kfifo" and not unit else None
-    if search == "kfifo" and kplan is None:
-        raise ParameterError(f"search='kfifo' needs non-unit weights with at most "
-                             f"{KFIFO_MAX_WEIGHTS} distinct values and 32-bit distances; "
-                             "use search='auto'")
     wide = wide_buckets(bplan, n) if search in ("auto", "wide") and not unit else None
     if search == "wide" and wide is None:
         raise ParameterError("search='wide' needs non-unit weights whose wide buckets fit "
@@ -887,12 +726,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
 
     def job(d0):
         d1 = np.int64(min(n, d0 + block))
-        if kplan is not None:
-            bad, longest = _kfifo_cols_block(
-                bplan.indptr, kplan.adj, np.uint32(kplan.vbits), kplan.wv, kplan.qoff,
-                np.int64(kplan.adj.size), np.int64(d0), d1, spread, np.uint64(sd), hd, r2,
-                np.uint8(255), SELECT8, small, kplan.wv[:0])
-        elif wide is not None:
+        if wide is not None:
             bad, longest = _wide_cols_block(
                 bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
                 np.int64(wide[1]), np.int64(d0), d1, spread, hv32, hd, r2,

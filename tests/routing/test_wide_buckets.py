@@ -1,6 +1,6 @@
 """The weighted table searches other than Dial's buckets give the same bytes: FR columns
-by wide buckets (``_rows._wide_column``, the default where they fit) and by one FIFO per
-distinct weight (``_rows._kfifo_column``), and BookSim ``min`` rows by wide buckets
+by wide buckets (``_rows._wide_column``, the default where they fit), and BookSim ``min``
+rows by wide buckets
 (``_booksim_rows._wide_rows``), against the bucket searches, the per-source rows and a
 table computed by definition from SciPy's distances."""
 
@@ -44,7 +44,7 @@ def _weights_with(topology, values, seed):
     return per_link[np.asarray(topology.directed_edge_ids)]
 
 
-def _all_searches(t, w, tseed, searches=("dial", "wide", "kfifo"), block=7):
+def _all_searches(t, w, tseed, searches=("dial", "wide"), block=7):
     plan = _rows.plan(t, csr_view(t), w)
     assert plan is not None
     return {s: _rows.compute_columns(plan, t.num_switches, tseed, workers=2, block=block,
@@ -76,8 +76,7 @@ def test_fr_columns_with_k_distinct_weights(k, tseed):
                                     replace=False))
         w = _weights_with(t, np.concatenate([[lightest], values]) * 500, k + i)
         plan = _rows.plan(t, csr_view(t), w)
-        kp = _rows.kfifo_plan(plan)
-        assert kp is not None and len(kp.wv) == k
+        assert len(np.unique(w)) == k
         got = _all_searches(t, w, tseed)
         ref = _reference(t, w, tseed)
         longest = _walked_longest(t, ref)
@@ -90,7 +89,7 @@ def test_fr_columns_with_k_distinct_weights(k, tseed):
 
 def test_fr_columns_with_one_weight_take_the_breadth_first_search():
     """One distinct weight is a hop count: the unit search runs for ``"auto"`` and
-    ``"dial"``; the wide-bucket and queue-per-weight searches refuse."""
+    ``"dial"``; the wide-bucket search refuses."""
     t = _random_graph(50, 110, 4)
     w = np.full(2 * t.num_links, 70000, dtype=np.int64)
     got = _all_searches(t, w, 5, searches=("auto", "dial"))
@@ -98,22 +97,19 @@ def test_fr_columns_with_one_weight_take_the_breadth_first_search():
     for search, (ranks, lg) in got.items():
         assert np.array_equal(ranks[0], ref), search
     plan = _rows.plan(t, csr_view(t), w)
-    for search in ("kfifo", "wide"):
-        with pytest.raises(ParameterError, match=search):
-            _rows.compute_columns(plan, 50, 5, search=search)
+    with pytest.raises(ParameterError, match="wide"):
+        _rows.compute_columns(plan, 50, 5, search="wide")
+    with pytest.raises(ParameterError, match="search must be"):
+        _rows.compute_columns(plan, 50, 5, search="fifo")
 
 
 def test_many_distinct_weights_fall_back():
-    """More distinct weights than queues: no queue-per-weight plan (``"auto"`` keeps the
-    wide buckets); a window of wide buckets above its budget: Dial's buckets."""
+    """Many distinct weights keep the wide buckets; a window of wide buckets above its
+    budget: Dial's buckets."""
     t = _random_graph(60, 140, 8)
     rng = np.random.default_rng(8)
-    w = _weights_with(t, rng.choice(np.arange(3, 400), _rows.KFIFO_MAX_WEIGHTS + 5,
-                                    replace=False), 1)
+    w = _weights_with(t, rng.choice(np.arange(3, 400), 21, replace=False), 1)
     plan = _rows.plan(t, csr_view(t), w)
-    assert _rows.kfifo_plan(plan) is None
-    with pytest.raises(ParameterError, match="at most"):
-        _rows.compute_columns(plan, 60, 1, search="kfifo")
     ref = _reference(t, w, 1)
     got = _all_searches(t, w, 1, searches=("auto", "dial", "wide"))
     for search, (ranks, lg) in got.items():
@@ -231,6 +227,6 @@ def test_booksim_wide_window_above_budget_takes_dial(monkeypatch):
     with pytest.raises(ParameterError, match="wide"):
         bm._compiled_table(links, 40, search="wide")
     with pytest.raises(ParameterError, match="search must be"):
-        bm._compiled_table(links, 40, search="kfifo")
+        bm._compiled_table(links, 40, search="fifo")
     ref = bm.booksim_min(t, latency=per_link, method="dijkstra").ranks
     assert np.array_equal(bm._compiled_table(links, 40), np.asarray(ref))
