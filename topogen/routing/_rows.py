@@ -349,12 +349,60 @@ if _sssp.AVAILABLE:
         return settled, longest
 
     @_jit
+    def _transpose8(a0, a1, a2, a3, a4, a5, a6, a7):
+        """The 8 x 8 bytes of eight words (byte ``c`` of word ``r``) transposed (byte ``r``
+        of word ``c``): three rounds swapping 1-, 2- and 4-byte blocks between word pairs."""
+        m1 = np.uint64(0x00FF00FF00FF00FF)
+        m2 = np.uint64(0x0000FFFF0000FFFF)
+        m4 = np.uint64(0x00000000FFFFFFFF)
+        s1 = np.uint64(8)
+        s2 = np.uint64(16)
+        s4 = np.uint64(32)
+        t = ((a0 >> s1) ^ a1) & m1; a1 ^= t; a0 ^= t << s1  # noqa: E702
+        t = ((a2 >> s1) ^ a3) & m1; a3 ^= t; a2 ^= t << s1  # noqa: E702
+        t = ((a4 >> s1) ^ a5) & m1; a5 ^= t; a4 ^= t << s1  # noqa: E702
+        t = ((a6 >> s1) ^ a7) & m1; a7 ^= t; a6 ^= t << s1  # noqa: E702
+        t = ((a0 >> s2) ^ a2) & m2; a2 ^= t; a0 ^= t << s2  # noqa: E702
+        t = ((a1 >> s2) ^ a3) & m2; a3 ^= t; a1 ^= t << s2  # noqa: E702
+        t = ((a4 >> s2) ^ a6) & m2; a6 ^= t; a4 ^= t << s2  # noqa: E702
+        t = ((a5 >> s2) ^ a7) & m2; a7 ^= t; a5 ^= t << s2  # noqa: E702
+        t = ((a0 >> s4) ^ a4) & m4; a4 ^= t; a0 ^= t << s4  # noqa: E702
+        t = ((a1 >> s4) ^ a5) & m4; a5 ^= t; a1 ^= t << s4  # noqa: E702
+        t = ((a2 >> s4) ^ a6) & m4; a6 ^= t; a2 ^= t << s4  # noqa: E702
+        t = ((a3 >> s4) ^ a7) & m4; a7 ^= t; a3 ^= t << s4  # noqa: E702
+        return a0, a1, a2, a3, a4, a5, a6, a7
+
+    @_jit
     def _write_tiles(buf, ranks2d, d0):
-        """Columns ``d0 ..`` of ``ranks2d`` from the rows of ``buf`` (one per column),
-        through a 64 x 64 tile that is transposed in the first cache level: every row of
-        the table then takes whole 64-byte runs (half the time of writing it byte by
-        byte at a stride of ``N``)."""
+        """Columns ``d0 ..`` of ``ranks2d`` from the rows of ``buf`` (one per column).
+        Where ``buf``'s shape and ``d0`` are multiples of 8 (every block of a table of a
+        multiple of 8 switches), by 8 x 8 blocks of bytes transposed in eight 64-bit
+        words (:func:`_transpose8`): each switch's row takes whole words, and the 64
+        columns of a block fill one 64-byte line of it at a time (a fifth of the time of
+        the byte-wise tiles).  Otherwise through a 64 x 64 tile transposed byte by byte
+        in the first cache level."""
         b, n = buf.shape
+        if ((b | n | d0) & 7) == 0 and ranks2d.shape[1] % 8 == 0:
+            src = buf.view(np.uint64)
+            dst = ranks2d.view(np.uint64)
+            c0 = d0 >> 3
+            for xw in range(n >> 3):
+                x0 = xw << 3
+                for iw in range(b >> 3):
+                    i0 = iw << 3
+                    a0, a1, a2, a3, a4, a5, a6, a7 = _transpose8(
+                        src[i0, xw], src[i0 + 1, xw], src[i0 + 2, xw], src[i0 + 3, xw],
+                        src[i0 + 4, xw], src[i0 + 5, xw], src[i0 + 6, xw], src[i0 + 7, xw])
+                    c = c0 + iw
+                    dst[x0, c] = a0
+                    dst[x0 + 1, c] = a1
+                    dst[x0 + 2, c] = a2
+                    dst[x0 + 3, c] = a3
+                    dst[x0 + 4, c] = a4
+                    dst[x0 + 5, c] = a5
+                    dst[x0 + 6, c] = a6
+                    dst[x0 + 7, c] = a7
+            return
         tile = np.empty((64, 64), np.uint8)
         for x0 in range(0, n, 64):
             x1 = min(n, x0 + 64)
@@ -425,7 +473,9 @@ if _sssp.AVAILABLE:
         n = indptr.shape[0] - 1
         vmask = (one << vbits) - one
         cmask = store.shape[0] - 1
-        inf = np.iinfo(dist.dtype).max
+        # distances are compared in 64 bits, where "unreached" plus a link cannot wrap
+        # around (the plan keeps distances far below 2**62)
+        inf = min(np.uint64(np.iinfo(dist.dtype).max), np.uint64(1) << np.uint64(62))
         dist[:] = inf
         cnt[:] = 0
         dist[d] = 0
@@ -436,6 +486,7 @@ if _sssp.AVAILABLE:
         settled = 0
         longest = 0
         b = np.uint64(0)
+        one64 = np.uint64(1)
         while settled < n and pending > 0:
             sl = np.int64(b) & cmask
             row = store[sl]
@@ -444,25 +495,29 @@ if _sssp.AVAILABLE:
             pending -= k
             for i in range(k):
                 u = row[i]
-                du = dist[u]
-                if (np.uint64(du) >> wsh) != b:
+                du = np.uint64(dist[u])
+                if (du >> wsh) != b:
                     continue  # moved to an earlier bucket and settled there
                 if i + 1 < k:
                     _sssp.prefetch(adj, indptr[row[i + 1]])
                 settled += 1
                 lo = indptr[u]
                 m = np.uint64(0)
+                bit = one64  # the bit of link j - lo, shifted along (no shift by a count)
                 for j in range(lo, indptr[u + np.uint32(1)]):
                     a = adj[j]
                     y = np.uint32(a & vmask)
-                    inc = a >> vbits
-                    dy = dist[y]
-                    m |= np.uint64((dy < du) & (dy + inc == du)) << np.uint64(j - lo)
+                    inc = np.uint64(a >> vbits)
+                    dy = np.uint64(dist[y])
+                    # a settled neighbour on a shortest path: one compare in 64 bits (an
+                    # unreached one holds inf, whose sum with a link stays above du)
+                    m |= bit & (np.uint64(0) - np.uint64(dy + inc == du))
+                    bit <<= one64
                     nd = du + inc
                     if nd < dy:
                         dist[y] = nd
-                        t = np.uint64(nd) >> wsh
-                        if (dy == inf) or (t != (np.uint64(dy) >> wsh)):
+                        t = nd >> wsh
+                        if (dy == inf) or (t != (dy >> wsh)):
                             ts = np.int64(t) & cmask
                             store[ts, cnt[ts]] = y
                             cnt[ts] += 1

@@ -1,0 +1,92 @@
+"""The wide-bucket table kernels in their fused forms give the same bytes: the FR column
+search comparing distances in 64 bits with a running link bit, the table written by
+8 x 8 byte transposes in words, and BookSim ``min`` rows picking the predecessor by one
+maximum of a (link latency, reversed rank) key; against Dial's searches (``search="dial"``)
+and tables computed by definition from SciPy's distances."""
+
+import numpy as np
+import pytest
+
+import topogen
+from topogen import _sssp
+from topogen.layout import default_layout
+from topogen.routing import _rows
+from topogen.routing.base import csr_view
+
+from .test_table_search import _random_graph, _reference, _walked_longest
+from .test_wide_buckets import _all_searches, _booksim_tables, _laid_out, _weights_with
+
+pytestmark = pytest.mark.skipif(not _sssp.AVAILABLE, reason="numba not installed")
+
+
+@pytest.mark.parametrize("b, n, d0, width", [
+    (64, 64, 0, 64), (64, 200, 64, 128), (8, 16, 8, 16), (16, 24, 0, 24), (40, 96, 56, 96),
+    # not multiples of 8: the byte-wise tiles
+    (7, 13, 3, 13), (64, 70, 0, 70), (8, 16, 5, 16), (9, 24, 8, 24), (8, 16, 0, 20),
+])
+def test_written_columns_are_the_transposed_buffer(b, n, d0, width):
+    """``_write_tiles`` puts row ``i`` of the buffer into column ``d0 + i`` of the table
+    and touches nothing else, by words where the shapes allow and byte-wise otherwise."""
+    rng = np.random.default_rng(b * 1000 + n + d0)
+    buf = rng.integers(0, 256, (b, n)).astype(np.uint8)
+    table = np.full((n, width), 77, dtype=np.uint8)
+    _rows._write_tiles(buf, table, np.int64(d0))
+    want = np.full((n, width), 77, dtype=np.uint8)
+    want[:, d0:d0 + b] = buf.T
+    assert np.array_equal(table, want)
+
+
+def test_transpose8_is_a_transpose():
+    rng = np.random.default_rng(5)
+    m = rng.integers(0, 256, (8, 8)).astype(np.uint8)
+    words = m.view(np.uint64).ravel()
+    got = np.array(_rows._transpose8(*[np.uint64(w) for w in words]), dtype=np.uint64)
+    assert np.array_equal(got.view(np.uint8).reshape(8, 8), m.T)
+
+
+@pytest.mark.parametrize("name", ["torus-6x6x4", "skywalk-64"])
+@pytest.mark.parametrize("block", [8, 64])
+@pytest.mark.parametrize("tseed", [None, 11])
+def test_fr_columns_by_word_blocks(name, block, tseed):
+    """Blocks of a multiple of 8 destinations on networks of a multiple of 8 switches
+    (the word-wise writes) give the reference table, the Dial columns and the longest
+    route."""
+    t, w = _laid_out(name)
+    assert t.num_switches % 8 == 0
+    plan = _rows.plan(t, csr_view(t), w)
+    ref = _reference(t, w, tseed)
+    longest = _walked_longest(t, ref)
+    for search in ("wide", "dial"):
+        ranks, lg = _rows.compute_columns(plan, t.num_switches, tseed, workers=2, block=block,
+                                          search=search)
+        assert np.array_equal(ranks[0], ref), search
+        assert lg == longest, search
+
+
+@pytest.mark.parametrize("tseed", [None, 4])
+def test_fr_columns_with_heavy_weights(tseed):
+    """Heavy weights of no common divisor (distances near a million, buckets 2**15 units
+    wide) and many ties: the 64-bit tie test and the pushes stay exact."""
+    t = _random_graph(72, 170, 8)
+    w = _weights_with(t, [50_000, 50_001, 70_001, 99_999, 100_002], 9)
+    got = _all_searches(t, w, tseed, searches=("dial", "wide"), block=8)
+    assert _rows.wide_buckets(_rows.plan(t, csr_view(t), w), 72)[0] == 15
+    ref = _reference(t, w, tseed)
+    longest = _walked_longest(t, ref)
+    for search, (ranks, lg) in got.items():
+        assert np.array_equal(ranks[0], ref), search
+        assert lg == longest, search
+
+
+def test_fastest_at_a_multiple_of_64_switches(monkeypatch):
+    """The wired path on a torus of 256 switches (whole blocks of 64 destinations)
+    against the block algorithm."""
+    from topogen.routing import fastest, paths
+
+    t = topogen.generate("torus", dims=[8, 8, 4])
+    layout = default_layout(t)
+    monkeypatch.setattr(paths, "PER_SOURCE_MIN_WORK", 0)
+    a = fastest(layout, seed=3)
+    b = fastest(layout, seed=3, method="dijkstra")
+    assert np.array_equal(np.asarray(a.ranks), np.asarray(b.ranks))
+    assert a._longest_route == _walked_longest(t, np.asarray(b.ranks)[0])
