@@ -9,6 +9,7 @@ import pytest
 
 import topogen
 from topogen import _sssp
+from topogen.errors import ParameterError
 from topogen.layout import default_layout
 from topogen.routing import _rows
 from topogen.routing.base import csr_view
@@ -90,3 +91,60 @@ def test_fastest_at_a_multiple_of_64_switches(monkeypatch):
     b = fastest(layout, seed=3, method="dijkstra")
     assert np.array_equal(np.asarray(a.ranks), np.asarray(b.ranks))
     assert a._longest_route == _walked_longest(t, np.asarray(b.ranks)[0])
+
+
+# ------------------------------------------------------------------ BookSim min rows
+
+@pytest.mark.parametrize("hub", [5, 40, 140])
+@pytest.mark.parametrize("per_direction", [False, True])
+def test_booksim_keys_at_high_degree(hub, per_direction):
+    """A hub of ``hub`` links (link ranks of 3, 6 and 8 bits in the predecessor keys) on
+    a ring with chords, latencies of few values (many tight in-links of equal latency,
+    where the least router id must win): the wide rows equal Dial's rows and the block
+    searches."""
+    from topogen import Topology
+
+    n = 150
+    edges = {(i, i + 1) for i in range(n - 1)} | {(0, n - 1)}
+    edges |= {(0, 2 + k) for k in range(hub - 2)}
+    edges |= {(i, i + 7) for i in range(10, n - 7, 5)}
+    t = Topology(n, sorted(edges))
+    rng = np.random.default_rng(hub)
+    lat = rng.choice([2, 3, 5], (t.num_links, 2) if per_direction else t.num_links)
+    got, ref, _ = _booksim_tables(t, latency=lat)
+    for search, ranks in got.items():
+        assert np.array_equal(ranks, ref), search
+
+
+@pytest.mark.parametrize("name", ["torus-6x6x4", "dragonfly-4-2-2"])
+def test_booksim_rows_from_the_wired_path(name, monkeypatch):
+    """``booksim_min`` with the compiled searches (the wide rows) against the block
+    searches on laid-out networks."""
+    import importlib
+
+    from .test_wide_buckets import NETWORKS
+
+    bm = importlib.import_module("topogen.routing.booksim_min")
+    gen, kw = NETWORKS[name]
+    t = topogen.generate(gen, **kw)
+    layout = default_layout(t)
+    monkeypatch.setattr(bm, "COMPILED_MIN_WORK", 0)
+    a = bm.booksim_min(t, layout)
+    b = bm.booksim_min(t, layout, method="dijkstra")
+    assert np.array_equal(np.asarray(a.ranks), np.asarray(b.ranks))
+
+
+def test_booksim_long_latencies_leave_the_wide_rows():
+    """Keys of ``latency << rank bits`` that would pass 62 bits make the wide search step
+    aside: ``search="wide"`` is refused (``"auto"`` takes Dial's rows)."""
+    import importlib
+
+    bm = importlib.import_module("topogen.routing.booksim_min")
+    t = _random_graph(40, 90, 3)
+    w = bm.anynet_entry_latency(t, None, latency=np.random.default_rng(3).choice([2, 3],
+                                                                                t.num_links))
+    links = bm._Links(t, w, cache=False)
+    assert bm._compiled_table(links, 40, search="wide").shape == (1, 40, 40)
+    links.w = w << np.int64(60)  # latencies of 62 bits
+    with pytest.raises(ParameterError, match="wide"):
+        bm._compiled_table(links, 40, search="wide")
