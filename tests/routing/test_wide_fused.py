@@ -148,3 +148,50 @@ def test_booksim_long_latencies_leave_the_wide_rows():
     links.w = w << np.int64(60)  # latencies of 62 bits
     with pytest.raises(ParameterError, match="wide"):
         bm._compiled_table(links, 40, search="wide")
+
+
+def _ecc_bound(t, w):
+    """Twice the weighted eccentricity of switch 0 plus the heaviest weight (in plan units)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    v = csr_view(t)
+    plan = _rows.plan(t, v, w)
+    inc = np.asarray(w) // plan.scale
+    g = csr_matrix((inc.astype(float), v.indices, v.indptr), shape=(v.n, v.n))
+    return 2 * int(dijkstra(g, indices=0).max()) + int(inc.max()), plan
+
+
+@pytest.mark.parametrize("tseed", [None, 2])
+def test_fr_columns_with_distances_at_the_edge_of_16_bits(tseed):
+    """Weights scaled so that the distance bound lies just below and just above 2**16 - 1:
+    the wide search then runs on 16-bit and on 32-bit distances, both exact."""
+    t = _random_graph(60, 120, 12)
+    base = _weights_with(t, [7, 8, 15, 23], 12)
+    bound, _ = _ecc_bound(t, base)
+    k = ((1 << 16) - 2) // bound + 1
+    while _ecc_bound(t, base * k + 1)[0] >= (1 << 16) - 1:
+        k -= 1  # the largest scale whose bound stays below 2**16 - 1
+    seen = set()
+    for scale in (k, k + 1):
+        w = base * scale + 1  # no common divisor: the plan keeps the scale
+        bound, plan = _ecc_bound(t, w)
+        dtype = _rows.wide_dist_dtype(plan, 60)
+        assert (dtype == np.uint16) == (bound < (1 << 16) - 1)
+        seen.add(np.dtype(dtype).itemsize)
+        ref = _reference(t, w, tseed)
+        longest = _walked_longest(t, ref)
+        ranks, lg = _rows.compute_columns(plan, 60, tseed, workers=1, block=8, search="wide")
+        assert np.array_equal(ranks[0], ref)
+        assert lg == longest
+    assert seen == {2, 4}
+
+
+def test_wide_dist_dtype_of_laid_out_networks():
+    """A laid-out torus's FR distances fit 16 bits; heavy weights keep the plan's type."""
+    t, w = _laid_out("torus-6x6x4")
+    assert _rows.wide_dist_dtype(_rows.plan(t, csr_view(t), w), t.num_switches) == np.uint16
+    t = _random_graph(72, 170, 8)
+    w = _weights_with(t, [50_000, 50_001, 70_001, 99_999, 100_002], 9)
+    plan = _rows.plan(t, csr_view(t), w)
+    assert _rows.wide_dist_dtype(plan, 72) == plan.dtype

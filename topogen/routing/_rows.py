@@ -535,13 +535,13 @@ if _sssp.AVAILABLE:
 
     @_jit
     def _wide_cols_block(indptr, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hv, hd,
-                         ranks2d, sentinel, seltab, small):
+                         ranks2d, sentinel, seltab, small, dist):
         """:func:`_cols_block` by :func:`_wide_column` (``nbuckets`` buckets of
-        ``2**wsh`` units)."""
+        ``2**wsh`` units); ``dist``: the distances' array (``N``), of a type that holds
+        every distance plus a link below its maximum (:func:`wide_dist_dtype`)."""
         n = indptr.shape[0] - 1
         b = d1 - d0
         buf = np.empty((b, n), np.uint8)
-        dist = np.empty(n, adj.dtype)
         depth = np.empty(n, np.int32)
         store = np.empty((nbuckets, n), np.uint32)
         cnt = np.zeros(nbuckets, np.int64)
@@ -743,6 +743,28 @@ def wide_buckets(bplan, n: int):
     return (wsh, buckets) if buckets * n <= WIDE_MAX_ENTRIES else None
 
 
+def wide_dist_dtype(bplan, n: int):
+    """``uint16`` when every distance of ``bplan``'s graph plus its heaviest link stays
+    below ``2**16 - 1`` (the wide search's "unreached"), else the plan's type: half the
+    bytes of the array every link reads, which then mostly stays in the first cache
+    level (16,384 switches: 32 kB).  The bound is twice the weighted eccentricity of
+    switch 0 (one Dijkstra search by SciPy): ``dist(x, y) <= dist(x, 0) + dist(0, y)``."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    t = bplan.dtype.type
+    inc = (bplan.adj >> t(bplan.vbits)).astype(np.int64)
+    top = int(inc.max(initial=0))
+    if n < 2 or 2 * top * (n - 1) + top < (1 << 16) - 1:
+        return np.dtype(np.uint16)
+    heads = (bplan.adj & t((1 << bplan.vbits) - 1)).astype(np.int64)
+    g = csr_matrix((inc.astype(np.float64), heads, bplan.indptr.astype(np.int64)), shape=(n, n))
+    ecc = dijkstra(g, indices=0).max()
+    if np.isfinite(ecc) and 2 * int(ecc) + top < (1 << 16) - 1:
+        return np.dtype(np.uint16)
+    return bplan.dtype
+
+
 def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
                     block: int = COLUMN_BLOCK, search: str = "auto"):
     """The ``(1, N, N)`` uint8 rank table of ``bplan``'s graph (symmetric weights), one
@@ -775,6 +797,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
         raise ParameterError("search='wide' needs non-unit weights whose wide buckets fit "
                              f"{WIDE_MAX_ENTRIES} entries; use search='auto'")
     hv32 = hv.astype(np.uint32)  # each switch's hash, half the bytes to load
+    dist_t = wide_dist_dtype(bplan, n) if wide is not None else None
     ranks = np.empty((1, n, n), dtype=np.uint8)
     r2 = ranks[0]
     starts = list(range(0, n, block))
@@ -785,7 +808,7 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
             bad, longest = _wide_cols_block(
                 bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
                 np.int64(wide[1]), np.int64(d0), d1, spread, hv32, hd, r2,
-                np.uint8(255), SELECT8, small)
+                np.uint8(255), SELECT8, small, np.empty(n, dist_t))
         else:
             bad, longest = _cols_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1),
                                        np.int64(bplan.buckets), np.int64(d0), d1, spread,
