@@ -195,3 +195,30 @@ def test_wide_dist_dtype_of_laid_out_networks():
     w = _weights_with(t, [50_000, 50_001, 70_001, 99_999, 100_002], 9)
     plan = _rows.plan(t, csr_view(t), w)
     assert _rows.wide_dist_dtype(plan, 72) == plan.dtype
+
+
+@pytest.mark.parametrize("dist_t", [np.uint16, np.uint32])
+@pytest.mark.parametrize("depth_t", [np.uint16, np.int32])
+def test_wide_block_kernel_with_each_array_type(dist_t, depth_t):
+    """The block kernel with each distance and depth type it is given (16 bits where
+    the bounds allow, else 32) writes the same columns and longest route."""
+    from topogen.routing.ties import _splitmix
+
+    t, w = _laid_out("slimfly-q5")
+    n = t.num_switches
+    plan = _rows.plan(t, csr_view(t), w)
+    wsh, nb = _rows.wide_buckets(plan, n)
+    sd = _splitmix(np.asarray(6, dtype=np.uint64))
+    ids = np.arange(n, dtype=np.uint64)
+    hd = (_splitmix(ids + (sd << np.uint64(1))) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
+    hv = (_splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    ty = plan.dtype.type
+    table = np.zeros((n, n), np.uint8)
+    bad, lg = _rows._wide_cols_block(plan.indptr, plan.adj, ty(plan.vbits), ty(1), np.uint64(wsh),
+                                     np.int64(nb), np.int64(0), np.int64(n), True, hv, hd,
+                                     table, np.uint8(255), _rows.SELECT8, True,
+                                     np.empty(n, dist_t), np.empty(n, depth_t))
+    ref = _reference(t, w, 6)
+    assert bad == -1
+    assert np.array_equal(table, ref)
+    assert lg == _walked_longest(t, ref)

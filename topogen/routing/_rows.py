@@ -535,14 +535,14 @@ if _sssp.AVAILABLE:
 
     @_jit
     def _wide_cols_block(indptr, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hv, hd,
-                         ranks2d, sentinel, seltab, small, dist):
+                         ranks2d, sentinel, seltab, small, dist, depth):
         """:func:`_cols_block` by :func:`_wide_column` (``nbuckets`` buckets of
         ``2**wsh`` units); ``dist``: the distances' array (``N``), of a type that holds
-        every distance plus a link below its maximum (:func:`wide_dist_dtype`)."""
+        every distance plus a link below its maximum (:func:`wide_dist_dtype`);
+        ``depth``: the depths' array (``N``, ``uint16`` up to 65,536 switches)."""
         n = indptr.shape[0] - 1
         b = d1 - d0
         buf = np.empty((b, n), np.uint8)
-        depth = np.empty(n, np.int32)
         store = np.empty((nbuckets, n), np.uint32)
         cnt = np.zeros(nbuckets, np.int64)
         longest = 0
@@ -808,7 +808,8 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
             bad, longest = _wide_cols_block(
                 bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
                 np.int64(wide[1]), np.int64(d0), d1, spread, hv32, hd, r2,
-                np.uint8(255), SELECT8, small, np.empty(n, dist_t))
+                np.uint8(255), SELECT8, small, np.empty(n, dist_t),
+                np.empty(n, np.uint16 if n <= 1 << 16 else np.int32))
         else:
             bad, longest = _cols_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1),
                                        np.int64(bplan.buckets), np.int64(d0), d1, spread,
