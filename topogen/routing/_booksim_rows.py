@@ -119,7 +119,7 @@ if _sssp.AVAILABLE:
         one over the longest tight in-link (``dist(u) = dist(v) - lat(u -> v)``), the
         first in the CSR row (least id) among equals: the greatest key ``lat << rbits |
         (2**rbits - 1 - link rank)`` over the tight links (``rbits`` bits hold every link
-        rank), one branch-free select per link.  Indices are unsigned (no wrap-around
+        rank), two branch-free selects per link.  Indices are unsigned (no wrap-around
         fix-up of negative ones).  Returns -1, or the index of a source from which a
         router is unreachable."""
         n = indptr.shape[0] - 1
@@ -165,7 +165,9 @@ if _sssp.AVAILABLE:
                         du = np.int64(dist[u])
                         lin = lat if sym else np.int64(w_in[j])
                         key = (lin << rbits) | (rtop - np.int64(j - lo))
-                        best = _cmov((du + lin == dv) & (key > best), key, best)
+                        # two unpredictable selects: the key if tight, then the maximum
+                        kt = _cmov(du + lin == dv, key, np.int64(0))
+                        best = _cmov(kt > best, kt, best)
                         nd = dv + lat
                         if nd < du:
                             dist[u] = nd
