@@ -211,11 +211,12 @@ def test_wide_block_kernel_with_each_array_type(dist_t, depth_t):
     sd = _splitmix(np.asarray(6, dtype=np.uint64))
     ids = np.arange(n, dtype=np.uint64)
     hd = (_splitmix(ids + (sd << np.uint64(1))) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
-    hv = (_splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    hv = _splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)
+    info = plan.indptr.astype(np.uint64) | (np.append(hv, np.uint64(0)) << np.uint64(32))
     ty = plan.dtype.type
     table = np.zeros((n, n), np.uint8)
-    bad, lg = _rows._wide_cols_block(plan.indptr, plan.adj, ty(plan.vbits), ty(1), np.uint64(wsh),
-                                     np.int64(nb), np.int64(0), np.int64(n), True, hv, hd,
+    bad, lg = _rows._wide_cols_block(info, plan.adj, ty(plan.vbits), ty(1), np.uint64(wsh),
+                                     np.int64(nb), np.int64(0), np.int64(n), True, hd,
                                      table, np.uint8(255), _rows.SELECT8, True,
                                      np.empty(n, dist_t), np.empty(n, depth_t))
     ref = _reference(t, w, 6)

@@ -459,8 +459,8 @@ if _sssp.AVAILABLE:
 
 
     @_jit
-    def _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store, cnt, col, spread,
-                     hv, hdd, seltab, small):
+    def _wide_column(info, adj, vbits, one, wsh, d, dist, depth, store, cnt, col, spread,
+                     hdd, seltab, small):
         """:func:`_dial_column` with buckets ``2**wsh`` distance units wide, no wider than
         the lightest link, each an array (``store[slot, :cnt[slot]]``, a circular window of
         ``store.shape[0]`` buckets).  A link from a switch of the current bucket lands in a
@@ -471,11 +471,14 @@ if _sssp.AVAILABLE:
         fall), so a bucket holds at most ``N`` switches and an entry is stale when the
         switch's distance lies in another bucket.  Tied neighbours are at least one
         lightest link nearer ``d``, in earlier buckets, so the column and depths are
-        those of :func:`_dial_column`.  Returns ``(settled, longest route in hops)``, or
-        ``settled = -1`` when a switch has no next hop (internal error)."""
-        n = indptr.shape[0] - 1
+        those of :func:`_dial_column`.  ``info[x]`` (``N + 1`` entries): the CSR row
+        start of ``x`` in the low 32 bits, its tie hash (``hv``) above them, one load for
+        both.  Returns ``(settled, longest route in hops)``, or ``settled = -1`` when a
+        switch has no next hop (internal error)."""
+        n = info.shape[0] - 1
         vmask = (one << vbits) - one
         cmask = store.shape[0] - 1
+        m32 = np.uint64(0xFFFFFFFF)
         # distances are compared in 64 bits, where "unreached" plus a link cannot wrap
         # around (the plan keeps distances far below 2**62)
         inf = min(np.uint64(np.iinfo(dist.dtype).max), np.uint64(1) << np.uint64(62))
@@ -502,12 +505,13 @@ if _sssp.AVAILABLE:
                 if (du >> wsh) != b:
                     continue  # moved to an earlier bucket and settled there
                 if i + 1 < k:
-                    _sssp.prefetch(adj, indptr[row[i + 1]])
+                    _sssp.prefetch(adj, info[row[i + 1]] & m32)
                 settled += 1
-                lo = indptr[u]
+                iu = info[u]
+                lo = iu & m32
                 m = np.uint64(0)
                 bit = one64  # the bit of link j - lo, shifted along (no shift by a count)
-                for j in range(lo, indptr[u + np.uint32(1)]):
+                for j in range(lo, info[u + np.uint32(1)] & m32):
                     a = adj[j]
                     y = np.uint32(a & vmask)
                     inc = np.uint64(a >> vbits)
@@ -528,7 +532,7 @@ if _sssp.AVAILABLE:
                 if settled > 1:
                     if m == 0:
                         return -1, 0
-                    r = _pick(m, spread, np.uint64(hv[u]), hdd, seltab, small)
+                    r = _pick(m, spread, iu >> np.uint64(32), hdd, seltab, small)
                     col[u] = r
                     h = depth[np.uint32(adj[lo + r] & vmask)] + 1
                     depth[u] = h
@@ -537,13 +541,14 @@ if _sssp.AVAILABLE:
         return settled, longest
 
     @_jit
-    def _wide_cols_block(indptr, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hv, hd,
+    def _wide_cols_block(info, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hd,
                          ranks2d, sentinel, seltab, small, dist, depth):
         """:func:`_cols_block` by :func:`_wide_column` (``nbuckets`` buckets of
-        ``2**wsh`` units); ``dist``: the distances' array (``N``), of a type that holds
+        ``2**wsh`` units); ``info``: each switch's CSR row start and tie hash
+        (:func:`_wide_column`); ``dist``: the distances' array (``N``), of a type that holds
         every distance plus a link below its maximum (:func:`wide_dist_dtype`);
         ``depth``: the depths' array (``N``, ``uint16`` up to 65,536 switches)."""
-        n = indptr.shape[0] - 1
+        n = info.shape[0] - 1
         b = d1 - d0
         buf = np.empty((b, n), np.uint8)
         store = np.empty((nbuckets, n), np.uint32)
@@ -552,8 +557,8 @@ if _sssp.AVAILABLE:
         for i in range(b):
             d = d0 + i
             col = buf[i]
-            reached, lg = _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store,
-                                       cnt, col, spread, hv, hd[d], seltab, small)
+            reached, lg = _wide_column(info, adj, vbits, one, wsh, d, dist, depth, store,
+                                       cnt, col, spread, hd[d], seltab, small)
             if reached < n:
                 return d, 0
             col[d] = sentinel
@@ -799,8 +804,10 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     if search == "wide" and wide is None:
         raise ParameterError("search='wide' needs non-unit weights whose wide buckets fit "
                              f"{WIDE_MAX_ENTRIES} entries; use search='auto'")
-    hv32 = hv.astype(np.uint32)  # each switch's hash, half the bytes to load
     dist_t = wide_dist_dtype(bplan, n) if wide is not None else None
+    if wide is not None:  # row starts (below 2**32: the wide buckets fit) and tie hashes
+        info = (bplan.indptr.astype(np.uint64)
+                | (np.append(hv, np.uint64(0)) << np.uint64(32)))
     ranks = np.empty((1, n, n), dtype=np.uint8)
     r2 = ranks[0]
     starts = list(range(0, n, block))
@@ -809,8 +816,8 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
         d1 = np.int64(min(n, d0 + block))
         if wide is not None:
             bad, longest = _wide_cols_block(
-                bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
-                np.int64(wide[1]), np.int64(d0), d1, spread, hv32, hd, r2,
+                info, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
+                np.int64(wide[1]), np.int64(d0), d1, spread, hd, r2,
                 np.uint8(255), SELECT8, small, np.empty(n, dist_t),
                 np.empty(n, np.uint16 if n <= 1 << 16 else np.int32))
         else:
