@@ -32,8 +32,11 @@ UGAL routings) comes with it.  Columns of 64 destinations are written as tiles. 
 weighted search there is :func:`_wide_column` where its window fits
 (:func:`wide_buckets`): buckets as wide as the lightest link (a power of two at most its
 weight) hold only final distances when reached, so each is read through in order like a
-breadth-first queue (the FR table of the laid-out 32x32x16 torus: 6.4 s of CPU against
-8.9 s with Dial's one-unit buckets).  (Dijkstra with one FIFO queue per distinct weight,
+breadth-first queue, its distances and depths in 16 bits where they fit
+(:func:`wide_dist_dtype`), each link's tie test one compare in 64 bits, and the columns
+written into the rows by 8 x 8 byte transposes in words (the FR table of the laid-out
+32x32x16 torus: 5.3 s of CPU on two threads, against 8.9 s with Dial's one-unit
+buckets).  (Dijkstra with one FIFO queue per distinct weight,
 the next switch the least queue head, was measured too: it costs more than Dial's buckets
 there, since which queue holds the least head is unpredictable.)
 """
@@ -349,12 +352,60 @@ if _sssp.AVAILABLE:
         return settled, longest
 
     @_jit
+    def _transpose8(a0, a1, a2, a3, a4, a5, a6, a7):
+        """The 8 x 8 bytes of eight words (byte ``c`` of word ``r``) transposed (byte ``r``
+        of word ``c``): three rounds swapping 1-, 2- and 4-byte blocks between word pairs."""
+        m1 = np.uint64(0x00FF00FF00FF00FF)
+        m2 = np.uint64(0x0000FFFF0000FFFF)
+        m4 = np.uint64(0x00000000FFFFFFFF)
+        s1 = np.uint64(8)
+        s2 = np.uint64(16)
+        s4 = np.uint64(32)
+        t = ((a0 >> s1) ^ a1) & m1; a1 ^= t; a0 ^= t << s1  # noqa: E702
+        t = ((a2 >> s1) ^ a3) & m1; a3 ^= t; a2 ^= t << s1  # noqa: E702
+        t = ((a4 >> s1) ^ a5) & m1; a5 ^= t; a4 ^= t << s1  # noqa: E702
+        t = ((a6 >> s1) ^ a7) & m1; a7 ^= t; a6 ^= t << s1  # noqa: E702
+        t = ((a0 >> s2) ^ a2) & m2; a2 ^= t; a0 ^= t << s2  # noqa: E702
+        t = ((a1 >> s2) ^ a3) & m2; a3 ^= t; a1 ^= t << s2  # noqa: E702
+        t = ((a4 >> s2) ^ a6) & m2; a6 ^= t; a4 ^= t << s2  # noqa: E702
+        t = ((a5 >> s2) ^ a7) & m2; a7 ^= t; a5 ^= t << s2  # noqa: E702
+        t = ((a0 >> s4) ^ a4) & m4; a4 ^= t; a0 ^= t << s4  # noqa: E702
+        t = ((a1 >> s4) ^ a5) & m4; a5 ^= t; a1 ^= t << s4  # noqa: E702
+        t = ((a2 >> s4) ^ a6) & m4; a6 ^= t; a2 ^= t << s4  # noqa: E702
+        t = ((a3 >> s4) ^ a7) & m4; a7 ^= t; a3 ^= t << s4  # noqa: E702
+        return a0, a1, a2, a3, a4, a5, a6, a7
+
+    @_jit
     def _write_tiles(buf, ranks2d, d0):
-        """Columns ``d0 ..`` of ``ranks2d`` from the rows of ``buf`` (one per column),
-        through a 64 x 64 tile that is transposed in the first cache level: every row of
-        the table then takes whole 64-byte runs (half the time of writing it byte by
-        byte at a stride of ``N``)."""
+        """Columns ``d0 ..`` of ``ranks2d`` from the rows of ``buf`` (one per column).
+        Where ``buf``'s shape and ``d0`` are multiples of 8 (every block of a table of a
+        multiple of 8 switches), by 8 x 8 blocks of bytes transposed in eight 64-bit
+        words (:func:`_transpose8`): each switch's row takes whole words, and the 64
+        columns of a block fill one 64-byte line of it at a time (a fifth of the time of
+        the byte-wise tiles).  Otherwise through a 64 x 64 tile transposed byte by byte
+        in the first cache level."""
         b, n = buf.shape
+        if ((b | n | d0) & 7) == 0 and ranks2d.shape[1] % 8 == 0:
+            src = buf.view(np.uint64)
+            dst = ranks2d.view(np.uint64)
+            c0 = d0 >> 3
+            for xw in range(n >> 3):
+                x0 = xw << 3
+                for iw in range(b >> 3):
+                    i0 = iw << 3
+                    a0, a1, a2, a3, a4, a5, a6, a7 = _transpose8(
+                        src[i0, xw], src[i0 + 1, xw], src[i0 + 2, xw], src[i0 + 3, xw],
+                        src[i0 + 4, xw], src[i0 + 5, xw], src[i0 + 6, xw], src[i0 + 7, xw])
+                    c = c0 + iw
+                    dst[x0, c] = a0
+                    dst[x0 + 1, c] = a1
+                    dst[x0 + 2, c] = a2
+                    dst[x0 + 3, c] = a3
+                    dst[x0 + 4, c] = a4
+                    dst[x0 + 5, c] = a5
+                    dst[x0 + 6, c] = a6
+                    dst[x0 + 7, c] = a7
+            return
         tile = np.empty((64, 64), np.uint8)
         for x0 in range(0, n, 64):
             x1 = min(n, x0 + 64)
@@ -408,8 +459,8 @@ if _sssp.AVAILABLE:
 
 
     @_jit
-    def _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store, cnt, col, spread,
-                     hv, hdd, seltab, small):
+    def _wide_column(info, adj, vbits, one, wsh, d, dist, depth, store, cnt, col, spread,
+                     hdd, seltab, small):
         """:func:`_dial_column` with buckets ``2**wsh`` distance units wide, no wider than
         the lightest link, each an array (``store[slot, :cnt[slot]]``, a circular window of
         ``store.shape[0]`` buckets).  A link from a switch of the current bucket lands in a
@@ -420,12 +471,17 @@ if _sssp.AVAILABLE:
         fall), so a bucket holds at most ``N`` switches and an entry is stale when the
         switch's distance lies in another bucket.  Tied neighbours are at least one
         lightest link nearer ``d``, in earlier buckets, so the column and depths are
-        those of :func:`_dial_column`.  Returns ``(settled, longest route in hops)``, or
-        ``settled = -1`` when a switch has no next hop (internal error)."""
-        n = indptr.shape[0] - 1
+        those of :func:`_dial_column`.  ``info[x]`` (``N + 1`` entries): the CSR row
+        start of ``x`` in the low 32 bits, its tie hash (``hv``) above them, one load for
+        both.  Returns ``(settled, longest route in hops)``, or ``settled = -1`` when a
+        switch has no next hop (internal error)."""
+        n = info.shape[0] - 1
         vmask = (one << vbits) - one
         cmask = store.shape[0] - 1
-        inf = np.iinfo(dist.dtype).max
+        m32 = np.uint64(0xFFFFFFFF)
+        # distances are compared in 64 bits, where "unreached" plus a link cannot wrap
+        # around (the plan keeps distances far below 2**62)
+        inf = min(np.uint64(np.iinfo(dist.dtype).max), np.uint64(1) << np.uint64(62))
         dist[:] = inf
         cnt[:] = 0
         dist[d] = 0
@@ -436,6 +492,7 @@ if _sssp.AVAILABLE:
         settled = 0
         longest = 0
         b = np.uint64(0)
+        one64 = np.uint64(1)
         while settled < n and pending > 0:
             sl = np.int64(b) & cmask
             row = store[sl]
@@ -444,25 +501,30 @@ if _sssp.AVAILABLE:
             pending -= k
             for i in range(k):
                 u = row[i]
-                du = dist[u]
-                if (np.uint64(du) >> wsh) != b:
+                du = np.uint64(dist[u])
+                if (du >> wsh) != b:
                     continue  # moved to an earlier bucket and settled there
                 if i + 1 < k:
-                    _sssp.prefetch(adj, indptr[row[i + 1]])
+                    _sssp.prefetch(adj, info[row[i + 1]] & m32)
                 settled += 1
-                lo = indptr[u]
+                iu = info[u]
+                lo = iu & m32
                 m = np.uint64(0)
-                for j in range(lo, indptr[u + np.uint32(1)]):
+                bit = one64  # the bit of link j - lo, shifted along (no shift by a count)
+                for j in range(lo, info[u + np.uint32(1)] & m32):
                     a = adj[j]
                     y = np.uint32(a & vmask)
-                    inc = a >> vbits
-                    dy = dist[y]
-                    m |= np.uint64((dy < du) & (dy + inc == du)) << np.uint64(j - lo)
+                    inc = np.uint64(a >> vbits)
+                    dy = np.uint64(dist[y])
+                    # a settled neighbour on a shortest path: one compare in 64 bits (an
+                    # unreached one holds inf, whose sum with a link stays above du)
+                    m |= bit & (np.uint64(0) - np.uint64(dy + inc == du))
+                    bit <<= one64
                     nd = du + inc
                     if nd < dy:
                         dist[y] = nd
-                        t = np.uint64(nd) >> wsh
-                        if (dy == inf) or (t != (np.uint64(dy) >> wsh)):
+                        t = nd >> wsh
+                        if (dy == inf) or (t != (dy >> wsh)):
                             ts = np.int64(t) & cmask
                             store[ts, cnt[ts]] = y
                             cnt[ts] += 1
@@ -470,7 +532,7 @@ if _sssp.AVAILABLE:
                 if settled > 1:
                     if m == 0:
                         return -1, 0
-                    r = _pick(m, spread, np.uint64(hv[u]), hdd, seltab, small)
+                    r = _pick(m, spread, iu >> np.uint64(32), hdd, seltab, small)
                     col[u] = r
                     h = depth[np.uint32(adj[lo + r] & vmask)] + 1
                     depth[u] = h
@@ -479,23 +541,24 @@ if _sssp.AVAILABLE:
         return settled, longest
 
     @_jit
-    def _wide_cols_block(indptr, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hv, hd,
-                         ranks2d, sentinel, seltab, small):
+    def _wide_cols_block(info, adj, vbits, one, wsh, nbuckets, d0, d1, spread, hd,
+                         ranks2d, sentinel, seltab, small, dist, depth):
         """:func:`_cols_block` by :func:`_wide_column` (``nbuckets`` buckets of
-        ``2**wsh`` units)."""
-        n = indptr.shape[0] - 1
+        ``2**wsh`` units); ``info``: each switch's CSR row start and tie hash
+        (:func:`_wide_column`); ``dist``: the distances' array (``N``), of a type that holds
+        every distance plus a link below its maximum (:func:`wide_dist_dtype`);
+        ``depth``: the depths' array (``N``, ``uint16`` up to 65,536 switches)."""
+        n = info.shape[0] - 1
         b = d1 - d0
         buf = np.empty((b, n), np.uint8)
-        dist = np.empty(n, adj.dtype)
-        depth = np.empty(n, np.int32)
         store = np.empty((nbuckets, n), np.uint32)
         cnt = np.zeros(nbuckets, np.int64)
         longest = 0
         for i in range(b):
             d = d0 + i
             col = buf[i]
-            reached, lg = _wide_column(indptr, adj, vbits, one, wsh, d, dist, depth, store,
-                                       cnt, col, spread, hv, hd[d], seltab, small)
+            reached, lg = _wide_column(info, adj, vbits, one, wsh, d, dist, depth, store,
+                                       cnt, col, spread, hd[d], seltab, small)
             if reached < n:
                 return d, 0
             col[d] = sentinel
@@ -688,6 +751,28 @@ def wide_buckets(bplan, n: int):
     return (wsh, buckets) if buckets * n <= WIDE_MAX_ENTRIES else None
 
 
+def wide_dist_dtype(bplan, n: int):
+    """``uint16`` when every distance of ``bplan``'s graph plus its heaviest link stays
+    below ``2**16 - 1`` (the wide search's "unreached"), else the plan's type: half the
+    bytes of the array every link reads, which then mostly stays in the first cache
+    level (16,384 switches: 32 kB).  The bound is twice the weighted eccentricity of
+    switch 0 (one Dijkstra search by SciPy): ``dist(x, y) <= dist(x, 0) + dist(0, y)``."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    t = bplan.dtype.type
+    inc = (bplan.adj >> t(bplan.vbits)).astype(np.int64)
+    top = int(inc.max(initial=0))
+    if n < 2 or 2 * top * (n - 1) + top < (1 << 16) - 1:
+        return np.dtype(np.uint16)
+    heads = (bplan.adj & t((1 << bplan.vbits) - 1)).astype(np.int64)
+    g = csr_matrix((inc.astype(np.float64), heads, bplan.indptr.astype(np.int64)), shape=(n, n))
+    ecc = dijkstra(g, indices=0).max()
+    if np.isfinite(ecc) and 2 * int(ecc) + top < (1 << 16) - 1:
+        return np.dtype(np.uint16)
+    return bplan.dtype
+
+
 def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
                     block: int = COLUMN_BLOCK, search: str = "auto"):
     """The ``(1, N, N)`` uint8 rank table of ``bplan``'s graph (symmetric weights), one
@@ -719,7 +804,10 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     if search == "wide" and wide is None:
         raise ParameterError("search='wide' needs non-unit weights whose wide buckets fit "
                              f"{WIDE_MAX_ENTRIES} entries; use search='auto'")
-    hv32 = hv.astype(np.uint32)  # each switch's hash, half the bytes to load
+    dist_t = wide_dist_dtype(bplan, n) if wide is not None else None
+    if wide is not None:  # row starts (below 2**32: the wide buckets fit) and tie hashes
+        info = (bplan.indptr.astype(np.uint64)
+                | (np.append(hv, np.uint64(0)) << np.uint64(32)))
     ranks = np.empty((1, n, n), dtype=np.uint8)
     r2 = ranks[0]
     starts = list(range(0, n, block))
@@ -728,9 +816,10 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
         d1 = np.int64(min(n, d0 + block))
         if wide is not None:
             bad, longest = _wide_cols_block(
-                bplan.indptr, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
-                np.int64(wide[1]), np.int64(d0), d1, spread, hv32, hd, r2,
-                np.uint8(255), SELECT8, small)
+                info, bplan.adj, t(bplan.vbits), t(1), np.uint64(wide[0]),
+                np.int64(wide[1]), np.int64(d0), d1, spread, hd, r2,
+                np.uint8(255), SELECT8, small, np.empty(n, dist_t),
+                np.empty(n, np.uint16 if n <= 1 << 16 else np.int32))
         else:
             bad, longest = _cols_block(bplan.indptr, bplan.adj, t(bplan.vbits), t(1),
                                        np.int64(bplan.buckets), np.int64(d0), d1, spread,

@@ -164,12 +164,15 @@ def _compiled_table(links, n: int, workers=None, block: int = 256, search: str =
     rev_rank = view.local_rank[rev].astype(view.rank_dtype)
     indptr = view.indptr
     buckets = 1 << w_max.bit_length()
+    # bits of a link rank in the wide search's predecessor keys (latency << rbits | rank)
+    rbits = max(1, int(np.diff(indptr).max(initial=1) - 1).bit_length())
     ranks = np.empty((1, n, n), dtype=view.rank_dtype)
     sent = view.rank_dtype(view.sentinel)
     block = min(block, 1 << 15)  # stamps are uint16 per source of a block
     if search not in ("auto", "dial", "wide"):
         raise ParameterError(f"search must be auto, dial or wide, got {search!r}")
-    wide = None if search == "dial" else _wide_window(w, n)
+    # (keys of latency << rbits | rank stay within 62 bits, else Dial's search)
+    wide = None if search == "dial" or w_max.bit_length() + rbits > 62 else _wide_window(w, n)
     if search == "wide" and wide is None:
         raise ParameterError(f"search='wide' needs a window of at most {WIDE_MAX_ENTRIES} "
                              "entries; use search='auto'")
@@ -180,7 +183,7 @@ def _compiled_table(links, n: int, workers=None, block: int = 256, search: str =
         if wide is not None:
             bad = _wide_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
                              np.int64(wide[0]), np.int64(wide[1]),
-                             ranks[0, s0:s0 + len(src)], sent, dist)
+                             ranks[0, s0:s0 + len(src)], sent, dist, np.int64(rbits))
         else:
             bad = _tree_rows(indptr, adj, np.int64(vbits), w_in, sym, rev_rank, src,
                              np.int64(buckets), ranks[0, s0:s0 + len(src)], sent, dist)
