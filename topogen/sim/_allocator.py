@@ -134,10 +134,7 @@ class SeparableAllocator:
         if self.rounds and pkt.vr < 0:  # (else set by _send_rounds) the cycle's last round
             pkt.vr = (now + 1) * self.r_num // self.r_den - 1
         self.va_pend[sw].append(pkt)
-        if self.alloc_at[sw] != now:  # _want_alloc, inline (once per head and hop)
-            self.alloc_at[sw] = now
-            self.seq += 1
-            heapq.heappush(self.heap, (now, self.seq + _LATE, _ALLOC, sw))
+        self._want_alloc(sw, now)
 
     def _vc_free(self, x: int, now: int) -> None:
         """Output VC ``x`` can be allocated again (with allocation rounds: from round
@@ -167,17 +164,10 @@ class SeparableAllocator:
         olocal, ilocal = self.out_local, self.in_local
         nv = self.sw_ports[sw] * V
         iptr, optr = self.va_iptr, self.va_optr
-        ej, kcls, vr_w = self.ej_base, self.kcls, self.vr_w
         chosen: dict = {}
         for pkt in pend:
-            hop = pkt.hop
-            o = pkt.ports[hop]  # the VC range of _vc_range, inline
-            if o >= ej:
-                lo = o * V
-                hi = lo + V
-            else:
-                lo = o * V + pkt.vlo[hop]
-                hi = lo + (kcls if vr_w is None else vr_w[pkt.links][hop])
+            lo, hi = self._vc_range(pkt)
+            o = lo // V
             ol = olocal[o] * V - o * V  # local index of VC x: ol + x
             best = nearest_free_vc(owner, lo, hi, ol, iptr[pkt.buf], nv)
             if best >= 0:
