@@ -219,10 +219,10 @@ def test_booksim_wide_window_above_budget_takes_dial(monkeypatch):
     t = _random_graph(40, 90, 6)
     per_link = np.random.default_rng(6).choice([1, 2, 200], t.num_links)
     w = bm.anynet_entry_latency(t, None, latency=per_link)
-    wsh, buckets = bm._wide_window(w, 40)
+    wsh, buckets = _rows.wide_window(int(w.min()), int(w.max()), 40)
     assert wsh == 0 and buckets == 256
-    monkeypatch.setattr(bm, "WIDE_MAX_ENTRIES", buckets * 40 - 1)
-    assert bm._wide_window(w, 40) is None
+    monkeypatch.setattr(_rows, "WIDE_MAX_ENTRIES", buckets * 40 - 1)
+    assert _rows.wide_window(int(w.min()), int(w.max()), 40) is None
     links = bm._Links(t, w, cache=False)
     with pytest.raises(ParameterError, match="wide"):
         bm._compiled_table(links, 40, search="wide")

@@ -45,12 +45,13 @@ from .. import _sssp
 from ..errors import RoutingError
 from . import _rows
 from ._npyfile import STREAM_COLUMNS, column_writer
+from .ties import tie_halves
 
 #: The kernels below inline the tie-rule helpers of ``topogen/routing/_rows.py`` (numba
 #: keys a cached kernel by its own file alone): that file's SHA-256 (first 16 hex digits).
 #: A test fails until it is updated after editing ``_rows.py``, and the update changes
 #: this file, so no cached kernel outlives its helpers.
-INLINED_ROWS_SHA256 = "988d5e39e99352db"
+INLINED_ROWS_SHA256 = "ab55031d564e0d20"
 
 #: Words of 64 destinations per block (a task of one thread).
 WORDS = 8
@@ -315,16 +316,6 @@ def _spread8() -> np.ndarray:
 SPREAD8 = _spread8()
 
 
-def _hashes(n: int, tseed):
-    from .ties import _splitmix as np_splitmix
-
-    sd = np_splitmix(np.asarray(0 if tseed is None else tseed, dtype=np.uint64))
-    ids = np.arange(n, dtype=np.uint64)
-    hd = (np_splitmix(ids + (sd << np.uint64(1))) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
-    hv = (np_splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
-    return hv, hd
-
-
 def compute(indptr, indices, n: int, tseed, *, workers=None, path=None, progress=None):
     """The ``(1, N, N)`` uint8 NR rank table of the graph ``indptr``/``indices`` (CSR,
     symmetric, unit weights, degree <= 64): the same table as :func:`._rows.compute`.
@@ -353,7 +344,7 @@ def compute(indptr, indices, n: int, tseed, *, workers=None, path=None, progress
     maxdeg = int(deg.max(initial=0))
     spread = tseed is not None
     small = maxdeg <= 8
-    hv, hd = _hashes(n, tseed)
+    _, hv, hd = tie_halves(0 if tseed is None else tseed, n)
     words = WORDS
     width = 64 * words
     nwork = min(_rows._workers(workers), max(1, -(-n // width)))

@@ -567,7 +567,6 @@ if _sssp.AVAILABLE:
         return -1, longest
 
 
-
 def _select8() -> np.ndarray:
     """``SELECT8[m, k]``: the index of the ``k``-th (from 0) set bit of the byte ``m``
     (0 where ``m`` has at most ``k`` set bits)."""
@@ -650,12 +649,10 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
     progress : callable, optional
         ``progress(rows_done, N)`` after each block.
     """
-    from .ties import _splitmix as np_splitmix
+    from .ties import tie_halves
 
     spread = tseed is not None
-    sd = np_splitmix(np.asarray(0 if tseed is None else tseed, dtype=np.uint64))
-    hd = (np_splitmix(np.arange(n, dtype=np.uint64) + (sd << np.uint64(1)))
-          & np.uint64(0xFFFFFFFF)).astype(np.uint64)
+    sd, _, hd = tie_halves(0 if tseed is None else tseed, n)
     t = bplan.dtype.type
     unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
     small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8
@@ -725,8 +722,9 @@ def compute(bplan, n: int, tseed: int | None, *, workers=None, path=None, block:
 COLUMN_BLOCK = 64
 
 
-#: Entries (4 bytes each, per thread) the wide buckets of :func:`_wide_column` may take:
-#: ``buckets x N``; above it the columns come from Dial's search (:func:`_dial_column`).
+#: Entries (4 bytes each, per thread) the wide buckets of :func:`_wide_column` and
+#: :func:`._booksim_rows._wide_rows` may take: ``buckets x N``; above it the columns or rows
+#: come from Dial's search (:func:`_dial_column`, :func:`._booksim_rows._tree_rows`).
 WIDE_MAX_ENTRIES = 1 << 22
 
 #: The searches of :func:`compute_columns` (``"auto"``: ``"wide"`` where it applies, else
@@ -735,19 +733,24 @@ COLUMN_SEARCHES = ("auto", "dial", "wide")
 
 
 def wide_buckets(bplan, n: int):
-    """``(wsh, buckets)`` of :func:`_wide_column` for ``bplan``'s weights: buckets of
-    ``2**wsh`` units, the largest power of two no heavier than the lightest link, and a
-    power-of-two window of buckets wide enough for the heaviest (a relaxation goes at most
-    ``(heaviest >> wsh) + 1`` buckets ahead); None when the window would take more than
-    :data:`WIDE_MAX_ENTRIES` entries."""
+    """:func:`wide_window` of ``bplan``'s weights (:func:`_wide_column`)."""
     if bplan.adj.size == 0:
         return None
     inc = bplan.adj >> bplan.dtype.type(bplan.vbits)
-    lo, hi = int(inc.min()), int(inc.max())
-    if lo < 1:
+    return wide_window(int(inc.min()), int(inc.max()), n)
+
+
+def wide_window(lightest: int, heaviest: int, n: int):
+    """``(wsh, buckets)`` of a wide-bucket search (:func:`_wide_column`,
+    :func:`._booksim_rows._wide_rows`) over ``n`` switches whose link weights lie in
+    ``lightest .. heaviest``: buckets of ``2**wsh`` units, the largest power of two no
+    heavier than the lightest link, in a power-of-two window wide enough for the heaviest
+    (a relaxation goes at most ``(heaviest >> wsh) + 1`` buckets ahead); None for a weight
+    below 1 or when the window would take more than :data:`WIDE_MAX_ENTRIES` entries."""
+    if lightest < 1:
         return None
-    wsh = lo.bit_length() - 1
-    buckets = 1 << ((hi >> wsh) + 1).bit_length()
+    wsh = lightest.bit_length() - 1
+    buckets = 1 << ((heaviest >> wsh) + 1).bit_length()
     return (wsh, buckets) if buckets * n <= WIDE_MAX_ENTRIES else None
 
 
@@ -788,13 +791,10 @@ def compute_columns(bplan, n: int, tseed: int | None, *, workers=None,
     -------
     (ranks, longest)
     """
-    from .ties import _splitmix as np_splitmix
+    from .ties import tie_halves
 
     spread = tseed is not None
-    sd = np_splitmix(np.asarray(0 if tseed is None else tseed, dtype=np.uint64))
-    ids = np.arange(n, dtype=np.uint64)
-    hd = (np_splitmix(ids + (sd << np.uint64(1))) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
-    hv = (np_splitmix(ids ^ sd) & np.uint64(0xFFFFFFFF)).astype(np.uint64)
+    sd, hv, hd = tie_halves(0 if tseed is None else tseed, n)
     t = bplan.dtype.type
     unit = bool(np.all((bplan.adj >> bplan.dtype.type(bplan.vbits)) == 1))
     small = int(np.diff(bplan.indptr.astype(np.int64)).max(initial=0)) <= 8

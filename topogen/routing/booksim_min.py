@@ -125,21 +125,6 @@ def _compiled_pays(topology) -> bool:
     return _sssp.AVAILABLE
 
 
-#: Entries (4 bytes each, per thread) the wide buckets of :func:`._booksim_rows._wide_rows`
-#: may take (``buckets x routers``); above it the rows come from Dial's search.
-WIDE_MAX_ENTRIES = 1 << 22
-
-
-def _wide_window(w, n: int):
-    """``(wsh, buckets)`` of :func:`._booksim_rows._wide_rows` for latencies ``w``: buckets
-    of ``2**wsh`` cycles, the largest power of two no longer than the shortest latency, in
-    a power-of-two window wide enough for the longest; None above :data:`WIDE_MAX_ENTRIES`."""
-    lo, hi = int(w.min()), int(w.max())
-    wsh = lo.bit_length() - 1
-    buckets = 1 << ((hi >> wsh) + 1).bit_length()
-    return (wsh, buckets) if lo >= 1 and buckets * n <= WIDE_MAX_ENTRIES else None
-
-
 def _compiled_table(links, n: int, workers=None, block: int = 256, search: str = "auto"):
     """The ``(1, N, N)`` table by :func:`._booksim_rows._wide_rows` (``search`` "auto" where
     its window fits, or "wide") or :func:`._booksim_rows._tree_rows` ("dial"), threads over
@@ -147,6 +132,7 @@ def _compiled_table(links, n: int, workers=None, block: int = 256, search: str =
     from concurrent.futures import ThreadPoolExecutor
 
     from ._booksim_rows import _tree_rows, _wide_rows
+    from . import _rows
     from ._rows import _hop_bound, _workers
 
     view = links.view
@@ -172,9 +158,10 @@ def _compiled_table(links, n: int, workers=None, block: int = 256, search: str =
     if search not in ("auto", "dial", "wide"):
         raise ParameterError(f"search must be auto, dial or wide, got {search!r}")
     # (keys of latency << rbits | rank stay within 62 bits, else Dial's search)
-    wide = None if search == "dial" or w_max.bit_length() + rbits > 62 else _wide_window(w, n)
+    wide = (None if search == "dial" or w_max.bit_length() + rbits > 62
+            else _rows.wide_window(int(w.min()), w_max, n))
     if search == "wide" and wide is None:
-        raise ParameterError(f"search='wide' needs a window of at most {WIDE_MAX_ENTRIES} "
+        raise ParameterError(f"search='wide' needs a window of at most {_rows.WIDE_MAX_ENTRIES} "
                              "entries; use search='auto'")
 
     def job(s0):

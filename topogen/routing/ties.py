@@ -30,6 +30,16 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> _U64(31))
 
 
+def tie_halves(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The inputs of :func:`tie_hash` for switches ``0 .. n-1``, as the compiled table
+    kernels take them: ``(sd, hv, hd)``, the SplitMix64 of ``seed`` and each switch's
+    32-bit half as a source (``hv``) and as a destination (``hd``), in ``uint64``."""
+    sd = _splitmix(np.asarray(seed, dtype=np.uint64))
+    ids = np.arange(n, dtype=np.uint64)
+    m32 = _U64(0xFFFFFFFF)
+    return sd, _splitmix(ids ^ sd) & m32, _splitmix(ids + (sd << _U64(1))) & m32
+
+
 def tie_hash(seed: int, v, dst) -> np.ndarray:
     """32-bit hash (``uint32``) of ``(seed, switch, destination)``; broadcasts ``v``
     against ``dst``.
