@@ -79,6 +79,31 @@ if _sssp.AVAILABLE:
             tile[bp[e]] = seltab[m, k] if small else _select_bit(m, k)
 
     @_jit
+    def _start(reach, front, done, full, n, d0, d1):
+        """Level 0 of the block of destinations ``d0 .. d1 - 1`` in ``W = len(full)``
+        words per switch: every switch's reach and frontier words cleared, no switch done,
+        each destination of the block in its own reach and frontier, and ``full[w]`` the
+        bits of word ``w`` that hold a destination of the block."""
+        one = np.uint64(1)
+        zero = np.uint64(0)
+        nw = full.shape[0]
+        cols = d1 - d0
+        for w in range(nw):
+            left = cols - 64 * w
+            full[w] = ~zero if left >= 64 else zero if left <= 0 else (
+                (one << np.uint64(left)) - one)
+        for s in range(n):
+            done[s] = 0
+            for w in range(nw):
+                reach[s, w] = 0
+                front[s, w] = 0
+        for d in range(d0, d1):
+            i = d - d0
+            bit = one << np.uint64(i & 63)
+            reach[d, i >> 6] = bit
+            front[d, i >> 6] = bit
+
+    @_jit
     def _block(indptr, nbr, d0, d1, spread, hv, hd, seltab, spread8, small, out, oc, reach,
                front, nxt, acc, cbuf, done, tile, bm, bx, bp):
         """Columns ``d0 .. d1-1`` of the table into ``out[:, oc + (d - d0)]``.
@@ -100,20 +125,9 @@ if _sssp.AVAILABLE:
         zero = np.uint64(0)
         byte = np.uint64(0xFF)
         full = np.empty(nw, np.uint64)
-        for w in range(nw):
-            left = cols - 64 * w
-            full[w] = ~zero if left >= 64 else (one << np.uint64(left)) - one
-        for s in range(n):
-            done[s] = 0
-            for w in range(nw):
-                reach[s, w] = 0
-                front[s, w] = 0
+        _start(reach, front, done, full, n, d0, d1)
         for d in range(d0, d1):
-            i = d - d0
-            bit = one << np.uint64(i & 63)
-            reach[d, i >> 6] = bit
-            front[d, i >> 6] = bit
-            tile[d * stride + i] = 255
+            tile[d * stride + d - d0] = 255
         cnt = 0
         level = 0
         while True:
@@ -223,22 +237,8 @@ if _sssp.AVAILABLE:
         zero = np.uint64(0)
         byte = np.uint64(0xFF)
         full = np.empty(nw, np.uint64)
-        for w in range(nw):
-            left = cols - 64 * w
-            full[w] = ~zero if left >= 64 else zero if left <= 0 else (
-                (one << np.uint64(left)) - one)
-        for s in range(n):
-            done[s] = 0
-            for w in range(nw):
-                reach[s, w] = 0
-                front[s, w] = 0
-                for i in range(8):
-                    lanes[s, i, w] = 0
-        for d in range(d0, d1):
-            i = d - d0
-            bit = one << np.uint64(i & 63)
-            reach[d, i >> 6] = bit
-            front[d, i >> 6] = bit
+        _start(reach, front, done, full, n, d0, d1)
+        lanes[:n] = 0
         level = 0
         while True:
             level += 1
