@@ -535,6 +535,17 @@ def read_rows(path: str | os.PathLike, *, format: str | None = None) -> list[dic
     return _clean_rows(read_results(path, format=fmt))
 
 
+def _kept(old, new, key, drop) -> list[bool]:
+    """Which rows of ``old`` :func:`append_rows` keeps beside ``new``: those whose key
+    (``key``, None: no key) no row of ``new`` has (a None key matches nothing) and that
+    ``drop`` (None: none) does not drop."""
+    fresh = set() if key is None else {k for k in map(key, new) if k is not None}
+    keep = [k is None or k not in fresh for k in map(key, old)] if fresh else [True] * len(old)
+    if drop is not None:
+        keep = [k and not drop(r) for k, r in zip(keep, old)]
+    return keep
+
+
 def _append_csv(path: Path, new: list[dict[str, Any]], key, drop) -> Path | None:
     """:func:`append_rows` of a CSV in topogen's form, under the caller's lock: the file's
     bytes with the new lines after them (or, when rows are replaced or dropped, the kept
@@ -548,11 +559,7 @@ def _append_csv(path: Path, new: list[dict[str, Any]], key, drop) -> Path | None
             return None
     else:
         data, old = _CSV_HEADER.encode(), ()
-    fresh = set()
-    if key is not None and old:
-        fresh = {k for k in map(key, new) if k is not None}
-    keep = [(not fresh or (k := key(r)) is None or k not in fresh) and (drop is None or not drop(r))
-            for r in old]
+    keep = _kept(old, new, key, drop)
     if all(keep):
         out = data + _csv_lines(new).encode("utf-8")
         rows = old + tuple(new)
@@ -619,15 +626,7 @@ def append_rows(path: str | os.PathLike, rows, *, replace_key=None, format: str 
         if path.exists():
             old = read_results(path, format=fmt)
             extra = _extra_columns(path, fmt, len(old))
-            fresh = set()
-            if key is not None:
-                fresh = {k for k in map(key, new.to_dict("records")) if k is not None}
-            records = old.to_dict("records")
-            keep = [True] * len(old)
-            if fresh:
-                keep = [(k is None or k not in fresh) for k in map(key, records)]
-            if drop is not None:
-                keep = [k and not drop(r) for k, r in zip(keep, records)]
+            keep = _kept(old.to_dict("records"), new.to_dict("records"), key, drop)
             old = old[keep].reset_index(drop=True)
             if extra is not None:
                 extra = extra[keep].reset_index(drop=True)
