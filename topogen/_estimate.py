@@ -3,8 +3,8 @@
 Every long command (``run booksim --sweep``, ``simulate --sweep``, ``experiment run``,
 ``crossval``, the simulation reproductions) prints one line before its first simulation::
 
-    10 sweeps, 10 to 70 simulations (40 when measured), about 4.2 CPU minutes (rate from 40
-    simulations in 251 s of CPU, measured 2026-11-29 on a shared 2-core machine)
+    10 sweeps, 10 to 70 simulations (70 when measured), about 54 CPU seconds (rate from 70
+    simulations in 54 s of CPU, measured 2026-11-30 on an idle 2-core machine ...)
 
 The counts come from the plan alone (nothing is simulated to make them).  A load sweep's
 count is a range: the lowest load, the highest, the bisection steps and the filled loads

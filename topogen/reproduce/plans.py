@@ -21,7 +21,7 @@ __all__ = ["Plan", "plan", "estimate_text", "RECORDED"]
 
 #: measured runs: reproduction -> (the settings that differ from its defaults, the cost)
 RECORDED: dict[str, tuple[dict, Rate]] = {
-    "skywalk-sim": ({}, Rate(40, 50.0, "measured 2026-11-29 on a 2-core machine beside a two-worker study, "
+    "skywalk-sim": ({}, Rate(70, 54.0, "measured 2026-11-30 on an idle 2-core machine from a fresh clone, "
                                          "compiled escape routing, numba compilation included")),
 }
 
